@@ -1,0 +1,1 @@
+"""Benchmark scripts: each measures one number an issue names (time, calls, tokens)."""

@@ -1,0 +1,68 @@
+"""Reading JSON and JSONL with errors that name file, line and field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from normlab.core.errors import InputError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def local_path(location: str) -> Path:
+    """A filesystem path from an Inspect log location (``file://…``, ``file:…`` or plain)."""
+    for prefix in ("file://", "file:"):
+        if location.startswith(prefix):
+            return Path(location.removeprefix(prefix))
+    return Path(location)
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON file, turning any failure into an :class:`InputError`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(path, f"cannot read file ({error.strerror})") from error
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"invalid JSON: {error.msg}", line=error.lineno) from error
+
+
+def read_jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise InputError(path, f"cannot read file ({error.strerror})") from error
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(path, f"invalid JSON: {error.msg}", line=number) from error
+        if not isinstance(row, dict):
+            raise InputError(path, "each line must be a JSON object", line=number)
+        yield number, row
+
+
+def validation_field(error: ValidationError) -> tuple[str, str]:
+    """The dotted location and message of the first pydantic error."""
+    first = error.errors()[0]
+    location = ".".join(str(part) for part in first["loc"])
+    return location, first["msg"].removeprefix("Value error, ")
+
+
+def validate_row(model: type[ModelT], row: Any, path: Path, line: int | None = None) -> ModelT:
+    """Validate one row against a pydantic model, reporting the first bad field."""
+    try:
+        return model.model_validate(row)
+    except ValidationError as error:
+        location, message = validation_field(error)
+        raise InputError(path, message, line=line, field=location or None) from error

@@ -1,0 +1,101 @@
+"""Render LoSoNA's subject and judge prompts from the verbatim Appendix C templates.
+
+The templates live in ``prompts/*.txt`` with the paper's placeholder names, so a
+diff against the paper is a diff of two texts. Only ``{lower_snake}``
+placeholders that we fill are substituted; every other brace (the judge's JSON
+shape) is left as printed. Two rendering choices the paper leaves implicit:
+- the cast line ``- {name}: {bio}`` is repeated once per cast member;
+- under ``naive`` (empty condition prefix) the prefix line and the blank line
+  after it are dropped, so the prompt has no run of empty lines.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+
+from normlab.core.chat import render_transcript
+from normlab.losona.dataset import Scenario
+
+CONDITIONS = ("naive", "elicitor_only", "norm_informed", "style_adaptation")
+"""The four reported prompt conditions (paper §5.1), in the paper's order."""
+
+DEVELOPMENT_CONDITIONS = ("oracle",)
+"""Conditions that exist for development only and never enter a headline table."""
+
+CAST_LINE = "- {name}: {bio}"
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+@cache
+def load_template(name: str) -> str:
+    """A prompt file's text, without its final newline."""
+    return (
+        (files("normlab.losona") / "prompts" / f"{name}.txt")
+        .read_text(encoding="utf-8")
+        .rstrip("\n")
+    )
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """Substitute ``{name}`` placeholders; an unfilled placeholder is a bug, so it raises."""
+
+    def replace(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in values:
+            raise KeyError(f"prompt placeholder {{{key}}} has no value")
+        return values[key]
+
+    return _PLACEHOLDER.sub(replace, template)
+
+
+def condition_prefix(condition: str, elicitor_actor: str) -> str:
+    if condition not in CONDITIONS + DEVELOPMENT_CONDITIONS:
+        raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
+    return fill(load_template(f"condition_{condition}"), {"elicitor_actor": elicitor_actor})
+
+
+def render_subject_prompt(scenario: Scenario, condition: str) -> str:
+    """The subject-visible prompt: never the norm, its statement, demos or notes."""
+    template = load_template("subject_base")
+    cast = "\n".join(
+        CAST_LINE.replace("{name}", member.name).replace("{bio}", member.bio)
+        for member in scenario.cast
+    )
+    template = template.replace(CAST_LINE, "{cast_lines}")
+    prefix = condition_prefix(condition, scenario.elicitor.actor)
+    if not prefix:
+        template = template.replace("{condition_prefix}\n\n", "")
+    return fill(
+        template,
+        {
+            "subject": scenario.subject,
+            "subject_bio": scenario.subject_bio,
+            "channel_description": scenario.channel_description,
+            "venue": scenario.venue,
+            "cast_lines": cast,
+            "condition_prefix": prefix,
+            "prior_transcript_plus_elicitor": render_transcript(scenario.visible_turns),
+        },
+    )
+
+
+def render_judge_prompt(scenario: Scenario, subject_response: str) -> str:
+    """The judge prompt: the norm statement, examples, transcript and the judged message."""
+    example = scenario.judge_example()
+    elicitor = scenario.elicitor
+    return fill(
+        load_template("judge"),
+        {
+            "norm_statement": scenario.norm_statement,
+            "example_elicitor": example.elicitor if example else "(none)",
+            "example_compliant_response": example.compliant if example else "(none)",
+            "example_breaching_response": example.breaching if example else "(none)",
+            "prior_transcript": render_transcript(scenario.prior_turns),
+            "elicitor_actor": elicitor.actor,
+            "elicitor_content": elicitor.content,
+            "subject": scenario.subject,
+            "subject_response": subject_response,
+        },
+    )

@@ -1,0 +1,212 @@
+"""LoSoNA report: the paper's Figures 2–4 and tables, with n and intervals everywhere.
+
+- Figure 2: accuracy-at-K by model × condition, 95% scenario-bootstrap CIs.
+- Figure 3: paired delta vs naive per model and condition, 95% CIs.
+- Figure 4: recovered naive failures vs introduced regressions (k/n).
+Development conditions (the oracle) never enter these; a banner says so when
+they are present, and another when the judge is the embedded 0.5B model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from normlab.losona.analysis import BASELINE_CONDITION, LosonaAnalysis, headline_conditions
+from normlab.models import is_embedded
+from normlab.report import (
+    BarSeries,
+    HtmlReport,
+    Table,
+    format_count,
+    format_interval,
+    format_percent,
+    grouped_bar_chart,
+)
+
+EMBEDDED_JUDGE_BANNER = (
+    "The judge in this run is the embedded Qwen2.5-Coder-0.5B model. It is a plumbing check, "
+    "not a judge: these labels are not evidence about the subject model. Re-judge with a "
+    "strong model (--judge) before reading anything into the numbers."
+)
+
+
+def headline_table(analysis: LosonaAnalysis) -> Table:
+    rows = []
+    for model, result in analysis.models.items():
+        for condition in headline_conditions(result):
+            cell = result.conditions[condition]
+            rows.append(
+                [
+                    model,
+                    condition,
+                    format_percent(cell.accuracy),
+                    format_interval(cell.accuracy_ci),
+                    format_percent(cell.compliance),
+                    format_percent(cell.consistency),
+                    str(cell.n_scenarios),
+                    str(cell.n_trials),
+                    str(cell.parse_failures),
+                ]
+            )
+    return Table(
+        caption="Accuracy-at-K by model and prompt condition (95% bootstrap CI over scenarios)",
+        header=[
+            "model",
+            "condition",
+            "accuracy",
+            "95% CI",
+            "compliance",
+            "consistency",
+            "n scenarios",
+            "n trials",
+            "judge parse failures",
+        ],
+        rows=rows,
+    )
+
+
+def paired_table(analysis: LosonaAnalysis) -> Table:
+    rows = []
+    for model, result in analysis.models.items():
+        for condition, paired in result.paired.items():
+            if condition not in headline_conditions(result):
+                continue
+            rows.append(
+                [
+                    model,
+                    f"{condition} − {BASELINE_CONDITION}",
+                    "–" if paired.delta is None else f"{100 * paired.delta:+.1f} pp",
+                    format_interval(paired.delta_ci),
+                    format_count(paired.recovered),
+                    format_count(paired.regressed),
+                    str(paired.n_scenarios),
+                ]
+            )
+    return Table(
+        caption="Paired effect vs naive over the same scenarios (accuracy-at-K)",
+        header=["model", "contrast", "delta", "95% CI", "recovered", "regressed", "n scenarios"],
+        rows=rows,
+    )
+
+
+def breakdown_table(analysis: LosonaAnalysis, kind: str) -> Table:
+    rows = []
+    for model, result in analysis.models.items():
+        cells = result.by_norm if kind == "norm" else result.by_event
+        for condition in headline_conditions(result):
+            for name, cell in cells.get(condition, {}).items():
+                rows.append(
+                    [model, condition, name, format_percent(cell.accuracy), str(cell.n_scenarios)]
+                )
+    return Table(
+        caption=f"Accuracy-at-K per {kind} (diagnostic: few scenarios per cell)",
+        header=["model", "condition", kind, "accuracy", "n scenarios"],
+        rows=rows,
+    )
+
+
+def _conditions_in(analysis: LosonaAnalysis) -> list[str]:
+    seen: list[str] = []
+    for result in analysis.models.values():
+        for condition in headline_conditions(result):
+            if condition not in seen:
+                seen.append(condition)
+    return seen
+
+
+def accuracy_figure(analysis: LosonaAnalysis) -> bytes:
+    models = list(analysis.models)
+    series = []
+    for condition in _conditions_in(analysis):
+        cells = [analysis.models[m].conditions.get(condition) for m in models]
+        series.append(
+            BarSeries(
+                label=condition,
+                values=[c.accuracy if c else None for c in cells],
+                intervals=[c.accuracy_ci if c else (None, None) for c in cells],
+            )
+        )
+    return grouped_bar_chart(
+        models, series, "Accuracy-at-K by model and condition", "accuracy-at-K", ylim=(0.0, 1.0)
+    )
+
+
+def delta_figure(analysis: LosonaAnalysis) -> bytes:
+    models = list(analysis.models)
+    series = []
+    for condition in _conditions_in(analysis):
+        if condition == BASELINE_CONDITION:
+            continue
+        cells = [analysis.models[m].paired.get(condition) for m in models]
+        series.append(
+            BarSeries(
+                label=condition,
+                values=[c.delta if c else None for c in cells],
+                intervals=[c.delta_ci if c else (None, None) for c in cells],
+            )
+        )
+    return grouped_bar_chart(
+        models, series, "Paired delta vs naive", "Δ accuracy-at-K", ylim=(-1.0, 1.0), baseline=0.0
+    )
+
+
+def recovery_figure(analysis: LosonaAnalysis) -> bytes:
+    groups, recovered, regressed = [], [], []
+    for model, result in analysis.models.items():
+        for condition, paired in result.paired.items():
+            if condition not in headline_conditions(result):
+                continue
+            groups.append(f"{model}\n{condition}")
+            k, n = paired.recovered
+            recovered.append(k / n if n else None)
+            k, n = paired.regressed
+            regressed.append(k / n if n else None)
+    return grouped_bar_chart(
+        groups,
+        [
+            BarSeries("recovered naive failures", recovered),
+            BarSeries("introduced regressions", regressed),
+        ],
+        "Recovered failures and introduced regressions vs naive",
+        "share of naive failures / successes",
+        ylim=(0.0, 1.0),
+    )
+
+
+def build_report(analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
+    report = HtmlReport("LoSoNA results")
+    judges = sorted({j for r in analysis.models.values() for j in r.judge_models})
+    if any(is_embedded(judge) for judge in judges):
+        report.banner(EMBEDDED_JUDGE_BANNER)
+    if analysis.development_conditions:
+        report.banner(
+            "Development-only conditions present ("
+            + ", ".join(analysis.development_conditions)
+            + "): they are excluded from every table and figure below."
+        )
+    report.paragraph(
+        f"Subject models: {', '.join(analysis.models)}. Judge models: {', '.join(judges)}. "
+        f"Sources: {', '.join(sources)}.",
+        "note",
+    )
+    report.heading("Accuracy-at-K")
+    report.table(headline_table(analysis))
+    report.figure(accuracy_figure(analysis), "Figure 2: accuracy-at-K, 95% scenario-bootstrap CIs.")
+    if any(result.paired for result in analysis.models.values()):
+        report.heading("Effect of prompting vs naive")
+        report.table(paired_table(analysis))
+        report.figure(delta_figure(analysis), "Figure 3: paired delta vs naive, 95% CIs.")
+        report.figure(
+            recovery_figure(analysis),
+            "Figure 4: recovered naive failures (k/n of naive failures) and introduced "
+            "regressions (k/n of naive successes); counts in the table above.",
+        )
+    report.heading("Per norm")
+    report.table(breakdown_table(analysis, "norm"))
+    report.heading("Per event")
+    report.table(breakdown_table(analysis, "event"))
+    return report
+
+
+def write_report(analysis: LosonaAnalysis, sources: list[str], out_dir: Path) -> Path:
+    return build_report(analysis, sources).write(out_dir / "report.html")

@@ -1,0 +1,166 @@
+"""The embedded default model: Qwen2.5-Coder-0.5B run in-process by llama.cpp.
+
+Registered for Inspect as the ``embedded`` provider, so ``embedded/qwen2.5-coder-0.5b``
+works wherever a model string does. It needs no network and no API key; it is
+the model every role uses when the user names none. A 0.5B model is a plumbing
+check, not a judge: reports say so when it judges.
+
+Why this shape:
+- one llama.cpp server per process (loading costs seconds and 0.8 GB), shared by
+  every role and every sample;
+- two slots plus llama.cpp's RAM prompt cache, so identical or prefix-sharing
+  prompts (the K epochs of a sample, the judge calls of one scenario) reuse the
+  evaluated prefix instead of recomputing it, whatever order Inspect runs them in;
+- token usage comes from llama.cpp itself, with cache hits reported as
+  ``input_tokens_cache_read``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    StopReason,
+    modelapi,
+)
+from inspect_ai.model._model_call import ModelCall
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from normlab.models.embedded_weights import embedded_gguf_path
+
+EMBEDDED_MODEL = "embedded/qwen2.5-coder-0.5b"
+DEFAULT_MAX_TOKENS = 512
+
+_server_lock = threading.Lock()
+_servers: dict[tuple[int, int, int], Any] = {}
+
+
+def _load_server(n_ctx: int, n_parallel: int, n_threads: int) -> Any:
+    """Start (once per setting) the in-process llama.cpp server."""
+    key = (n_ctx, n_parallel, n_threads)
+    with _server_lock:
+        if key not in _servers:
+            import xllamacpp
+
+            params = xllamacpp.CommonParams()
+            params.model.path = str(embedded_gguf_path())
+            params.n_ctx = n_ctx
+            params.n_parallel = n_parallel
+            params.cpuparams.n_threads = n_threads
+            params.cpuparams_batch.n_threads = n_threads
+            params.cache_prompt = True
+            params.cache_ram_mib = 2048
+            params.warmup = False
+            params.verbosity = -1
+            _servers[key] = xllamacpp.Server(params)
+        return _servers[key]
+
+
+def to_chat_dicts(messages: list[ChatMessage]) -> list[dict[str, str]]:
+    """Inspect messages as OpenAI-style ``{"role", "content"}`` dicts (text only)."""
+    converted = []
+    for message in messages:
+        role = message.role if message.role in ("system", "user", "assistant") else "user"
+        converted.append({"role": role, "content": message.text})
+    return converted
+
+
+def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+    """Translate an Inspect generate call into an OpenAI chat-completions request."""
+    request: dict[str, Any] = {
+        "messages": to_chat_dicts(messages),
+        "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+    }
+    if config.temperature is not None:
+        request["temperature"] = config.temperature
+    if config.top_p is not None:
+        request["top_p"] = config.top_p
+    if config.seed is not None:
+        request["seed"] = config.seed
+    if config.stop_seqs:
+        request["stop"] = config.stop_seqs
+    if config.response_schema is not None:
+        schema = config.response_schema
+        request["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": schema.name,
+                "schema": schema.json_schema.model_dump(exclude_none=True),
+                "strict": True,
+            },
+        }
+    return request
+
+
+@modelapi(name="embedded")
+class EmbeddedLlamaCpp(ModelAPI):
+    """Inspect provider for the embedded GGUF (llama.cpp via xllamacpp, CPU)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        n_ctx: int = 16384,
+        n_parallel: int = 2,
+        n_threads: int | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        self.n_ctx = int(n_ctx)
+        self.n_parallel = int(n_parallel)
+        self.n_threads = int(n_threads or os.cpu_count() or 2)
+
+    def max_connections(self) -> int:
+        # More concurrent requests than slots would only queue inside llama.cpp.
+        return self.n_parallel
+
+    def connection_key(self) -> str:
+        return "embedded"
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput | Exception, ModelCall]:
+        request = build_request(input, config)
+        server = await anyio.to_thread.run_sync(
+            _load_server, self.n_ctx, self.n_parallel, self.n_threads
+        )
+        response: dict[str, Any] = await anyio.to_thread.run_sync(
+            server.handle_chat_completions, request
+        )
+        call = ModelCall.create(request=request, response=response)
+        if "error" in response or not response.get("choices"):
+            return RuntimeError(f"embedded model error: {response.get('error', response)}"), call
+        choice = response["choices"][0]
+        stop_reason: StopReason = (
+            "max_tokens" if choice.get("finish_reason") == "length" else "stop"
+        )
+        output = ModelOutput.from_content(
+            model=self.model_name,
+            content=choice["message"].get("content") or "",
+            stop_reason=stop_reason,
+        )
+        usage = response.get("usage", {})
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0))
+        completion_tokens = int(usage.get("completion_tokens", 0))
+        output.usage = ModelUsage(
+            input_tokens=prompt_tokens - cached,
+            output_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+            input_tokens_cache_read=cached,
+        )
+        return output, call

@@ -1,0 +1,139 @@
+"""A deterministic scripted model for tests and offline dry runs.
+
+Registered for Inspect as the ``scripted`` provider: ``scripted/PATH`` (or
+``scripted/NAME -M script=PATH``) answers every call from a JSON script file:
+
+    {"rules": [{"match": "<regex>", "replies": ["first", "second", ...]}, ...],
+     "default": "reply when no rule matches"}
+
+The first rule whose regex is found in the conversation (all message texts
+joined by blank lines) answers. When a rule has several replies, the n-th call
+with the *same* prompt gets reply n (cycling), so the K epochs of a sample get
+a fixed multiset of replies whatever order they run in. Token usage is always
+set (whitespace-separated words), because Inspect's own mock model would try to
+fetch a tokenizer, which fails offline.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.model._model_call import ModelCall
+from inspect_ai.tool import ToolChoice, ToolInfo
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import read_json, validate_row
+
+
+class ScriptRule(BaseModel):
+    """Answer with ``replies`` (in turn) when ``match`` is found in the prompt."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    match: str
+    replies: list[str] = Field(min_length=1)
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"invalid regex: {error}") from error
+        return value
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[ScriptRule] = Field(default_factory=list)
+    default: str | None = None
+
+
+def load_script(path: Path) -> Script:
+    return validate_row(Script, read_json(path), path)
+
+
+def conversation_text(messages: list[ChatMessage]) -> str:
+    return "\n\n".join(message.text for message in messages)
+
+
+class ScriptedResponder:
+    """The pure part of the scripted model: prompt text in, reply text out."""
+
+    def __init__(self, script: Script, source: str) -> None:
+        self.script = script
+        self.source = source
+        self._patterns = [re.compile(rule.match) for rule in script.rules]
+        self._seen: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def reply(self, prompt: str) -> str:
+        with self._lock:
+            occurrence = self._seen[prompt]
+            self._seen[prompt] += 1
+        for rule, pattern in zip(self.script.rules, self._patterns, strict=True):
+            if pattern.search(prompt):
+                return rule.replies[occurrence % len(rule.replies)]
+        if self.script.default is not None:
+            return self.script.default
+        raise InputError(self.source, f"no rule matches the prompt: {prompt[:120]!r}…")
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+@modelapi(name="scripted")
+class ScriptedModel(ModelAPI):
+    """Inspect provider answering from a script file; see the module docstring."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        script: str | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        path = Path(script or model_name)
+        if not path.is_file():
+            raise InputError(path, "scripted model: script file not found")
+        self.responder = ScriptedResponder(load_script(path), str(path))
+
+    def max_connections(self) -> int:
+        return 16
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        prompt = conversation_text(input)
+        reply = self.responder.reply(prompt)
+        output = ModelOutput.from_content(model=self.model_name, content=reply)
+        input_tokens, output_tokens = word_count(prompt), word_count(reply)
+        output.usage = ModelUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+        )
+        call = ModelCall.create(request={"prompt": prompt}, response={"reply": reply})
+        return output, call

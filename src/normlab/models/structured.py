@@ -1,0 +1,134 @@
+"""One way to get a JSON object matching a pydantic schema out of any model.
+
+Every structured model call in normlab (judges, classifiers, generators) goes
+through :func:`generate_structured`:
+
+1. request JSON, with the schema attached as Inspect's ``response_schema`` so
+   providers that support constrained output (OpenAI, Gemini, vLLM, llama.cpp…)
+   enforce it;
+2. parse leniently: code fences, prose around the object, control characters
+   inside strings (``json.loads(strict=False)``);
+3. on failure, one repair retry that shows the model its reply and the error;
+4. if that fails too, return a result with ``value=None`` and the error, so the
+   caller records a parse failure instead of inventing or dropping a label.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelUsage,
+    ResponseSchema,
+)
+from inspect_ai.util import json_schema
+from pydantic import BaseModel, ValidationError
+
+from normlab.core.jsonio import validation_field
+
+SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+REPAIR_PROMPT = (
+    "Your previous reply could not be used: {error}\n"
+    "Reply again with only the JSON object, matching the required fields and types, "
+    "and nothing else."
+)
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+class ReplyParseError(ValueError):
+    """A model reply that is not a JSON object of the expected shape."""
+
+
+def extract_json_object(text: str) -> Any:
+    """Parse the JSON object in ``text``, tolerating fences and surrounding prose."""
+    candidates = [match.strip() for match in _FENCE.findall(text)]
+    candidates.append(text.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    last_error = "no JSON object found"
+    for candidate in candidates:
+        try:
+            return json.loads(candidate, strict=False)
+        except json.JSONDecodeError as error:
+            last_error = f"invalid JSON ({error.msg} at line {error.lineno})"
+    raise ReplyParseError(last_error)
+
+
+def parse_reply(text: str, schema: type[SchemaT]) -> SchemaT:
+    """Lenient parse of one reply into ``schema``; raises :class:`ReplyParseError`."""
+    data = extract_json_object(text)
+    try:
+        return schema.model_validate(data)
+    except ValidationError as error:
+        location, message = validation_field(error)
+        raise ReplyParseError(f"field '{location or '(root)'}': {message}") from error
+
+
+@dataclass
+class StructuredResult(Generic[SchemaT]):
+    """Outcome of a structured call: the value, or ``None`` and why not."""
+
+    value: SchemaT | None
+    replies: list[str] = field(default_factory=list)
+    error: str | None = None
+    usage: ModelUsage = field(default_factory=ModelUsage)
+
+    @property
+    def parse_failed(self) -> bool:
+        return self.value is None
+
+    @property
+    def attempts(self) -> int:
+        return len(self.replies)
+
+
+def schema_config(schema: type[BaseModel], config: GenerateConfig | None) -> GenerateConfig:
+    base = config or GenerateConfig()
+    return base.merge(
+        GenerateConfig(
+            response_schema=ResponseSchema(name=schema.__name__, json_schema=json_schema(schema))
+        )
+    )
+
+
+async def generate_structured(
+    model: Model,
+    messages: list[ChatMessage],
+    schema: type[SchemaT],
+    config: GenerateConfig | None = None,
+    repair_retries: int = 1,
+) -> StructuredResult[SchemaT]:
+    """Call ``model`` until its reply parses into ``schema`` (1 + ``repair_retries`` tries)."""
+    conversation = list(messages)
+    request_config = schema_config(schema, config)
+    result: StructuredResult[SchemaT] = StructuredResult(value=None)
+    for attempt in range(1 + repair_retries):
+        output = await model.generate(conversation, config=request_config)
+        if output.usage is not None:
+            result.usage = result.usage + output.usage
+        reply = output.completion
+        result.replies.append(reply)
+        try:
+            result.value = parse_reply(reply, schema)
+            result.error = None
+            return result
+        except ReplyParseError as error:
+            result.error = str(error)
+        if attempt < repair_retries:
+            conversation = [
+                *conversation,
+                ChatMessageAssistant(content=reply),
+                ChatMessageUser(content=REPAIR_PROMPT.format(error=result.error)),
+            ]
+    return result

@@ -1,0 +1,64 @@
+"""Grouped bar charts with interval error bars, rendered to PNG bytes.
+
+Every normlab figure is some form of "a number per group per series, with its
+interval", so one function draws them all. Uses the non-interactive Agg backend:
+reports are built on machines with no screen.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+
+@dataclass(frozen=True)
+class BarSeries:
+    """One coloured series: a value (and optional interval) per group, in group order."""
+
+    label: str
+    values: list[float | None]
+    intervals: list[tuple[float | None, float | None]] | None = None
+
+
+def grouped_bar_chart(
+    groups: list[str],
+    series: list[BarSeries],
+    title: str,
+    ylabel: str,
+    ylim: tuple[float, float] | None = None,
+    baseline: float | None = None,
+) -> bytes:
+    """Draw groups on the x axis, one bar per series each; missing values are left blank."""
+    width = 0.8 / max(1, len(series))
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.2))
+    for index, item in enumerate(series):
+        positions = [g + (index - (len(series) - 1) / 2) * width for g in range(len(groups))]
+        heights = [math.nan if v is None else v for v in item.values]
+        errors = None
+        if item.intervals is not None:
+            lower, upper = [], []
+            for value, (lo, hi) in zip(heights, item.intervals, strict=True):
+                ok = not math.isnan(value) and lo is not None and hi is not None
+                lower.append(value - lo if ok else 0.0)  # type: ignore[operator]
+                upper.append(hi - value if ok else 0.0)  # type: ignore[operator]
+            errors = [lower, upper]
+        axes.bar(positions, heights, width, label=item.label, yerr=errors, capsize=3)
+    axes.set_xticks(range(len(groups)), groups, rotation=15, ha="right")
+    axes.set_title(title)
+    axes.set_ylabel(ylabel)
+    if ylim is not None:
+        axes.set_ylim(*ylim)
+    if baseline is not None:
+        axes.axhline(baseline, color="black", linewidth=0.8)
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    plt.close(figure)
+    return buffer.getvalue()

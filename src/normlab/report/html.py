@@ -1,0 +1,92 @@
+"""A small self-contained HTML report: headings, banners, tables and inline PNG figures.
+
+One file with images inlined as base64, so a report can be mailed or attached
+and still open in any browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f3f3f3; }
+.banner { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.75rem 1rem; margin: 1rem 0; }
+.note { color: #555; font-size: 0.9rem; }
+figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.9rem; }
+"""
+
+
+def format_percent(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def format_interval(interval: tuple[float | None, float | None], digits: int = 1) -> str:
+    lo, hi = interval
+    if lo is None or hi is None:
+        return "–"
+    return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+
+
+def format_count(count: tuple[int, int] | list[int]) -> str:
+    k, n = count
+    return f"{k}/{n}"
+
+
+@dataclass
+class Table:
+    caption: str
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class HtmlReport:
+    title: str
+    parts: list[str] = field(default_factory=list)
+
+    def heading(self, text: str, level: int = 2) -> None:
+        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def paragraph(self, text: str, css_class: str = "") -> None:
+        attribute = f' class="{css_class}"' if css_class else ""
+        self.parts.append(f"<p{attribute}>{html.escape(text)}</p>")
+
+    def banner(self, text: str) -> None:
+        self.parts.append(f'<div class="banner">{html.escape(text)}</div>')
+
+    def table(self, table: Table) -> None:
+        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in table.header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
+            for row in table.rows
+        )
+        self.parts.append(
+            f"<table><caption>{html.escape(table.caption)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        )
+
+    def figure(self, png: bytes, caption: str) -> None:
+        encoded = base64.b64encode(png).decode("ascii")
+        self.parts.append(
+            f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
+
+    def render(self) -> str:
+        return (
+            "<!doctype html><html><head><meta charset='utf-8'>"
+            f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{html.escape(self.title)}</h1>" + "\n".join(self.parts) + "</body></html>"
+        )
+
+    def write(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.render(), encoding="utf-8")
+        return path

@@ -1,0 +1,220 @@
+"""Statistics shared by every normlab benchmark and simulation.
+
+All functions are pure: same inputs (and seed) give the same outputs. Inspect
+metrics, the per-benchmark analyses and the reports all call these, so a number
+in a report can be traced to one formula here.
+
+Conventions: proportions are fractions in [0, 1]; intervals are ``(lo, hi)``
+tuples; bootstrap intervals are percentile intervals over the resampled unit
+(scenario or episode, never individual model calls).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from statistics import NormalDist
+
+import numpy as np
+from numpy.typing import NDArray
+
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_SEED = 20_260_615
+
+Interval = tuple[float, float]
+Statistic = Callable[[NDArray[np.float64]], float]
+
+
+def _z(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
+    """Wilson score interval for a binomial proportion.
+
+    p̂ = k/n, z = Φ⁻¹(1 − α/2);
+    centre = (p̂ + z²/2n) / (1 + z²/n);
+    half   = z·√(p̂(1−p̂)/n + z²/4n²) / (1 + z²/n).
+    Returns ``(nan, nan)`` when ``n == 0``: no data, no interval.
+    """
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    if n == 0:
+        return (math.nan, math.nan)
+    z = _z(confidence)
+    p = successes / n
+    denominator = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    # At k = 0 (k = n) the lower (upper) bound is exactly 0 (1); say so rather
+    # than return a rounding residue.
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def _mean(values: NDArray[np.float64]) -> float:
+    return float(np.mean(values))
+
+
+def _percentile_interval(estimates: NDArray[np.float64], confidence: float) -> Interval:
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(estimates, [alpha, 1.0 - alpha])
+    return (float(lo), float(hi))
+
+
+def bootstrap_ci(
+    values: Sequence[float] | NDArray[np.float64],
+    statistic: Statistic = _mean,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """Percentile bootstrap interval of ``statistic`` over the units in ``values``.
+
+    Draw B resamples of size n with replacement from the units, compute the
+    statistic on each and return its α/2 and 1 − α/2 quantiles. Each value is one
+    unit (a scenario's accuracy-at-K, an episode's rate), so the interval is over
+    units, not over raw model calls. ``(nan, nan)`` for an empty input.
+    """
+    _z(confidence)
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    indexes = rng.integers(0, data.size, size=(n_resamples, data.size))
+    if statistic is _mean:
+        estimates = data[indexes].mean(axis=1)
+    else:
+        estimates = np.array([statistic(data[row]) for row in indexes])
+    return _percentile_interval(estimates, confidence)
+
+
+def paired_bootstrap_delta(
+    treatment: Sequence[float],
+    control: Sequence[float],
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, Interval]:
+    """Mean paired difference Δ = mean(tᵢ − cᵢ) with a bootstrap interval over pairs.
+
+    ``treatment[i]`` and ``control[i]`` belong to the same unit (scenario), so
+    pairs are resampled together: this keeps the scenario-level correlation
+    that an unpaired interval would ignore.
+    """
+    if len(treatment) != len(control):
+        raise ValueError(f"paired samples differ in length: {len(treatment)} vs {len(control)}")
+    differences = np.asarray(treatment, dtype=np.float64) - np.asarray(control, dtype=np.float64)
+    if differences.size == 0:
+        return (math.nan, (math.nan, math.nan))
+    delta = float(differences.mean())
+    return delta, bootstrap_ci(
+        differences, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+
+
+def _ranks(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Ranks 1..n with ties given their average rank (as Spearman's ρ requires)."""
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(values.size, dtype=np.float64)
+    sorted_values = values[order]
+    start = 0
+    while start < values.size:
+        end = start
+        while end + 1 < values.size and sorted_values[end + 1] == sorted_values[start]:
+            end += 1
+        ranks[order[start : end + 1]] = (start + end) / 2.0 + 1.0
+        start = end + 1
+    return ranks
+
+
+def spearman_rho(
+    x: Sequence[float] | NDArray[np.float64], y: Sequence[float] | NDArray[np.float64]
+) -> float:
+    """Spearman's ρ: the Pearson correlation of the average ranks of x and y.
+
+    ``nan`` when fewer than two pairs or when either variable is constant.
+    """
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length: {len(x)} vs {len(y)}")
+    if len(x) < 2:
+        return math.nan
+    rx = _ranks(np.asarray(x, dtype=np.float64))
+    ry = _ranks(np.asarray(y, dtype=np.float64))
+    rx -= rx.mean()
+    ry -= ry.mean()
+    denominator = math.sqrt(float(rx @ rx) * float(ry @ ry))
+    if denominator == 0.0:
+        return math.nan
+    return float(rx @ ry) / denominator
+
+
+def spearman_ci(
+    x: Sequence[float],
+    y: Sequence[float],
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, Interval]:
+    """Spearman's ρ(x, y) with a percentile bootstrap interval over (x, y) pairs.
+
+    Resamples whose ρ is undefined (a constant variable) are dropped from the
+    interval; if all are undefined the interval is ``(nan, nan)``.
+    """
+    rho = spearman_rho(x, y)
+    if len(x) < 2:
+        return rho, (math.nan, math.nan)
+    _z(confidence)
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    indexes = rng.integers(0, xs.size, size=(n_resamples, xs.size))
+    estimates = np.array([spearman_rho(xs[row], ys[row]) for row in indexes])
+    estimates = estimates[~np.isnan(estimates)]
+    if estimates.size == 0:
+        return rho, (math.nan, math.nan)
+    return rho, _percentile_interval(estimates, confidence)
+
+
+# --- K-trial reducers ---------------------------------------------------------------
+# A trial label is True (complies), False (breach) or None (the judge's reply could
+# not be parsed: recorded, never counted as either). Reducers use the valid labels.
+
+
+def _valid(labels: Sequence[bool | None]) -> list[bool]:
+    return [label for label in labels if label is not None]
+
+
+def majority(labels: Sequence[bool | None]) -> bool | None:
+    """Accuracy-at-K for one unit: 1[Σ yₜ ≥ ⌈K/2⌉] over the K valid labels.
+
+    With K = 3 this is "at least 2 of 3 comply". ``None`` when no label is valid.
+    """
+    valid = _valid(labels)
+    if not valid:
+        return None
+    return sum(valid) >= math.ceil(len(valid) / 2)
+
+
+def compliance(labels: Sequence[bool | None]) -> float | None:
+    """Compliance rate for one unit: (1/K) Σ yₜ over the valid labels."""
+    valid = _valid(labels)
+    if not valid:
+        return None
+    return sum(valid) / len(valid)
+
+
+def consistency(labels: Sequence[bool | None]) -> bool | None:
+    """Consistency for one unit: 1[all K valid labels agree]."""
+    valid = _valid(labels)
+    if not valid:
+        return None
+    return len(set(valid)) == 1
+
+
+def proportion(successes: int, n: int) -> float:
+    """k/n as a fraction, ``nan`` when n = 0 (so an empty cell never reads as 0%)."""
+    return successes / n if n else math.nan

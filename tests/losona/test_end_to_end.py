@@ -1,0 +1,156 @@
+"""LoSoNA end to end on the scripted model: generation → judge → analysis → report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from normlab.cli import app
+from normlab.losona.analysis import analyze, load_records
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCRIPT = FIXTURES / "script.json"
+SCENARIOS = FIXTURES / "scenarios.jsonl"
+
+runner = CliRunner()
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def finished_run(workdir: Path) -> Path:
+    """A complete scripted run: 2 scenarios × 2 conditions × K=3."""
+    code, output = run_cli(
+        "losona",
+        "run",
+        "--model",
+        f"scripted/{SCRIPT}",
+        "--judge",
+        f"scripted/{SCRIPT}",
+        "--data",
+        str(SCENARIOS),
+        "-c",
+        "naive",
+        "-c",
+        "norm_informed",
+        "--log-dir",
+        str(workdir / "logs"),
+        "--report-dir",
+        str(workdir / "report"),
+    )
+    assert code == 0, output
+    assert "report:" in output
+    return workdir
+
+
+def test_scripted_run_scores_every_trial(finished_run: Path) -> None:
+    records = load_records([finished_run / "logs"])
+    assert len(records) == 2 * 2 * 3
+    assert {r.subject_model for r in records} == {f"scripted/{SCRIPT}"}
+    assert {r.judge_model for r in records} == {f"scripted/{SCRIPT}"}
+    naive = [r for r in records if r.condition == "naive"]
+    # Script: per scenario the naive replies are two direct answers and one pointer.
+    labels = [r.complies for r in naive]
+    assert (labels.count(False), labels.count(True)) == (4, 2)
+    assert all(r.complies for r in records if r.condition == "norm_informed")
+    assert all(r.judge_reasoning for r in records)
+
+
+def test_scripted_run_analysis_numbers(finished_run: Path) -> None:
+    result = analyze(load_records([finished_run / "logs"]))
+    model = result.models[f"scripted/{SCRIPT}"]
+    naive, informed = model.conditions["naive"], model.conditions["norm_informed"]
+    assert (naive.accuracy, naive.n_scenarios) == (0.0, 2)
+    assert naive.compliance == pytest.approx(1 / 3)
+    assert naive.consistency == 0.0
+    assert (informed.accuracy, informed.consistency) == (1.0, 1.0)
+    paired = model.paired["norm_informed"]
+    assert paired.delta == 1.0
+    assert paired.recovered == (2, 2)
+    assert paired.regressed == (0, 0)
+
+
+def test_report_has_figures_tables_and_counts(finished_run: Path) -> None:
+    html = (finished_run / "report" / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3
+    assert "n scenarios" in html and "2/2" in html
+    assert "embedded Qwen2.5-Coder-0.5B" not in html, (
+        "no embedded-judge banner for a scripted judge"
+    )
+
+
+def test_rerun_resumes_without_redoing_work(finished_run: Path) -> None:
+    before = sorted(p.name for p in (finished_run / "logs").glob("*.eval"))
+    code, output = run_cli(
+        "losona",
+        "run",
+        "--model",
+        f"scripted/{SCRIPT}",
+        "--judge",
+        f"scripted/{SCRIPT}",
+        "--data",
+        str(SCENARIOS),
+        "-c",
+        "naive",
+        "-c",
+        "norm_informed",
+        "--log-dir",
+        str(finished_run / "logs"),
+        "--report-dir",
+        str(finished_run / "report"),
+    )
+    assert code == 0, output
+    assert sorted(p.name for p in (finished_run / "logs").glob("*.eval")) == before
+
+
+def test_analyze_json_shape(finished_run: Path) -> None:
+    code, output = run_cli("losona", "analyze", str(finished_run / "logs"), "--json")
+    assert code == 0, output
+    data = json.loads(output)
+    condition = data["models"][f"scripted/{SCRIPT}"]["conditions"]["norm_informed"]
+    assert set(condition) >= {"accuracy", "accuracy_ci", "compliance", "consistency", "n_scenarios"}
+    paired = data["models"][f"scripted/{SCRIPT}"]["paired"]["norm_informed"]
+    assert paired["recovered"] == [2, 2]
+    assert set(paired) >= {"delta", "delta_ci", "recovered", "regressed"}
+
+
+def test_unparseable_judge_reply_is_recorded_not_invented(workdir: Path) -> None:
+    script = workdir / "broken_judge.json"
+    script.write_text(
+        json.dumps(
+            {
+                "rules": [{"match": "^You are judging", "replies": ["no idea"]}],
+                "default": "it's in the wiki",
+            }
+        )
+    )
+    code, output = run_cli(
+        "losona",
+        "run",
+        "--model",
+        f"scripted/{script}",
+        "--judge",
+        f"scripted/{script}",
+        "--data",
+        str(SCENARIOS),
+        "-c",
+        "naive",
+        "--epochs",
+        "1",
+        "--log-dir",
+        str(workdir / "logs"),
+        "--report-dir",
+        str(workdir / "report"),
+    )
+    assert code == 0, output
+    records = load_records([workdir / "logs"])
+    assert len(records) == 2
+    assert all(r.complies is None for r in records)
+    result = analyze(records).models[f"scripted/{script}"].conditions["naive"]
+    assert (result.parse_failures, result.n_scenarios, result.accuracy) == (2, 0, None)

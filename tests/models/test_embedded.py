@@ -1,0 +1,59 @@
+"""The embedded default model: weights assembled offline, verified, and it answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
+from pydantic import BaseModel
+
+from normlab.models import EMBEDDED_MODEL, embedded_weights, generate_structured
+
+pytestmark = pytest.mark.anyio
+
+
+def test_parts_are_found_through_package_metadata() -> None:
+    parts = embedded_weights.locate_parts()
+    assert [part.package for part in parts] == list(embedded_weights.PART_PACKAGES)
+    assert sum(part.size for part in parts) == embedded_weights.GGUF_SIZE
+
+
+def test_corrupt_assembly_is_refused_and_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(embedded_weights.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(embedded_weights, "GGUF_SHA256", "0" * 64)
+    with pytest.raises(embedded_weights.EmbeddedModelError, match="sha256"):
+        embedded_weights.embedded_gguf_path()
+    assert not list((tmp_path / "models").iterdir())
+
+
+class Greeting(BaseModel):
+    greeting: str
+    is_friendly: bool
+
+
+async def test_embedded_model_answers_offline_with_usage_and_prompt_cache() -> None:
+    model = get_model(EMBEDDED_MODEL)
+    prompt: list[ChatMessage] = [
+        ChatMessageUser(content="Greet the new member of our hiking group in one sentence.")
+    ]
+    config = GenerateConfig(max_tokens=24, temperature=0.0)
+    first = await model.generate(prompt, config=config)
+    second = await model.generate(prompt, config=config)
+    assert first.completion.strip()
+    assert first.usage is not None and second.usage is not None
+    assert first.usage.output_tokens > 0
+    # The identical second prompt is served from llama.cpp's prompt cache.
+    assert (second.usage.input_tokens_cache_read or 0) > 0
+
+
+async def test_embedded_model_follows_a_json_schema() -> None:
+    result = await generate_structured(
+        get_model(EMBEDDED_MODEL),
+        [ChatMessageUser(content="Write a greeting for a new chat member as JSON.")],
+        Greeting,
+        config=GenerateConfig(max_tokens=80, temperature=0.0),
+    )
+    assert result.value is not None, result.error

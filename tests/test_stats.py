@@ -1,0 +1,102 @@
+"""normlab.stats against hand-computed and published values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from normlab import stats
+
+
+def test_wilson_matches_scene_check_value() -> None:
+    # SCENE §5.2 check value: 461 repaired of 547 -> 84.3% (81.0–87.1).
+    lo, hi = stats.wilson_interval(461, 547)
+    assert round(461 / 547, 3) == 0.843
+    assert round(lo, 3) == 0.810
+    assert round(hi, 3) == 0.871
+
+
+def test_wilson_hand_computed_small_case() -> None:
+    # k=1, n=4, z=1.959964, z²=3.841459: denominator=1+z²/4=1.960365,
+    # centre=(0.25+z²/8)/1.960365=0.372473,
+    # half=1.959964*sqrt(0.046875+0.060023)/1.960365=0.326885
+    lo, hi = stats.wilson_interval(1, 4)
+    assert lo == pytest.approx(0.045588, abs=1e-5)
+    assert hi == pytest.approx(0.699358, abs=1e-5)
+
+
+def test_wilson_edges() -> None:
+    assert stats.wilson_interval(0, 10)[0] == 0.0
+    assert stats.wilson_interval(10, 10)[1] == 1.0
+    assert all(math.isnan(x) for x in stats.wilson_interval(0, 0))
+    with pytest.raises(ValueError):
+        stats.wilson_interval(5, 3)
+
+
+def test_bootstrap_ci_is_percentile_over_units() -> None:
+    values = [1.0] * 14 + [0.0] * 24  # naive accuracy 14/38
+    lo, hi = stats.bootstrap_ci(values)
+    # Normal approximation: 0.368 ± 1.96·sqrt(0.368·0.632/38) = [0.215, 0.522]
+    assert lo == pytest.approx(0.215, abs=0.03)
+    assert hi == pytest.approx(0.522, abs=0.03)
+    assert stats.bootstrap_ci(values) == (lo, hi), "same seed, same interval"
+    assert stats.bootstrap_ci([0.5, 0.5, 0.5]) == (0.5, 0.5)
+
+
+def test_paired_delta_reproduces_losona_worked_example() -> None:
+    # §6: naive 14/38, norm_informed 32/38, recovered 18/24, regressed 0/14,
+    # delta +47.4 pp, 95% CI [31.6, 63.2].
+    naive = [1.0] * 14 + [0.0] * 24
+    informed = [1.0] * 14 + [1.0] * 18 + [0.0] * 6
+    delta, (lo, hi) = stats.paired_bootstrap_delta(informed, naive)
+    assert round(100 * delta, 1) == 47.4
+    # The paper's interval comes from its own bootstrap draws: agree within noise.
+    assert lo == pytest.approx(0.316, abs=0.03)
+    assert hi == pytest.approx(0.632, abs=0.03)
+
+
+def test_paired_delta_requires_pairs() -> None:
+    with pytest.raises(ValueError):
+        stats.paired_bootstrap_delta([1.0], [1.0, 0.0])
+    delta, interval = stats.paired_bootstrap_delta([], [])
+    assert math.isnan(delta) and all(math.isnan(x) for x in interval)
+
+
+def test_spearman_hand_computed_with_ties() -> None:
+    # x ranks: [1, 2.5, 2.5, 4]; y ranks: [2, 1, 3, 4]
+    # centred: [-1.5, 0, 0, 1.5] · [-0.5, -1.5, 0.5, 1.5] = 0.75 + 2.25 = 3.0
+    # norms: sqrt(4.5 · 5.0) = 4.7434 -> rho = 0.632456
+    assert stats.spearman_rho([1, 2, 2, 3], [20, 10, 30, 40]) == pytest.approx(0.632456, abs=1e-6)
+    assert stats.spearman_rho([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert math.isnan(stats.spearman_rho([1, 1, 1], [1, 2, 3]))
+
+
+def test_spearman_ci_brackets_rho() -> None:
+    x = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    y = [1.0, 0.9, 0.8, 0.9, 0.5, 0.4, 0.5, 0.2, 0.1, 0.0]
+    rho, (lo, hi) = stats.spearman_ci(x, y, n_resamples=2000)
+    assert rho < -0.9
+    assert lo <= rho <= hi <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected_majority", "expected_compliance", "expected_consistency"),
+    [
+        ([True, True, False], True, 2 / 3, False),
+        ([True, False, False], False, 1 / 3, False),
+        ([True, True, True], True, 1.0, True),
+        ([False, False, False], False, 0.0, True),
+        ([True, None, False], True, 0.5, False),  # K=2 valid: ceil(2/2)=1 compliant suffices
+        ([None, None, None], None, None, None),
+    ],
+)
+def test_k_trial_reducers(
+    labels: list[bool | None],
+    expected_majority: bool | None,
+    expected_compliance: float | None,
+    expected_consistency: bool | None,
+) -> None:
+    assert stats.majority(labels) == expected_majority
+    assert stats.compliance(labels) == expected_compliance
+    assert stats.consistency(labels) == expected_consistency
