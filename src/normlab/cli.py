@@ -35,7 +35,7 @@ app.add_typer(models_app, name="models")
 app.add_typer(losona_app, name="losona")
 
 # Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
-console = Console(width=None if sys.stdout.isatty() else 140)
+console = Console(width=None if sys.stdout.isatty() else 200)
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
@@ -67,7 +67,7 @@ def reports_errors(command: CommandT) -> CommandT:
 def print_table(table: Table) -> None:
     rich_table = RichTable(title=table.caption, show_lines=False)
     for column in table.header:
-        rich_table.add_column(column)
+        rich_table.add_column(column, no_wrap=True)
     for row in table.rows:
         rich_table.add_row(*row)
     console.print(rich_table)
@@ -108,6 +108,16 @@ def models_check(model: ModelOption = DEFAULT_MODEL) -> None:
         f"tokens:  {result.input_tokens} in ({result.cached_input_tokens} cached), "
         f"{result.output_tokens} out"
     )
+
+
+def print_usage(log_paths: list[Path]) -> None:
+    from normlab.models.usage import usage_by_role
+
+    for role, usage in sorted(usage_by_role(log_paths).items()):
+        console.print(
+            f"{role}: {usage.calls} calls, {usage.input_tokens} input tokens "
+            f"({usage.cached_share:.0%} from prompt cache), {usage.output_tokens} output tokens"
+        )
 
 
 def _analyze_and_report(log_paths: list[Path], report_dir: Path) -> tuple[LosonaAnalysis, Path]:
@@ -155,6 +165,7 @@ def losona_run(
         console.print_json(json.dumps(analysis.to_json_dict()))
     else:
         print_losona(analysis)
+        print_usage(logs)
     console.print(f"report: {report.resolve()}")
 
 
@@ -198,6 +209,7 @@ def demo(
     logs = run_losona(run)
     analysis, report = _analyze_and_report(logs, log_dir)
     print_losona(analysis)
+    print_usage(logs)
     console.print(f"report: {report.resolve()}")
 
 

@@ -154,3 +154,13 @@ def test_unparseable_judge_reply_is_recorded_not_invented(workdir: Path) -> None
     assert all(r.complies is None for r in records)
     result = analyze(records).models[f"scripted/{script}"].conditions["naive"]
     assert (result.parse_failures, result.n_scenarios, result.accuracy) == (2, 0, None)
+
+
+def test_usage_by_role_counts_every_call(finished_run: Path) -> None:
+    from normlab.models.usage import usage_by_role
+
+    usage = usage_by_role(sorted((finished_run / "logs").glob("*.eval")))
+    assert set(usage) == {"subject", "judge"}
+    assert usage["subject"].calls == usage["judge"].calls == 2 * 2 * 3
+    assert usage["judge"].input_tokens > usage["subject"].input_tokens > 0
+    assert usage["subject"].output_tokens > 0

@@ -127,11 +127,16 @@ class ScenarioOutcome(BaseModel):
     consistency: bool | None
 
 
+Interval = tuple[float | None, float | None]
+
+
 class ConditionResult(BaseModel):
     accuracy: float | None
-    accuracy_ci: tuple[float | None, float | None]
+    accuracy_ci: Interval
     compliance: float | None
+    compliance_ci: Interval
     consistency: float | None
+    consistency_ci: Interval
     n_scenarios: int
     n_trials: int
     parse_failures: int
@@ -139,7 +144,7 @@ class ConditionResult(BaseModel):
 
 class PairedResult(BaseModel):
     delta: float | None
-    delta_ci: tuple[float | None, float | None]
+    delta_ci: Interval
     recovered: tuple[int, int]
     regressed: tuple[int, int]
     n_scenarios: int
@@ -147,6 +152,7 @@ class PairedResult(BaseModel):
 
 class BreakdownCell(BaseModel):
     accuracy: float | None
+    accuracy_ci: Interval
     n_scenarios: int
 
 
@@ -168,6 +174,14 @@ class LosonaAnalysis(BaseModel):
 
 def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
+
+
+def _mean_with_ci(values: Sequence[float]) -> tuple[float | None, Interval]:
+    """Mean over scenarios with its bootstrap CI over scenarios; ``None`` when empty."""
+    if not values:
+        return None, (None, None)
+    lo, hi = stats.bootstrap_ci(values)
+    return sum(values) / len(values), (_finite(lo), _finite(hi))
 
 
 def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
@@ -196,15 +210,17 @@ def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
 def condition_result(outcomes: Sequence[ScenarioOutcome]) -> ConditionResult:
     """Benchmark-level numbers: means over scenarios with a valid label, bootstrap CI."""
     scored = [outcome for outcome in outcomes if outcome.majority is not None]
-    accuracy_values = [float(outcome.majority) for outcome in scored]  # type: ignore[arg-type]
-    lo, hi = stats.bootstrap_ci(accuracy_values)
-    n = len(scored)
+    accuracy, accuracy_ci = _mean_with_ci([float(bool(o.majority)) for o in scored])
+    compliance, compliance_ci = _mean_with_ci([o.compliance or 0.0 for o in scored])
+    consistency, consistency_ci = _mean_with_ci([float(bool(o.consistency)) for o in scored])
     return ConditionResult(
-        accuracy=_finite(stats.proportion(int(sum(accuracy_values)), n)),
-        accuracy_ci=(_finite(lo), _finite(hi)),
-        compliance=_finite(sum(o.compliance or 0.0 for o in scored) / n) if n else None,
-        consistency=_finite(sum(bool(o.consistency) for o in scored) / n) if n else None,
-        n_scenarios=n,
+        accuracy=accuracy,
+        accuracy_ci=accuracy_ci,
+        compliance=compliance,
+        compliance_ci=compliance_ci,
+        consistency=consistency,
+        consistency_ci=consistency_ci,
+        n_scenarios=len(scored),
         n_trials=sum(len(outcome.labels) for outcome in outcomes),
         parse_failures=sum(label is None for outcome in outcomes for label in outcome.labels),
     )
@@ -235,15 +251,18 @@ def paired_result(
 
 
 def breakdown(outcomes: Sequence[ScenarioOutcome], key: str) -> dict[str, BreakdownCell]:
-    """Accuracy-at-K per norm or per event (diagnostic, paper §6: small n per cell)."""
+    """Accuracy-at-K per norm or per event, Wilson 95% CI (diagnostic: small n per cell)."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for outcome in outcomes:
         if outcome.majority is not None:
             groups[getattr(outcome, key)].append(outcome.majority)
-    return {
-        name: BreakdownCell(accuracy=sum(values) / len(values), n_scenarios=len(values))
-        for name, values in sorted(groups.items())
-    }
+    cells = {}
+    for name, values in sorted(groups.items()):
+        lo, hi = stats.wilson_interval(sum(values), len(values))
+        cells[name] = BreakdownCell(
+            accuracy=sum(values) / len(values), accuracy_ci=(lo, hi), n_scenarios=len(values)
+        )
+    return cells
 
 
 def _condition_order(condition: str) -> tuple[int, str]:

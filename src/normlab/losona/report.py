@@ -18,8 +18,8 @@ from normlab.report import (
     HtmlReport,
     Table,
     format_count,
+    format_estimate,
     format_interval,
-    format_percent,
     grouped_bar_chart,
 )
 
@@ -39,27 +39,26 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
                 [
                     model,
                     condition,
-                    format_percent(cell.accuracy),
-                    format_interval(cell.accuracy_ci),
-                    format_percent(cell.compliance),
-                    format_percent(cell.consistency),
+                    format_estimate(cell.accuracy, cell.accuracy_ci),
+                    format_estimate(cell.compliance, cell.compliance_ci),
+                    format_estimate(cell.consistency, cell.consistency_ci),
                     str(cell.n_scenarios),
                     str(cell.n_trials),
                     str(cell.parse_failures),
                 ]
             )
     return Table(
-        caption="Accuracy-at-K by model and prompt condition (95% bootstrap CI over scenarios)",
+        caption="Accuracy-at-K, compliance and consistency by model and condition: "
+        "estimate [95% bootstrap CI over scenarios]",
         header=[
             "model",
             "condition",
-            "accuracy",
-            "95% CI",
+            "accuracy-at-K",
             "compliance",
             "consistency",
             "n scenarios",
             "n trials",
-            "judge parse failures",
+            "parse failures",
         ],
         rows=rows,
     )
@@ -75,16 +74,19 @@ def paired_table(analysis: LosonaAnalysis) -> Table:
                 [
                     model,
                     f"{condition} − {BASELINE_CONDITION}",
-                    "–" if paired.delta is None else f"{100 * paired.delta:+.1f} pp",
-                    format_interval(paired.delta_ci),
+                    "–"
+                    if paired.delta is None
+                    else f"{100 * paired.delta:+.1f} pp {format_interval(paired.delta_ci)}",
                     format_count(paired.recovered),
                     format_count(paired.regressed),
                     str(paired.n_scenarios),
                 ]
             )
     return Table(
-        caption="Paired effect vs naive over the same scenarios (accuracy-at-K)",
-        header=["model", "contrast", "delta", "95% CI", "recovered", "regressed", "n scenarios"],
+        caption="Paired effect vs naive over the same scenarios (accuracy-at-K): "
+        "delta [95% paired bootstrap CI]; recovered = k/n of naive failures, "
+        "regressed = k/n of naive successes",
+        header=["model", "contrast", "delta", "recovered", "regressed", "n scenarios"],
         rows=rows,
     )
 
@@ -96,11 +98,18 @@ def breakdown_table(analysis: LosonaAnalysis, kind: str) -> Table:
         for condition in headline_conditions(result):
             for name, cell in cells.get(condition, {}).items():
                 rows.append(
-                    [model, condition, name, format_percent(cell.accuracy), str(cell.n_scenarios)]
+                    [
+                        model,
+                        condition,
+                        name,
+                        format_estimate(cell.accuracy, cell.accuracy_ci),
+                        str(cell.n_scenarios),
+                    ]
                 )
     return Table(
-        caption=f"Accuracy-at-K per {kind} (diagnostic: few scenarios per cell)",
-        header=["model", "condition", kind, "accuracy", "n scenarios"],
+        caption=f"Accuracy-at-K per {kind}: estimate [Wilson 95% CI] "
+        "(diagnostic: few scenarios per cell)",
+        header=["model", "condition", kind, "accuracy-at-K", "n scenarios"],
         rows=rows,
     )
 

@@ -34,6 +34,15 @@ def format_interval(interval: tuple[float | None, float | None], digits: int = 1
     return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
 
 
+def format_estimate(
+    value: float | None, interval: tuple[float | None, float | None], digits: int = 1
+) -> str:
+    """``66.7% [33.3, 100.0]``: a proportion with its interval, in percent."""
+    if value is None:
+        return "–"
+    return f"{format_percent(value, digits)} {format_interval(interval, digits)}"
+
+
 def format_count(count: tuple[int, int] | list[int]) -> str:
     k, n = count
     return f"{k}/{n}"
