@@ -100,3 +100,20 @@ def test_k_trial_reducers(
     assert stats.majority(labels) == expected_majority
     assert stats.compliance(labels) == expected_compliance
     assert stats.consistency(labels) == expected_consistency
+
+
+def test_cohen_kappa_hand_computed() -> None:
+    # 10 items: both True 4, both False 3, a True/b False 2, a False/b True 1.
+    # p_o = 7/10; p_a = 6/10, p_b = 5/10; p_e = .6*.5 + .4*.5 = .5; kappa = (.7-.5)/.5 = 0.4
+    a = [True] * 4 + [False] * 3 + [True] * 2 + [False]
+    b = [True] * 4 + [False] * 3 + [False] * 2 + [True]
+    assert stats.agreement(a, b) == pytest.approx(0.7)
+    assert stats.cohen_kappa(a, b) == pytest.approx(0.4)
+
+
+def test_cohen_kappa_edges() -> None:
+    assert stats.cohen_kappa([True, False], [True, False]) == pytest.approx(1.0)
+    assert stats.cohen_kappa([True, False], [False, True]) == pytest.approx(-1.0)
+    assert math.isnan(stats.cohen_kappa([True, True], [True, True]))
+    with pytest.raises(ValueError):
+        stats.agreement([True], [True, False])

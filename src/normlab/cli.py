@@ -16,15 +16,25 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+from inspect_ai.model import get_model
 from rich.console import Console
 from rich.table import Table as RichTable
 
 from normlab.core.errors import NormlabError
-from normlab.losona.analysis import LosonaAnalysis, analyze, load_records
+from normlab.losona.analysis import (
+    LosonaAnalysis,
+    TrialRecord,
+    analyze,
+    expand_paths,
+    load_records,
+    scenarios_from_logs,
+)
+from normlab.losona.dataset import Scenario, load_scenarios
+from normlab.losona.generator import GenerationOutcome
 from normlab.losona.report import EMBEDDED_JUDGE_BANNER, headline_table, paired_table, write_report
 from normlab.losona.runner import LosonaRun, run_losona
 from normlab.models import DEFAULT_MODEL, is_embedded, parse_role_assignments
-from normlab.report import Table
+from normlab.report import Table, format_estimate, format_percent
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
 models_app = typer.Typer(help="Check the models normlab can call.", no_args_is_help=True)
@@ -32,7 +42,9 @@ losona_app = typer.Typer(
     help="LoSoNA: local social norm adaptation (static).", no_args_is_help=True
 )
 app.add_typer(models_app, name="models")
+audit_app = typer.Typer(help="Human audit of the judge (paper §7).", no_args_is_help=True)
 app.add_typer(losona_app, name="losona")
+losona_app.add_typer(audit_app, name="audit")
 
 # Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -193,6 +205,248 @@ def losona_report(
     analysis = analyze(load_records(paths))
     report = write_report(analysis, [str(path) for path in paths], out)
     console.print(f"report: {report.resolve()}")
+
+
+@losona_app.command("validate")
+@reports_errors
+def losona_validate(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Scenario JSONL files or folders (default: shipped)."),
+    ] = None,
+) -> None:
+    """Lint scenarios: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    from normlab.losona.dataset import SCENARIOS_PATH
+    from normlab.losona.lint import lint_paths
+
+    findings = lint_paths(paths or [SCENARIOS_PATH])
+    for finding in findings:
+        sys.stdout.write(finding.one_line() + "\n")
+    if findings:
+        raise typer.Exit(code=1)
+    sys.stdout.write("clean\n")
+
+
+PathsArgument = Annotated[
+    list[Path], typer.Argument(help=".eval logs, folders of logs, or trial-record JSONL files.")
+]
+DataOption = Annotated[
+    Path | None,
+    typer.Option(help="Scenarios file for trial records that are not .eval logs."),
+]
+
+
+def _records_and_scenarios(
+    paths: list[Path], data: Path | None
+) -> tuple[list[TrialRecord], dict[str, Scenario]]:
+    files = expand_paths(paths)
+    scenarios = scenarios_from_logs(files)
+    if data is not None:
+        scenarios.update({s.scenario_id: s for s in load_scenarios(data)})
+    return load_records(files), scenarios
+
+
+@losona_app.command("rescore")
+@reports_errors
+def losona_rescore(
+    paths: PathsArgument,
+    judge: Annotated[str, typer.Option("--judge", help="The second judge model.")],
+    data: DataOption = None,
+    out: Annotated[Path, typer.Option(help="Folder for rescored trials and agreement.")] = Path(
+        "rescore"
+    ),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the agreement as JSON.")] = False,
+) -> None:
+    """Re-judge a run with another judge: agreement, Cohen's kappa, disagreement table."""
+    from normlab.losona.rescore import RESCORED_FILE, rescore
+
+    records, scenarios = _records_and_scenarios(paths, data)
+    result = rescore(records, scenarios, judge, out)
+    if as_json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        return
+    kappa = "–" if result.cohen_kappa is None else f"{result.cohen_kappa:.3f}"
+    console.print(
+        f"{', '.join(result.original_judges)} vs {judge}: agreement "
+        f"{format_estimate(result.agreement, result.agreement_ci)} (Wilson 95% CI), "
+        f"kappa {kappa}, n = {result.n_compared} of {result.n_rows} rows "
+        f"(parse failures: original {result.parse_failures['original']}, "
+        f"rescored {result.parse_failures['rescored']})"
+    )
+    print_table(
+        Table(
+            caption="Disagreement table (rows: original judge; columns: rescoring judge)",
+            header=["", "rescored complies", "rescored breach"],
+            rows=[
+                [
+                    "original complies",
+                    str(result.table["both_comply"]),
+                    str(result.table["original_comply_rescored_breach"]),
+                ],
+                [
+                    "original breach",
+                    str(result.table["original_breach_rescored_comply"]),
+                    str(result.table["both_breach"]),
+                ],
+            ],
+        )
+    )
+    console.print(f"rescored trials: {(out / RESCORED_FILE).resolve()}")
+
+
+@audit_app.command("export")
+@reports_errors
+def audit_export(
+    paths: PathsArgument,
+    n: Annotated[int, typer.Option("--n", help="How many judged trials to sample.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed of the sample.")] = 0,
+    data: DataOption = None,
+    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
+        "audit.csv"
+    ),
+) -> None:
+    """Write a random sample of judged trials as a CSV for blind human labelling."""
+    from normlab.losona.audit import export_audit, key_path_for
+
+    records, scenarios = _records_and_scenarios(paths, data)
+    count = export_audit(records, scenarios, n, out, seed)
+    console.print(f"{count} items: {out.resolve()} (fill 'human_complies' with yes/no)")
+    console.print(f"key: {key_path_for(out).resolve()} (judge labels; keep it away from labellers)")
+
+
+@audit_app.command("import")
+@reports_errors
+def audit_import(
+    csv_path: Annotated[Path, typer.Argument(help="The labelled audit CSV.")],
+    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Agreement of human labels with the judge; false positives and negatives (§7)."""
+    from normlab.losona.audit import import_audit
+
+    result = import_audit(csv_path, key)
+    if as_json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        return
+    kappa = "–" if result.cohen_kappa is None else f"{result.cohen_kappa:.3f}"
+    console.print(
+        f"human vs judge ({', '.join(result.judge_models)}): agreement "
+        f"{format_estimate(result.agreement, result.agreement_ci)} (Wilson 95% CI), kappa {kappa}, "
+        f"n = {result.n_labelled} labelled ({result.n_unlabelled} left blank)"
+    )
+    console.print(
+        f"compliant: judge {format_percent(result.judge_compliant_share)}, "
+        f"human {format_percent(result.human_compliant_share)}; "
+        f"false positives {result.false_positives}, false negatives {result.false_negatives}"
+    )
+
+
+@losona_app.command("export")
+@reports_errors
+def losona_export(
+    out: Annotated[Path, typer.Option(help="Folder for the Hugging Face layout.")] = Path(
+        "losona-dataset"
+    ),
+    data: Annotated[
+        Path | None, typer.Option(help="Scenarios to export (default: shipped).")
+    ] = None,
+) -> None:
+    """Write the scenarios as a Hugging Face dataset (data/*.jsonl + dataset card)."""
+    from normlab.losona.dataset import SCENARIOS_PATH
+    from normlab.losona.export import export_dataset
+    from normlab.losona.taxonomy import load_taxonomy
+
+    scenarios = load_scenarios(data or SCENARIOS_PATH)
+    path = export_dataset(scenarios, load_taxonomy(), out)
+    console.print(f"{len(scenarios)} scenarios: {path.resolve()}")
+    console.print(f"dataset card: {(out / 'README.md').resolve()}")
+
+
+@losona_app.command("generate")
+@reports_errors
+def losona_generate(
+    event: Annotated[str, typer.Option("--event", help="Event type id.")],
+    norm: Annotated[str, typer.Option("--norm", help="Norm id.")],
+    model: ModelOption = DEFAULT_MODEL,
+    venue: Annotated[str, typer.Option(help="Venue label, e.g. workplace.")] = "workplace",
+    count: Annotated[int, typer.Option(help="How many candidates to generate.")] = 1,
+    repairs: Annotated[int, typer.Option(help="Repair rounds after lint findings.")] = 2,
+    out: Annotated[
+        Path, typer.Option(help="JSONL file that valid candidates are appended to.")
+    ] = Path("generated.jsonl"),
+) -> None:
+    """Generate candidate scenarios for one (event, norm) cell; only lint-clean ones are written."""
+    from normlab.core.batch import run_batch
+    from normlab.core.jsonio import append_jsonl
+    from normlab.losona.generator import GenerationRequest, generate_scenario
+    from normlab.losona.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    request = GenerationRequest(event_id=event, norm_id=norm, venue=venue)
+    request.validate(taxonomy)
+    generator = get_model(model, role="generator")
+
+    def write(_: int, outcome: GenerationOutcome) -> None:
+        if outcome.scenario is not None:
+            append_jsonl(out, outcome.scenario)
+
+    outcomes = asyncio.run(
+        run_batch(
+            list(range(count)),
+            lambda _: generate_scenario(generator, request, taxonomy, repairs),
+            concurrency=generator.api.max_connections(),
+            description=f"generating ({event}, {norm})",
+            on_result=write,
+        )
+    )
+    failed = 0
+    for index, outcome in enumerate(outcomes, start=1):
+        if outcome.scenario is not None:
+            console.print(
+                f"candidate {index}: written {outcome.scenario.scenario_id}", markup=False
+            )
+        else:
+            failed += 1
+            problems = "; ".join(outcome.problems[:5])
+            console.print(
+                f"candidate {index}: not written after {outcome.attempts} calls: {problems}",
+                markup=False,
+            )
+    console.print(f"{count - failed} of {count} written to {out.resolve()}")
+    if failed:
+        raise typer.Exit(code=1)
+
+
+@losona_app.command("screen")
+@reports_errors
+def losona_screen(
+    path: Annotated[Path, typer.Argument(help="Candidate scenarios (JSONL file or folder).")],
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", "-m", help="Screening model (repeatable; default embedded)."),
+    ] = None,
+    judge: JudgeOption = None,
+    samples: Annotated[int, typer.Option(help="Baseline replies per screening model.")] = 1,
+    out: Annotated[Path, typer.Option(help="Folder for accepted/rejected files.")] = Path(
+        "screening"
+    ),
+) -> None:
+    """No-demonstration screening: reject candidates that a baseline already answers compliantly."""
+    from normlab.losona.screening import screen
+
+    results = screen(
+        load_scenarios(path), model or [DEFAULT_MODEL], judge or DEFAULT_MODEL, samples, out
+    )
+    accepted = sum(result.decision == "accepted" for result in results)
+    for result in results:
+        if result.decision == "rejected":
+            console.print(
+                f"rejected {result.scenario.scenario_id}: {result.reasons[0]}", markup=False
+            )
+    console.print(
+        f"accepted {accepted} of {len(results)}: {(out / 'accepted.jsonl').resolve()}; "
+        f"rejected: {(out / 'rejected.jsonl').resolve()}"
+    )
 
 
 @app.command("demo")

@@ -218,3 +218,29 @@ def consistency(labels: Sequence[bool | None]) -> bool | None:
 def proportion(successes: int, n: int) -> float:
     """k/n as a fraction, ``nan`` when n = 0 (so an empty cell never reads as 0%)."""
     return successes / n if n else math.nan
+
+
+# --- agreement between two raters (judge vs judge, judge vs human) --------------------
+
+
+def agreement(a: Sequence[bool], b: Sequence[bool]) -> float:
+    """Observed agreement p_o: the share of items both raters label the same."""
+    if len(a) != len(b):
+        raise ValueError(f"rater label lists differ in length: {len(a)} vs {len(b)}")
+    return proportion(sum(x == y for x, y in zip(a, b, strict=True)), len(a))
+
+
+def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
+    """Cohen's κ for two raters and binary labels: (p_o − p_e) / (1 − p_e).
+
+    p_e = p_a·p_b + (1 − p_a)(1 − p_b), with p_a, p_b each rater's share of True.
+    When p_e = 1 (both raters constant and equal) κ is undefined: ``nan``.
+    """
+    observed = agreement(a, b)
+    if not a:
+        return math.nan
+    p_a, p_b = sum(a) / len(a), sum(b) / len(b)
+    expected = p_a * p_b + (1 - p_a) * (1 - p_b)
+    if expected == 1.0:
+        return math.nan
+    return (observed - expected) / (1 - expected)

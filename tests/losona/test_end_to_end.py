@@ -6,47 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from normlab.cli import app
 from normlab.losona.analysis import analyze, load_records
-
-FIXTURES = Path(__file__).parent / "fixtures"
-SCRIPT = FIXTURES / "script.json"
-SCENARIOS = FIXTURES / "scenarios.jsonl"
-
-runner = CliRunner()
-
-
-def run_cli(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    return result.exit_code, result.output
-
-
-@pytest.fixture
-def finished_run(workdir: Path) -> Path:
-    """A complete scripted run: 2 scenarios × 2 conditions × K=3."""
-    code, output = run_cli(
-        "losona",
-        "run",
-        "--model",
-        f"scripted/{SCRIPT}",
-        "--judge",
-        f"scripted/{SCRIPT}",
-        "--data",
-        str(SCENARIOS),
-        "-c",
-        "naive",
-        "-c",
-        "norm_informed",
-        "--log-dir",
-        str(workdir / "logs"),
-        "--report-dir",
-        str(workdir / "report"),
-    )
-    assert code == 0, output
-    assert "report:" in output
-    return workdir
+from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 
 
 def test_scripted_run_scores_every_trial(finished_run: Path) -> None:

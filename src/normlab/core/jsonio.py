@@ -34,6 +34,15 @@ def read_json(path: Path) -> Any:
         raise InputError(path, f"invalid JSON: {error.msg}", line=error.lineno) from error
 
 
+def append_jsonl(path: Path, row: BaseModel | dict[str, Any]) -> None:
+    """Append one row and flush, so a crash loses at most the row being written."""
+    data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+        handle.flush()
+
+
 def read_jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file."""
     try:

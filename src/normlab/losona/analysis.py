@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from normlab import stats
 from normlab.core.errors import InputError
 from normlab.core.jsonio import local_path, read_jsonl_rows, validate_row
+from normlab.losona.dataset import Scenario
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
 
 BASELINE_CONDITION = "naive"
@@ -85,6 +86,21 @@ def records_from_log(path: Path) -> list[TrialRecord]:
     return records
 
 
+def scenarios_from_logs(paths: Iterable[Path]) -> dict[str, Scenario]:
+    """The scenarios a LoSoNA log ran, from sample metadata (each log carries its own)."""
+    from inspect_ai.log import read_eval_log
+
+    scenarios: dict[str, Scenario] = {}
+    for path in paths:
+        if path.suffix not in LOG_SUFFIXES:
+            continue
+        for sample in read_eval_log(str(path)).samples or []:
+            data = (sample.metadata or {}).get("scenario")
+            if data is not None and data["scenario_id"] not in scenarios:
+                scenarios[data["scenario_id"]] = Scenario.model_validate(data)
+    return scenarios
+
+
 def records_from_jsonl(path: Path) -> list[TrialRecord]:
     return [validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)]
 
@@ -97,15 +113,24 @@ def _logs_in_folder(folder: Path) -> list[Path]:
     return sorted(logs) + sorted(folder.rglob("*.jsonl"))
 
 
+def expand_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files named, plus the logs and JSONL files inside folders named."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(_logs_in_folder(path))
+        elif not path.exists():
+            raise InputError(path, "no such file")
+        else:
+            files.append(path)
+    return files
+
+
 def load_records(paths: Iterable[Path]) -> list[TrialRecord]:
     """Read trial records from ``.eval`` logs and/or JSONL files (folders are searched)."""
     records: list[TrialRecord] = []
-    for path in paths:
-        if path.is_dir():
-            records.extend(load_records(_logs_in_folder(path)))
-        elif not path.exists():
-            raise InputError(path, "no such file")
-        elif path.suffix in LOG_SUFFIXES:
+    for path in expand_paths(paths):
+        if path.suffix in LOG_SUFFIXES:
             records.extend(records_from_log(path))
         else:
             records.extend(records_from_jsonl(path))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from normlab import stats
 from normlab.losona.dataset import Scenario
 from normlab.losona.prompts import render_judge_prompt
-from normlab.models import DEFAULT_MODEL, generate_structured
+from normlab.models import DEFAULT_MODEL, StructuredResult, generate_structured
 
 JUDGE_TEMPERATURE = 0.0
 JUDGE_MAX_TOKENS = 400
@@ -106,6 +106,18 @@ def consistency() -> ScoreReducer:
     return _trial_reducer(stats.consistency)
 
 
+async def judge_response(
+    judge: Model, scenario: Scenario, response: str
+) -> StructuredResult[JudgeVerdict]:
+    """One judge call (with its repair retry) on one subject response, at temperature 0."""
+    return await generate_structured(
+        judge,
+        [ChatMessageUser(content=render_judge_prompt(scenario, response))],
+        JudgeVerdict,
+        config=GenerateConfig(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS),
+    )
+
+
 @scorer(metrics=[valid_mean(), parse_failures()])
 def norm_judge(judge_model: str | None = None) -> Scorer:
     """Judge the subject's message against the scenario's single target norm."""
@@ -114,12 +126,7 @@ def norm_judge(judge_model: str | None = None) -> Scorer:
         scenario = Scenario.model_validate(state.metadata["scenario"])
         response = state.output.completion
         judge = get_model(judge_model, role="judge", default=DEFAULT_MODEL)
-        result = await generate_structured(
-            judge,
-            [ChatMessageUser(content=render_judge_prompt(scenario, response))],
-            JudgeVerdict,
-            config=GenerateConfig(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS),
-        )
+        result = await judge_response(judge, scenario, response)
         verdict = result.value
         metadata = {
             "judge_model": str(judge),

@@ -1,0 +1,171 @@
+"""Human audit of the judge (paper §7): export a random sample to label, import the labels.
+
+``export`` writes a CSV for people to label blind — the judge's verdict is not in
+it — and a key file beside it that maps each item back to its trial record and
+judge label. ``import`` reads the labelled CSV with that key and reports what §7
+reports: agreement with the judge, the judge's and the humans' compliant shares,
+and the judge's false positives (judge says complies, human says breach) and
+false negatives (judge says breach, human says complies).
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from normlab import stats
+from normlab.core.chat import render_transcript
+from normlab.core.errors import InputError
+from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
+from normlab.losona.analysis import TrialRecord
+from normlab.losona.dataset import Scenario
+
+AUDIT_COLUMNS = [
+    "item_id",
+    "norm_statement",
+    "transcript_before_elicitor",
+    "elicitor",
+    "subject",
+    "response",
+    "human_complies",
+    "human_notes",
+]
+TRUE_WORDS = {"true", "yes", "y", "1", "comply", "complies"}
+FALSE_WORDS = {"false", "no", "n", "0", "breach", "breaches"}
+
+
+class AuditKeyRow(BaseModel):
+    item_id: str
+    record: TrialRecord
+
+
+def key_path_for(csv_path: Path) -> Path:
+    return csv_path.with_suffix(".key.jsonl")
+
+
+def export_audit(
+    records: list[TrialRecord],
+    scenarios: dict[str, Scenario],
+    n: int,
+    out_csv: Path,
+    seed: int = 0,
+) -> int:
+    """Write ``n`` random judged trials (parse failures excluded) for blind labelling."""
+    labelled = [record for record in records if record.complies is not None]
+    if not labelled:
+        raise InputError(out_csv, "no judged trials to audit")
+    chosen = random.Random(seed).sample(labelled, min(n, len(labelled)))
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    key_path = key_path_for(out_csv)
+    key_path.unlink(missing_ok=True)
+    with out_csv.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=AUDIT_COLUMNS)
+        writer.writeheader()
+        for index, record in enumerate(chosen, start=1):
+            scenario = scenarios.get(record.scenario_id)
+            if scenario is None:
+                raise InputError(
+                    "--data", f"no scenario for {record.scenario_id!r}", field="scenario_id"
+                )
+            item_id = f"A{index:04d}"
+            writer.writerow(
+                {
+                    "item_id": item_id,
+                    "norm_statement": scenario.norm_statement,
+                    "transcript_before_elicitor": render_transcript(scenario.prior_turns),
+                    "elicitor": f"{scenario.elicitor.actor}: {scenario.elicitor.content}",
+                    "subject": scenario.subject,
+                    "response": record.response,
+                    "human_complies": "",
+                    "human_notes": "",
+                }
+            )
+            append_jsonl(key_path, AuditKeyRow(item_id=item_id, record=record))
+    return len(chosen)
+
+
+class AuditResult(BaseModel):
+    n_labelled: int
+    n_unlabelled: int
+    agreement: float | None
+    agreement_ci: tuple[float | None, float | None]
+    cohen_kappa: float | None
+    judge_compliant_share: float | None
+    human_compliant_share: float | None
+    false_positives: int
+    false_negatives: int
+    judge_models: list[str]
+
+
+def _parse_label(value: str, path: Path, line: int) -> bool | None:
+    text = value.strip().lower()
+    if not text:
+        return None
+    if text in TRUE_WORDS:
+        return True
+    if text in FALSE_WORDS:
+        return False
+    raise InputError(
+        path,
+        f"expected yes/no (or true/false, 1/0), got {value!r}",
+        line=line,
+        field="human_complies",
+    )
+
+
+def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
+    """Compare human labels in the CSV with the judge labels in its key file."""
+    key_path = key_path or key_path_for(csv_path)
+    if not key_path.exists():
+        raise InputError(key_path, "audit key file not found (written by 'audit export')")
+    keys = {
+        row.item_id: row.record
+        for line, raw in read_jsonl_rows(key_path)
+        for row in [validate_row(AuditKeyRow, raw, key_path, line)]
+    }
+    judge: list[bool] = []
+    human: list[bool] = []
+    unlabelled = 0
+    try:
+        with csv_path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = {"item_id", "human_complies"} - set(reader.fieldnames or [])
+            if missing:
+                raise InputError(csv_path, "missing column", line=1, field=sorted(missing)[0])
+            for row in reader:
+                line = reader.line_num
+                label = _parse_label(row["human_complies"] or "", csv_path, line)
+                record = keys.get(row["item_id"])
+                if record is None:
+                    raise InputError(
+                        csv_path,
+                        f"item {row['item_id']!r} is not in {key_path.name}",
+                        line=line,
+                        field="item_id",
+                    )
+                if label is None:
+                    unlabelled += 1
+                    continue
+                judge.append(bool(record.complies))
+                human.append(label)
+    except OSError as error:
+        raise InputError(csv_path, f"cannot read file ({error.strerror})") from error
+    n = len(judge)
+    agreeing = sum(a == b for a, b in zip(judge, human, strict=True))
+    lo, hi = stats.wilson_interval(agreeing, n)
+    kappa = stats.cohen_kappa(judge, human) if n else float("nan")
+    return AuditResult(
+        n_labelled=n,
+        n_unlabelled=unlabelled,
+        agreement=agreeing / n if n else None,
+        agreement_ci=(lo, hi) if n else (None, None),
+        cohen_kappa=None if kappa != kappa else kappa,
+        judge_compliant_share=sum(judge) / n if n else None,
+        human_compliant_share=sum(human) / n if n else None,
+        false_positives=sum(j and not h for j, h in zip(judge, human, strict=True)),
+        false_negatives=sum(h and not j for j, h in zip(judge, human, strict=True)),
+        judge_models=sorted({record.judge_model for record in keys.values()}),
+    )

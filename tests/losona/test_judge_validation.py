@@ -1,0 +1,133 @@
+"""Judge validation: re-judging with a second judge, and the human audit round trip."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from normlab.losona.audit import import_audit, key_path_for
+from normlab.losona.rescore import RESCORED_FILE
+from tests.losona.conftest import run_cli
+
+
+@pytest.fixture
+def lenient_judge(tmp_path: Path) -> str:
+    """A second judge that finds every response compliant."""
+    verdict = {
+        "elicitor_uptake": "u",
+        "norm_requirement": "r",
+        "evidence": "e",
+        "reasoning": "looks fine",
+        "complies": True,
+    }
+    script = tmp_path / "lenient.json"
+    script.write_text(json.dumps({"default": json.dumps(verdict)}))
+    return f"scripted/{script}"
+
+
+def test_rescore_reports_agreement_kappa_and_table(finished_run: Path, lenient_judge: str) -> None:
+    code, output = run_cli(
+        "losona", "rescore", str(finished_run / "logs"),
+        "--judge", lenient_judge, "--out", str(finished_run / "rescore"), "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    result = json.loads(output)
+    # Original labels: 8 comply (2 naive + 6 norm_informed), 4 breach; the new judge: all comply.
+    assert (result["n_rows"], result["n_compared"]) == (12, 12)
+    assert result["agreement"] == pytest.approx(8 / 12)
+    assert result["cohen_kappa"] == pytest.approx(0.0)  # p_o = p_e = 2/3
+    assert result["table"] == {
+        "both_comply": 8,
+        "both_breach": 0,
+        "original_comply_rescored_breach": 0,
+        "original_breach_rescored_comply": 4,
+    }
+    assert len(result["disagreements"]) == 4
+    rescored = (finished_run / "rescore" / RESCORED_FILE).read_text().splitlines()
+    assert len(rescored) == 12
+    assert all(json.loads(line)["judge_model"] == lenient_judge for line in rescored)
+
+
+def test_rescore_resumes_without_rejudging(finished_run: Path, lenient_judge: str) -> None:
+    out = finished_run / "rescore"
+    args = ["losona", "rescore", str(finished_run / "logs"), "--judge", lenient_judge]
+    assert run_cli(*args, "--out", str(out))[0] == 0
+    rescored = out / RESCORED_FILE
+    lines = rescored.read_text().splitlines()
+    rescored.write_text("\n".join(lines[:5]) + "\n")  # as if interrupted after 5 rows
+    assert run_cli(*args, "--out", str(out))[0] == 0
+    again = rescored.read_text().splitlines()
+    assert len(again) == 12 and again[:5] == lines[:5]
+
+
+def test_rescored_trials_can_be_analyzed(finished_run: Path, lenient_judge: str) -> None:
+    out = finished_run / "rescore"
+    run_cli(
+        "losona", "rescore", str(finished_run / "logs"), "--judge", lenient_judge, "--out", str(out)
+    )
+    code, output = run_cli("losona", "analyze", str(out / RESCORED_FILE), "--json")
+    assert code == 0, output
+    (model,) = json.loads(output)["models"].values()
+    assert model["conditions"]["naive"]["accuracy"] == 1.0
+
+
+def test_audit_round_trip(finished_run: Path) -> None:
+    audit_csv = finished_run / "audit" / "audit.csv"
+    code, output = run_cli(
+        "losona",
+        "audit",
+        "export",
+        str(finished_run / "logs"),
+        "--n",
+        "10",
+        "--out",
+        str(audit_csv),
+    )
+    assert code == 0, output
+    with audit_csv.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 10
+    assert "complies" not in rows[0] and all(row["human_complies"] == "" for row in rows), "blind"
+    judge_labels = {
+        item["item_id"]: item["record"]["complies"]
+        for item in map(json.loads, key_path_for(audit_csv).read_text().splitlines())
+    }
+    # Humans agree with the judge except: first item flipped, last item left blank.
+    for index, row in enumerate(rows):
+        label = judge_labels[row["item_id"]]
+        if index == 0:
+            label = not label
+        row["human_complies"] = "" if index == 9 else ("yes" if label else "no")
+    with audit_csv.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = import_audit(audit_csv)
+    assert (result.n_labelled, result.n_unlabelled) == (9, 1)
+    assert result.agreement == pytest.approx(8 / 9)
+    first_judge_label = judge_labels[rows[0]["item_id"]]
+    assert (result.false_positives, result.false_negatives) == (
+        (1, 0) if first_judge_label else (0, 1)
+    )
+    code, output = run_cli("losona", "audit", "import", str(audit_csv))
+    assert code == 0 and "false positives" in output
+
+
+def test_audit_import_rejects_bad_labels(finished_run: Path) -> None:
+    audit_csv = finished_run / "audit.csv"
+    run_cli(
+        "losona", "audit", "export", str(finished_run / "logs"), "--n", "3", "--out", str(audit_csv)
+    )
+    text = audit_csv.read_text().splitlines()
+    with audit_csv.open("w", newline="") as handle:
+        handle.write(text[0] + "\n")
+    rows = list(csv.DictReader(text))
+    rows[1]["human_complies"] = "kinda"
+    with audit_csv.open("a", newline="") as handle:
+        csv.DictWriter(handle, fieldnames=list(rows[0])).writerows(rows)
+    code, output = run_cli("losona", "audit", "import", str(audit_csv))
+    assert code == 2
+    assert "field 'human_complies'" in output and "'kinda'" in output
