@@ -10,7 +10,11 @@ Why this shape:
   every role and every sample;
 - two slots plus llama.cpp's RAM prompt cache, so identical or prefix-sharing
   prompts (the K epochs of a sample, the judge calls of one scenario) reuse the
-  evaluated prefix instead of recomputing it, whatever order Inspect runs them in;
+  evaluated prefix instead of recomputing it;
+- a prefix scheduler in front of the server (:mod:`normlab.models.prefix_scheduler`)
+  that runs prompts sharing a prefix back to back: Inspect may send up to
+  ``max_connections`` requests, and whenever a slot frees, the waiting request
+  most similar to that slot's last prompt goes next;
 - token usage comes from llama.cpp itself, with cache hits reported as
   ``input_tokens_cache_read``.
 """
@@ -35,9 +39,11 @@ from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.models.embedded_weights import embedded_gguf_path
+from normlab.models.prefix_scheduler import scheduler_for_loop
 
 EMBEDDED_MODEL = "embedded/qwen2.5-coder-0.5b"
 DEFAULT_MAX_TOKENS = 512
+QUEUE_DEPTH_PER_SLOT = 8
 
 _server_lock = threading.Lock()
 _servers: dict[tuple[int, int, int], Any] = {}
@@ -71,6 +77,11 @@ def to_chat_dicts(messages: list[ChatMessage]) -> list[dict[str, str]]:
         role = message.role if message.role in ("system", "user", "assistant") else "user"
         converted.append({"role": role, "content": message.text})
     return converted
+
+
+def prompt_key(request: dict[str, Any]) -> str:
+    """The text llama.cpp will see, in order: what prefix sharing is measured on."""
+    return "\x00".join(f"{m['role']}\x01{m['content']}" for m in request["messages"])
 
 
 def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
@@ -121,8 +132,9 @@ class EmbeddedLlamaCpp(ModelAPI):
         self.n_threads = int(n_threads or os.cpu_count() or 2)
 
     def max_connections(self) -> int:
-        # More concurrent requests than slots would only queue inside llama.cpp.
-        return self.n_parallel
+        # Let Inspect queue more requests than there are slots: the prefix
+        # scheduler needs a choice of waiting prompts to order them by prefix.
+        return QUEUE_DEPTH_PER_SLOT * self.n_parallel
 
     def connection_key(self) -> str:
         return "embedded"
@@ -138,8 +150,10 @@ class EmbeddedLlamaCpp(ModelAPI):
         server = await anyio.to_thread.run_sync(
             _load_server, self.n_ctx, self.n_parallel, self.n_threads
         )
-        response: dict[str, Any] = await anyio.to_thread.run_sync(
-            server.handle_chat_completions, request
+        scheduler = scheduler_for_loop(self.n_parallel)
+        response: dict[str, Any] = await scheduler.run(
+            prompt_key(request),
+            lambda: anyio.to_thread.run_sync(server.handle_chat_completions, request),
         )
         call = ModelCall.create(request=request, response=response)
         if "error" in response or not response.get("choices"):
