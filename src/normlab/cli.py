@@ -31,7 +31,13 @@ from normlab.losona.analysis import (
 )
 from normlab.losona.dataset import Scenario, load_scenarios
 from normlab.losona.generator import GenerationOutcome
-from normlab.losona.report import EMBEDDED_JUDGE_BANNER, headline_table, paired_table, write_report
+from normlab.losona.report import (
+    EMBEDDED_JUDGE_BANNER,
+    has_headline_pairs,
+    headline_table,
+    paired_table,
+    write_report,
+)
 from normlab.losona.runner import LosonaRun, run_losona
 from normlab.models import DEFAULT_MODEL, is_embedded, parse_role_assignments
 from normlab.report import Table, format_estimate, format_percent
@@ -87,7 +93,7 @@ def print_table(table: Table) -> None:
 
 def print_losona(analysis: LosonaAnalysis) -> None:
     print_table(headline_table(analysis))
-    if any(result.paired for result in analysis.models.values()):
+    if has_headline_pairs(analysis):
         print_table(paired_table(analysis))
     judges = {judge for result in analysis.models.values() for judge in result.judge_models}
     if any(is_embedded(judge) for judge in judges):

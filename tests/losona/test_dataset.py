@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,18 @@ def test_duplicate_scenario_ids_are_rejected(tmp_path: Path) -> None:
     path = write_rows(tmp_path / "dup.jsonl", [OFFICIAL_ROW, OFFICIAL_ROW])
     with pytest.raises(InputError, match="duplicate scenario_id"):
         load_scenarios(path)
+
+
+def test_shipped_set_covers_the_taxonomy_and_holds_the_demo_scenarios() -> None:
+    from normlab.cli import DEMO_SCENARIO_IDS
+    from normlab.losona.dataset import SCENARIOS_PATH
+    from normlab.losona.taxonomy import load_taxonomy
+
+    scenarios = load_scenarios(SCENARIOS_PATH)
+    taxonomy = load_taxonomy()
+    assert len(scenarios) >= 44
+    per_norm = Counter(s.norm_id for s in scenarios)
+    assert set(per_norm) == set(taxonomy.norms) and min(per_norm.values()) >= 2
+    assert len({s.event_id for s in scenarios}) >= 12
+    assert any(s.is_workplace for s in scenarios) and not all(s.is_workplace for s in scenarios)
+    assert set(DEMO_SCENARIO_IDS) <= {s.scenario_id for s in scenarios}

@@ -126,3 +126,20 @@ def test_usage_by_role_counts_every_call(finished_run: Path) -> None:
     assert usage["subject"].calls == usage["judge"].calls == 2 * 2 * 3
     assert usage["judge"].input_tokens > usage["subject"].input_tokens > 0
     assert usage["subject"].output_tokens > 0
+
+
+def test_oracle_condition_stays_out_of_headline_tables(workdir: Path) -> None:
+    code, output = run_cli(
+        "losona", "run",
+        "--model", f"scripted/{SCRIPT}", "--judge", f"scripted/{SCRIPT}",
+        "--data", str(SCENARIOS), "-c", "naive", "-c", "oracle", "--epochs", "1",
+        "--log-dir", str(workdir / "logs"), "--report-dir", str(workdir / "report"),
+    )  # fmt: skip
+    assert code == 0, output
+    result = analyze(load_records([workdir / "logs"]))
+    assert result.development_conditions == ["oracle"]
+    html = (workdir / "report" / "report.html").read_text()
+    assert "Development-only conditions present (oracle)" in html
+    headline = html.split("<h2>Accuracy-at-K</h2>")[1].split("</table>")[0]
+    assert "oracle" not in headline
+    assert "oracle" not in output.split("report:")[0]

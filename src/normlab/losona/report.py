@@ -182,6 +182,15 @@ def recovery_figure(analysis: LosonaAnalysis) -> bytes:
     )
 
 
+def has_headline_pairs(analysis: LosonaAnalysis) -> bool:
+    """True when some model has a paired delta for a reported (non-development) condition."""
+    return any(
+        condition in headline_conditions(result)
+        for result in analysis.models.values()
+        for condition in result.paired
+    )
+
+
 def build_report(analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
     report = HtmlReport("LoSoNA results")
     judges = sorted({j for r in analysis.models.values() for j in r.judge_models})
@@ -201,7 +210,7 @@ def build_report(analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
     report.heading("Accuracy-at-K")
     report.table(headline_table(analysis))
     report.figure(accuracy_figure(analysis), "Figure 2: accuracy-at-K, 95% scenario-bootstrap CIs.")
-    if any(result.paired for result in analysis.models.values()):
+    if has_headline_pairs(analysis):
         report.heading("Effect of prompting vs naive")
         report.table(paired_table(analysis))
         report.figure(delta_figure(analysis), "Figure 3: paired delta vs naive, 95% CIs.")

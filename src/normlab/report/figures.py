@@ -56,7 +56,8 @@ def grouped_bar_chart(
         axes.set_ylim(*ylim)
     if baseline is not None:
         axes.axhline(baseline, color="black", linewidth=0.8)
-    axes.legend(fontsize="small")
+    if series:
+        axes.legend(fontsize="small")
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
