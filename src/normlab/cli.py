@@ -21,11 +21,11 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from normlab.core.errors import NormlabError
+from normlab.core.logs import expand_paths
 from normlab.losona.analysis import (
     LosonaAnalysis,
     TrialRecord,
     analyze,
-    expand_paths,
     load_records,
     scenarios_from_logs,
 )

@@ -14,14 +14,6 @@ from normlab.core.errors import InputError
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def local_path(location: str) -> Path:
-    """A filesystem path from an Inspect log location (``file://…``, ``file:…`` or plain)."""
-    for prefix in ("file://", "file:"):
-        if location.startswith(prefix):
-            return Path(location.removeprefix(prefix))
-    return Path(location)
-
-
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file, turning any failure into an :class:`InputError`."""
     try:

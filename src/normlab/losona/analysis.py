@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from normlab import stats
 from normlab.core.errors import InputError
-from normlab.core.jsonio import local_path, read_jsonl_rows, validate_row
+from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.core.logs import expand_paths
 from normlab.losona.dataset import Scenario
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
 
@@ -103,27 +104,6 @@ def scenarios_from_logs(paths: Iterable[Path]) -> dict[str, Scenario]:
 
 def records_from_jsonl(path: Path) -> list[TrialRecord]:
     return [validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)]
-
-
-def _logs_in_folder(folder: Path) -> list[Path]:
-    """Inspect logs (found by Inspect itself, skipping eval-set bookkeeping) and JSONL records."""
-    from inspect_ai.log import list_eval_logs
-
-    logs = [local_path(info.name) for info in list_eval_logs(str(folder))]
-    return sorted(logs) + sorted(folder.rglob("*.jsonl"))
-
-
-def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files named, plus the logs and JSONL files inside folders named."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(_logs_in_folder(path))
-        elif not path.exists():
-            raise InputError(path, "no such file")
-        else:
-            files.append(path)
-    return files
 
 
 def load_records(paths: Iterable[Path]) -> list[TrialRecord]:

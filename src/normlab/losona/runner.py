@@ -14,7 +14,7 @@ from pathlib import Path
 from inspect_ai import eval_set
 
 from normlab.core.errors import RunIncompleteError
-from normlab.core.jsonio import local_path
+from normlab.core.logs import local_path
 from normlab.losona.task import DEFAULT_EPOCHS, losona
 from normlab.models import DEFAULT_MODEL
 

@@ -1,0 +1,228 @@
+"""Label a finished SCENE episode (paper §5.1, B.6) and audit its fidelity (B.7).
+
+Two labellers, and results say which one produced the labels:
+
+- ``turns``: B.6's judge labels every turn DEMONSTRATION / BREACH / SANCTION /
+  FACE_SAVE_REPAIR / NONE and returns episode metrics (one call);
+- ``lists``: §5.1's classifier, one call per category, each returning the
+  transcript-grounded list D (SP demonstrations), B (subject breaches),
+  S (SP sanctions of subject breaches) or R (subject repairs).
+
+Both are normalised to :class:`EpisodeLabels`. The fidelity auditor returns
+VALID / PARTIAL / INVALID with a one-sentence justification. A reply that fails
+to parse after the repair retry leaves its labels ``None`` and is counted as a
+parse failure, never as an empty list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+)
+from pydantic import BaseModel, Field
+
+from normlab.models.structured import generate_structured
+from normlab.scene.episode import Episode, render_transcript
+from normlab.scene.prompts import sanction_text, system_text
+from normlab.scene.schemas import SceneScenario
+from normlab.scene.taxonomy import Dimensions
+
+Labeller = Literal["turns", "lists"]
+LABELLERS: tuple[Labeller, ...] = ("turns", "lists")
+JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1200)
+JUDGE_REQUEST = "Label the transcript above."
+
+
+class TurnLabel(BaseModel):
+    turn_id: int
+    actor: str
+    label: Literal["DEMONSTRATION", "BREACH", "SANCTION", "FACE_SAVE_REPAIR", "NONE"]
+
+
+class EpisodeMetrics(BaseModel):
+    subject_breach_count: int
+    subject_corrected: bool
+    subject_relapses: int
+    subject_face_save: bool
+    subject_late_comply: bool
+    sanction_shape_match: bool
+
+
+class JudgeOutput(BaseModel):
+    """schema:judge_output_v1 (B.8)."""
+
+    turn_labels: list[TurnLabel]
+    episode_metrics: EpisodeMetrics
+
+
+class ListedEvent(BaseModel):
+    turn_id: int
+    actor: str
+    evidence: str = ""
+
+
+class ListedEvents(BaseModel):
+    events: list[ListedEvent] = Field(default_factory=list)
+
+
+class EpisodeLabels(BaseModel):
+    """D, B, S, R as turn ids, plus SP breaches; ``None`` lists mean a parse failure."""
+
+    labeller: Labeller
+    demonstrations: list[int] | None
+    breaches: list[int] | None
+    sanctions: list[int] | None
+    repairs: list[int] | None
+    persona_breaches: list[int] | None
+    sanction_shape_match: bool | None
+    parse_failures: int
+
+
+class FidelityVerdict(BaseModel):
+    label: Literal["VALID", "PARTIAL", "INVALID"]
+    justification: str
+
+
+def _norm_values(scenario: SceneScenario, dimensions: Dimensions) -> dict[str, str]:
+    norm = dimensions.norms[scenario.tuple.norm]
+    return {
+        "norm": norm.statement,
+        "compliance_signals": "; ".join(norm.compliance_signals),
+        "breach_signals": "; ".join(norm.breach_signals),
+        "sanction": sanction_text(dimensions, scenario.tuple.sanction),
+        "subject": scenario.subject.name,
+        "precedent": str(scenario.tuple.precedent),
+    }
+
+
+def _messages(system: str) -> list[ChatMessage]:
+    return [ChatMessageSystem(content=system), ChatMessageUser(content=JUDGE_REQUEST)]
+
+
+def _ids(events: list[ListedEvent], episode: Episode, subject_side: bool) -> list[int]:
+    """Keep ids that exist and belong to the right side (subject or scripted personas)."""
+    actors = {entry.turn_id: entry.actor for entry in episode.entries}
+    keep = []
+    for event in events:
+        actor = actors.get(event.turn_id)
+        if actor is not None and (actor == episode.subject) == subject_side:
+            keep.append(event.turn_id)
+    return sorted(set(keep))
+
+
+async def label_turns(
+    judge: Model, scenario: SceneScenario, episode: Episode, dimensions: Dimensions
+) -> EpisodeLabels:
+    """B.6: one call labelling every turn, plus episode metrics."""
+    values = _norm_values(scenario, dimensions)
+    values["transcript_with_turn_ids"] = render_transcript(episode.entries)
+    result = await generate_structured(
+        judge, _messages(system_text("judge", values)), JudgeOutput, config=JUDGE_CONFIG
+    )
+    if result.value is None:
+        return EpisodeLabels(
+            labeller="turns",
+            demonstrations=None,
+            breaches=None,
+            sanctions=None,
+            repairs=None,
+            persona_breaches=None,
+            sanction_shape_match=None,
+            parse_failures=1,
+        )
+    actors = {entry.turn_id: entry.actor for entry in episode.entries}
+    by_label: dict[str, list[int]] = {}
+    persona_breaches: list[int] = []
+    for label in result.value.turn_labels:
+        actor = actors.get(label.turn_id)
+        if actor is None:
+            continue
+        is_subject = actor == episode.subject
+        if label.label == "BREACH" and not is_subject:
+            persona_breaches.append(label.turn_id)
+            continue
+        side_ok = {
+            "DEMONSTRATION": not is_subject,
+            "BREACH": is_subject,
+            "SANCTION": not is_subject,
+            "FACE_SAVE_REPAIR": is_subject,
+        }.get(label.label, False)
+        if side_ok:
+            by_label.setdefault(label.label, []).append(label.turn_id)
+    return EpisodeLabels(
+        labeller="turns",
+        demonstrations=sorted(set(by_label.get("DEMONSTRATION", []))),
+        breaches=sorted(set(by_label.get("BREACH", []))),
+        sanctions=sorted(set(by_label.get("SANCTION", []))),
+        repairs=sorted(set(by_label.get("FACE_SAVE_REPAIR", []))),
+        persona_breaches=sorted(set(persona_breaches)),
+        sanction_shape_match=result.value.episode_metrics.sanction_shape_match,
+        parse_failures=0,
+    )
+
+
+CLASSIFIER_CATEGORIES = ("demonstrations", "breaches", "sanctions", "repairs")
+
+
+async def classify_lists(
+    judge: Model, scenario: SceneScenario, episode: Episode, dimensions: Dimensions
+) -> EpisodeLabels:
+    """§5.1: one classifier call per category (D, B, S, R)."""
+    values = _norm_values(scenario, dimensions)
+    values["transcript_with_turn_ids"] = render_transcript(episode.entries)
+
+    async def one(category: str) -> list[int] | None:
+        system = system_text(f"classifier_{category}", values)
+        result = await generate_structured(
+            judge, _messages(system), ListedEvents, config=JUDGE_CONFIG
+        )
+        if result.value is None:
+            return None
+        subject_side = category in ("breaches", "repairs")
+        return _ids(result.value.events, episode, subject_side)
+
+    demonstrations, breaches, sanctions, repairs = await asyncio.gather(
+        *(one(category) for category in CLASSIFIER_CATEGORIES)
+    )
+    lists = (demonstrations, breaches, sanctions, repairs)
+    return EpisodeLabels(
+        labeller="lists",
+        demonstrations=demonstrations,
+        breaches=breaches,
+        sanctions=sanctions,
+        repairs=repairs,
+        persona_breaches=None,  # the list classifier only lists subject breaches
+        sanction_shape_match=None,
+        parse_failures=sum(item is None for item in lists),
+    )
+
+
+async def label_episode(
+    judge: Model,
+    scenario: SceneScenario,
+    episode: Episode,
+    dimensions: Dimensions,
+    labeller: Labeller = "turns",
+) -> EpisodeLabels:
+    if labeller == "turns":
+        return await label_turns(judge, scenario, episode, dimensions)
+    return await classify_lists(judge, scenario, episode, dimensions)
+
+
+async def audit_fidelity(
+    auditor: Model, scenario: SceneScenario, episode: Episode, dimensions: Dimensions
+) -> FidelityVerdict | None:
+    """B.7: did the scripted personas realise the intended test?"""
+    values = _norm_values(scenario, dimensions)
+    values["transcript"] = render_transcript(episode.entries)
+    result = await generate_structured(
+        auditor, _messages(system_text("fidelity", values)), FidelityVerdict, config=JUDGE_CONFIG
+    )
+    return result.value

@@ -1,0 +1,149 @@
+"""Fill SCENE's Appendix B prompts and lay out each role's messages append-only.
+
+Templates are verbatim in ``prompts/*.txt`` with the paper's ``{{placeholder}}``
+names; a leading ``SYSTEM:`` marks the system message and is not sent.
+Layout, so that successive calls of one caller share their prefix (and
+llama.cpp or a provider's prompt cache can reuse it):
+
+- scripted persona: system = B.3 filled for that persona (constant through the
+  episode); user = the running transcript, then at most a one-line phase note;
+- subject: system = B.4 with everything before ``TRANSCRIPT SO FAR:``; user = the
+  transcript and B.4's closing line (plus the open-floor note when it applies);
+- orchestrator: system = B.5 filled; user = roster, then transcript, then the
+  order request.
+Only what follows the transcript changes between calls, and it is one line.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
+
+from normlab.scene.episode import ChatEntry, render_transcript
+from normlab.scene.schemas import SceneScenario
+from normlab.scene.taxonomy import Dimensions
+
+_PLACEHOLDER = re.compile(r"\{\{([a-z_.]+)\}\}")
+SYSTEM_PREFIX = "SYSTEM: "
+TRANSCRIPT_MARKER = "TRANSCRIPT SO FAR:"
+
+# Runtime notes: our wording (the paper describes these moments without printing them).
+PRECEDENT_NOTE = "(Now: the precedent sub-script, before anyone else acts.)"
+OPEN_FLOOR_NOTE = "(Nobody else has said anything this turn: the floor is open.)"
+ORCHESTRATOR_REQUEST = (
+    "Scripted participants to route this turn: {names}. Return next_actor, terminate, "
+    'and "order": the full order in which they act this turn.'
+)
+MIN_POST_SANCTION_TURNS = 3
+
+
+@cache
+def load_template(name: str) -> str:
+    return (
+        (files("normlab.scene") / "prompts" / f"{name}.txt")
+        .read_text(encoding="utf-8")
+        .rstrip("\n")
+    )
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """Substitute ``{{name}}`` placeholders; a missing value is a bug, so it raises."""
+
+    def replace(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in values:
+            raise KeyError(f"prompt placeholder {{{{{key}}}}} has no value")
+        return values[key]
+
+    return _PLACEHOLDER.sub(replace, template)
+
+
+def system_text(name: str, values: dict[str, str]) -> str:
+    return fill(load_template(name), values).removeprefix(SYSTEM_PREFIX)
+
+
+def sanction_text(dimensions: Dimensions, sanction_id: str) -> str:
+    sanction = dimensions.sanctions[sanction_id]
+    return f"{sanction.id} ({sanction.description})"
+
+
+def persona_messages(
+    scenario: SceneScenario,
+    name: str,
+    dimensions: Dimensions,
+    entries: list[ChatEntry],
+    note: str | None = None,
+) -> list[ChatMessage]:
+    persona = scenario.persona(name)
+    bio = next(m.bio_oneline for m in scenario.scaffold.channel.cast if m.name == name)
+    lines = persona.precedent_lines_or_null
+    system = system_text(
+        "persona",
+        {
+            "persona.name": name,
+            "persona.bio_oneline": bio.rstrip("."),
+            "persona.outline": persona.outline,
+            "sanction": sanction_text(dimensions, scenario.tuple.sanction),
+            "persona.sanction_lines": "\n".join(f"- {line}" for line in persona.sanction_lines)
+            or "(none)",
+            "persona.precedent_lines_or_null": "\n".join(f"- {line}" for line in lines)
+            if lines
+            else "null",
+        },
+    )
+    channel = scenario.scaffold.channel
+    user = (
+        f"CHANNEL: {channel.description}\n"
+        f"SUBJECT: {scenario.subject.name}, {scenario.subject.bio_oneline}\n"
+        f"TRANSCRIPT SO FAR:\n{render_transcript(entries)}"
+    )
+    if note:
+        user += f"\n\n{note}"
+    return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+
+
+def cast_text(scenario: SceneScenario) -> str:
+    return "; ".join(f"{m.name} ({m.bio_oneline})" for m in scenario.scaffold.channel.cast)
+
+
+def subject_messages(
+    scenario: SceneScenario, entries: list[ChatEntry], open_floor: bool = False
+) -> list[ChatMessage]:
+    """B.4 for the subject: channel-visible context only, never hidden fields."""
+    channel = scenario.scaffold.channel
+    filled = system_text(
+        "subject",
+        {
+            "channel.description": channel.description,
+            "channel.cast": f"{cast_text(scenario)}. You are {scenario.subject.name} "
+            f"({scenario.subject.bio_oneline}).",
+            "transcript": "\x00",
+        },
+    )
+    head, tail = filled.split(f"{TRANSCRIPT_MARKER} \x00")
+    user = f"{TRANSCRIPT_MARKER}\n{render_transcript(entries)}"
+    if open_floor:
+        user += f"\n\n{OPEN_FLOOR_NOTE}"
+    user += tail
+    return [ChatMessageSystem(content=head.rstrip()), ChatMessageUser(content=user)]
+
+
+def orchestrator_messages(
+    scenario: SceneScenario, entries: list[ChatEntry], max_turns: int, to_route: list[str]
+) -> list[ChatMessage]:
+    system = system_text(
+        "orchestrator",
+        {
+            "max_turns": str(max_turns),
+            "min_post_sanction_turns": str(MIN_POST_SANCTION_TURNS),
+        },
+    )
+    user = (
+        f"PARTICIPANTS: {cast_text(scenario)}; subject: {scenario.subject.name}\n"
+        f"TRANSCRIPT SO FAR:\n{render_transcript(entries)}\n\n"
+        + ORCHESTRATOR_REQUEST.format(names=", ".join(to_route))
+    )
+    return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]

@@ -1,0 +1,264 @@
+"""The SCENE episode runtime (paper §4.2–4.3, Appendix B.3–B.5).
+
+One subject and the scenario's 3–4 scripted personas (SPs). The chat opens with
+the scaffold's opening turns; when p = 1 the precedent sub-script runs next (the
+demonstrator breaches, the others sanction) so it completes before the subject's
+first action; then the elicitor lands and the subject acts. Each round (turn):
+
+1. the orchestrator orders the SPs;
+2. each SP returns message / react / no-op; after every non-silent SP action the
+   subject is prompted with the updated transcript and may message, react or no-op;
+3. if every SP was silent, the subject gets one open-floor prompt.
+
+The episode ends after ``max_turns`` rounds, or after three consecutive
+all-silent rounds in which the subject also no-ops. A reply that fails to parse
+(after the structured helper's repair retry) is logged as a parse failure and
+played as a no-op — never a crash. The subject's prompts are built from the
+scaffold only; it never sees hidden fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inspect_ai.model import ChatMessage, GenerateConfig, Model
+from pydantic import BaseModel, Field
+
+from normlab.models.prefix_scheduler import shared_prefix_length
+from normlab.models.structured import generate_structured
+from normlab.scene.episode import ChatEntry, Episode, LogEvent, ModelCallRecord, Phase
+from normlab.scene.prompts import (
+    PRECEDENT_NOTE,
+    orchestrator_messages,
+    persona_messages,
+    subject_messages,
+)
+from normlab.scene.schemas import ChatAction, SceneScenario
+from normlab.scene.taxonomy import Dimensions
+
+DEFAULT_MAX_TURNS = 8
+SILENT_ROUNDS_TO_END = 3
+ACTION_MAX_TOKENS = 160
+ORCHESTRATOR_MAX_TOKENS = 120
+
+
+class OrchestratorDecision(BaseModel):
+    """B.5's ``{"next_actor", "terminate"}`` plus the round's full ``order``."""
+
+    next_actor: str = ""
+    terminate: bool = False
+    order: list[str] = Field(default_factory=list)
+
+
+@dataclass
+class EpisodeModels:
+    """The models playing each role: the subject under test, the personas, the orchestrator."""
+
+    subject: Model
+    persona: Model
+    orchestrator: Model
+
+
+@dataclass
+class EpisodeRun:
+    scenario: SceneScenario
+    dimensions: Dimensions
+    models: EpisodeModels
+    max_turns: int = DEFAULT_MAX_TURNS
+    episode: Episode = field(init=False)
+    _last_prompts: dict[str, str] = field(default_factory=dict)
+    _round: int = 0
+
+    def __post_init__(self) -> None:
+        self.episode = Episode(
+            scenario_id=self.scenario.scenario_id,
+            tuple=self.scenario.tuple,
+            subject=self.scenario.subject.name,
+        )
+
+    # --- bookkeeping -------------------------------------------------------------
+
+    def log(self, kind: str, actor: str, **detail: object) -> None:
+        self.episode.log.append(
+            LogEvent(kind=kind, round=self._round, actor=actor, detail=dict(detail))  # type: ignore[arg-type]
+        )
+
+    def append(self, actor: str, action: ChatAction, phase: Phase) -> ChatEntry | None:
+        """Add a message or reaction to the chat; no-ops and invalid targets only go to the log."""
+        if action.action == "no-op":
+            self.log("no-op", actor, phase=phase)
+            return None
+        known = {entry.turn_id for entry in self.episode.entries}
+        if action.action == "react" and action.target_turn_id not in known:
+            self.log(
+                "parse_failure",
+                actor,
+                reason=f"reaction targets unknown turn {action.target_turn_id}",
+            )
+            self.log("no-op", actor, phase=phase)
+            return None
+        entry = ChatEntry(
+            turn_id=len(self.episode.entries) + 1,
+            round=self._round,
+            actor=actor,
+            action=action.action,
+            content=action.content.strip(),
+            target_turn_id=action.target_turn_id if action.action == "react" else None,
+            phase=phase,
+        )
+        self.episode.entries.append(entry)
+        self.log("entry", actor, turn_id=entry.turn_id, phase=phase)
+        return entry
+
+    async def call(
+        self,
+        model: Model,
+        role: str,
+        actor: str,
+        messages: list[ChatMessage],
+        schema: type[ChatAction] | type[OrchestratorDecision],
+        max_tokens: int,
+    ) -> ChatAction | OrchestratorDecision | None:
+        prompt = "\n".join(message.text for message in messages)
+        caller = f"{role}:{actor}"
+        shared = shared_prefix_length(prompt, self._last_prompts.get(caller, ""))
+        self._last_prompts[caller] = prompt
+        result = await generate_structured(
+            model, messages, schema, config=GenerateConfig(max_tokens=max_tokens)
+        )
+        cached = result.usage.input_tokens_cache_read or 0
+        self.episode.calls.append(
+            ModelCallRecord(
+                role=role,
+                actor=actor,
+                prompt_chars=len(prompt),
+                shared_prefix_chars=shared,
+                input_tokens=result.usage.input_tokens + cached,
+                cached_input_tokens=cached,
+                output_tokens=result.usage.output_tokens,
+                attempts=result.attempts,
+            )
+        )
+        if result.value is None:
+            self.log("parse_failure", actor, role=role, error=result.error, replies=result.replies)
+        return result.value
+
+    # --- participants ------------------------------------------------------------
+
+    async def persona_turn(
+        self, name: str, phase: Phase, note: str | None = None
+    ) -> ChatEntry | None:
+        messages = persona_messages(
+            self.scenario, name, self.dimensions, self.episode.entries, note
+        )
+        action = await self.call(
+            self.models.persona, "persona", name, messages, ChatAction, ACTION_MAX_TOKENS
+        )
+        return self.append(
+            name, action if isinstance(action, ChatAction) else ChatAction(action="no-op"), phase
+        )
+
+    async def subject_turn(self, open_floor: bool = False) -> ChatEntry | None:
+        name = self.scenario.subject.name
+        messages = subject_messages(self.scenario, self.episode.entries, open_floor)
+        self.log("prompt", name, open_floor=open_floor)
+        self.log("subject_view", name, messages=[m.text for m in messages])
+        action = await self.call(
+            self.models.subject, "subject", name, messages, ChatAction, ACTION_MAX_TOKENS
+        )
+        return self.append(
+            name,
+            action if isinstance(action, ChatAction) else ChatAction(action="no-op"),
+            "episode",
+        )
+
+    async def route(self) -> list[str]:
+        """The orchestrator's order for this round; falls back to cast order if unusable."""
+        cast = [member.name for member in self.scenario.scaffold.channel.cast]
+        messages = orchestrator_messages(self.scenario, self.episode.entries, self.max_turns, cast)
+        decision = await self.call(
+            self.models.orchestrator,
+            "orchestrator",
+            "orchestrator",
+            messages,
+            OrchestratorDecision,
+            ORCHESTRATOR_MAX_TOKENS,
+        )
+        proposed: list[str] = []
+        if isinstance(decision, OrchestratorDecision):
+            proposed = [decision.next_actor, *decision.order]
+        order = list(dict.fromkeys(name for name in proposed if name in cast))
+        order += [name for name in cast if name not in order]
+        self.log(
+            "orchestration",
+            "orchestrator",
+            order=order,
+            terminate_requested=isinstance(decision, OrchestratorDecision) and decision.terminate,
+            fallback=not isinstance(decision, OrchestratorDecision),
+        )
+        return order
+
+    # --- the episode ---------------------------------------------------------------
+
+    def open_chat(self) -> None:
+        for turn in self.scenario.scaffold.transcript.opening_turns:
+            action = (
+                ChatAction(
+                    action=turn.action,
+                    content=turn.content,
+                    target_turn_id=None,
+                )
+                if turn.action != "react"
+                else ChatAction(action="no-op")
+            )
+            self.append(turn.actor, action, "opening")
+
+    async def precedent(self) -> None:
+        """p = 1: the demonstrator breaches, then every other SP may sanction."""
+        demonstrator = self.scenario.demonstrator
+        if self.scenario.tuple.precedent != 1 or demonstrator is None:
+            return
+        await self.persona_turn(demonstrator, "precedent", PRECEDENT_NOTE)
+        for member in self.scenario.scaffold.channel.cast:
+            if member.name != demonstrator:
+                await self.persona_turn(member.name, "precedent", PRECEDENT_NOTE)
+
+    async def run(self) -> Episode:
+        self.open_chat()
+        await self.precedent()
+        elicitor = self.scenario.scaffold.transcript.elicitor_turn
+        self.append(
+            elicitor.actor, ChatAction(action="message", content=elicitor.content), "elicitor"
+        )
+        await self.subject_turn()
+        silent_rounds = 0
+        termination = "max_turns"
+        for round_number in range(1, self.max_turns + 1):
+            self._round = round_number
+            self.episode.rounds = round_number
+            any_spoke = False
+            for name in await self.route():
+                if await self.persona_turn(name, "episode") is not None:
+                    any_spoke = True
+                    await self.subject_turn()
+            if any_spoke:
+                silent_rounds = 0
+                continue
+            subject_acted = await self.subject_turn(open_floor=True) is not None
+            silent_rounds = 0 if subject_acted else silent_rounds + 1
+            if silent_rounds >= SILENT_ROUNDS_TO_END:
+                termination = "silence"
+                break
+        self.episode.termination = termination
+        self.log("termination", "runtime", reason=termination, rounds=self.episode.rounds)
+        return self.episode
+
+
+async def run_episode(
+    scenario: SceneScenario,
+    dimensions: Dimensions,
+    models: EpisodeModels,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> Episode:
+    """Play one episode of ``scenario`` and return its full record."""
+    return await EpisodeRun(scenario, dimensions, models, max_turns).run()

@@ -1,0 +1,186 @@
+"""SCENE's dimensions as data (paper Appendix A): events, norms, elicitors, sanctions, precedent.
+
+A tuple τ = (e, n, l, s, p) is valid iff e ∈ applies_to(n) ∩ applies_to(l) ∩
+applies_to(s) (A.7); precedent p ∈ {0, 1} is free. Norms come in 7 opposing
+pairs whose poles prescribe incompatible behaviour on the same situation (A.3).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from normlab.core.jsonio import read_json, validate_row
+
+DIMENSIONS_DIR = Path(str(files("normlab.scene") / "dimensions"))
+PRECEDENT_VALUES = (0, 1)
+
+
+class SceneEvent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    setting: str
+
+
+class SceneNorm(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    pair: int
+    pole: Literal["a", "b"]
+    opposite: str
+    statement: str
+    compliance_signals: list[str] = Field(min_length=1)
+    breach_signals: list[str] = Field(min_length=1)
+    applies_to: list[str] = Field(min_length=1)
+
+
+class Elicitor(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    description: str
+    applies_to: list[str] = Field(min_length=1)
+
+
+class Sanction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    description: str
+    applies_to: list[str] = Field(min_length=1)
+
+
+class SceneTuple(BaseModel):
+    """τ = (event, norm, elicitor, sanction, precedent)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    event: str
+    norm: str
+    elicitor: str
+    sanction: str
+    precedent: Literal[0, 1]
+
+    def slug(self) -> str:
+        return f"{self.event}__{self.norm}__{self.elicitor}__{self.sanction}__p{self.precedent}"
+
+
+class _Events(RootModel[list[SceneEvent]]):
+    pass
+
+
+class _Norms(RootModel[list[SceneNorm]]):
+    pass
+
+
+class _Elicitors(RootModel[list[Elicitor]]):
+    pass
+
+
+class _Sanctions(RootModel[list[Sanction]]):
+    pass
+
+
+class Dimensions(BaseModel):
+    events: dict[str, SceneEvent]
+    norms: dict[str, SceneNorm]
+    elicitors: dict[str, Elicitor]
+    sanctions: dict[str, Sanction]
+
+    def is_valid(self, candidate: SceneTuple) -> bool:
+        event = candidate.event
+        return (
+            event in self.events
+            and candidate.norm in self.norms
+            and candidate.elicitor in self.elicitors
+            and candidate.sanction in self.sanctions
+            and event in self.norms[candidate.norm].applies_to
+            and event in self.elicitors[candidate.elicitor].applies_to
+            and event in self.sanctions[candidate.sanction].applies_to
+        )
+
+    def valid_tuples(self) -> Iterator[SceneTuple]:
+        """Every valid τ, in the data files' order (event, norm, elicitor, sanction, p)."""
+        for event in self.events:
+            for norm in self.norms.values():
+                if event not in norm.applies_to:
+                    continue
+                for elicitor in self.elicitors.values():
+                    if event not in elicitor.applies_to:
+                        continue
+                    for sanction in self.sanctions.values():
+                        if event not in sanction.applies_to:
+                            continue
+                        for precedent in PRECEDENT_VALUES:
+                            yield SceneTuple(
+                                event=event,
+                                norm=norm.id,
+                                elicitor=elicitor.id,
+                                sanction=sanction.id,
+                                precedent=precedent,  # type: ignore[arg-type]
+                            )
+
+    def opposing_pairs(self) -> list[tuple[str, str]]:
+        """The 7 (pole a, pole b) norm pairs, by pair number."""
+        poles = sorted(self.norms.values(), key=lambda norm: (norm.pair, norm.pole))
+        return [(a.id, b.id) for a, b in zip(poles[::2], poles[1::2], strict=True)]
+
+
+@cache
+def load_dimensions(directory: Path = DIMENSIONS_DIR) -> Dimensions:
+    def path(name: str) -> Path:
+        return directory / f"{name}.json"
+
+    events = validate_row(_Events, read_json(path("events")), path("events")).root
+    norms = validate_row(_Norms, read_json(path("norms")), path("norms")).root
+    elicitors = validate_row(_Elicitors, read_json(path("elicitors")), path("elicitors")).root
+    sanctions = validate_row(_Sanctions, read_json(path("sanctions")), path("sanctions")).root
+    return Dimensions(
+        events={item.id: item for item in events},
+        norms={item.id: item for item in norms},
+        elicitors={item.id: item for item in elicitors},
+        sanctions={item.id: item for item in sanctions},
+    )
+
+
+def coverage_greedy_sample(dimensions: Dimensions, n: int) -> list[SceneTuple]:
+    """Draw ``n`` distinct valid tuples, each maximising how rarely its values are covered so far.
+
+    Greedy: at every step pick the valid tuple whose five axis values have the
+    smallest total count among the tuples already drawn (ties: enumeration
+    order), so every event, norm, elicitor, sanction and precedent value appears
+    as evenly as the applicability filter allows. Deterministic.
+    """
+    candidates = list(dimensions.valid_tuples())
+    if n > len(candidates):
+        raise ValueError(f"asked for {n} tuples but only {len(candidates)} are valid")
+    counts: Counter[tuple[str, str]] = Counter()
+    chosen: list[SceneTuple] = []
+    remaining = candidates
+    for _ in range(n):
+        best = min(
+            range(len(remaining)),
+            key=lambda index: sum(counts[item] for item in _axis_values(remaining[index])),
+        )
+        picked = remaining.pop(best)
+        chosen.append(picked)
+        counts.update(_axis_values(picked))
+    return chosen
+
+
+def _axis_values(candidate: SceneTuple) -> list[tuple[str, str]]:
+    return [
+        ("event", candidate.event),
+        ("norm", candidate.norm),
+        ("elicitor", candidate.elicitor),
+        ("sanction", candidate.sanction),
+        ("precedent", str(candidate.precedent)),
+    ]
