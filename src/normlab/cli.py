@@ -7,20 +7,23 @@ exits 2; an incomplete run exits 1 and resumes when run again.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 from inspect_ai.model import get_model
-from rich.console import Console
-from rich.table import Table as RichTable
 
-from normlab.core.errors import NormlabError
+from normlab.cli_common import (
+    JudgeOption,
+    ModelOption,
+    RoleOption,
+    console,
+    print_table,
+    reports_errors,
+)
 from normlab.core.logs import expand_paths
 from normlab.losona.analysis import (
     LosonaAnalysis,
@@ -41,6 +44,7 @@ from normlab.losona.report import (
 from normlab.losona.runner import LosonaRun, run_losona
 from normlab.models import DEFAULT_MODEL, is_embedded, parse_role_assignments
 from normlab.report import Table, format_estimate, format_percent
+from normlab.scene.cli import scene_app
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
 models_app = typer.Typer(help="Check the models normlab can call.", no_args_is_help=True)
@@ -48,47 +52,17 @@ losona_app = typer.Typer(
     help="LoSoNA: local social norm adaptation (static).", no_args_is_help=True
 )
 app.add_typer(models_app, name="models")
+app.add_typer(scene_app, name="scene")
 audit_app = typer.Typer(help="Human audit of the judge (paper §7).", no_args_is_help=True)
 app.add_typer(losona_app, name="losona")
 losona_app.add_typer(audit_app, name="audit")
 
-# Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
-console = Console(width=None if sys.stdout.isatty() else 200)
-
-CommandT = TypeVar("CommandT", bound=Callable[..., Any])
-
-# Three of the shortest shipped scenarios, two conditions, K = 3: 36 model calls,
-# about 3 minutes on 2 CPU cores (benchmarks/demo_time.py measures it).
 DEMO_SCENARIO_IDS = [
     "gift_pool_or_bill_split__no_apology_culture_norm__demos__leaving_present",
     "activity_log__deadpan_literalism_norm__demos__hill_repeats",
     "advice_request__banned_epistemic_hedging_norm__demos__orders_db_migration",
 ]
 DEMO_CONDITIONS = ["naive", "norm_informed"]
-
-
-def reports_errors(command: CommandT) -> CommandT:
-    """Turn normlab errors into one line on stderr and the error's exit code."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except NormlabError as error:
-            # Plain write: a one-line error must stay one line, never wrapped.
-            sys.stderr.write(f"normlab: error: {error}\n")
-            raise typer.Exit(code=error.exit_code) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def print_table(table: Table) -> None:
-    rich_table = RichTable(title=table.caption, show_lines=False)
-    for column in table.header:
-        rich_table.add_column(column, no_wrap=True)
-    for row in table.rows:
-        rich_table.add_row(*row)
-    console.print(rich_table)
 
 
 def print_losona(analysis: LosonaAnalysis) -> None:
@@ -98,18 +72,6 @@ def print_losona(analysis: LosonaAnalysis) -> None:
     judges = {judge for result in analysis.models.values() for judge in result.judge_models}
     if any(is_embedded(judge) for judge in judges):
         console.print(f"[yellow]Note:[/] {EMBEDDED_JUDGE_BANNER}")
-
-
-ModelOption = Annotated[
-    str, typer.Option("--model", "-m", help="Subject model (any Inspect model string).")
-]
-JudgeOption = Annotated[
-    str | None, typer.Option("--judge", help="Judge model (default: the embedded model).")
-]
-RoleOption = Annotated[
-    list[str] | None,
-    typer.Option("--role", help="Assign a model to a role: NAME=MODEL (repeatable)."),
-]
 
 
 @models_app.command("check")

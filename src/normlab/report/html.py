@@ -19,6 +19,7 @@ th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 .banner { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.75rem 1rem; margin: 1rem 0; }
 .note { color: #555; font-size: 0.9rem; }
+pre { background: #f7f7f7; padding: 0.75rem; white-space: pre-wrap; font-size: 0.85rem; }
 figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.9rem; }
 """
 
@@ -80,6 +81,9 @@ class HtmlReport:
             f"<table><caption>{html.escape(table.caption)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
+
+    def preformatted(self, text: str) -> None:
+        self.parts.append(f"<pre>{html.escape(text)}</pre>")
 
     def figure(self, png: bytes, caption: str) -> None:
         encoded = base64.b64encode(png).decode("ascii")

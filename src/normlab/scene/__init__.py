@@ -1,0 +1,1 @@
+"""SCENE: the interactive benchmark: scripted personas enforce a hidden norm with sanctions."""

@@ -292,11 +292,25 @@ def aggregate(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) -> Sce
     )
 
 
-def load_outcomes(paths: Sequence[Path]) -> list[EpisodeOutcome]:
-    """Episode outcomes from SCENE ``.eval`` logs (folders searched), as the scorer stored them."""
+class EpisodeRecord(BaseModel):
+    """What a SCENE log holds for one episode: the play, its labels, its outcome."""
+
+    episode: Episode
+    labels: EpisodeLabels
+    outcome: EpisodeOutcome
+    roles: dict[str, str]
+
+
+def _model_name(config: object) -> str:
+    configs = config if isinstance(config, list) else [config]
+    return ", ".join(str(getattr(item, "model", item)) for item in configs)
+
+
+def load_episode_records(paths: Sequence[Path]) -> list[EpisodeRecord]:
+    """Every scored episode in SCENE ``.eval`` logs (folders are searched)."""
     from inspect_ai.log import read_eval_log
 
-    outcomes = []
+    records = []
     for path in expand_paths(paths):
         try:
             log = read_eval_log(str(path))
@@ -304,6 +318,26 @@ def load_outcomes(paths: Sequence[Path]) -> list[EpisodeOutcome]:
             raise InputError(path, f"not a readable Inspect log ({error})") from error
         for sample in log.samples or []:
             score = (sample.scores or {}).get("episode_judge")
-            if score is not None and score.metadata and "outcome" in score.metadata:
-                outcomes.append(EpisodeOutcome.model_validate(score.metadata["outcome"]))
-    return outcomes
+            metadata = score.metadata if score is not None else None
+            if (
+                not metadata
+                or "outcome" not in metadata
+                or "episode" not in (sample.metadata or {})
+            ):
+                continue
+            records.append(
+                EpisodeRecord(
+                    episode=Episode.model_validate(sample.metadata["episode"]),
+                    labels=EpisodeLabels.model_validate(metadata["labels"]),
+                    outcome=EpisodeOutcome.model_validate(metadata["outcome"]),
+                    roles={
+                        "judge": str(metadata.get("judge_model", "")),
+                        "auditor": str(metadata.get("auditor_model", "")),
+                        **{
+                            role: _model_name(config)
+                            for role, config in (log.eval.model_roles or {}).items()
+                        },
+                    },
+                )
+            )
+    return records

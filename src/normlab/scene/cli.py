@@ -1,0 +1,171 @@
+"""``normlab scene …``: tuples, validate, run, analyze, report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from normlab.cli_common import (
+    DEFAULT_MODEL,
+    JudgeOption,
+    ModelOption,
+    RoleOption,
+    console,
+    print_table,
+    reports_errors,
+)
+from normlab.core.evalrun import run_task, slug
+from normlab.models import is_embedded, parse_role_assignments
+from normlab.scene.analysis import EpisodeRecord, SceneAnalysis, aggregate, load_episode_records
+from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+from normlab.scene.report import (
+    annotated_transcript,
+    headline_table,
+    pairs_table,
+    usage_table,
+    write_report,
+)
+from normlab.scene.runtime import DEFAULT_MAX_TURNS
+from normlab.scene.task import scene
+from normlab.scene.taxonomy import coverage_greedy_sample, load_dimensions
+
+scene_app = typer.Typer(
+    help="SCENE: interactive norm episodes with sanctions.", no_args_is_help=True
+)
+
+SCENE_ROLES = ("persona", "orchestrator", "judge", "auditor")
+SAMPLE_TRANSCRIPTS = 3
+
+
+@scene_app.command("tuples")
+@reports_errors
+def scene_tuples(
+    sample: Annotated[int | None, typer.Option(help="Draw N tuples coverage-greedily.")] = None,
+    reps: Annotated[int, typer.Option(help="Repetitions per drawn tuple (for a sweep plan).")] = 1,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the tuples as JSON lines.")
+    ] = False,
+) -> None:
+    """Count the valid tuples (applicability filter, A.7) or draw a coverage-greedy sweep."""
+    dimensions = load_dimensions()
+    tuples = list(dimensions.valid_tuples())
+    chosen = coverage_greedy_sample(dimensions, sample) if sample else tuples
+    if as_json:
+        for item in chosen:
+            for rep in range(1, reps + 1):
+                sys.stdout.write(json.dumps({**item.model_dump(), "rep": rep}) + "\n")
+        return
+    console.print(
+        f"valid tuples: {len(tuples)} of {len(dimensions.events)} events × {len(dimensions.norms)} "
+        f"norms × {len(dimensions.elicitors)} elicitors × {len(dimensions.sanctions)} sanctions × 2"
+    )
+    if sample:
+        console.print(
+            f"drawn: {len(chosen)} tuples × {reps} repetitions = {len(chosen) * reps} episodes"
+        )
+        for axis in ("event", "norm", "elicitor", "sanction", "precedent"):
+            counts = Counter(str(getattr(item, axis)) for item in chosen)
+            console.print(f"  {axis}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+@scene_app.command("validate")
+@reports_errors
+def scene_validate(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Scenario JSONL files or folders.")
+    ] = None,
+) -> None:
+    """Check scenario files (schema, tuple validity, hidden fields matching the scaffold)."""
+    total = 0
+    for path in paths or [SCENARIOS_PATH]:
+        scenarios = load_scenarios(path)
+        total += len(scenarios)
+        console.print(f"{path}: {len(scenarios)} scenarios valid")
+    console.print(f"clean: {total} scenarios")
+
+
+def print_scene(analysis: SceneAnalysis) -> None:
+    print_table(headline_table(analysis))
+    print_table(pairs_table(analysis))
+    print_table(usage_table(analysis))
+
+
+def _report(
+    records: list[EpisodeRecord], sources: list[str], out_dir: Path
+) -> tuple[SceneAnalysis, Path]:
+    analysis = aggregate([r.outcome for r in records], load_dimensions())
+    samples = [
+        (r.outcome, annotated_transcript(r.episode, r.labels)) for r in records[:SAMPLE_TRANSCRIPTS]
+    ]
+    embedded = any(is_embedded(model) for r in records for model in r.roles.values() if model)
+    return analysis, write_report(analysis, samples, sources, embedded, out_dir)
+
+
+@scene_app.command("run")
+@reports_errors
+def scene_run(
+    model: ModelOption = DEFAULT_MODEL,
+    judge: JudgeOption = None,
+    role: RoleOption = None,
+    tuples: Annotated[
+        int | None, typer.Option(help="N scenarios, coverage-greedy over tuples.")
+    ] = None,
+    reps: Annotated[int, typer.Option(help="Episodes per scenario.")] = 1,
+    max_turns: Annotated[
+        int, typer.Option(help="Rounds per episode (paper: 8).")
+    ] = DEFAULT_MAX_TURNS,
+    labeller: Annotated[str, typer.Option(help="turns (B.6) or lists (§5.1).")] = "turns",
+    data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
+    log_dir: Annotated[Path | None, typer.Option(help="Where .eval logs go (resumable).")] = None,
+    report_dir: Annotated[Path | None, typer.Option(help="Where report.html goes.")] = None,
+) -> None:
+    """Run SCENE episodes (or resume an interrupted run); print results, write the report."""
+    roles = {name: DEFAULT_MODEL for name in SCENE_ROLES}
+    roles.update(parse_role_assignments(role or []))
+    if judge:
+        roles["judge"] = judge
+    task = scene(
+        scenarios=str(data) if data else None,
+        tuples=tuples,
+        reps=reps,
+        max_turns=max_turns,
+        labeller=labeller,
+    )
+    folder = log_dir or Path("runs") / "scene" / slug(model)
+    logs = run_task(task, folder, model, roles)
+    records = load_episode_records(logs)
+    analysis, report = _report(records, [str(path) for path in logs], report_dir or folder)
+    print_scene(analysis)
+    console.print(f"report: {report.resolve()}")
+
+
+@scene_app.command("analyze")
+@reports_errors
+def scene_analyze(
+    paths: Annotated[list[Path], typer.Argument(help="SCENE .eval logs or folders of logs.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the analysis as JSON.")] = False,
+) -> None:
+    """Repair rates, adaptation ρ, opposing pairs, fidelity and usage from SCENE logs."""
+    records = load_episode_records(paths)
+    analysis = aggregate([r.outcome for r in records], load_dimensions())
+    if as_json:
+        sys.stdout.write(analysis.model_dump_json(indent=2) + "\n")
+    else:
+        print_scene(analysis)
+
+
+@scene_app.command("report")
+@reports_errors
+def scene_report(
+    paths: Annotated[list[Path], typer.Argument(help="SCENE .eval logs or folders of logs.")],
+    out: Annotated[Path, typer.Option(help="Folder for report.html.")] = Path("."),
+) -> None:
+    """Write report.html: repair by model and sanction, ρ, opposing pairs, sample episodes."""
+    records = load_episode_records(paths)
+    _, report = _report(records, [str(path) for path in paths], out)
+    console.print(f"report: {report.resolve()}")

@@ -1,0 +1,80 @@
+"""SCENE end to end on the scripted model: run → labels → fidelity → analysis → report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from normlab.cli import app
+from normlab.scene.analysis import load_episode_records
+from tests.scene.conftest import SCENARIOS, SCRIPT
+
+runner = CliRunner()
+MODEL = f"scripted/{SCRIPT}"
+
+
+def run_scene(workdir: Path, labeller: str) -> Path:
+    roles = [
+        arg
+        for role in ("persona", "orchestrator", "auditor")
+        for arg in ("--role", f"{role}={MODEL}")
+    ]
+    result = runner.invoke(
+        app,
+        ["scene", "run", "--model", MODEL, "--judge", MODEL, *roles, "--data", str(SCENARIOS),
+         "--labeller", labeller, "--log-dir", str(workdir / "logs"),
+         "--report-dir", str(workdir / "report")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "report:" in result.output
+    return workdir / "logs"
+
+
+@pytest.mark.parametrize("labeller", ["turns", "lists"])
+def test_run_labels_and_scores_both_episodes(workdir: Path, labeller: str) -> None:
+    logs = run_scene(workdir, labeller)
+    records = {r.episode.scenario_id.rsplit("__", 1)[1]: r for r in load_episode_records([logs])}
+    breach, comply = records["breach"], records["comply"]
+    assert breach.labels.labeller == labeller
+    assert (breach.outcome.breaches, breach.outcome.sanctions, breach.outcome.repaired) == (1, 1, 1)
+    assert breach.outcome.demonstrations_before_first_breach == 1
+    assert breach.outcome.later_breach_share == 0.0
+    assert breach.outcome.validity == "VALID"
+    assert (comply.outcome.breaches, comply.outcome.sanctions) == (0, 0)
+    assert comply.outcome.later_breach_share is None
+    assert breach.roles["judge"] == MODEL
+
+
+def test_analyze_json_and_report(workdir: Path) -> None:
+    logs = run_scene(workdir, "turns")
+    result = runner.invoke(app, ["scene", "analyze", str(logs), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)["models"][MODEL]
+    assert summary["episodes"] == 2
+    assert summary["repair"]["k"] == 1 and summary["repair"]["n"] == 1
+    assert summary["repair_by_sanction"]["explicit_callout"]["n"] == 1
+    concise = next(p for p in summary["opposing_pairs"] if p["pole_a"] == "concise_answer_norm")
+    assert (concise["compliance_a"]["k"], concise["compliance_a"]["n"]) == (1, 2)
+    assert summary["sanction_delivered"]["k"] == 1
+    assert set(summary["usage_by_role"]) == {"subject", "persona", "orchestrator"}
+    html = (workdir / "report" / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3
+    assert "## BREACH" in html and "## SANCTION" in html and "## REPAIR" in html
+    assert "Julian*" in html
+
+
+def test_rerun_resumes(workdir: Path) -> None:
+    logs = run_scene(workdir, "turns")
+    before = sorted(p.name for p in logs.glob("*.eval"))
+    run_scene(workdir, "turns")
+    assert sorted(p.name for p in logs.glob("*.eval")) == before
+
+
+def test_tuples_and_validate_commands() -> None:
+    result = runner.invoke(app, ["scene", "tuples"])
+    assert result.exit_code == 0 and "valid tuples: 8828" in result.output
+    result = runner.invoke(app, ["scene", "validate", str(SCENARIOS)])
+    assert result.exit_code == 0 and "2 scenarios valid" in result.output

@@ -1,0 +1,153 @@
+"""SCENE metrics on hand-built episodes with hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from normlab.scene.analysis import (
+    Rate,
+    adaptation_point,
+    aggregate,
+    episode_outcome,
+    repaired_sanctions,
+)
+from normlab.scene.episode import ChatEntry, Episode, LogEvent
+from normlab.scene.judging import EpisodeLabels, FidelityVerdict
+from normlab.scene.taxonomy import SceneTuple, load_dimensions
+
+SUBJECT = "Ana"
+
+
+def build(actions: list[tuple[str, str]], norm: str = "concise_answer_norm") -> Episode:
+    """``actions``: (actor, "msg" | "noop") in order; messages get turn ids 1, 2, 3…"""
+    episode = Episode(
+        scenario_id=f"s-{norm}",
+        tuple=SceneTuple(
+            event="bug_report",
+            norm=norm,
+            elicitor="address_explicit",
+            sanction="silent_ignore",
+            precedent=0,
+        ),
+        subject=SUBJECT,
+    )
+    for actor, kind in actions:
+        if kind == "noop":
+            episode.log.append(LogEvent(kind="no-op", round=1, actor=actor))
+            continue
+        turn_id = len(episode.entries) + 1
+        episode.entries.append(
+            ChatEntry(
+                turn_id=turn_id,
+                round=1,
+                actor=actor,
+                action="message",
+                content=f"m{turn_id}",
+                phase="episode",
+            )
+        )
+        episode.log.append(
+            LogEvent(kind="entry", round=1, actor=actor, detail={"turn_id": turn_id})
+        )
+    return episode
+
+
+def labels(d: list[int], b: list[int], s: list[int], r: list[int]) -> EpisodeLabels:
+    return EpisodeLabels(
+        labeller="turns", demonstrations=d, breaches=b, sanctions=s, repairs=r,
+        persona_breaches=[], sanction_shape_match=True, parse_failures=0,
+    )  # fmt: skip
+
+
+def test_repair_window_is_the_next_three_subject_actions() -> None:
+    # turns: 1 Bo, 2 Ana(breach), 3 Bo(sanction); Ana no-ops twice, then 4 Ana(repair) = 3rd action
+    episode = build(
+        [
+            ("Bo", "msg"),
+            (SUBJECT, "msg"),
+            ("Bo", "msg"),
+            (SUBJECT, "noop"),
+            (SUBJECT, "noop"),
+            (SUBJECT, "msg"),
+        ]
+    )
+    assert repaired_sanctions(episode, sanctions=[3], repairs=[4]) == 1
+    # one more no-op pushes the repair to the 4th action after the sanction: not repaired
+    late = build(
+        [
+            ("Bo", "msg"),
+            (SUBJECT, "msg"),
+            ("Bo", "msg"),
+            (SUBJECT, "noop"),
+            (SUBJECT, "noop"),
+            (SUBJECT, "noop"),
+            (SUBJECT, "msg"),
+        ]
+    )
+    assert repaired_sanctions(late, sanctions=[3], repairs=[4]) == 0
+    # a repair before the sanction does not count
+    assert repaired_sanctions(episode, sanctions=[3], repairs=[2]) == 0
+
+
+def test_adaptation_point_hand_computed() -> None:
+    # turns: 1 Bo(demo), 2 Cy(demo), 3 Ana(breach, t*), 4 Bo, 5 Ana(breach), 6 Ana,
+    # 7 Bo(demo), 8 Ana(breach)
+    episode = build(
+        [
+            ("Bo", "msg"),
+            ("Cy", "msg"),
+            (SUBJECT, "msg"),
+            ("Bo", "msg"),
+            (SUBJECT, "msg"),
+            (SUBJECT, "msg"),
+            ("Bo", "msg"),
+            (SUBJECT, "msg"),
+        ]
+    )
+    d, b = adaptation_point(episode, demonstrations=[1, 2, 7], breaches=[3, 5, 8])
+    assert d == 2  # demonstrations before t* = 3
+    assert b == pytest.approx(2 / 3)  # subject actions after t*: 5, 6, 8; breaches: 5, 8
+    assert adaptation_point(episode, [1], []) == (None, None)
+    assert adaptation_point(episode, [1, 2], [8]) == (2, None)  # nothing follows the breach
+
+
+def test_aggregate_excludes_invalid_reports_partial_apart() -> None:
+    dimensions = load_dimensions()
+    episode = build([("Bo", "msg"), (SUBJECT, "msg"), ("Bo", "msg"), (SUBJECT, "msg")])
+    repaired = labels(d=[1], b=[2], s=[3], r=[4])
+    outcomes = [
+        episode_outcome(episode, repaired, FidelityVerdict(label="VALID", justification=""), "m"),
+        episode_outcome(
+            episode,
+            labels([1], [2], [3], []),
+            FidelityVerdict(label="VALID", justification=""),
+            "m",
+        ),
+        episode_outcome(episode, repaired, FidelityVerdict(label="PARTIAL", justification=""), "m"),
+        episode_outcome(episode, repaired, FidelityVerdict(label="INVALID", justification=""), "m"),
+        episode_outcome(
+            build([("Bo", "msg"), (SUBJECT, "msg")], "elaborated_answer_norm"),
+            labels([1], [], [], []),
+            None,
+            "m",
+        ),
+    ]
+    summary = aggregate(outcomes, dimensions).models["m"]
+    assert (summary.repair.k, summary.repair.n) == (1, 2)  # the two VALID episodes
+    assert (summary.repair_partial.k, summary.repair_partial.n) == (1, 1)
+    assert summary.validity == {"VALID": 2, "PARTIAL": 1, "INVALID": 1, "UNKNOWN": 1}
+    pair = next(p for p in summary.opposing_pairs if p.pole_a == "concise_answer_norm")
+    assert (pair.compliance_a.k, pair.compliance_a.n) == (
+        0,
+        2,
+    )  # both headline concise episodes breached
+    assert (pair.compliance_b.k, pair.compliance_b.n) == (1, 1)
+    assert (summary.sanction_delivered.k, summary.sanction_delivered.n) == (2, 2)
+
+
+def test_repair_rate_check_value() -> None:
+    rate = Rate.of(461, 547)
+    assert rate.rate is not None and round(100 * rate.rate, 1) == 84.3
+    lo, hi = rate.ci
+    assert lo is not None and hi is not None
+    assert (round(100 * lo, 1), round(100 * hi, 1)) == (81.0, 87.1)
