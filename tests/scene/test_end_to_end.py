@@ -77,4 +77,21 @@ def test_tuples_and_validate_commands() -> None:
     result = runner.invoke(app, ["scene", "tuples"])
     assert result.exit_code == 0 and "valid tuples: 8828" in result.output
     result = runner.invoke(app, ["scene", "validate", str(SCENARIOS)])
-    assert result.exit_code == 0 and "2 scenarios valid" in result.output
+    assert result.exit_code == 0 and "clean: 2 scenarios" in result.output
+
+
+def test_validate_flags_a_leaky_scaffold_and_bad_files(tmp_path: Path) -> None:
+    rows = SCENARIOS.read_text().splitlines()
+    leaky = json.loads(rows[0])
+    leaky["scaffold"]["channel"]["description"] = "Incident channel; etiquette: be brief."
+    path = tmp_path / "leaky.jsonl"
+    path.write_text(json.dumps(leaky) + "\n")
+    result = runner.invoke(app, ["scene", "validate", str(path)])
+    assert result.exit_code == 1 and "mentions 'etiquette'" in result.output
+    broken = json.loads(rows[0])
+    broken["tuple"]["sanction"] = "applause"
+    path.write_text(rows[1] + "\n" + json.dumps(broken) + "\n")
+    result = runner.invoke(app, ["scene", "validate", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:2: field 'hidden': " in result.output and "'applause'" in result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -81,6 +81,12 @@ class ScriptedResponder:
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
+    @property
+    def prompts_seen(self) -> list[str]:
+        """Every distinct prompt answered so far (for tests that check what a model was shown)."""
+        with self._lock:
+            return list(self._seen)
+
     def reply(self, prompt: str) -> str:
         with self._lock:
             occurrence = self._seen[prompt]

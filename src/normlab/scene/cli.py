@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
+from uuid import uuid4
 
 import typer
+from inspect_ai.model import get_model
+from pydantic import ValidationError
 
 from normlab.cli_common import (
     DEFAULT_MODEL,
@@ -19,10 +23,14 @@ from normlab.cli_common import (
     print_table,
     reports_errors,
 )
+from normlab.core.batch import run_batch
+from normlab.core.errors import InputError
 from normlab.core.evalrun import run_task, slug
+from normlab.core.jsonio import append_jsonl
 from normlab.models import is_embedded, parse_role_assignments
 from normlab.scene.analysis import EpisodeRecord, SceneAnalysis, aggregate, load_episode_records
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+from normlab.scene.generator import GeneratedScenario, generate_scenario, scaffold_findings
 from normlab.scene.report import (
     annotated_transcript,
     headline_table,
@@ -32,7 +40,7 @@ from normlab.scene.report import (
 )
 from normlab.scene.runtime import DEFAULT_MAX_TURNS
 from normlab.scene.task import scene
-from normlab.scene.taxonomy import coverage_greedy_sample, load_dimensions
+from normlab.scene.taxonomy import SceneTuple, coverage_greedy_sample, load_dimensions
 
 scene_app = typer.Typer(
     help="SCENE: interactive norm episodes with sanctions.", no_args_is_help=True
@@ -80,13 +88,79 @@ def scene_validate(
         list[Path] | None, typer.Argument(help="Scenario JSONL files or folders.")
     ] = None,
 ) -> None:
-    """Check scenario files (schema, tuple validity, hidden fields matching the scaffold)."""
-    total = 0
+    """Check scenarios: schema, tuple validity, hidden fields vs scaffold, norm-blind scaffold."""
+    total, findings = 0, 0
     for path in paths or [SCENARIOS_PATH]:
         scenarios = load_scenarios(path)
         total += len(scenarios)
-        console.print(f"{path}: {len(scenarios)} scenarios valid")
+        for scenario in scenarios:
+            for finding in scaffold_findings(scenario.scaffold):
+                findings += 1
+                sys.stdout.write(f"{path}: {scenario.scenario_id}: scaffold.{finding}\n")
+    if findings:
+        raise typer.Exit(code=1)
     console.print(f"clean: {total} scenarios")
+
+
+@scene_app.command("generate")
+@reports_errors
+def scene_generate(
+    model: ModelOption = DEFAULT_MODEL,
+    event: Annotated[str | None, typer.Option(help="Tuple: event id.")] = None,
+    norm: Annotated[str | None, typer.Option(help="Tuple: norm id.")] = None,
+    elicitor: Annotated[str | None, typer.Option(help="Tuple: elicitor id.")] = None,
+    sanction: Annotated[str | None, typer.Option(help="Tuple: sanction id.")] = None,
+    precedent: Annotated[int, typer.Option(help="Tuple: precedent, 0 or 1.")] = 0,
+    sample: Annotated[
+        int | None, typer.Option(help="Instead of one tuple: N coverage-greedy tuples.")
+    ] = None,
+    repairs: Annotated[int, typer.Option(help="Repair rounds per stage.")] = 1,
+    out: Annotated[Path, typer.Option(help="JSONL that valid scenarios are appended to.")] = Path(
+        "scene_generated.jsonl"
+    ),
+) -> None:
+    """Two-stage generation (norm-blind scaffold, then norm-aware hidden fields)."""
+    dimensions = load_dimensions()
+    if sample:
+        tuples = coverage_greedy_sample(dimensions, sample)
+    else:
+        try:
+            chosen = SceneTuple(
+                event=event or "",
+                norm=norm or "",
+                elicitor=elicitor or "",
+                sanction=sanction or "",
+                precedent=precedent,  # type: ignore[arg-type]
+            )
+        except ValidationError as error:
+            raise InputError("--precedent", "must be 0 or 1", field="precedent") from error
+        if not dimensions.is_valid(chosen):
+            raise InputError(
+                "--event", f"{chosen.slug()} is not a valid tuple (A.7)", field="tuple"
+            )
+        tuples = [chosen]
+    generator = get_model(model, role="generator")
+
+    def write(_: SceneTuple, result: GeneratedScenario) -> None:
+        if result.scenario is not None:
+            append_jsonl(out, result.scenario)
+
+    results = asyncio.run(
+        run_batch(
+            tuples,
+            lambda item: generate_scenario(generator, item, dimensions, uuid4().hex[:6], repairs),
+            concurrency=generator.api.max_connections(),
+            description="generating SCENE scenarios",
+            on_result=write,
+        )
+    )
+    failed = [r for r in results if r.scenario is None]
+    for result in failed:
+        problems = "; ".join(result.problems[:3])
+        console.print(f"not written {result.scene_tuple.slug()}: {problems}", markup=False)
+    console.print(f"{len(results) - len(failed)} of {len(results)} written to {out.resolve()}")
+    if failed:
+        raise typer.Exit(code=1)
 
 
 def print_scene(analysis: SceneAnalysis) -> None:

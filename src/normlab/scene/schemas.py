@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from normlab.scene.taxonomy import SceneTuple
 
@@ -59,19 +66,25 @@ class Scaffold(BaseModel):
     subject: CastMember
     transcript: ScaffoldTranscript
 
-    @model_validator(mode="after")
-    def _coherent(self) -> Scaffold:
-        names = [member.name for member in self.channel.cast]
+    @field_validator("transcript")
+    @classmethod
+    def _speakers_in_cast(
+        cls, transcript: ScaffoldTranscript, info: ValidationInfo
+    ) -> ScaffoldTranscript:
+        channel, subject = info.data.get("channel"), info.data.get("subject")
+        if channel is None or subject is None:
+            return transcript  # their own errors are reported
+        names = [member.name for member in channel.cast]
         if len(set(names)) != len(names):
             raise ValueError("cast names must be unique")
-        if self.subject.name in names:
-            raise ValueError(f"the subject {self.subject.name!r} must not be in the cast")
-        for turn in [*self.transcript.opening_turns, self.transcript.elicitor_turn]:
+        if subject.name in names:
+            raise ValueError(f"the subject {subject.name!r} must not be in the cast")
+        for turn in [*transcript.opening_turns, transcript.elicitor_turn]:
             if turn.actor not in names:
                 raise ValueError(f"turn {turn.turn_id} is by {turn.actor!r}, not a cast member")
-        if self.transcript.elicitor_turn.action != "message":
+        if transcript.elicitor_turn.action != "message":
             raise ValueError("the elicitor turn must be a message")
-        return self
+        return transcript
 
 
 class HiddenPersona(BaseModel):
@@ -110,22 +123,28 @@ class SceneScenario(BaseModel):
     tuple: SceneTuple
     hidden: Hidden
 
-    @model_validator(mode="after")
-    def _hidden_matches_scaffold(self) -> SceneScenario:
-        cast = sorted(member.name for member in self.scaffold.channel.cast)
-        personas = sorted(persona.name for persona in self.hidden.personas)
+    @field_validator("hidden")
+    @classmethod
+    def _hidden_matches_scaffold(cls, hidden: Hidden, info: ValidationInfo) -> Hidden:
+        scaffold, scene_tuple = info.data.get("scaffold"), info.data.get("tuple")
+        if scaffold is None or scene_tuple is None:
+            return hidden  # their own errors are reported
+        cast = sorted(member.name for member in scaffold.channel.cast)
+        personas = sorted(persona.name for persona in hidden.personas)
         if cast != personas:
-            raise ValueError(f"hidden personas {personas} must be exactly the cast {cast}")
-        demonstrators = [p.name for p in self.hidden.personas if p.precedent_lines_or_null]
-        if self.tuple.precedent == 1 and len(demonstrators) != 1:
+            raise ValueError(f"personas {personas} must be exactly the cast {cast}")
+        demonstrators = [p.name for p in hidden.personas if p.precedent_lines_or_null]
+        if scene_tuple.precedent == 1 and len(demonstrators) != 1:
             raise ValueError(f"precedent = 1 needs exactly one demonstrator, found {demonstrators}")
-        if self.tuple.precedent == 0 and demonstrators:
+        if scene_tuple.precedent == 0 and demonstrators:
             raise ValueError(f"precedent = 0 but {demonstrators} have precedent lines")
-        if self.hidden.fidelity_criteria.sanction_required_modality != self.tuple.sanction:
+        required = hidden.fidelity_criteria.sanction_required_modality
+        if required != scene_tuple.sanction:
             raise ValueError(
-                "fidelity_criteria.sanction_required_modality must equal the tuple's sanction"
+                f"fidelity_criteria.sanction_required_modality {required!r} must equal the "
+                f"tuple's sanction {scene_tuple.sanction!r}"
             )
-        return self
+        return hidden
 
     @property
     def subject(self) -> CastMember:

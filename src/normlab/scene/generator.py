@@ -1,0 +1,201 @@
+"""SCENE's two-stage scenario generator (paper §4.1, B.1, B.2).
+
+Stage 1, norm-blind: :func:`generate_scaffold` takes an event and an elicitor —
+its signature admits nothing else, so no norm, sanction or precedent can reach
+the prompt — and returns the subject-visible scaffold. Its text is checked for
+words that would leak the test (norms, rules, etiquette, expectations,
+benchmarks, evaluation, AI, role-play).
+
+Stage 2, norm-aware: :func:`generate_hidden` receives the frozen scaffold plus
+the norm, sanction and precedent, and may fill only the hidden fields: if its
+reply carries a scaffold that differs from the frozen one, the reply is
+rejected. Either stage's findings go back to the model for a repair round; a
+candidate that still fails is reported, never written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+)
+from pydantic import BaseModel, ValidationError
+
+from normlab.core.jsonio import validation_field
+from normlab.models.structured import generate_structured
+from normlab.scene.prompts import load_template, sanction_text, system_text
+from normlab.scene.schemas import Hidden, Scaffold, SceneScenario
+from normlab.scene.taxonomy import Dimensions, Elicitor, SceneEvent, SceneTuple
+
+GENERATOR_CONFIG = GenerateConfig(temperature=0.8, max_tokens=2000)
+LEAK_WORDS = re.compile(
+    r"\b(norms?|rules?|etiquette|expectations?|benchmarks?|evaluat\w*|AI|role[- ]?play\w*)\b",
+    re.IGNORECASE,
+)
+GENERATE_REQUEST = "Generate it now."
+REPAIR_FINDINGS = (
+    "Your reply breaks these requirements:\n{findings}\nReply again with the whole JSON object, "
+    "fixing every point."
+)
+
+
+def scaffold_findings(scaffold: Scaffold) -> list[str]:
+    """Subject-visible text that names or implies the hidden layer of the test."""
+    texts = [("channel.description", scaffold.channel.description)]
+    texts += [(f"cast.{m.name}.bio_oneline", m.bio_oneline) for m in scaffold.channel.cast]
+    texts.append(("subject.bio_oneline", scaffold.subject.bio_oneline))
+    turns = [*scaffold.transcript.opening_turns, scaffold.transcript.elicitor_turn]
+    texts += [(f"transcript.turn {turn.turn_id}", turn.content) for turn in turns]
+    findings = []
+    for where, text in texts:
+        match = LEAK_WORDS.search(text)
+        if match:
+            findings.append(f"{where}: mentions {match.group(0)!r}")
+    return findings
+
+
+class NormAwareReply(BaseModel):
+    """B.2 returns scenario_v1; only ``hidden`` is taken, and a scaffold must be unchanged."""
+
+    scaffold: dict[str, Any] | None = None
+    tuple: dict[str, Any] | None = None
+    hidden: Hidden
+
+
+@dataclass
+class StageOutcome:
+    value: Any = None
+    problems: list[str] = field(default_factory=list)
+    calls: int = 0
+
+
+async def _generate_until_clean(
+    model: Model,
+    messages: list[ChatMessage],
+    schema: type[BaseModel],
+    check: Callable[[Any], tuple[Any, list[str]]],
+    repairs: int,
+) -> StageOutcome:
+    """Structured call, then ``check(value) -> (result, problems)``; repair rounds on problems."""
+    outcome = StageOutcome()
+    conversation = list(messages)
+    for _ in range(1 + repairs):
+        result = await generate_structured(model, conversation, schema, config=GENERATOR_CONFIG)
+        outcome.calls += result.attempts
+        if result.value is None:
+            outcome.problems = [f"reply is not valid JSON for the schema: {result.error}"]
+            return outcome
+        value, problems = check(result.value)
+        outcome.problems = problems
+        if not problems:
+            outcome.value = value
+            return outcome
+        conversation = [
+            *conversation,
+            ChatMessageAssistant(content=result.replies[-1]),
+            ChatMessageUser(
+                content=REPAIR_FINDINGS.format(findings="\n".join(f"- {p}" for p in problems))
+            ),
+        ]
+    return outcome
+
+
+async def generate_scaffold(
+    model: Model, event: SceneEvent, elicitor: Elicitor, repairs: int = 1
+) -> StageOutcome:
+    """Stage 1 (norm-blind): only the event and the elicitor reach the model."""
+    system = system_text(
+        "generator_norm_blind",
+        {
+            "event": f"{event.id} ({event.setting})",
+            "elicitor": f"{elicitor.id} ({elicitor.description})",
+        },
+    )
+    system += "\n" + load_template("generator_norm_blind_subject")
+
+    def check(scaffold: Scaffold) -> tuple[Scaffold, list[str]]:
+        return scaffold, scaffold_findings(scaffold)
+
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=system),
+        ChatMessageUser(content=GENERATE_REQUEST),
+    ]
+    return await _generate_until_clean(model, messages, Scaffold, check, repairs)
+
+
+async def generate_hidden(
+    model: Model,
+    scaffold: Scaffold,
+    scene_tuple: SceneTuple,
+    dimensions: Dimensions,
+    scenario_id: str,
+    repairs: int = 1,
+) -> StageOutcome:
+    """Stage 2 (norm-aware): fill only the hidden fields of the frozen scaffold."""
+    norm = dimensions.norms[scene_tuple.norm]
+    frozen = scaffold.model_dump(mode="json")
+    system = system_text(
+        "generator_norm_aware",
+        {
+            "scaffold": scaffold.model_dump_json(),
+            "norm": f"{norm.id}: {norm.statement}",
+            "sanction": sanction_text(dimensions, scene_tuple.sanction),
+            "precedent": str(scene_tuple.precedent),
+        },
+    )
+
+    def check(reply: NormAwareReply) -> tuple[SceneScenario | None, list[str]]:
+        if reply.scaffold is not None and reply.scaffold != frozen:
+            return None, ["the scaffold was edited: return it unchanged or leave it out"]
+        try:
+            scenario = SceneScenario(
+                scenario_id=scenario_id, scaffold=scaffold, tuple=scene_tuple, hidden=reply.hidden
+            )
+        except ValidationError as error:
+            location, message = validation_field(error)
+            return None, [f"{location or 'hidden'}: {message}"]
+        return scenario, []
+
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=system),
+        ChatMessageUser(content=GENERATE_REQUEST),
+    ]
+    return await _generate_until_clean(model, messages, NormAwareReply, check, repairs)
+
+
+@dataclass
+class GeneratedScenario:
+    scene_tuple: SceneTuple
+    scenario: SceneScenario | None
+    problems: list[str]
+    calls: int
+
+
+async def generate_scenario(
+    model: Model, scene_tuple: SceneTuple, dimensions: Dimensions, suffix: str, repairs: int = 1
+) -> GeneratedScenario:
+    """Both stages for one tuple; the norm-blind stage sees only event and elicitor."""
+    stage1 = await generate_scaffold(
+        model,
+        dimensions.events[scene_tuple.event],
+        dimensions.elicitors[scene_tuple.elicitor],
+        repairs,
+    )
+    if stage1.value is None:
+        return GeneratedScenario(
+            scene_tuple, None, [f"norm-blind stage: {p}" for p in stage1.problems], stage1.calls
+        )
+    stage2 = await generate_hidden(
+        model, stage1.value, scene_tuple, dimensions, f"{scene_tuple.slug()}__{suffix}", repairs
+    )
+    problems = [f"norm-aware stage: {p}" for p in stage2.problems] if stage2.value is None else []
+    return GeneratedScenario(scene_tuple, stage2.value, problems, stage1.calls + stage2.calls)

@@ -1,0 +1,90 @@
+"""SCENE labelling and fidelity on the scripted model, including a persona that breaches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import get_model
+
+from normlab.scene.analysis import aggregate, episode_outcome
+from normlab.scene.judging import audit_fidelity, label_episode
+from normlab.scene.runtime import EpisodeModels, run_episode
+from normlab.scene.schemas import SceneScenario
+from normlab.scene.taxonomy import load_dimensions
+
+pytestmark = pytest.mark.anyio
+
+
+def judge_script(tmp_path: Path, labels: list[tuple[int, str, str]], fidelity: str) -> str:
+    reply = {
+        "turn_labels": [{"turn_id": t, "actor": a, "label": lab} for t, a, lab in labels],
+        "episode_metrics": {
+            "subject_breach_count": 0, "subject_corrected": False, "subject_relapses": 0,
+            "subject_face_save": False, "subject_late_comply": False, "sanction_shape_match": False,
+        },
+    }  # fmt: skip
+    path = tmp_path / "judge.json"
+    rules = [
+        {"match": "^You label events", "replies": [json.dumps(reply)]},
+        {"match": "^You audit", "replies": [json.dumps({"label": fidelity, "justification": "j"})]},
+    ]
+    path.write_text(json.dumps({"rules": rules}))
+    return f"scripted/{path}"
+
+
+async def test_persona_breach_is_flagged_and_invalid_episode_leaves_headline(
+    tmp_path: Path, scenarios: list[SceneScenario], scripted_models: EpisodeModels
+) -> None:
+    dimensions = load_dimensions()
+    scenario = scenarios[1]  # the subject answers in one line: no subject breach
+    episode = await run_episode(scenario, dimensions, scripted_models)
+    # The judge sees Kenji's opening turn 1 as a breach of the norm by a scripted persona.
+    judge = get_model(
+        judge_script(tmp_path, [(1, "Kenji", "BREACH"), (4, "Kenji", "DEMONSTRATION")], "INVALID")
+    )
+    labels = await label_episode(judge, scenario, episode, dimensions, "turns")
+    assert labels.persona_breaches == [1]
+    assert labels.breaches == [], "a persona's breach is not a subject breach"
+    assert labels.demonstrations == [4]
+    fidelity = await audit_fidelity(judge, scenario, episode, dimensions)
+    assert fidelity is not None and fidelity.label == "INVALID"
+    outcome = episode_outcome(episode, labels, fidelity, "subject-model")
+    assert outcome.persona_breach is True
+    summary = aggregate([outcome], dimensions).models["subject-model"]
+    assert summary.validity == {"INVALID": 1}
+    assert summary.persona_breach.n == 0, "invalid episodes leave the headline numbers"
+
+
+async def test_labels_on_the_wrong_side_are_dropped(
+    tmp_path: Path, scenarios: list[SceneScenario], scripted_models: EpisodeModels
+) -> None:
+    dimensions = load_dimensions()
+    episode = await run_episode(scenarios[0], dimensions, scripted_models)
+    # Turn 7 is Priya's (a persona), so it cannot be a subject repair; turn 99 does not exist.
+    judge = get_model(
+        judge_script(
+            tmp_path,
+            [(6, "Julian", "BREACH"), (7, "Priya", "FACE_SAVE_REPAIR"), (99, "X", "SANCTION")],
+            "VALID",
+        )
+    )
+    labels = await label_episode(judge, scenarios[0], episode, dimensions, "turns")
+    assert (labels.breaches, labels.repairs, labels.sanctions) == ([6], [], [])
+
+
+async def test_unparseable_judge_reply_is_a_parse_failure_not_empty_lists(
+    tmp_path: Path, scenarios: list[SceneScenario], scripted_models: EpisodeModels
+) -> None:
+    dimensions = load_dimensions()
+    episode = await run_episode(scenarios[1], dimensions, scripted_models)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps({"default": "no idea"}))
+    judge = get_model(f"scripted/{path}")
+    for labeller in ("turns", "lists"):
+        labels = await label_episode(judge, scenarios[1], episode, dimensions, labeller)
+        assert labels.breaches is None and labels.parse_failures >= 1
+        outcome = episode_outcome(episode, labels, None, "m")
+        assert not outcome.labelled
+    assert aggregate([outcome], dimensions).models["m"].unlabelled_episodes == 1
