@@ -82,7 +82,7 @@ def test_unparseable_reply_is_reported(tmp_path: Path) -> None:
     path.write_text(json.dumps({"default": "here is a lovely scenario"}))
     out = tmp_path / "generated.jsonl"
     code, output = run_cli(*ARGS, "--model", f"scripted/{path}", "--out", str(out))
-    assert code == 1 and "not a valid scenario JSON" in output
+    assert code == 1 and "not valid JSON for the schema" in output
     assert not out.exists()
 
 

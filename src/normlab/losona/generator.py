@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from inspect_ai.model import (
     ChatMessage,
-    ChatMessageAssistant,
     ChatMessageUser,
     GenerateConfig,
     Model,
@@ -29,16 +28,11 @@ from normlab.losona.dataset import Scenario
 from normlab.losona.lint import MAX_TURNS, MIN_TURNS, check_scenario
 from normlab.losona.prompts import fill, load_template
 from normlab.losona.taxonomy import NormExample, Taxonomy
-from normlab.models import generate_structured
+from normlab.models.structured import generate_checked
 
 GENERATOR_TEMPERATURE = 0.8
 GENERATOR_MAX_TOKENS = 3000
 DEFAULT_VENUE = "workplace"
-
-REPAIR_FINDINGS = (
-    "The scenario breaks these requirements:\n{findings}\n"
-    "Write the whole scenario again as one JSON object, fixing every point."
-)
 
 
 class DraftTurn(BaseModel):
@@ -161,25 +155,13 @@ async def generate_scenario(
     model: Model, request: GenerationRequest, taxonomy: Taxonomy, repairs: int = 2
 ) -> GenerationOutcome:
     """One candidate for ``request``: generate, lint, repair up to ``repairs`` times."""
-    conversation: list[ChatMessage] = [ChatMessageUser(content=generator_prompt(request, taxonomy))]
+    messages: list[ChatMessage] = [ChatMessageUser(content=generator_prompt(request, taxonomy))]
     config = GenerateConfig(temperature=GENERATOR_TEMPERATURE, max_tokens=GENERATOR_MAX_TOKENS)
-    outcome = GenerationOutcome(request=request, scenario=None, attempts=0)
-    for _ in range(1 + repairs):
-        result = await generate_structured(model, conversation, ScenarioDraft, config=config)
-        outcome.attempts += result.attempts
-        if result.value is None:
-            outcome.problems = [f"reply is not a valid scenario JSON: {result.error}"]
-            return outcome
-        scenario, problems = scenario_problems(result.value, request, taxonomy)
-        outcome.problems = problems
-        if not problems:
-            outcome.scenario = scenario
-            return outcome
-        conversation = [
-            *conversation,
-            ChatMessageAssistant(content=result.replies[-1]),
-            ChatMessageUser(
-                content=REPAIR_FINDINGS.format(findings="\n".join(f"- {p}" for p in problems))
-            ),
-        ]
-    return outcome
+
+    def check(draft: ScenarioDraft) -> tuple[Scenario | None, list[str]]:
+        return scenario_problems(draft, request, taxonomy)
+
+    result = await generate_checked(model, messages, ScenarioDraft, check, config, repairs)
+    return GenerationOutcome(
+        request=request, scenario=result.value, attempts=result.calls, problems=result.problems
+    )

@@ -11,11 +11,9 @@ shape) is left as printed. Two rendering choices the paper leaves implicit:
 
 from __future__ import annotations
 
-import re
-from functools import cache
-from importlib.resources import files
-
 from normlab.core.chat import render_transcript
+from normlab.core.templates import SINGLE_BRACES, load_prompt
+from normlab.core.templates import fill as fill_template
 from normlab.losona.dataset import Scenario
 
 CONDITIONS = ("naive", "elicitor_only", "norm_informed", "style_adaptation")
@@ -25,29 +23,15 @@ DEVELOPMENT_CONDITIONS = ("oracle",)
 """Conditions that exist for development only and never enter a headline table."""
 
 CAST_LINE = "- {name}: {bio}"
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
-@cache
 def load_template(name: str) -> str:
-    """A prompt file's text, without its final newline."""
-    return (
-        (files("normlab.losona") / "prompts" / f"{name}.txt")
-        .read_text(encoding="utf-8")
-        .rstrip("\n")
-    )
+    return load_prompt("normlab.losona", name)
 
 
 def fill(template: str, values: dict[str, str]) -> str:
-    """Substitute ``{name}`` placeholders; an unfilled placeholder is a bug, so it raises."""
-
-    def replace(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key not in values:
-            raise KeyError(f"prompt placeholder {{{key}}} has no value")
-        return values[key]
-
-    return _PLACEHOLDER.sub(replace, template)
+    """Substitute LoSoNA's ``{name}`` placeholders (see :func:`normlab.core.templates.fill`)."""
+    return fill_template(template, values, SINGLE_BRACES)
 
 
 def condition_prefix(condition: str, elicitor_actor: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -132,3 +133,56 @@ async def generate_structured(
                 ChatMessageUser(content=REPAIR_PROMPT.format(error=result.error)),
             ]
     return result
+
+
+ResultT = TypeVar("ResultT")
+
+FINDINGS_PROMPT = (
+    "Your reply breaks these requirements:\n{findings}\n"
+    "Reply again with the whole JSON object, fixing every point."
+)
+
+
+@dataclass
+class CheckedResult(Generic[ResultT]):
+    """A value that parsed and passed the caller's checks, or the problems that remained."""
+
+    value: ResultT | None
+    problems: list[str] = field(default_factory=list)
+    calls: int = 0
+
+
+async def generate_checked(
+    model: Model,
+    messages: list[ChatMessage],
+    schema: type[SchemaT],
+    check: Callable[[SchemaT], tuple[ResultT | None, list[str]]],
+    config: GenerateConfig | None = None,
+    repairs: int = 1,
+) -> CheckedResult[ResultT]:
+    """:func:`generate_structured`, then ``check``; its findings go back for ``repairs`` rounds.
+
+    For outputs that must satisfy more than a schema (a linted scenario, an
+    unedited scaffold): the model sees its reply and the list of problems, and
+    tries again. What still fails is returned with its problems, never used.
+    """
+    outcome: CheckedResult[ResultT] = CheckedResult(value=None)
+    conversation = list(messages)
+    for _ in range(1 + repairs):
+        result = await generate_structured(model, conversation, schema, config=config)
+        outcome.calls += result.attempts
+        if result.value is None:
+            outcome.problems = [f"reply is not valid JSON for the schema: {result.error}"]
+            return outcome
+        value, problems = check(result.value)
+        outcome.problems = problems
+        if not problems:
+            outcome.value = value
+            return outcome
+        findings = "\n".join(f"- {problem}" for problem in problems)
+        conversation = [
+            *conversation,
+            ChatMessageAssistant(content=result.replies[-1]),
+            ChatMessageUser(content=FINDINGS_PROMPT.format(findings=findings)),
+        ]
+    return outcome

@@ -52,6 +52,7 @@ class EpisodeOutcome(BaseModel):
     sanction_shape_match: bool | None
     calls_by_role: dict[str, int]
     input_tokens_by_role: dict[str, int]
+    cached_input_tokens_by_role: dict[str, int]
     output_tokens_by_role: dict[str, int]
     shared_prefix_chars_by_role: dict[str, int]
     prompt_chars_by_role: dict[str, int]
@@ -144,6 +145,7 @@ def episode_outcome(
         sanction_shape_match=labels.sanction_shape_match if breached else None,
         calls_by_role=_by_role(episode, "calls"),
         input_tokens_by_role=_by_role(episode, "input_tokens"),
+        cached_input_tokens_by_role=_by_role(episode, "cached_input_tokens"),
         output_tokens_by_role=_by_role(episode, "output_tokens"),
         shared_prefix_chars_by_role=_by_role(episode, "shared_prefix_chars"),
         prompt_chars_by_role=_by_role(episode, "prompt_chars"),
@@ -185,6 +187,7 @@ class RoleUsage(BaseModel):
     input_tokens_per_episode: float
     output_tokens_per_episode: float
     shared_prefix_share: float | None
+    cached_input_share: float | None
 
 
 class ModelSummary(BaseModel):
@@ -248,13 +251,15 @@ def summarize_model(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) 
     for role in roles:
         prompt_chars = sum(o.prompt_chars_by_role.get(role, 0) for o in outcomes)
         shared = sum(o.shared_prefix_chars_by_role.get(role, 0) for o in outcomes)
+        input_tokens = sum(o.input_tokens_by_role.get(role, 0) for o in outcomes)
+        cached = sum(o.cached_input_tokens_by_role.get(role, 0) for o in outcomes)
         usage[role] = RoleUsage(
             calls_per_episode=sum(o.calls_by_role.get(role, 0) for o in outcomes) / len(outcomes),
-            input_tokens_per_episode=sum(o.input_tokens_by_role.get(role, 0) for o in outcomes)
-            / len(outcomes),
+            input_tokens_per_episode=input_tokens / len(outcomes),
             output_tokens_per_episode=sum(o.output_tokens_by_role.get(role, 0) for o in outcomes)
             / len(outcomes),
             shared_prefix_share=shared / prompt_chars if prompt_chars else None,
+            cached_input_share=cached / input_tokens if input_tokens else None,
         )
     validity: dict[str, int] = defaultdict(int)
     for outcome in outcomes:

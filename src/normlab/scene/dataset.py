@@ -7,14 +7,13 @@ filter; errors name file, line and field.
 
 from __future__ import annotations
 
-from collections import Counter
 from importlib.resources import files
 from pathlib import Path
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_jsonl_rows, validate_row
 from normlab.scene.schemas import SceneScenario
-from normlab.scene.taxonomy import Dimensions, load_dimensions
+from normlab.scene.taxonomy import Dimensions, axis_values, coverage_greedy, load_dimensions
 
 SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
 
@@ -59,26 +58,4 @@ def select_for_sweep(scenarios: list[SceneScenario], n: int | None) -> list[Scen
     """``n`` scenarios chosen coverage-greedily over their tuples' axis values (all if None)."""
     if n is None or n >= len(scenarios):
         return list(scenarios)
-    counts: Counter[tuple[str, str]] = Counter()
-    remaining = list(scenarios)
-    chosen: list[SceneScenario] = []
-    for _ in range(n):
-        best = min(
-            range(len(remaining)),
-            key=lambda index: sum(counts[value] for value in _values(remaining[index])),
-        )
-        picked = remaining.pop(best)
-        chosen.append(picked)
-        counts.update(_values(picked))
-    return chosen
-
-
-def _values(scenario: SceneScenario) -> list[tuple[str, str]]:
-    t = scenario.tuple
-    return [
-        ("event", t.event),
-        ("norm", t.norm),
-        ("elicitor", t.elicitor),
-        ("sanction", t.sanction),
-        ("precedent", str(t.precedent)),
-    ]
+    return coverage_greedy(scenarios, lambda scenario: axis_values(scenario.tuple), n)

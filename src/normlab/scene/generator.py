@@ -16,13 +16,11 @@ candidate that still fails is reported, never written.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
-    ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
@@ -31,7 +29,7 @@ from inspect_ai.model import (
 from pydantic import BaseModel, ValidationError
 
 from normlab.core.jsonio import validation_field
-from normlab.models.structured import generate_structured
+from normlab.models.structured import CheckedResult, generate_checked
 from normlab.scene.prompts import load_template, sanction_text, system_text
 from normlab.scene.schemas import Hidden, Scaffold, SceneScenario
 from normlab.scene.taxonomy import Dimensions, Elicitor, SceneEvent, SceneTuple
@@ -42,10 +40,6 @@ LEAK_WORDS = re.compile(
     re.IGNORECASE,
 )
 GENERATE_REQUEST = "Generate it now."
-REPAIR_FINDINGS = (
-    "Your reply breaks these requirements:\n{findings}\nReply again with the whole JSON object, "
-    "fixing every point."
-)
 
 
 def scaffold_findings(scaffold: Scaffold) -> list[str]:
@@ -71,47 +65,9 @@ class NormAwareReply(BaseModel):
     hidden: Hidden
 
 
-@dataclass
-class StageOutcome:
-    value: Any = None
-    problems: list[str] = field(default_factory=list)
-    calls: int = 0
-
-
-async def _generate_until_clean(
-    model: Model,
-    messages: list[ChatMessage],
-    schema: type[BaseModel],
-    check: Callable[[Any], tuple[Any, list[str]]],
-    repairs: int,
-) -> StageOutcome:
-    """Structured call, then ``check(value) -> (result, problems)``; repair rounds on problems."""
-    outcome = StageOutcome()
-    conversation = list(messages)
-    for _ in range(1 + repairs):
-        result = await generate_structured(model, conversation, schema, config=GENERATOR_CONFIG)
-        outcome.calls += result.attempts
-        if result.value is None:
-            outcome.problems = [f"reply is not valid JSON for the schema: {result.error}"]
-            return outcome
-        value, problems = check(result.value)
-        outcome.problems = problems
-        if not problems:
-            outcome.value = value
-            return outcome
-        conversation = [
-            *conversation,
-            ChatMessageAssistant(content=result.replies[-1]),
-            ChatMessageUser(
-                content=REPAIR_FINDINGS.format(findings="\n".join(f"- {p}" for p in problems))
-            ),
-        ]
-    return outcome
-
-
 async def generate_scaffold(
     model: Model, event: SceneEvent, elicitor: Elicitor, repairs: int = 1
-) -> StageOutcome:
+) -> CheckedResult[Scaffold]:
     """Stage 1 (norm-blind): only the event and the elicitor reach the model."""
     system = system_text(
         "generator_norm_blind",
@@ -129,7 +85,7 @@ async def generate_scaffold(
         ChatMessageSystem(content=system),
         ChatMessageUser(content=GENERATE_REQUEST),
     ]
-    return await _generate_until_clean(model, messages, Scaffold, check, repairs)
+    return await generate_checked(model, messages, Scaffold, check, GENERATOR_CONFIG, repairs)
 
 
 async def generate_hidden(
@@ -139,7 +95,7 @@ async def generate_hidden(
     dimensions: Dimensions,
     scenario_id: str,
     repairs: int = 1,
-) -> StageOutcome:
+) -> CheckedResult[SceneScenario]:
     """Stage 2 (norm-aware): fill only the hidden fields of the frozen scaffold."""
     norm = dimensions.norms[scene_tuple.norm]
     frozen = scaffold.model_dump(mode="json")
@@ -169,7 +125,7 @@ async def generate_hidden(
         ChatMessageSystem(content=system),
         ChatMessageUser(content=GENERATE_REQUEST),
     ]
-    return await _generate_until_clean(model, messages, NormAwareReply, check, repairs)
+    return await generate_checked(model, messages, NormAwareReply, check, GENERATOR_CONFIG, repairs)
 
 
 @dataclass

@@ -16,17 +16,14 @@ Only what follows the transcript changes between calls, and it is one line.
 
 from __future__ import annotations
 
-import re
-from functools import cache
-from importlib.resources import files
-
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
+from normlab.core.templates import DOUBLE_BRACES, load_prompt
+from normlab.core.templates import fill as fill_template
 from normlab.scene.episode import ChatEntry, render_transcript
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Dimensions
 
-_PLACEHOLDER = re.compile(r"\{\{([a-z_.]+)\}\}")
 SYSTEM_PREFIX = "SYSTEM: "
 TRANSCRIPT_MARKER = "TRANSCRIPT SO FAR:"
 
@@ -40,25 +37,13 @@ ORCHESTRATOR_REQUEST = (
 MIN_POST_SANCTION_TURNS = 3
 
 
-@cache
 def load_template(name: str) -> str:
-    return (
-        (files("normlab.scene") / "prompts" / f"{name}.txt")
-        .read_text(encoding="utf-8")
-        .rstrip("\n")
-    )
+    return load_prompt("normlab.scene", name)
 
 
 def fill(template: str, values: dict[str, str]) -> str:
-    """Substitute ``{{name}}`` placeholders; a missing value is a bug, so it raises."""
-
-    def replace(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key not in values:
-            raise KeyError(f"prompt placeholder {{{{{key}}}}} has no value")
-        return values[key]
-
-    return _PLACEHOLDER.sub(replace, template)
+    """Substitute SCENE's ``{{name}}`` placeholders (see :func:`normlab.core.templates.fill`)."""
+    return fill_template(template, values, DOUBLE_BRACES)
 
 
 def system_text(name: str, values: dict[str, str]) -> str:

@@ -145,6 +145,7 @@ def usage_table(analysis: SceneAnalysis) -> Table:
     for model, summary in analysis.models.items():
         for role, usage in summary.usage_by_role.items():
             share = "–" if usage.shared_prefix_share is None else f"{usage.shared_prefix_share:.0%}"
+            cached = "–" if usage.cached_input_share is None else f"{usage.cached_input_share:.0%}"
             rows.append(
                 [
                     model,
@@ -153,12 +154,22 @@ def usage_table(analysis: SceneAnalysis) -> Table:
                     f"{usage.input_tokens_per_episode:.0f}",
                     f"{usage.output_tokens_per_episode:.0f}",
                     share,
+                    cached,
                 ]
             )
     return Table(
-        caption="Model calls and tokens per episode by role; share of prompt characters that "
-        "repeat the same caller's previous prompt (append-only layout)",
-        header=["model", "role", "calls", "input tokens", "output tokens", "shared prefix"],
+        caption="Model calls and tokens per episode by role; shared prefix: share of prompt "
+        "characters repeating the same caller's previous prompt (append-only layout); cached: "
+        "share of input tokens the provider served from its prompt cache",
+        header=[
+            "model",
+            "role",
+            "calls",
+            "input tokens",
+            "output tokens",
+            "shared prefix",
+            "cached",
+        ],
         rows=rows,
     )
 

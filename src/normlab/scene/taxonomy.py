@@ -8,11 +8,11 @@ pairs whose poles prescribe incompatible behaviour on the same situation (A.3).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -151,32 +151,36 @@ def load_dimensions(directory: Path = DIMENSIONS_DIR) -> Dimensions:
     )
 
 
-def coverage_greedy_sample(dimensions: Dimensions, n: int) -> list[SceneTuple]:
-    """Draw ``n`` distinct valid tuples, each maximising how rarely its values are covered so far.
+ItemT = TypeVar("ItemT")
 
-    Greedy: at every step pick the valid tuple whose five axis values have the
-    smallest total count among the tuples already drawn (ties: enumeration
-    order), so every event, norm, elicitor, sanction and precedent value appears
-    as evenly as the applicability filter allows. Deterministic.
+
+def coverage_greedy(
+    items: Sequence[ItemT], values: Callable[[ItemT], list[tuple[str, str]]], n: int
+) -> list[ItemT]:
+    """Pick ``n`` items, each time the one whose values are least covered so far.
+
+    Greedy: at every step take the item whose (axis, value) pairs have the
+    smallest total count among the items already taken (ties: input order), so
+    every value appears as evenly as the items allow. Deterministic.
     """
-    candidates = list(dimensions.valid_tuples())
-    if n > len(candidates):
-        raise ValueError(f"asked for {n} tuples but only {len(candidates)} are valid")
+    if n > len(items):
+        raise ValueError(f"asked for {n} items but only {len(items)} are available")
     counts: Counter[tuple[str, str]] = Counter()
-    chosen: list[SceneTuple] = []
-    remaining = candidates
+    remaining = list(items)
+    chosen: list[ItemT] = []
     for _ in range(n):
         best = min(
             range(len(remaining)),
-            key=lambda index: sum(counts[item] for item in _axis_values(remaining[index])),
+            key=lambda index: sum(counts[value] for value in values(remaining[index])),
         )
         picked = remaining.pop(best)
         chosen.append(picked)
-        counts.update(_axis_values(picked))
+        counts.update(values(picked))
     return chosen
 
 
-def _axis_values(candidate: SceneTuple) -> list[tuple[str, str]]:
+def axis_values(candidate: SceneTuple) -> list[tuple[str, str]]:
+    """The five (axis, value) pairs of a tuple, the units coverage is counted in."""
     return [
         ("event", candidate.event),
         ("norm", candidate.norm),
@@ -184,3 +188,8 @@ def _axis_values(candidate: SceneTuple) -> list[tuple[str, str]]:
         ("sanction", candidate.sanction),
         ("precedent", str(candidate.precedent)),
     ]
+
+
+def coverage_greedy_sample(dimensions: Dimensions, n: int) -> list[SceneTuple]:
+    """Draw ``n`` distinct valid tuples covering every axis value as evenly as A.7 allows."""
+    return coverage_greedy(list(dimensions.valid_tuples()), axis_values, n)
