@@ -22,6 +22,7 @@ from normlab.cli_common import (
     RoleOption,
     console,
     print_table,
+    print_usage,
     reports_errors,
 )
 from normlab.core.logs import expand_paths
@@ -88,16 +89,6 @@ def models_check(model: ModelOption = DEFAULT_MODEL) -> None:
         f"tokens:  {result.input_tokens} in ({result.cached_input_tokens} cached), "
         f"{result.output_tokens} out"
     )
-
-
-def print_usage(log_paths: list[Path]) -> None:
-    from normlab.models.usage import usage_by_role
-
-    for role, usage in sorted(usage_by_role(log_paths).items()):
-        console.print(
-            f"{role}: {usage.calls} calls, {usage.input_tokens} input tokens "
-            f"({usage.cached_share:.0%} from prompt cache), {usage.output_tokens} output tokens"
-        )
 
 
 def _analyze_and_report(log_paths: list[Path], report_dir: Path) -> tuple[LosonaAnalysis, Path]:

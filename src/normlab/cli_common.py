@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -45,6 +46,17 @@ def print_table(table: Table) -> None:
     console.print(rich_table)
 
 
+def print_usage(log_paths: list[Path]) -> None:
+    """Calls and tokens per role over a run's logs, with the prompt-cache share."""
+    from normlab.models.usage import usage_by_role
+
+    for role, usage in sorted(usage_by_role(log_paths).items()):
+        console.print(
+            f"{role}: {usage.calls} calls, {usage.input_tokens} input tokens "
+            f"({usage.cached_share:.0%} from prompt cache), {usage.output_tokens} output tokens"
+        )
+
+
 ModelOption = Annotated[
     str, typer.Option("--model", "-m", help="Subject model (any Inspect model string).")
 ]
@@ -63,5 +75,6 @@ __all__ = [
     "RoleOption",
     "console",
     "print_table",
+    "print_usage",
     "reports_errors",
 ]

@@ -21,6 +21,7 @@ from normlab.cli_common import (
     RoleOption,
     console,
     print_table,
+    print_usage,
     reports_errors,
 )
 from normlab.core.batch import run_batch
@@ -215,6 +216,7 @@ def scene_run(
     records = load_episode_records(logs)
     analysis, report = _report(records, [str(path) for path in logs], report_dir or folder)
     print_scene(analysis)
+    print_usage(logs)
     console.print(f"report: {report.resolve()}")
 
 
