@@ -1,6 +1,6 @@
 """Measure a small SCENE sweep on the embedded model from a fresh clone.
 
-    python benchmarks/scene_sweep_timing.py [--tuples 2] [--reps 1] [--max-turns 4] [--out F]
+    python -m benchmarks.scene_sweep_timing [--tuples 2] [--reps 1] [--max-turns 4] [--out F]
 
 Clones HEAD into a temporary folder, runs ``make setup``, then
 ``normlab scene run --tuples N --reps R --max-turns T`` (every role on the

@@ -44,9 +44,12 @@ def grouped_bar_chart(
         if item.intervals is not None:
             lower, upper = [], []
             for value, (lo, hi) in zip(heights, item.intervals, strict=True):
-                ok = not math.isnan(value) and lo is not None and hi is not None
-                lower.append(value - lo if ok else 0.0)  # type: ignore[operator]
-                upper.append(hi - value if ok else 0.0)  # type: ignore[operator]
+                if math.isnan(value) or lo is None or hi is None:
+                    lower.append(0.0)
+                    upper.append(0.0)
+                else:
+                    lower.append(value - lo)
+                    upper.append(hi - value)
             errors = [lower, upper]
         axes.bar(positions, heights, width, label=item.label, yerr=errors, capsize=3)
     axes.set_xticks(range(len(groups)), groups, rotation=15, ha="right")

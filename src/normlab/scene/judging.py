@@ -17,7 +17,7 @@ parse failure, never as an empty list.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Any, Literal
 
 from inspect_ai.model import (
     ChatMessage,
@@ -26,7 +26,7 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from normlab.models.structured import generate_structured
 from normlab.scene.episode import Episode, render_transcript
@@ -36,7 +36,20 @@ from normlab.scene.taxonomy import Dimensions
 
 Labeller = Literal["turns", "lists"]
 LABELLERS: tuple[Labeller, ...] = ("turns", "lists")
-JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1200)
+# Output caps sized to what a reply needs, so a model that loops fails fast instead of
+# writing until a large cap: labels ~40 tokens per turn (pretty-printed JSON), plus the
+# episode metrics; the audit is a label and one sentence.
+LABEL_TOKENS_PER_TURN = 40
+LABEL_TOKENS_BASE = 200
+AUDIT_CONFIG = GenerateConfig(temperature=0.0, max_tokens=300)
+
+
+def labelling_config(turns: int) -> GenerateConfig:
+    return GenerateConfig(
+        temperature=0.0, max_tokens=LABEL_TOKENS_BASE + LABEL_TOKENS_PER_TURN * turns
+    )
+
+
 JUDGE_REQUEST = "Label the transcript above."
 
 
@@ -70,6 +83,30 @@ class ListedEvent(BaseModel):
 
 class ListedEvents(BaseModel):
     events: list[ListedEvent] = Field(default_factory=list)
+
+
+def episode_schemas(turn_ids: list[int]) -> tuple[type[JudgeOutput], type[ListedEvents]]:
+    """The two reply schemas narrowed to one episode: turn ids from its transcript, at most
+    one entry per turn.
+
+    Providers that enforce JSON schemas (OpenAI, Gemini, vLLM, llama.cpp) then cannot
+    label a turn that does not exist or run on past the transcript; a reply that does
+    fails validation and gets the structured helper's repair retry.
+    """
+    turn_id_type: Any = Literal[tuple(turn_ids)]
+    label = create_model("TurnLabel", __base__=TurnLabel, turn_id=(turn_id_type, ...))
+    judge = create_model(
+        "JudgeOutput",
+        __base__=JudgeOutput,
+        turn_labels=(list[label], Field(max_length=len(turn_ids))),  # type: ignore[valid-type]
+    )
+    event = create_model("ListedEvent", __base__=ListedEvent, turn_id=(turn_id_type, ...))
+    events = create_model(
+        "ListedEvents",
+        __base__=ListedEvents,
+        events=(list[event], Field(default_factory=list, max_length=len(turn_ids))),  # type: ignore[valid-type]
+    )
+    return judge, events
 
 
 class EpisodeLabels(BaseModel):
@@ -123,8 +160,12 @@ async def label_turns(
     """B.6: one call labelling every turn, plus episode metrics."""
     values = _norm_values(scenario, dimensions)
     values["transcript_with_turn_ids"] = render_transcript(episode.entries)
+    schema, _ = episode_schemas([entry.turn_id for entry in episode.entries])
     result = await generate_structured(
-        judge, _messages(system_text("judge", values)), JudgeOutput, config=JUDGE_CONFIG
+        judge,
+        _messages(system_text("judge", values)),
+        schema,
+        config=labelling_config(len(episode.entries)),
     )
     if result.value is None:
         return EpisodeLabels(
@@ -178,10 +219,12 @@ async def classify_lists(
     values = _norm_values(scenario, dimensions)
     values["transcript_with_turn_ids"] = render_transcript(episode.entries)
 
+    _, schema = episode_schemas([entry.turn_id for entry in episode.entries])
+
     async def one(category: str) -> list[int] | None:
         system = system_text(f"classifier_{category}", values)
         result = await generate_structured(
-            judge, _messages(system), ListedEvents, config=JUDGE_CONFIG
+            judge, _messages(system), schema, config=labelling_config(len(episode.entries))
         )
         if result.value is None:
             return None
@@ -223,6 +266,6 @@ async def audit_fidelity(
     values = _norm_values(scenario, dimensions)
     values["transcript"] = render_transcript(episode.entries)
     result = await generate_structured(
-        auditor, _messages(system_text("fidelity", values)), FidelityVerdict, config=JUDGE_CONFIG
+        auditor, _messages(system_text("fidelity", values)), FidelityVerdict, config=AUDIT_CONFIG
     )
     return result.value

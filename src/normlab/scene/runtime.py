@@ -26,7 +26,14 @@ from pydantic import BaseModel, Field
 
 from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.models.structured import generate_structured
-from normlab.scene.episode import ChatEntry, Episode, LogEvent, ModelCallRecord, Phase
+from normlab.scene.episode import (
+    ChatEntry,
+    Episode,
+    LogEvent,
+    LogKind,
+    ModelCallRecord,
+    Phase,
+)
 from normlab.scene.prompts import (
     PRECEDENT_NOTE,
     orchestrator_messages,
@@ -78,10 +85,8 @@ class EpisodeRun:
 
     # --- bookkeeping -------------------------------------------------------------
 
-    def log(self, kind: str, actor: str, **detail: object) -> None:
-        self.episode.log.append(
-            LogEvent(kind=kind, round=self._round, actor=actor, detail=dict(detail))  # type: ignore[arg-type]
-        )
+    def log(self, kind: LogKind, actor: str, **detail: object) -> None:
+        self.episode.log.append(LogEvent(kind=kind, round=self._round, actor=actor, detail=detail))
 
     def append(self, actor: str, action: ChatAction, phase: Phase) -> ChatEntry | None:
         """Add a message or reaction to the chat; no-ops and invalid targets only go to the log."""
@@ -201,17 +206,12 @@ class EpisodeRun:
     # --- the episode ---------------------------------------------------------------
 
     def open_chat(self) -> None:
+        """The scaffold's opening messages (B.1 generates no reactions; others are skipped)."""
         for turn in self.scenario.scaffold.transcript.opening_turns:
-            action = (
-                ChatAction(
-                    action=turn.action,
-                    content=turn.content,
-                    target_turn_id=None,
+            if turn.action == "message":
+                self.append(
+                    turn.actor, ChatAction(action="message", content=turn.content), "opening"
                 )
-                if turn.action != "react"
-                else ChatAction(action="no-op")
-            )
-            self.append(turn.actor, action, "opening")
 
     async def precedent(self) -> None:
         """p = 1: the demonstrator breaches, then every other SP may sanction."""

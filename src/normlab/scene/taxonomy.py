@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 from normlab.core.jsonio import read_json, validate_row
 
 DIMENSIONS_DIR = Path(str(files("normlab.scene") / "dimensions"))
-PRECEDENT_VALUES = (0, 1)
+PRECEDENT_VALUES: tuple[Literal[0, 1], ...] = (0, 1)
 
 
 class SceneEvent(BaseModel):
@@ -125,7 +125,7 @@ class Dimensions(BaseModel):
                                 norm=norm.id,
                                 elicitor=elicitor.id,
                                 sanction=sanction.id,
-                                precedent=precedent,  # type: ignore[arg-type]
+                                precedent=precedent,
                             )
 
     def opposing_pairs(self) -> list[tuple[str, str]]:
