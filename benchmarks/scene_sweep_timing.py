@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.quickstart_timing import timed
+from normlab.core.logs import expand_paths
+from normlab.models.usage import usage_by_role
 from normlab.scene.analysis import aggregate, load_episode_records
 from normlab.scene.taxonomy import load_dimensions
 
@@ -53,6 +55,16 @@ def measure(repo: Path, tuples: int, reps: int, max_turns: int) -> dict[str, Any
             "report_written": (clone / "report" / "report.html").is_file(),
             "per_episode_by_role": {
                 role: usage.model_dump() for role, usage in model.usage_by_role.items()
+            },
+            # Judge and auditor calls happen in the scorer: count them from Inspect's events.
+            "all_roles_per_episode": {
+                role: {
+                    "calls": usage.calls / len(records),
+                    "input_tokens": usage.input_tokens / len(records),
+                    "cached_share": round(usage.cached_share, 3),
+                    "output_tokens": usage.output_tokens / len(records),
+                }
+                for role, usage in usage_by_role(expand_paths([logs])).items()
             },
             "judge_labelled_episodes": model.episodes - model.unlabelled_episodes,
             "validity": model.validity,
