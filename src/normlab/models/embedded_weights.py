@@ -68,14 +68,6 @@ def locate_parts() -> list[WeightPart]:
     return parts
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _verified_marker(gguf: Path) -> Path:
     return gguf.with_suffix(".sha256")
 

@@ -58,14 +58,6 @@ class EpisodeOutcome(BaseModel):
     prompt_chars_by_role: dict[str, int]
 
 
-def _subject_action_turns(episode: Episode) -> list[int | None]:
-    """The subject's actions in order: the turn id of each message/reaction, None for a no-op."""
-    return [
-        event.detail.get("turn_id") if event.kind == "entry" else None
-        for event in episode.subject_actions()
-    ]
-
-
 def _position_of(episode: Episode, turn_id: int) -> int:
     for index, event in enumerate(episode.log):
         if event.kind == "entry" and event.detail.get("turn_id") == turn_id:
@@ -182,7 +174,9 @@ class PairCompliance(BaseModel):
     compliance_b: Rate
 
 
-class RoleUsage(BaseModel):
+class EpisodeRoleUsage(BaseModel):
+    """One role's mean calls and tokens per episode, and how much of its input was reused."""
+
     calls_per_episode: float
     input_tokens_per_episode: float
     output_tokens_per_episode: float
@@ -202,7 +196,7 @@ class ModelSummary(BaseModel):
     persona_breach: Rate
     sanction_delivered: Rate
     sanction_shape_match: Rate
-    usage_by_role: dict[str, RoleUsage]
+    usage_by_role: dict[str, EpisodeRoleUsage]
     unlabelled_episodes: int
 
 
@@ -253,7 +247,7 @@ def summarize_model(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) 
         shared = sum(o.shared_prefix_chars_by_role.get(role, 0) for o in outcomes)
         input_tokens = sum(o.input_tokens_by_role.get(role, 0) for o in outcomes)
         cached = sum(o.cached_input_tokens_by_role.get(role, 0) for o in outcomes)
-        usage[role] = RoleUsage(
+        usage[role] = EpisodeRoleUsage(
             calls_per_episode=sum(o.calls_by_role.get(role, 0) for o in outcomes) / len(outcomes),
             input_tokens_per_episode=input_tokens / len(outcomes),
             output_tokens_per_episode=sum(o.output_tokens_by_role.get(role, 0) for o in outcomes)
