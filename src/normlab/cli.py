@@ -34,7 +34,6 @@ from normlab.losona.analysis import (
     scenarios_from_logs,
 )
 from normlab.losona.dataset import Scenario, load_scenarios
-from normlab.losona.generator import GenerationOutcome
 from normlab.losona.report import (
     EMBEDDED_JUDGE_BANNER,
     has_headline_pairs,
@@ -44,7 +43,7 @@ from normlab.losona.report import (
 )
 from normlab.losona.runner import LosonaRun, run_losona
 from normlab.models import DEFAULT_MODEL, is_embedded, parse_role_assignments
-from normlab.report import Table, format_estimate, format_percent
+from normlab.report import Table, format_estimate, format_number, format_percent
 from normlab.scene.cli import scene_app
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
@@ -224,7 +223,7 @@ def losona_rescore(
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         return
-    kappa = "–" if result.cohen_kappa is None else f"{result.cohen_kappa:.3f}"
+    kappa = format_number(result.cohen_kappa)
     console.print(
         f"{', '.join(result.original_judges)} vs {judge}: agreement "
         f"{format_estimate(result.agreement, result.agreement_ci)} (Wilson 95% CI), "
@@ -287,7 +286,7 @@ def audit_import(
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         return
-    kappa = "–" if result.cohen_kappa is None else f"{result.cohen_kappa:.3f}"
+    kappa = format_number(result.cohen_kappa)
     console.print(
         f"human vs judge ({', '.join(result.judge_models)}): agreement "
         f"{format_estimate(result.agreement, result.agreement_ci)} (Wilson 95% CI), kappa {kappa}, "
@@ -335,8 +334,7 @@ def losona_generate(
     ] = Path("generated.jsonl"),
 ) -> None:
     """Generate candidate scenarios for one (event, norm) cell; only lint-clean ones are written."""
-    from normlab.core.batch import run_batch
-    from normlab.core.jsonio import append_jsonl
+    from normlab.core.batch import run_batch_to_jsonl
     from normlab.losona.generator import GenerationRequest, generate_scenario
     from normlab.losona.taxonomy import load_taxonomy
 
@@ -345,18 +343,13 @@ def losona_generate(
     request.validate(taxonomy)
     generator = get_model(model, role="generator")
 
-    def write(_: int, outcome: GenerationOutcome) -> None:
-        if outcome.scenario is not None:
-            append_jsonl(out, outcome.scenario)
-
-    outcomes = asyncio.run(
-        run_batch(
-            list(range(count)),
-            lambda _: generate_scenario(generator, request, taxonomy, repairs),
-            concurrency=generator.api.max_connections(),
-            description=f"generating ({event}, {norm})",
-            on_result=write,
-        )
+    outcomes = run_batch_to_jsonl(
+        list(range(count)),
+        lambda _: generate_scenario(generator, request, taxonomy, repairs),
+        lambda outcome: outcome.scenario,
+        out,
+        concurrency=generator.api.max_connections(),
+        description=f"generating ({event}, {norm})",
     )
     failed = 0
     for index, outcome in enumerate(outcomes, start=1):

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
+from pydantic import BaseModel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from normlab.core.jsonio import append_jsonl
 
 ItemT = TypeVar("ItemT")
 ResultT = TypeVar("ResultT")
@@ -49,3 +53,28 @@ async def run_batch(
 
         await asyncio.gather(*(one(index, item) for index, item in enumerate(items)))
     return [result for result in results if result is not None]
+
+
+def run_batch_to_jsonl(
+    items: Sequence[ItemT],
+    work: Callable[[ItemT], Awaitable[ResultT]],
+    row: Callable[[ResultT], BaseModel | None],
+    out: Path,
+    *,
+    concurrency: int,
+    description: str,
+) -> list[ResultT]:
+    """:func:`run_batch`, appending each result's ``row`` (when not None) to ``out`` as it lands.
+
+    For generators: a valid candidate is on disk the moment it exists, an invalid
+    one (``row`` returns None) never is.
+    """
+
+    def append(_: ItemT, result: ResultT) -> None:
+        value = row(result)
+        if value is not None:
+            append_jsonl(out, value)
+
+    return asyncio.run(
+        run_batch(items, work, concurrency=concurrency, description=description, on_result=append)
+    )

@@ -152,6 +152,9 @@ def delta_figure(analysis: LosonaAnalysis) -> bytes:
                 label=condition,
                 values=[c.delta if c else None for c in cells],
                 intervals=[c.delta_ci if c else (None, None) for c in cells],
+                annotations=[
+                    f"{100 * c.delta:+.1f} pp" if c and c.delta is not None else "" for c in cells
+                ],
             )
         )
     return grouped_bar_chart(
@@ -160,21 +163,27 @@ def delta_figure(analysis: LosonaAnalysis) -> bytes:
 
 
 def recovery_figure(analysis: LosonaAnalysis) -> bytes:
-    groups, recovered, regressed = [], [], []
+    groups: list[str] = []
+    recovered: list[float | None] = []
+    regressed: list[float | None] = []
+    recovered_counts: list[str] = []
+    regressed_counts: list[str] = []
     for model, result in analysis.models.items():
         for condition, paired in result.paired.items():
             if condition not in headline_conditions(result):
                 continue
             groups.append(f"{model}\n{condition}")
-            k, n = paired.recovered
-            recovered.append(k / n if n else None)
-            k, n = paired.regressed
-            regressed.append(k / n if n else None)
+            for (k, n), shares, counts in (
+                (paired.recovered, recovered, recovered_counts),
+                (paired.regressed, regressed, regressed_counts),
+            ):
+                shares.append(k / n if n else None)
+                counts.append(f"{k}/{n}")
     return grouped_bar_chart(
         groups,
         [
-            BarSeries("recovered naive failures", recovered),
-            BarSeries("introduced regressions", regressed),
+            BarSeries("recovered naive failures", recovered, annotations=recovered_counts),
+            BarSeries("introduced regressions", regressed, annotations=regressed_counts),
         ],
         "Recovered failures and introduced regressions vs naive",
         "share of naive failures / successes",

@@ -7,6 +7,7 @@ from normlab.report.html import (
     format_count,
     format_estimate,
     format_interval,
+    format_number,
     format_percent,
 )
 
@@ -17,6 +18,7 @@ __all__ = [
     "format_count",
     "format_estimate",
     "format_interval",
+    "format_number",
     "format_percent",
     "grouped_bar_chart",
 ]

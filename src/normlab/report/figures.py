@@ -24,6 +24,8 @@ class BarSeries:
     label: str
     values: list[float | None]
     intervals: list[tuple[float | None, float | None]] | None = None
+    annotations: list[str] | None = None
+    """Text written at each bar (e.g. "0/24"), so a zero-height bar still reads as a value."""
 
 
 def grouped_bar_chart(
@@ -52,6 +54,15 @@ def grouped_bar_chart(
                     upper.append(hi - value)
             errors = [lower, upper]
         axes.bar(positions, heights, width, label=item.label, yerr=errors, capsize=3)
+        if item.annotations is not None:
+            # Written by hand: matplotlib's bar_label skips NaN (undefined) bars, whose "n/a"
+            # is exactly what a reader needs to see.
+            for x, height, text in zip(positions, heights, item.annotations, strict=True):
+                y = 0.0 if math.isnan(height) else max(height, 0.0)
+                axes.annotate(
+                    text, (x, y), xytext=(0, 3), textcoords="offset points",
+                    ha="center", va="bottom", fontsize="x-small",
+                )  # fmt: skip
     axes.set_xticks(range(len(groups)), groups, rotation=15, ha="right")
     axes.set_title(title)
     axes.set_ylabel(ylabel)

@@ -21,11 +21,17 @@ th { background: #f3f3f3; }
 .note { color: #555; font-size: 0.9rem; }
 pre { background: #f7f7f7; padding: 0.75rem; white-space: pre-wrap; font-size: 0.85rem; }
 figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.9rem; }
+img { max-width: 100%; height: auto; }
 """
 
 
 def format_percent(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def format_number(value: float | None, digits: int = 3) -> str:
+    """A statistic that is not a proportion (kappa, rho), or – when undefined."""
+    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def format_interval(interval: tuple[float | None, float | None], digits: int = 1) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections import Counter
@@ -24,14 +23,13 @@ from normlab.cli_common import (
     print_usage,
     reports_errors,
 )
-from normlab.core.batch import run_batch
+from normlab.core.batch import run_batch_to_jsonl
 from normlab.core.errors import InputError
 from normlab.core.evalrun import run_task, slug
-from normlab.core.jsonio import append_jsonl
 from normlab.models import is_embedded, parse_role_assignments
 from normlab.scene.analysis import EpisodeRecord, SceneAnalysis, aggregate, load_episode_records
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
-from normlab.scene.generator import GeneratedScenario, generate_scenario, scaffold_findings
+from normlab.scene.generator import generate_scenario, scaffold_findings
 from normlab.scene.report import (
     annotated_transcript,
     headline_table,
@@ -142,18 +140,13 @@ def scene_generate(
         tuples = [chosen]
     generator = get_model(model, role="generator")
 
-    def write(_: SceneTuple, result: GeneratedScenario) -> None:
-        if result.scenario is not None:
-            append_jsonl(out, result.scenario)
-
-    results = asyncio.run(
-        run_batch(
-            tuples,
-            lambda item: generate_scenario(generator, item, dimensions, uuid4().hex[:6], repairs),
-            concurrency=generator.api.max_connections(),
-            description="generating SCENE scenarios",
-            on_result=write,
-        )
+    results = run_batch_to_jsonl(
+        tuples,
+        lambda item: generate_scenario(generator, item, dimensions, uuid4().hex[:6], repairs),
+        lambda result: result.scenario,
+        out,
+        concurrency=generator.api.max_connections(),
+        description="generating SCENE scenarios",
     )
     failed = [r for r in results if r.scenario is None]
     for result in failed:

@@ -174,25 +174,23 @@ def usage_table(analysis: SceneAnalysis) -> Table:
     )
 
 
+def _rate_series(label: str, rates: list[Rate | None]) -> BarSeries:
+    """Bars of rates with their Wilson CIs, each labelled k/n (so 0/n and n/a read apart)."""
+    return BarSeries(
+        label,
+        [r.rate if r else None for r in rates],
+        [r.ci if r else (None, None) for r in rates],
+        annotations=[f"{r.k}/{r.n}" if r else "" for r in rates],
+    )
+
+
 def repair_figure(analysis: SceneAnalysis) -> bytes:
     models = list(analysis.models)
     sanctions = sorted({s for m in analysis.models.values() for s in m.repair_by_sanction})
-    series = [
-        BarSeries(
-            "all sanctions",
-            [analysis.models[m].repair.rate for m in models],
-            [analysis.models[m].repair.ci for m in models],
-        )
-    ]
+    series = [_rate_series("all sanctions", [analysis.models[m].repair for m in models])]
     for sanction in sanctions:
         rates = [analysis.models[m].repair_by_sanction.get(sanction) for m in models]
-        series.append(
-            BarSeries(
-                sanction,
-                [r.rate if r else None for r in rates],
-                [r.ci if r else (None, None) for r in rates],
-            )
-        )
+        series.append(_rate_series(sanction, rates))
     return grouped_bar_chart(models, series, "Repair rate after sanctioning", "repair rate", (0, 1))
 
 
@@ -201,7 +199,19 @@ def rho_figure(analysis: SceneAnalysis) -> bytes:
     adaptation = [analysis.models[m].adaptation for m in models]
     return grouped_bar_chart(
         models,
-        [BarSeries("ρ(d, b)", [a.rho for a in adaptation], [a.ci for a in adaptation])],
+        [
+            BarSeries(
+                "ρ(d, b)",
+                [a.rho for a in adaptation],
+                [a.ci for a in adaptation],
+                annotations=[
+                    f"{a.rho:+.2f} (n={a.n_episodes})"
+                    if a.rho is not None
+                    else f"n/a (n={a.n_episodes})"
+                    for a in adaptation
+                ],
+            )
+        ],
         "Adaptation: Spearman ρ(d, b)",
         "ρ",
         (-1, 1),
@@ -211,17 +221,16 @@ def rho_figure(analysis: SceneAnalysis) -> bytes:
 
 def pairs_figure(analysis: SceneAnalysis) -> bytes:
     groups, pole_a, pole_b = [], [], []
+    several = len(analysis.models) > 1
     for model, summary in analysis.models.items():
         for pair in summary.opposing_pairs:
-            groups.append(f"{model}\n{pair.pole_a} / {pair.pole_b}")
+            prefix = f"{model}\n" if several else ""
+            groups.append(f"{prefix}{pair.pole_a} /\n{pair.pole_b}")
             pole_a.append(pair.compliance_a)
             pole_b.append(pair.compliance_b)
     return grouped_bar_chart(
         groups,
-        [
-            BarSeries("pole a", [r.rate for r in pole_a], [r.ci for r in pole_a]),
-            BarSeries("pole b", [r.rate for r in pole_b], [r.ci for r in pole_b]),
-        ],
+        [_rate_series("pole a", list(pole_a)), _rate_series("pole b", list(pole_b))],
         "Opposing pairs: compliance per pole",
         "compliance",
         (0, 1),
