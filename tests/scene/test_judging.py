@@ -62,16 +62,29 @@ async def test_labels_on_the_wrong_side_are_dropped(
 ) -> None:
     dimensions = load_dimensions()
     episode = await run_episode(scenarios[0], dimensions, scripted_models)
-    # Turn 7 is Priya's (a persona), so it cannot be a subject repair; turn 99 does not exist.
+    # Turn 7 is Priya's (a persona), so it cannot be a subject repair; turn 4 is Kenji's,
+    # so it cannot be a subject breach.
+    labels_in = [
+        (6, "Julian", "BREACH"),
+        (7, "Priya", "FACE_SAVE_REPAIR"),
+        (4, "Kenji", "SANCTION"),
+    ]
+    judge = get_model(judge_script(tmp_path, labels_in, "VALID"))
+    labels = await label_episode(judge, scenarios[0], episode, dimensions, "turns")
+    assert (labels.breaches, labels.repairs, labels.sanctions) == ([6], [], [4])
+
+
+async def test_label_for_a_turn_that_does_not_exist_is_a_parse_failure(
+    tmp_path: Path, scenarios: list[SceneScenario], scripted_models: EpisodeModels
+) -> None:
+    dimensions = load_dimensions()
+    episode = await run_episode(scenarios[0], dimensions, scripted_models)
+    assert 99 not in {entry.turn_id for entry in episode.entries}
     judge = get_model(
-        judge_script(
-            tmp_path,
-            [(6, "Julian", "BREACH"), (7, "Priya", "FACE_SAVE_REPAIR"), (99, "X", "SANCTION")],
-            "VALID",
-        )
+        judge_script(tmp_path, [(6, "Julian", "BREACH"), (99, "X", "SANCTION")], "VALID")
     )
     labels = await label_episode(judge, scenarios[0], episode, dimensions, "turns")
-    assert (labels.breaches, labels.repairs, labels.sanctions) == ([6], [], [])
+    assert labels.breaches is None and labels.parse_failures == 1
 
 
 async def test_unparseable_judge_reply_is_a_parse_failure_not_empty_lists(
