@@ -51,9 +51,11 @@ def print_usage(log_paths: list[Path]) -> None:
     from normlab.models.usage import usage_by_role
 
     for role, usage in sorted(usage_by_role(log_paths).items()):
+        cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
         console.print(
             f"{role}: {usage.calls} calls, {usage.input_tokens} input tokens "
-            f"({usage.cached_share:.0%} from prompt cache), {usage.output_tokens} output tokens"
+            f"({usage.cached_share:.0%} from prompt cache), {usage.output_tokens} output tokens, "
+            f"{cost}"
         )
 
 

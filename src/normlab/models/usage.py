@@ -3,7 +3,9 @@
 Inspect records every model call as a ``model`` event with the role that made it
 (``None`` for the eval's own model, which normlab calls the subject). Summing
 those events gives the per-role numbers that closing notes and cost reports need,
-including how much of the input was served from a prompt cache.
+including how much of the input was served from a prompt cache, and the dollar
+cost where Inspect knows the model's price (the embedded and scripted models
+have none).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ class RoleUsage:
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
+    cost: float | None = None
+    """US dollars, summed over calls Inspect could price (None when it priced none)."""
 
     @property
     def cached_share(self) -> float:
@@ -47,4 +51,6 @@ def usage_by_role(log_paths: Iterable[Path]) -> dict[str, RoleUsage]:
                     usage.input_tokens += event.output.usage.input_tokens + cached
                     usage.cached_input_tokens += cached
                     usage.output_tokens += event.output.usage.output_tokens
+                    if event.output.usage.total_cost is not None:
+                        usage.cost = (usage.cost or 0.0) + event.output.usage.total_cost
     return totals

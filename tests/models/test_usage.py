@@ -1,0 +1,33 @@
+"""Per-role usage from Inspect logs, including cost when Inspect priced the calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log, write_eval_log
+
+from normlab.models.usage import usage_by_role
+from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
+
+
+def test_usage_sums_calls_tokens_and_known_costs(workdir: Path) -> None:
+    code, output = run_cli(
+        "losona", "run", "--model", f"scripted/{SCRIPT}", "--judge", f"scripted/{SCRIPT}",
+        "--data", str(SCENARIOS), "-c", "naive", "--epochs", "1",
+        "--log-dir", str(workdir / "logs"),
+    )  # fmt: skip
+    assert code == 0, output
+    assert "cost unknown" in output
+    (path,) = sorted((workdir / "logs").glob("*.eval"))
+    usage = usage_by_role([path])
+    assert usage["subject"].calls == usage["judge"].calls == 2
+    assert usage["subject"].cost is None
+    # Price every judge call at $0.01, as Inspect does for models it knows.
+    log = read_eval_log(str(path))
+    for sample in log.samples or []:
+        for event in sample.events:
+            if event.event == "model" and event.role == "judge" and event.output.usage:
+                event.output.usage.total_cost = 0.01
+    write_eval_log(log, str(path))
+    priced = usage_by_role([path])
+    assert priced["judge"].cost is not None and abs(priced["judge"].cost - 0.02) < 1e-9
