@@ -215,6 +215,11 @@ def consistency(labels: Sequence[bool | None]) -> bool | None:
     return len(set(valid)) == 1
 
 
+def finite_or_none(value: float) -> float | None:
+    """``None`` for NaN: JSON results say "undefined" with null, never with NaN."""
+    return None if math.isnan(value) else value
+
+
 def proportion(successes: int, n: int) -> float:
     """k/n as a fraction, ``nan`` when n = 0 (so an empty cell never reads as 0%)."""
     return successes / n if n else math.nan

@@ -14,7 +14,6 @@ both have.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -177,16 +176,12 @@ class LosonaAnalysis(BaseModel):
         return self.model_dump(mode="json")
 
 
-def _finite(value: float) -> float | None:
-    return None if math.isnan(value) else value
-
-
 def _mean_with_ci(values: Sequence[float]) -> tuple[float | None, Interval]:
     """Mean over scenarios with its bootstrap CI over scenarios; ``None`` when empty."""
     if not values:
         return None, (None, None)
     lo, hi = stats.bootstrap_ci(values)
-    return sum(values) / len(values), (_finite(lo), _finite(hi))
+    return sum(values) / len(values), (stats.finite_or_none(lo), stats.finite_or_none(hi))
 
 
 def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
@@ -247,8 +242,8 @@ def paired_result(
     baseline_failures = [t for t, b in pairs if not b]
     baseline_successes = [t for t, b in pairs if b]
     return PairedResult(
-        delta=_finite(delta),
-        delta_ci=(_finite(lo), _finite(hi)),
+        delta=stats.finite_or_none(delta),
+        delta_ci=(stats.finite_or_none(lo), stats.finite_or_none(hi)),
         recovered=(sum(baseline_failures), len(baseline_failures)),
         regressed=(sum(not t for t in baseline_successes), len(baseline_successes)),
         n_scenarios=len(pairs),

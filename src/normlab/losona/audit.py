@@ -11,6 +11,7 @@ false negatives (judge says breach, human says complies).
 from __future__ import annotations
 
 import csv
+import math
 import random
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
         n_unlabelled=unlabelled,
         agreement=agreeing / n if n else None,
         agreement_ci=(lo, hi) if n else (None, None),
-        cohen_kappa=None if kappa != kappa else kappa,
+        cohen_kappa=None if math.isnan(kappa) else kappa,
         judge_compliant_share=sum(judge) / n if n else None,
         human_compliant_share=sum(human) / n if n else None,
         false_positives=sum(j and not h for j, h in zip(judge, human, strict=True)),

@@ -10,6 +10,7 @@ output file as they finish, so an interrupted rescore resumes where it stopped.
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 
 from inspect_ai.model import get_model
@@ -78,7 +79,7 @@ def compare_judges(
         n_compared=len(compared),
         agreement=agreeing / len(compared) if compared else None,
         agreement_ci=(None, None) if not compared else (lo, hi),
-        cohen_kappa=None if kappa != kappa else kappa,
+        cohen_kappa=None if math.isnan(kappa) else kappa,
         table={
             "both_comply": sum(x and y for x, y in zip(first, second, strict=True)),
             "both_breach": sum(not x and not y for x, y in zip(first, second, strict=True)),

@@ -204,10 +204,6 @@ class SceneAnalysis(BaseModel):
     models: dict[str, ModelSummary]
 
 
-def _finite(value: float) -> float | None:
-    return None if value != value else value
-
-
 def _rate_where(outcomes: Sequence[EpisodeOutcome], attribute: str) -> Rate:
     known = [getattr(o, attribute) for o in outcomes if getattr(o, attribute) is not None]
     return Rate.of(sum(bool(value) for value in known), len(known))
@@ -269,7 +265,9 @@ def summarize_model(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) 
         },
         repair_partial=Rate.of(sum(o.repaired for o in partial), sum(o.sanctions for o in partial)),
         adaptation=Adaptation(
-            rho=_finite(rho), ci=(_finite(lo), _finite(hi)), n_episodes=len(points)
+            rho=stats.finite_or_none(rho),
+            ci=(stats.finite_or_none(lo), stats.finite_or_none(hi)),
+            n_episodes=len(points),
         ),
         opposing_pairs=pairs,
         persona_breach=_rate_where(headline, "persona_breach"),
