@@ -60,6 +60,10 @@ def test_analyze_json_and_report(workdir: Path) -> None:
     assert (concise["compliance_a"]["k"], concise["compliance_a"]["n"]) == (1, 2)
     assert summary["sanction_delivered"]["k"] == 1
     assert set(summary["usage_by_role"]) == {"subject", "persona", "orchestrator"}
+    every_role = json.loads(result.output)["all_roles_per_episode"][MODEL]
+    assert set(every_role) == {"subject", "persona", "orchestrator", "judge", "auditor"}
+    assert every_role["judge"]["calls"] == 1.0  # one labelling call per episode
+    assert every_role["auditor"]["cost"] is None  # the scripted model has no price
     html = (workdir / "report" / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3
     assert "## BREACH" in html and "## SANCTION" in html and "## REPAIR" in html

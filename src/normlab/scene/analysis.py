@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from normlab import stats
 from normlab.core.errors import InputError
 from normlab.core.logs import expand_paths
+from normlab.models.usage import RoleUsage, usage_by_role
 from normlab.scene.episode import Episode
 from normlab.scene.judging import EpisodeLabels, FidelityVerdict
 from normlab.scene.taxonomy import Dimensions, SceneTuple
@@ -200,8 +201,24 @@ class ModelSummary(BaseModel):
     unlabelled_episodes: int
 
 
+class RunRoleUsage(BaseModel):
+    """One role's calls, tokens and cost per episode over a run, from Inspect's model events.
+
+    Unlike :class:`EpisodeRoleUsage` this covers every role, the judge and auditor
+    (which act in the scorer) included, and carries the dollar cost where Inspect
+    knows the model's price.
+    """
+
+    calls: float
+    input_tokens: float
+    cached_input_share: float
+    output_tokens: float
+    cost: float | None
+
+
 class SceneAnalysis(BaseModel):
     models: dict[str, ModelSummary]
+    all_roles_per_episode: dict[str, dict[str, RunRoleUsage]] = Field(default_factory=dict)
 
 
 def _rate_where(outcomes: Sequence[EpisodeOutcome], attribute: str) -> Rate:
@@ -296,6 +313,39 @@ class EpisodeRecord(BaseModel):
     labels: EpisodeLabels
     outcome: EpisodeOutcome
     roles: dict[str, str]
+
+
+def usage_per_episode_by_model(paths: Sequence[Path]) -> dict[str, dict[str, RunRoleUsage]]:
+    """Per subject model and role: calls, tokens and cost per episode over SCENE logs."""
+    from inspect_ai.log import read_eval_log
+
+    totals: dict[str, dict[str, RoleUsage]] = defaultdict(dict)
+    episodes: dict[str, int] = defaultdict(int)
+    for path in expand_paths(paths):
+        log = read_eval_log(str(path), header_only=True)
+        episodes[log.eval.model] += log.results.completed_samples if log.results else 0
+        for role, usage in usage_by_role([path]).items():
+            total = totals[log.eval.model].setdefault(role, RoleUsage())
+            total.calls += usage.calls
+            total.input_tokens += usage.input_tokens
+            total.cached_input_tokens += usage.cached_input_tokens
+            total.output_tokens += usage.output_tokens
+            if usage.cost is not None:
+                total.cost = (total.cost or 0.0) + usage.cost
+    result: dict[str, dict[str, RunRoleUsage]] = {}
+    for model, roles in totals.items():
+        n = max(1, episodes[model])
+        result[model] = {
+            role: RunRoleUsage(
+                calls=usage.calls / n,
+                input_tokens=usage.input_tokens / n,
+                cached_input_share=usage.cached_share,
+                output_tokens=usage.output_tokens / n,
+                cost=None if usage.cost is None else usage.cost / n,
+            )
+            for role, usage in sorted(roles.items())
+        }
+    return result
 
 
 def _model_name(config: object) -> str:

@@ -27,10 +27,17 @@ from normlab.core.batch import run_batch_to_jsonl
 from normlab.core.errors import InputError
 from normlab.core.evalrun import run_task, slug
 from normlab.models import is_embedded, parse_role_assignments
-from normlab.scene.analysis import EpisodeRecord, SceneAnalysis, aggregate, load_episode_records
+from normlab.scene.analysis import (
+    EpisodeRecord,
+    SceneAnalysis,
+    aggregate,
+    load_episode_records,
+    usage_per_episode_by_model,
+)
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.scene.generator import generate_scenario, scaffold_findings
 from normlab.scene.report import (
+    all_roles_table,
     annotated_transcript,
     headline_table,
     pairs_table,
@@ -160,13 +167,21 @@ def scene_generate(
 def print_scene(analysis: SceneAnalysis) -> None:
     print_table(headline_table(analysis))
     print_table(pairs_table(analysis))
+    print_table(all_roles_table(analysis))
     print_table(usage_table(analysis))
 
 
-def _report(
-    records: list[EpisodeRecord], sources: list[str], out_dir: Path
-) -> tuple[SceneAnalysis, Path]:
+def _analysis(records: list[EpisodeRecord], logs: list[Path]) -> SceneAnalysis:
     analysis = aggregate([r.outcome for r in records], load_dimensions())
+    analysis.all_roles_per_episode = usage_per_episode_by_model(logs)
+    return analysis
+
+
+def _report(
+    records: list[EpisodeRecord], logs: list[Path], out_dir: Path
+) -> tuple[SceneAnalysis, Path]:
+    analysis = _analysis(records, logs)
+    sources = [str(path) for path in logs]
     samples = [
         (r.outcome, annotated_transcript(r.episode, r.labels)) for r in records[:SAMPLE_TRANSCRIPTS]
     ]
@@ -207,7 +222,7 @@ def scene_run(
     folder = log_dir or Path("runs") / "scene" / slug(model)
     logs = run_task(task, folder, model, roles)
     records = load_episode_records(logs)
-    analysis, report = _report(records, [str(path) for path in logs], report_dir or folder)
+    analysis, report = _report(records, logs, report_dir or folder)
     print_scene(analysis)
     print_usage(logs)
     console.print(f"report: {report.resolve()}")
@@ -221,7 +236,7 @@ def scene_analyze(
 ) -> None:
     """Repair rates, adaptation ρ, opposing pairs, fidelity and usage from SCENE logs."""
     records = load_episode_records(paths)
-    analysis = aggregate([r.outcome for r in records], load_dimensions())
+    analysis = _analysis(records, paths)
     if as_json:
         sys.stdout.write(analysis.model_dump_json(indent=2) + "\n")
     else:
@@ -236,5 +251,5 @@ def scene_report(
 ) -> None:
     """Write report.html: repair by model and sanction, ρ, opposing pairs, sample episodes."""
     records = load_episode_records(paths)
-    _, report = _report(records, [str(path) for path in paths], out)
+    _, report = _report(records, paths, out)
     console.print(f"report: {report.resolve()}")

@@ -184,6 +184,29 @@ def _rate_series(label: str, rates: list[Rate | None]) -> BarSeries:
     )
 
 
+def all_roles_table(analysis: SceneAnalysis) -> Table:
+    rows = []
+    for model, roles in analysis.all_roles_per_episode.items():
+        for role, usage in roles.items():
+            rows.append(
+                [
+                    model,
+                    role,
+                    f"{usage.calls:.1f}",
+                    f"{usage.input_tokens:.0f}",
+                    f"{usage.cached_input_share:.0%}",
+                    f"{usage.output_tokens:.0f}",
+                    "unknown" if usage.cost is None else f"${usage.cost:.4f}",
+                ]
+            )
+    return Table(
+        caption="Every role per episode, judge and auditor included (Inspect's model events); "
+        "cost where Inspect knows the model's price",
+        header=["model", "role", "calls", "input tokens", "cached", "output tokens", "cost"],
+        rows=rows,
+    )
+
+
 def repair_figure(analysis: SceneAnalysis) -> bytes:
     models = list(analysis.models)
     sanctions = sorted({s for m in analysis.models.values() for s in m.repair_by_sanction})
@@ -258,6 +281,7 @@ def build_report(
     report.heading("Fidelity")
     report.table(fidelity_table(analysis))
     report.heading("Cost")
+    report.table(all_roles_table(analysis))
     report.table(usage_table(analysis))
     report.heading("Sample episodes")
     for outcome, transcript in transcripts:
