@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from normlab import stats
 from normlab.core.errors import InputError
 from normlab.core.logs import expand_paths
-from normlab.models.usage import RoleUsage, usage_by_role
+from normlab.models.usage import usage_by_role
 from normlab.scene.episode import Episode
 from normlab.scene.judging import EpisodeLabels, FidelityVerdict
 from normlab.scene.taxonomy import Dimensions, SceneTuple
@@ -319,21 +319,14 @@ def usage_per_episode_by_model(paths: Sequence[Path]) -> dict[str, dict[str, Run
     """Per subject model and role: calls, tokens and cost per episode over SCENE logs."""
     from inspect_ai.log import read_eval_log
 
-    totals: dict[str, dict[str, RoleUsage]] = defaultdict(dict)
+    logs_by_model: dict[str, list[Path]] = defaultdict(list)
     episodes: dict[str, int] = defaultdict(int)
     for path in expand_paths(paths):
-        log = read_eval_log(str(path), header_only=True)
-        episodes[log.eval.model] += log.results.completed_samples if log.results else 0
-        for role, usage in usage_by_role([path]).items():
-            total = totals[log.eval.model].setdefault(role, RoleUsage())
-            total.calls += usage.calls
-            total.input_tokens += usage.input_tokens
-            total.cached_input_tokens += usage.cached_input_tokens
-            total.output_tokens += usage.output_tokens
-            if usage.cost is not None:
-                total.cost = (total.cost or 0.0) + usage.cost
+        header = read_eval_log(str(path), header_only=True)
+        logs_by_model[header.eval.model].append(path)
+        episodes[header.eval.model] += header.results.completed_samples if header.results else 0
     result: dict[str, dict[str, RunRoleUsage]] = {}
-    for model, roles in totals.items():
+    for model, logs in logs_by_model.items():
         n = max(1, episodes[model])
         result[model] = {
             role: RunRoleUsage(
@@ -343,7 +336,7 @@ def usage_per_episode_by_model(paths: Sequence[Path]) -> dict[str, dict[str, Run
                 output_tokens=usage.output_tokens / n,
                 cost=None if usage.cost is None else usage.cost / n,
             )
-            for role, usage in sorted(roles.items())
+            for role, usage in sorted(usage_by_role(logs).items())
         }
     return result
 

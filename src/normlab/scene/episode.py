@@ -72,14 +72,6 @@ class Episode(BaseModel):
     def subject_entries(self) -> list[ChatEntry]:
         return [entry for entry in self.entries if entry.actor == self.subject]
 
-    def subject_actions(self) -> list[LogEvent]:
-        """Every action the subject took, no-ops included, in order."""
-        return [
-            event
-            for event in self.log
-            if event.actor == self.subject and event.kind in ("entry", "no-op")
-        ]
-
 
 def render_entry(entry: ChatEntry) -> str:
     if entry.action == "react":
