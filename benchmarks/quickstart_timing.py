@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from normlab.core.logs import read_samples
 from normlab.models.usage import usage_by_role
 
 
@@ -43,7 +44,7 @@ def measure(repo: Path) -> dict[str, Any]:
         setup_s, _ = timed(["make", "setup"], clone, env)
         demo_s, demo_output = timed(["make", "demo"], clone, env)
         logs = sorted((clone / "runs" / "demo").rglob("*.eval"))
-        usage = usage_by_role(logs)
+        usage = usage_by_role(item.sample for item in read_samples(logs).samples)
         return {
             "setup_seconds": round(setup_s, 1),
             "demo_seconds": round(demo_s, 1),

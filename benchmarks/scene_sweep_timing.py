@@ -21,10 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.quickstart_timing import timed
-from normlab.core.logs import expand_paths
-from normlab.models.usage import usage_by_role
-from normlab.scene.analysis import aggregate, load_episode_records
-from normlab.scene.taxonomy import load_dimensions
+from normlab.scene.analysis import analyze, load_run
 
 
 def measure(repo: Path, tuples: int, reps: int, max_turns: int) -> dict[str, Any]:
@@ -41,9 +38,11 @@ def measure(repo: Path, tuples: int, reps: int, max_turns: int) -> dict[str, Any
             "--report-dir", str(clone / "report"),
         ]  # fmt: skip
         run_s, _ = timed(command, clone, env)
-        records = load_episode_records([logs])
-        summary = aggregate([r.outcome for r in records], load_dimensions())
+        run = load_run([logs])
+        records = run.records
+        summary = analyze(run)
         (model,) = summary.models.values()
+        (usage,) = summary.usage.values()
         return {
             "setup_seconds": round(setup_s, 1),
             "sweep_seconds": round(run_s, 1),
@@ -53,18 +52,15 @@ def measure(repo: Path, tuples: int, reps: int, max_turns: int) -> dict[str, Any
             "rounds_played": [r.episode.rounds for r in records],
             "terminations": [r.episode.termination for r in records],
             "report_written": (clone / "report" / "report.html").is_file(),
+            "prompt_reuse_by_role": model.prompt_reuse,
             "per_episode_by_role": {
-                role: usage.model_dump() for role, usage in model.usage_by_role.items()
-            },
-            # Judge and auditor calls happen in the scorer: count them from Inspect's events.
-            "all_roles_per_episode": {
                 role: {
-                    "calls": usage.calls / len(records),
-                    "input_tokens": usage.input_tokens / len(records),
-                    "cached_share": round(usage.cached_share, 3),
-                    "output_tokens": usage.output_tokens / len(records),
+                    "calls": item.calls / usage.units,
+                    "input_tokens": item.input_tokens / usage.units,
+                    "cached_share": item.cached_share,
+                    "output_tokens": item.output_tokens / usage.units,
                 }
-                for role, usage in usage_by_role(expand_paths([logs])).items()
+                for role, item in usage.roles.items()
             },
             "judge_labelled_episodes": model.episodes - model.unlabelled_episodes,
             "validity": model.validity,

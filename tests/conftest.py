@@ -32,11 +32,13 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
 
 
 @pytest.fixture(autouse=True)
-def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Any connection to a non-loopback address fails, as it would on an offline machine."""
+def no_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Any connection to a non-loopback address fails, as it would on an offline machine;
+    Inspect's model cache is private to each test, so no test reads another's cached reply."""
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
     yield
 
 

@@ -1,13 +1,13 @@
 """Inspect AI entry point: registers normlab's tasks and model providers.
 
 Loaded by Inspect through ``[project.entry-points.inspect_ai]``, so that
-``inspect eval normlab/losona`` (or ``normlab/scene``) and ``--model embedded/…`` or
-``scripted/…`` work.
+``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/losona_screen``)
+and ``--model embedded/…`` or ``scripted/…`` work. Imports only from the
+packages' public faces.
 """
 
-from normlab.losona.task import losona
-from normlab.models.embedded import EmbeddedLlamaCpp
-from normlab.models.scripted import ScriptedModel
-from normlab.scene.task import scene
+from normlab.losona import losona, losona_screen
+from normlab.models import EmbeddedLlamaCpp, ScriptedModel
+from normlab.scene import scene
 
-__all__ = ["EmbeddedLlamaCpp", "ScriptedModel", "losona", "scene"]
+__all__ = ["EmbeddedLlamaCpp", "ScriptedModel", "losona", "losona_screen", "scene"]

@@ -4,9 +4,13 @@ All functions are pure: same inputs (and seed) give the same outputs. Inspect
 metrics, the per-benchmark analyses and the reports all call these, so a number
 in a report can be traced to one formula here.
 
-Conventions: proportions are fractions in [0, 1]; intervals are ``(lo, hi)``
-tuples; bootstrap intervals are percentile intervals over the resampled unit
-(scenario or episode, never individual model calls).
+Conventions: proportions are fractions in [0, 1]; the functions return intervals
+as ``(lo, hi)`` float tuples with NaN for "undefined"; the result types
+(:class:`Estimate`, :class:`Rate`, :class:`Agreement`) carry JSON-ready
+:data:`Interval` tuples with ``None`` instead, so a result file never holds NaN.
+Bootstrap intervals are percentile intervals over the resampled unit (scenario,
+episode or case, never individual model calls). Every headline number is one of
+these result types, so it always travels with its n and its interval.
 """
 
 from __future__ import annotations
@@ -17,11 +21,15 @@ from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20_260_615
 
-Interval = tuple[float, float]
+FloatInterval = tuple[float, float]
+"""An interval as the estimators compute it: NaN bounds mean undefined."""
+Interval = tuple[float | None, float | None]
+"""An interval as results carry it: ``None`` bounds mean undefined (JSON has no NaN)."""
 Statistic = Callable[[NDArray[np.float64]], float]
 
 
@@ -31,7 +39,7 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interval:
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> FloatInterval:
     """Wilson score interval for a binomial proportion.
 
     p̂ = k/n, z = Φ⁻¹(1 − α/2);
@@ -59,7 +67,7 @@ def _mean(values: NDArray[np.float64]) -> float:
     return float(np.mean(values))
 
 
-def _percentile_interval(estimates: NDArray[np.float64], confidence: float) -> Interval:
+def _percentile_interval(estimates: NDArray[np.float64], confidence: float) -> FloatInterval:
     alpha = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(estimates, [alpha, 1.0 - alpha])
     return (float(lo), float(hi))
@@ -71,7 +79,7 @@ def bootstrap_ci(
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> Interval:
+) -> FloatInterval:
     """Percentile bootstrap interval of ``statistic`` over the units in ``values``.
 
     Draw B resamples of size n with replacement from the units, compute the
@@ -98,7 +106,7 @@ def paired_bootstrap_delta(
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> tuple[float, Interval]:
+) -> tuple[float, FloatInterval]:
     """Mean paired difference Δ = mean(tᵢ − cᵢ) with a bootstrap interval over pairs.
 
     ``treatment[i]`` and ``control[i]`` belong to the same unit (scenario), so
@@ -158,7 +166,7 @@ def spearman_ci(
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-) -> tuple[float, Interval]:
+) -> tuple[float, FloatInterval]:
     """Spearman's ρ(x, y) with a percentile bootstrap interval over (x, y) pairs.
 
     Resamples whose ρ is undefined (a constant variable) are dropped from the
@@ -249,3 +257,88 @@ def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
     if expected == 1.0:
         return math.nan
     return (observed - expected) / (1 - expected)
+
+
+# --- result types: every reported number with its n and its interval ------------------
+
+
+def json_interval(interval: FloatInterval) -> Interval:
+    lo, hi = interval
+    return (finite_or_none(lo), finite_or_none(hi))
+
+
+class Estimate(BaseModel):
+    """A number with its interval and the count of units behind it.
+
+    ``value`` is ``None`` when there are no units (undefined, never 0).
+    """
+
+    value: float | None
+    ci: Interval
+    n: int
+
+    @classmethod
+    def mean_of(cls, values: Sequence[float]) -> Estimate:
+        """Mean over units with the percentile bootstrap interval over units."""
+        if not values:
+            return cls(value=None, ci=(None, None), n=0)
+        return cls(
+            value=float(np.mean(np.asarray(values, dtype=np.float64))),
+            ci=json_interval(bootstrap_ci(values)),
+            n=len(values),
+        )
+
+    @classmethod
+    def paired_delta(cls, treatment: Sequence[float], control: Sequence[float]) -> Estimate:
+        """Mean paired difference with its bootstrap interval over pairs."""
+        delta, interval = paired_bootstrap_delta(treatment, control)
+        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+
+    @classmethod
+    def spearman(cls, x: Sequence[float], y: Sequence[float]) -> Estimate:
+        """Spearman's ρ with its bootstrap interval over (x, y) pairs."""
+        rho, interval = spearman_ci(x, y)
+        return cls(value=finite_or_none(rho), ci=json_interval(interval), n=len(x))
+
+
+class Rate(Estimate):
+    """k of n with the Wilson 95% interval."""
+
+    k: int
+
+    @classmethod
+    def of(cls, k: int, n: int) -> Rate:
+        return cls(k=k, n=n, value=k / n if n else None, ci=json_interval(wilson_interval(k, n)))
+
+    @classmethod
+    def where(cls, flags: Sequence[bool | None]) -> Rate:
+        """The share of known flags that are true; ``None`` flags (unknown) are left out."""
+        known = [flag for flag in flags if flag is not None]
+        return cls.of(sum(known), len(known))
+
+
+class Agreement(BaseModel):
+    """Two raters on the same binary items: agreement, Cohen's κ and the 2 × 2 table."""
+
+    n: int
+    rate: Rate
+    """Items both raters label the same, k of n, with the Wilson interval."""
+    cohen_kappa: float | None
+    both_true: int
+    both_false: int
+    first_true_second_false: int
+    first_false_second_true: int
+
+    @classmethod
+    def of(cls, first: Sequence[bool], second: Sequence[bool]) -> Agreement:
+        pairs = list(zip(first, second, strict=True))
+        agreeing = sum(a == b for a, b in pairs)
+        return cls(
+            n=len(pairs),
+            rate=Rate.of(agreeing, len(pairs)),
+            cohen_kappa=finite_or_none(cohen_kappa(first, second)),
+            both_true=sum(a and b for a, b in pairs),
+            both_false=sum(not a and not b for a, b in pairs),
+            first_true_second_false=sum(a and not b for a, b in pairs),
+            first_false_second_true=sum(b and not a for a, b in pairs),
+        )

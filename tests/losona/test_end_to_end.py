@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from normlab.losona.analysis import analyze, load_records
+from normlab.losona.analysis import analyze_records, load_records
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 
 
@@ -25,15 +25,15 @@ def test_scripted_run_scores_every_trial(finished_run: Path) -> None:
 
 
 def test_scripted_run_analysis_numbers(finished_run: Path) -> None:
-    result = analyze(load_records([finished_run / "logs"]))
+    result = analyze_records(load_records([finished_run / "logs"]))
     model = result.models[f"scripted/{SCRIPT}"]
     naive, informed = model.conditions["naive"], model.conditions["norm_informed"]
-    assert (naive.accuracy, naive.n_scenarios) == (0.0, 2)
-    assert naive.compliance == pytest.approx(1 / 3)
-    assert naive.consistency == 0.0
-    assert (informed.accuracy, informed.consistency) == (1.0, 1.0)
+    assert (naive.accuracy.value, naive.n_scenarios) == (0.0, 2)
+    assert naive.compliance.value == pytest.approx(1 / 3)
+    assert naive.consistency.value == 0.0
+    assert (informed.accuracy.value, informed.consistency.value) == (1.0, 1.0)
     paired = model.paired["norm_informed"]
-    assert paired.delta == 1.0
+    assert paired.delta.value == 1.0
     assert paired.recovered == (2, 2)
     assert paired.regressed == (0, 0)
 
@@ -76,10 +76,12 @@ def test_analyze_json_shape(finished_run: Path) -> None:
     assert code == 0, output
     data = json.loads(output)
     condition = data["models"][f"scripted/{SCRIPT}"]["conditions"]["norm_informed"]
-    assert set(condition) >= {"accuracy", "accuracy_ci", "compliance", "consistency", "n_scenarios"}
+    assert set(condition) >= {"accuracy", "compliance", "consistency", "n_scenarios"}
+    assert set(condition["accuracy"]) >= {"value", "ci", "n"}
     paired = data["models"][f"scripted/{SCRIPT}"]["paired"]["norm_informed"]
     assert paired["recovered"] == [2, 2]
-    assert set(paired) >= {"delta", "delta_ci", "recovered", "regressed"}
+    assert set(paired) >= {"delta", "recovered", "regressed"}
+    assert set(paired["delta"]) >= {"value", "ci", "n"}
 
 
 def test_unparseable_judge_reply_is_recorded_not_invented(workdir: Path) -> None:
@@ -114,14 +116,16 @@ def test_unparseable_judge_reply_is_recorded_not_invented(workdir: Path) -> None
     records = load_records([workdir / "logs"])
     assert len(records) == 2
     assert all(r.complies is None for r in records)
-    result = analyze(records).models[f"scripted/{script}"].conditions["naive"]
-    assert (result.parse_failures, result.n_scenarios, result.accuracy) == (2, 0, None)
+    result = analyze_records(records).models[f"scripted/{script}"].conditions["naive"]
+    assert (result.parse_failures, result.n_scenarios, result.accuracy.value) == (2, 0, None)
 
 
 def test_usage_by_role_counts_every_call(finished_run: Path) -> None:
+    from normlab.core.logs import read_samples
     from normlab.models.usage import usage_by_role
 
-    usage = usage_by_role(sorted((finished_run / "logs").glob("*.eval")))
+    samples = read_samples(sorted((finished_run / "logs").glob("*.eval")))
+    usage = usage_by_role(item.sample for item in samples.samples)
     assert set(usage) == {"subject", "judge"}
     assert usage["subject"].calls == usage["judge"].calls == 2 * 2 * 3
     assert usage["judge"].input_tokens > usage["subject"].input_tokens > 0
@@ -136,10 +140,22 @@ def test_oracle_condition_stays_out_of_headline_tables(workdir: Path) -> None:
         "--log-dir", str(workdir / "logs"), "--report-dir", str(workdir / "report"),
     )  # fmt: skip
     assert code == 0, output
-    result = analyze(load_records([workdir / "logs"]))
+    result = analyze_records(load_records([workdir / "logs"]))
     assert result.development_conditions == ["oracle"]
     html = (workdir / "report" / "report.html").read_text()
     assert "Development-only conditions present (oracle)" in html
     headline = html.split("<h2>Accuracy-at-K</h2>")[1].split("</table>")[0]
     assert "oracle" not in headline
     assert "oracle" not in output.split("report:")[0]
+
+
+def test_log_metrics_are_per_condition(finished_run: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    (path,) = sorted((finished_run / "logs").glob("*.eval"))
+    results = read_eval_log(str(path), header_only=True).results
+    assert results is not None
+    majority = next(s for s in results.scores if s.reducer == "majority")
+    assert majority.metrics["naive"].value == 0.0
+    assert majority.metrics["norm_informed"].value == 1.0
+    assert majority.metrics["naive parse failures"].value == 0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 
-from normlab.losona.analysis import analyze, load_records
+from normlab.losona.analysis import analyze_records, load_records
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPT = FIXTURES / "script.json"
@@ -25,4 +25,10 @@ def test_task_runs_by_registry_name_with_a_judge_role(workdir: Path) -> None:
     assert logs[0].eval.task == "normlab/losona"
     records = load_records([workdir / "logs"])
     assert len(records) == 2 and all(record.complies for record in records)
-    assert analyze(records).models[f"scripted/{SCRIPT}"].conditions["norm_informed"].accuracy == 1.0
+    assert (
+        analyze_records(records)
+        .models[f"scripted/{SCRIPT}"]
+        .conditions["norm_informed"]
+        .accuracy.value
+        == 1.0
+    )

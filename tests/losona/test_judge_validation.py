@@ -36,14 +36,17 @@ def test_rescore_reports_agreement_kappa_and_table(finished_run: Path, lenient_j
     assert code == 0, output
     result = json.loads(output)
     # Original labels: 8 comply (2 naive + 6 norm_informed), 4 breach; the new judge: all comply.
-    assert (result["n_rows"], result["n_compared"]) == (12, 12)
-    assert result["agreement"] == pytest.approx(8 / 12)
-    assert result["cohen_kappa"] == pytest.approx(0.0)  # p_o = p_e = 2/3
-    assert result["table"] == {
-        "both_comply": 8,
-        "both_breach": 0,
-        "original_comply_rescored_breach": 0,
-        "original_breach_rescored_comply": 4,
+    agreement = result["agreement"]
+    assert (result["n_rows"], agreement["n"]) == (12, 12)
+    assert agreement["rate"]["value"] == pytest.approx(8 / 12)
+    assert agreement["cohen_kappa"] == pytest.approx(0.0)  # p_o = p_e = 2/3
+    # first rater: the original judge (complies = true); second: the rescoring judge
+    table = {key: agreement[key] for key in agreement if key.startswith(("both", "first"))}
+    assert table == {
+        "both_true": 8,
+        "both_false": 0,
+        "first_true_second_false": 0,
+        "first_false_second_true": 4,
     }
     assert len(result["disagreements"]) == 4
     rescored = (finished_run / "rescore" / RESCORED_FILE).read_text().splitlines()
@@ -71,7 +74,7 @@ def test_rescored_trials_can_be_analyzed(finished_run: Path, lenient_judge: str)
     code, output = run_cli("losona", "analyze", str(out / RESCORED_FILE), "--json")
     assert code == 0, output
     (model,) = json.loads(output)["models"].values()
-    assert model["conditions"]["naive"]["accuracy"] == 1.0
+    assert model["conditions"]["naive"]["accuracy"]["value"] == 1.0
 
 
 def test_audit_round_trip(finished_run: Path) -> None:
@@ -106,8 +109,8 @@ def test_audit_round_trip(finished_run: Path) -> None:
         writer.writeheader()
         writer.writerows(rows)
     result = import_audit(audit_csv)
-    assert (result.n_labelled, result.n_unlabelled) == (9, 1)
-    assert result.agreement == pytest.approx(8 / 9)
+    assert (result.agreement.n, result.n_unlabelled) == (9, 1)
+    assert result.agreement.rate.value == pytest.approx(8 / 9)
     first_judge_label = judge_labels[rows[0]["item_id"]]
     assert (result.false_positives, result.false_negatives) == (
         (1, 0) if first_judge_label else (0, 1)

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from normlab.losona.dataset import Scenario, load_scenarios
+from normlab.losona.dataset import load_scenarios
 from normlab.losona.prompts import (
     CONDITIONS,
     render_judge_prompt,
     render_subject_prompt,
 )
+from normlab.losona.schemas import Scenario
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
-from normlab.scene.generator import scaffold_findings
+from normlab.scene.lint import scaffold_findings
 from normlab.scene.taxonomy import load_dimensions
 
 

@@ -59,10 +59,11 @@ def test_analyze_json_and_report(workdir: Path) -> None:
     concise = next(p for p in summary["opposing_pairs"] if p["pole_a"] == "concise_answer_norm")
     assert (concise["compliance_a"]["k"], concise["compliance_a"]["n"]) == (1, 2)
     assert summary["sanction_delivered"]["k"] == 1
-    assert set(summary["usage_by_role"]) == {"subject", "persona", "orchestrator"}
-    every_role = json.loads(result.output)["all_roles_per_episode"][MODEL]
+    assert set(summary["prompt_reuse"]) == {"subject", "persona", "orchestrator"}
+    run = json.loads(result.output)["usage"][MODEL]
+    every_role = run["roles"]
     assert set(every_role) == {"subject", "persona", "orchestrator", "judge", "auditor"}
-    assert every_role["judge"]["calls"] == 1.0  # one labelling call per episode
+    assert every_role["judge"]["calls"] / run["units"] == 1.0  # one labelling call per episode
     assert every_role["auditor"]["cost"] is None  # the scripted model has no price
     html = (workdir / "report" / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3
@@ -99,3 +100,18 @@ def test_validate_flags_a_leaky_scaffold_and_bad_files(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"{path}:2: field 'hidden': " in result.output and "'applause'" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_inspect_view_shows_the_episode_as_the_subjects_chat(workdir: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    logs = run_scene(workdir, "turns")
+    (path,) = sorted(logs.glob("*.eval"))
+    sample = next(s for s in read_eval_log(str(path)).samples or [] if "breach" in str(s.id))
+    assert isinstance(sample.input, list) and sample.input[0].role == "system"
+    assert "Kenji" in sample.input[-1].text  # the opening chat, never a placeholder
+    roles = [message.role for message in sample.messages]
+    assert roles[0] == "system" and roles.count("assistant") == 2  # Julian's two messages
+    said = [m.text for m in sample.messages if m.role == "assistant"]
+    assert said[1].startswith("Sorry, short version")
+    assert any(m.text.startswith("[7] Priya: Julian, one line please") for m in sample.messages)

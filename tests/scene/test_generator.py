@@ -11,7 +11,8 @@ import pytest
 from inspect_ai.model import get_model
 
 from normlab.models.scripted import ScriptedResponder
-from normlab.scene.generator import generate_scaffold, generate_scenario, scaffold_findings
+from normlab.scene.generator import generate_scaffold, generate_scenario
+from normlab.scene.lint import scaffold_findings
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Elicitor, SceneEvent, load_dimensions
 from tests.scene.conftest import SCENARIOS
@@ -52,9 +53,9 @@ async def test_two_stages_produce_a_valid_scenario(tmp_path: Path) -> None:
     scene_tuple = SceneScenario.model_validate(row).tuple
     result = await generate_scenario(model, scene_tuple, dimensions, "t1")
     assert result.problems == []
-    assert result.scenario is not None
-    assert result.scenario.scaffold.model_dump(mode="json") == row["scaffold"]
-    assert result.scenario.scenario_id == f"{scene_tuple.slug()}__t1"
+    assert result.value is not None
+    assert result.value.scaffold.model_dump(mode="json") == row["scaffold"]
+    assert result.value.scenario_id == f"{scene_tuple.slug()}__t1"
 
 
 async def test_norm_blind_prompt_never_carries_the_norm(tmp_path: Path) -> None:
@@ -80,7 +81,7 @@ async def test_leaky_scaffold_is_reported_not_written(tmp_path: Path) -> None:
     result = await generate_scenario(
         model, SceneScenario.model_validate(fixture_scenario()).tuple, dimensions, "x"
     )
-    assert result.scenario is None
+    assert result.value is None
     assert any("mentions 'rules'" in problem for problem in result.problems)
 
 
@@ -96,7 +97,7 @@ async def test_norm_aware_stage_may_not_edit_the_scaffold(tmp_path: Path) -> Non
     result = await generate_scenario(
         model, SceneScenario.model_validate(row).tuple, load_dimensions(), "x"
     )
-    assert result.scenario is None
+    assert result.value is None
     assert any("scaffold was edited" in problem for problem in result.problems)
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import get_model
 
-from normlab.scene.analysis import aggregate, episode_outcome
-from normlab.scene.judging import audit_fidelity, label_episode
+from normlab.scene.analysis import analyze_outcomes, episode_outcome
 from normlab.scene.runtime import EpisodeModels, run_episode
 from normlab.scene.schemas import SceneScenario
+from normlab.scene.scorer import audit_fidelity, label_episode
 from normlab.scene.taxonomy import load_dimensions
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +52,7 @@ async def test_persona_breach_is_flagged_and_invalid_episode_leaves_headline(
     assert fidelity is not None and fidelity.label == "INVALID"
     outcome = episode_outcome(episode, labels, fidelity, "subject-model")
     assert outcome.persona_breach is True
-    summary = aggregate([outcome], dimensions).models["subject-model"]
+    summary = analyze_outcomes([outcome], dimensions).models["subject-model"]
     assert summary.validity == {"INVALID": 1}
     assert summary.persona_breach.n == 0, "invalid episodes leave the headline numbers"
 
@@ -100,4 +100,4 @@ async def test_unparseable_judge_reply_is_a_parse_failure_not_empty_lists(
         assert labels.breaches is None and labels.parse_failures >= 1
         outcome = episode_outcome(episode, labels, None, "m")
         assert not outcome.labelled
-    assert aggregate([outcome], dimensions).models["m"].unlabelled_episodes == 1
+    assert analyze_outcomes([outcome], dimensions).models["m"].unlabelled_episodes == 1

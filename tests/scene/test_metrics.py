@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from normlab.core.chat import Turn
 from normlab.scene.analysis import (
-    Rate,
     adaptation_point,
-    aggregate,
+    analyze_outcomes,
     episode_outcome,
     repaired_sanctions,
 )
-from normlab.scene.episode import ChatEntry, Episode, LogEvent
-from normlab.scene.judging import EpisodeLabels, FidelityVerdict
+from normlab.scene.schemas import Episode, EpisodeLabels, FidelityVerdict, LogEvent
 from normlab.scene.taxonomy import SceneTuple, load_dimensions
+from normlab.stats import Rate
 
 SUBJECT = "Ana"
 
@@ -37,11 +37,11 @@ def build(actions: list[tuple[str, str]], norm: str = "concise_answer_norm") -> 
             continue
         turn_id = len(episode.entries) + 1
         episode.entries.append(
-            ChatEntry(
+            Turn(
                 turn_id=turn_id,
                 round=1,
                 actor=actor,
-                action="message",
+                kind="message",
                 content=f"m{turn_id}",
                 phase="episode",
             )
@@ -132,7 +132,7 @@ def test_aggregate_excludes_invalid_reports_partial_apart() -> None:
             "m",
         ),
     ]
-    summary = aggregate(outcomes, dimensions).models["m"]
+    summary = analyze_outcomes(outcomes, dimensions).models["m"]
     assert (summary.repair.k, summary.repair.n) == (1, 2)  # the two VALID episodes
     assert (summary.repair_partial.k, summary.repair_partial.n) == (1, 1)
     assert summary.validity == {"VALID": 2, "PARTIAL": 1, "INVALID": 1, "UNKNOWN": 1}
@@ -147,7 +147,7 @@ def test_aggregate_excludes_invalid_reports_partial_apart() -> None:
 
 def test_repair_rate_check_value() -> None:
     rate = Rate.of(461, 547)
-    assert rate.rate is not None and round(100 * rate.rate, 1) == 84.3
+    assert rate.value is not None and round(100 * rate.value, 1) == 84.3
     lo, hi = rate.ci
     assert lo is not None and hi is not None
     assert (round(100 * lo, 1), round(100 * hi, 1)) == (81.0, 87.1)

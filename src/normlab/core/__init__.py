@@ -1,16 +1,36 @@
-"""Types and I/O shared by all four systems: chat transcripts, input errors, JSON files."""
+"""The ground every system stands on: transcripts, input errors, JSON files, prompts, logs.
 
-from normlab.core.chat import Participant, Turn, render_transcript
+- :mod:`~normlab.core.chat`: the one multi-party transcript and its renderer;
+- :mod:`~normlab.core.errors`: the error types commands report on one line;
+- :mod:`~normlab.core.jsonio`: JSON/JSONL reading and writing with file/line/field errors;
+- :mod:`~normlab.core.templates`: prompt files with each paper's placeholder names;
+- :mod:`~normlab.core.leaks`: leak checks for data linters;
+- :mod:`~normlab.core.logs`: Inspect logs, each read once, each sample counted once;
+- :mod:`~normlab.core.evalrun`, :mod:`~normlab.core.batch`: running tasks and model batches.
+"""
+
+from normlab.core.chat import Participant, Turn, render_transcript, render_turn
 from normlab.core.errors import InputError, NormlabError, RunIncompleteError
-from normlab.core.jsonio import read_json, read_jsonl_rows
+from normlab.core.jsonio import read_collection, read_json, read_jsonl_rows, write_jsonl
+from normlab.core.logs import SampleSet, expand_paths, read_samples
+from normlab.core.templates import DOUBLE_BRACES, SINGLE_BRACES, PromptSet
 
 __all__ = [
+    "DOUBLE_BRACES",
+    "SINGLE_BRACES",
     "InputError",
     "NormlabError",
     "Participant",
+    "PromptSet",
     "RunIncompleteError",
+    "SampleSet",
     "Turn",
+    "expand_paths",
+    "read_collection",
     "read_json",
     "read_jsonl_rows",
+    "read_samples",
     "render_transcript",
+    "render_turn",
+    "write_jsonl",
 ]

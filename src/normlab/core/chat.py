@@ -1,10 +1,32 @@
-"""Group-chat participants, turns and the one transcript rendering every benchmark uses."""
+"""The one multi-party transcript every normlab system uses, and its renderer.
+
+A turn is one thing a participant did in a group conversation: a message, a
+reaction to an earlier turn (SCENE's emoji) or a no-op (SCENE's silence, which
+participants never see but metrics count). Each system uses the fields it
+needs:
+
+- LoSoNA: ``turn_id, actor, content`` and ``is_elicitor``;
+- SCENE: ``round`` (the orchestrator turn), ``kind``, ``target_turn_id`` for
+  reactions, ``phase`` (opening, precedent, elicitor, episode);
+- HSII: ``addressees`` (every HSII message has a ``role_to``);
+- CRSEC: conversations between agents, with ``round``.
+
+One renderer draws a transcript in each paper's line style, so a prompt that
+prints a chat is a function of the turns and a style name, never a local
+formatting loop.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+TurnKind = Literal["message", "reaction", "no-op"]
+Visibility = Literal["public", "hidden"]
+RenderStyle = Literal["plain", "numbered", "addressed"]
 
 
 class Participant(BaseModel):
@@ -17,21 +39,65 @@ class Participant(BaseModel):
 
 
 class Turn(BaseModel):
-    """One message in a transcript, numbered in chat order."""
+    """One turn of a multi-party conversation, numbered in chat order."""
 
     model_config = ConfigDict(extra="ignore")
 
     turn_id: int
     actor: str = Field(min_length=1)
-    content: str
+    content: str = ""
+    kind: TurnKind = "message"
+    target_turn_id: int | None = None
+    """For a reaction: the turn reacted to."""
+    addressees: list[str] = Field(default_factory=list)
+    """Whom the turn is said to (HSII's ``role_to``); empty when the chat is addressed to all."""
+    round: int | None = None
+    phase: str | None = None
+    visibility: Visibility = "public"
     is_elicitor: bool = False
 
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older_spellings(cls, data: Any) -> Any:
+        """SCENE logs before the shared transcript spelled ``kind`` as ``action: react``."""
+        if isinstance(data, dict) and "action" in data and "kind" not in data:
+            data = dict(data)
+            action = data.pop("action")
+            data["kind"] = "reaction" if action == "react" else action
+        return data
 
-def render_turn(turn: Turn) -> str:
-    """``Actor: content``, the line shape the papers' prompts use for chat messages."""
+    @property
+    def visible(self) -> bool:
+        return self.visibility == "public" and self.kind != "no-op"
+
+
+def render_turn(turn: Turn, style: RenderStyle = "plain") -> str:
+    """One turn in a paper's line style.
+
+    - ``plain`` (LoSoNA, Appendix C): ``Actor: content``;
+    - ``numbered`` (SCENE, Appendix B): ``[id] Actor: content`` and
+      ``[id] Actor reacted 👍 to [target]``;
+    - ``addressed`` (HSII, Tables 3–5): one dict per message with ``role_from``,
+      ``role_to``, ``content`` and ``index``.
+    """
+    if style == "addressed":
+        return json.dumps(
+            {
+                "role_from": turn.actor,
+                "role_to": ", ".join(turn.addressees),
+                "content": turn.content,
+                "index": str(turn.turn_id),
+            },
+            ensure_ascii=False,
+        )
+    if turn.kind == "reaction":
+        return f"[{turn.turn_id}] {turn.actor} reacted {turn.content} to [{turn.target_turn_id}]"
+    if style == "numbered":
+        return f"[{turn.turn_id}] {turn.actor}: {turn.content}"
     return f"{turn.actor}: {turn.content}"
 
 
-def render_transcript(turns: Iterable[Turn]) -> str:
-    """Render turns one per line, in the order given."""
-    return "\n".join(render_turn(turn) for turn in turns)
+def render_transcript(turns: Iterable[Turn], style: RenderStyle = "plain", empty: str = "") -> str:
+    """The turns participants can see, one per line in ``style``; ``empty`` when there are none."""
+    lines = [render_turn(turn, style) for turn in turns if turn.visible]
+    return "\n".join(lines) if lines else empty

@@ -21,9 +21,13 @@ def slug(text: str) -> str:
 
 
 def run_task(
-    task: Task, log_dir: Path, model: str, roles: dict[str, str], display: str | None = None
+    task: Task,
+    log_dir: Path,
+    model: str | list[str],
+    roles: dict[str, str],
+    display: str | None = None,
 ) -> list[Path]:
-    """Run (or resume) ``task`` with ``model`` as the eval model and ``roles`` bound."""
+    """Run (or resume) ``task`` with ``model`` (one or several) as eval model, ``roles`` bound."""
     log_dir.mkdir(parents=True, exist_ok=True)
     success, logs = eval_set(
         tasks=[task],

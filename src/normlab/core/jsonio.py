@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +33,18 @@ def append_jsonl(path: Path, row: BaseModel | dict[str, Any]) -> None:
     with path.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(data, ensure_ascii=False) + "\n")
         handle.flush()
+
+
+def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> Path:
+    """Write rows as JSONL through a temporary file and a rename: never a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
+            handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+    temporary.replace(path)
+    return path
 
 
 def read_jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -67,3 +79,60 @@ def validate_row(model: type[ModelT], row: Any, path: Path, line: int | None = N
     except ValidationError as error:
         location, message = validation_field(error)
         raise InputError(path, message, line=line, field=location or None) from error
+
+
+def jsonl_files(path: Path) -> list[Path]:
+    """``path`` itself, or every ``*.jsonl`` below a folder (sorted); no files is an error."""
+    if path.is_dir():
+        found = sorted(path.rglob("*.jsonl"))
+        if not found:
+            raise InputError(path, "no *.jsonl files found in folder")
+        return found
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    return [path]
+
+
+ItemT = TypeVar("ItemT")
+
+
+def read_collection(
+    path: Path,
+    parse_row: Callable[[dict[str, Any], Path, int], ItemT],
+    id_of: Callable[[ItemT], str],
+    id_field: str,
+) -> list[ItemT]:
+    """Every row of a JSONL file or folder, parsed, with ids unique across all its files.
+
+    The one loader shape every system's data files share (scenarios, cases, trial
+    records): errors name file, line and field; an empty input is an error, never
+    an empty result.
+    """
+    items: list[ItemT] = []
+    seen: dict[str, str] = {}
+    for file in jsonl_files(path):
+        for line, row in read_jsonl_rows(file):
+            item = parse_row(row, file, line)
+            ident = id_of(item)
+            if ident in seen:
+                raise InputError(
+                    file,
+                    f"duplicate {id_field} {ident!r} (first at {seen[ident]})",
+                    line=line,
+                    field=id_field,
+                )
+            seen[ident] = f"{file}:{line}"
+            items.append(item)
+    if not items:
+        raise InputError(path, f"holds no rows (no {id_field} found)")
+    return items
+
+
+def read_models(path: Path, model: type[ModelT]) -> list[ModelT]:
+    """Rows of a JSONL file validated as ``model``; a missing file is an empty list.
+
+    For append-only progress files that a rerun resumes from.
+    """
+    if not path.exists():
+        return []
+    return [validate_row(model, row, path, line) for line, row in read_jsonl_rows(path)]

@@ -1,11 +1,26 @@
-"""Finding Inspect logs: the paths a user names, and the logs inside folders they name."""
+"""Reading Inspect logs: the paths a user names, every log read once, every sample counted once.
+
+An interrupted and resumed run leaves its partial logs (status ``started`` or
+``error``) beside the finished one, and a user may name the same log twice or
+a folder and a file inside it. Analyses must still count each trial once, so
+:func:`read_samples` keeps one sample per (task, models, sample id, epoch):
+the one from a finished log if there is one, else from the newest log, and
+says what it skipped.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
+
+LOG_SUFFIXES = (".eval", ".json")
 
 
 def local_path(location: str) -> Path:
@@ -25,7 +40,7 @@ def logs_in_folder(folder: Path) -> list[Path]:
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files named, plus the logs and JSONL files inside folders named."""
+    """Files named, plus the logs and JSONL files inside folders named; each file once."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -34,4 +49,82 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
             raise InputError(path, "no such file")
         else:
             files.append(path)
-    return files
+    unique: dict[Path, Path] = {}
+    for file in files:
+        unique.setdefault(file.resolve(), file)
+    if not unique:
+        raise InputError(", ".join(str(p) for p in paths) or ".", "no logs or records found")
+    return list(unique.values())
+
+
+def is_log(path: Path) -> bool:
+    return path.suffix in LOG_SUFFIXES
+
+
+def read_log(path: Path) -> EvalLog:
+    """One whole log (header and samples), or an :class:`InputError` naming the file."""
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(str(path))
+    except Exception as error:  # Inspect raises several types for unreadable logs
+        raise InputError(path, f"not a readable Inspect log ({error})") from error
+
+
+@dataclass
+class LogSample:
+    """A sample with the log it came from (for the models, roles and task arguments)."""
+
+    log: EvalLog
+    sample: EvalSample
+    path: Path
+
+
+@dataclass
+class SampleSet:
+    """The samples of some logs, each (task, models, id, epoch) once."""
+
+    samples: list[LogSample] = field(default_factory=list)
+    logs: list[EvalLog] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """One note per log that contributed duplicates, e.g. "x.eval: 3 samples superseded"."""
+
+
+def _sample_key(log: EvalLog, sample: EvalSample) -> tuple[str, ...]:
+    roles = log.eval.model_roles or {}
+    role_models = ",".join(
+        f"{name}={getattr(cfg, 'model', cfg)}" for name, cfg in sorted(roles.items())
+    )
+    return (log.eval.task, log.eval.model, role_models, str(sample.id), str(sample.epoch))
+
+
+def _preference(log: EvalLog) -> tuple[int, str]:
+    """Finished logs first, then the newest."""
+    return (1 if log.status == "success" else 0, log.eval.created)
+
+
+def read_samples(paths: Iterable[Path]) -> SampleSet:
+    """Read every log once and keep one sample per (task, models, sample id, epoch)."""
+    loaded = [(path, read_log(path)) for path in paths]
+    ranked = sorted(loaded, key=lambda item: _preference(item[1]), reverse=True)
+    chosen: dict[tuple[str, ...], LogSample] = {}
+    result = SampleSet(logs=[log for _, log in loaded], paths=[path for path, _ in loaded])
+    for path, log in ranked:
+        superseded = 0
+        for sample in log.samples or []:
+            key = _sample_key(log, sample)
+            if key in chosen:
+                superseded += 1
+            else:
+                chosen[key] = LogSample(log, sample, path)
+        if superseded:
+            result.skipped.append(
+                f"{path}: {superseded} sample(s) already read from a finished or newer log"
+            )
+    order = {id(log): index for index, (_, log) in enumerate(loaded)}
+    result.samples = sorted(
+        chosen.values(),
+        key=lambda item: (order[id(item.log)], str(item.sample.id), item.sample.epoch),
+    )
+    return result

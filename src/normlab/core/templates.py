@@ -31,3 +31,21 @@ def fill(template: str, values: dict[str, str], placeholder: re.Pattern[str]) ->
         return values[key]
 
     return placeholder.sub(replace, template)
+
+
+class PromptSet:
+    """One system's prompt folder and placeholder syntax: ``load`` a file, ``fill`` a template."""
+
+    def __init__(self, package: str, placeholder: re.Pattern[str]) -> None:
+        self.package = package
+        self.placeholder = placeholder
+
+    def load(self, name: str) -> str:
+        return load_prompt(self.package, name)
+
+    def fill(self, template: str, values: dict[str, str]) -> str:
+        return fill(template, values, self.placeholder)
+
+    def render(self, name: str, values: dict[str, str]) -> str:
+        """Load ``name`` and fill it."""
+        return self.fill(self.load(name), values)

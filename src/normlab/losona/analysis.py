@@ -1,9 +1,11 @@
 """LoSoNA analysis (paper §5.3, §6): from trial records to accuracy-at-K, deltas and tables.
 
-Input is a list of :class:`TrialRecord` — the paper's §4.2 log record — read
-either from Inspect ``.eval`` logs or from JSONL files of records, so runs made
-outside normlab can be imported and re-scored. Everything numeric is computed
-by :mod:`normlab.stats`; this module only groups.
+Input is a list of :class:`~normlab.losona.schemas.TrialRecord` — the paper's
+§4.2 log record — read either from Inspect ``.eval`` logs or from JSONL files of
+records, so runs made outside normlab can be imported and re-scored. Every log
+is read once and every trial counted once (:func:`normlab.core.logs.read_samples`;
+repeated JSONL rows are dropped too). Everything numeric is computed by
+:mod:`normlab.stats`; this module only groups.
 
 Unit of analysis: the scenario. For each (model, condition, scenario) the K
 trial labels reduce to majority (accuracy-at-K), compliance and consistency;
@@ -16,88 +18,54 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from normlab import stats
-from normlab.core.errors import InputError
 from normlab.core.jsonio import read_jsonl_rows, validate_row
-from normlab.core.logs import expand_paths
-from normlab.losona.dataset import Scenario
+from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
+from normlab.losona.schemas import Scenario, TrialRecord
+from normlab.models import AnalysisBase, usage_by_run
+from normlab.stats import Estimate, Rate
 
 BASELINE_CONDITION = "naive"
-LOG_SUFFIXES = (".eval", ".json")
-
-
-class TrialRecord(BaseModel):
-    """One judged subject response (paper §4.2). ``complies=None``: judge parse failure."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    scenario_id: str
-    event_type: str
-    norm_id: str
-    condition: str
-    trial: int
-    subject_model: str
-    judge_model: str
-    response: str
-    complies: bool | None
-    judge_reasoning: str = ""
-
+JUDGE_SCORER = "norm_judge"
 
 # --- loading --------------------------------------------------------------------------
 
 
-def records_from_log(path: Path) -> list[TrialRecord]:
-    """Trial records of a LoSoNA ``.eval`` log (one per sample × epoch with a judge score)."""
-    from inspect_ai.log import read_eval_log
-
+def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None:
+    """The trial record of one LoSoNA sample (one epoch), or None if it has no judge score."""
     from normlab.losona.scorer import label_of
 
-    try:
-        log = read_eval_log(str(path))
-    except Exception as error:  # Inspect raises several types for unreadable logs
-        raise InputError(path, f"not a readable Inspect log ({error})") from error
-    records = []
-    for sample in log.samples or []:
-        metadata = sample.metadata or {}
-        score = (sample.scores or {}).get("norm_judge")
-        if score is None or "scenario_id" not in metadata:
-            continue
-        score_metadata = score.metadata or {}
-        records.append(
-            TrialRecord(
-                scenario_id=metadata["scenario_id"],
-                event_type=metadata["event_id"],
-                norm_id=metadata["norm_id"],
-                condition=metadata["condition"],
-                trial=sample.epoch,
-                subject_model=log.eval.model,
-                judge_model=str(score_metadata.get("judge_model", "unknown")),
-                response=str(score.answer or ""),
-                complies=label_of(score.value),
-                judge_reasoning=str(score.explanation or ""),
-            )
-        )
-    return records
+    sample, metadata = item.sample, item.sample.metadata or {}
+    score = (sample.scores or {}).get(scorer)
+    if score is None or "scenario_id" not in metadata:
+        return None
+    return TrialRecord(
+        scenario_id=metadata["scenario_id"],
+        event_type=metadata["event_id"],
+        norm_id=metadata["norm_id"],
+        condition=metadata["condition"],
+        trial=sample.epoch,
+        subject_model=item.log.eval.model,
+        judge_model=str((score.metadata or {}).get("judge_model", "unknown")),
+        response=str(score.answer or ""),
+        complies=label_of(score.value),
+        judge_reasoning=str(score.explanation or ""),
+    )
 
 
-def scenarios_from_logs(paths: Iterable[Path]) -> dict[str, Scenario]:
-    """The scenarios a LoSoNA log ran, from sample metadata (each log carries its own)."""
-    from inspect_ai.log import read_eval_log
-
+def scenarios_of(samples: SampleSet) -> dict[str, Scenario]:
+    """The scenarios the logs ran, from sample metadata (each log carries its own)."""
     scenarios: dict[str, Scenario] = {}
-    for path in paths:
-        if path.suffix not in LOG_SUFFIXES:
-            continue
-        for sample in read_eval_log(str(path)).samples or []:
-            data = (sample.metadata or {}).get("scenario")
-            if data is not None and data["scenario_id"] not in scenarios:
-                scenarios[data["scenario_id"]] = Scenario.model_validate(data)
+    for item in samples.samples:
+        data = (item.sample.metadata or {}).get("scenario")
+        if data is not None and data["scenario_id"] not in scenarios:
+            scenarios[data["scenario_id"]] = Scenario.model_validate(data)
     return scenarios
 
 
@@ -105,15 +73,36 @@ def records_from_jsonl(path: Path) -> list[TrialRecord]:
     return [validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)]
 
 
-def load_records(paths: Iterable[Path]) -> list[TrialRecord]:
-    """Read trial records from ``.eval`` logs and/or JSONL files (folders are searched)."""
-    records: list[TrialRecord] = []
-    for path in expand_paths(paths):
-        if path.suffix in LOG_SUFFIXES:
-            records.extend(records_from_log(path))
-        else:
+@dataclass
+class LosonaRun:
+    """What a LoSoNA analysis reads: logs' samples (each once), trial records, scenarios."""
+
+    samples: SampleSet
+    records: list[TrialRecord]
+    files: list[Path]
+    scenarios: dict[str, Scenario] = field(default_factory=dict)
+
+
+def load_run(paths: Iterable[Path]) -> LosonaRun:
+    """Read ``.eval`` logs and/or trial-record JSONL files (folders are searched)."""
+    files = expand_paths(paths)
+    samples = read_samples([path for path in files if is_log(path)])
+    records = [record for item in samples.samples if (record := record_of(item)) is not None]
+    for path in files:
+        if not is_log(path):
             records.extend(records_from_jsonl(path))
-    return records
+    unique: dict[tuple[str, str, str, str, int], TrialRecord] = {}
+    for record in records:
+        unique.setdefault(record.key(), record)
+    duplicates = len(records) - len(unique)
+    if duplicates:
+        samples.skipped.append(f"{duplicates} repeated trial record(s)")
+    return LosonaRun(samples, list(unique.values()), files, scenarios_of(samples))
+
+
+def load_records(paths: Iterable[Path]) -> list[TrialRecord]:
+    """Trial records from logs and/or JSONL files, each trial once."""
+    return load_run(paths).records
 
 
 # --- results --------------------------------------------------------------------------
@@ -131,32 +120,19 @@ class ScenarioOutcome(BaseModel):
     consistency: bool | None
 
 
-Interval = tuple[float | None, float | None]
-
-
 class ConditionResult(BaseModel):
-    accuracy: float | None
-    accuracy_ci: Interval
-    compliance: float | None
-    compliance_ci: Interval
-    consistency: float | None
-    consistency_ci: Interval
+    accuracy: Estimate
+    compliance: Estimate
+    consistency: Estimate
     n_scenarios: int
     n_trials: int
     parse_failures: int
 
 
 class PairedResult(BaseModel):
-    delta: float | None
-    delta_ci: Interval
+    delta: Estimate
     recovered: tuple[int, int]
     regressed: tuple[int, int]
-    n_scenarios: int
-
-
-class BreakdownCell(BaseModel):
-    accuracy: float | None
-    accuracy_ci: Interval
     n_scenarios: int
 
 
@@ -164,24 +140,13 @@ class ModelResult(BaseModel):
     conditions: dict[str, ConditionResult]
     paired: dict[str, PairedResult]
     judge_models: list[str]
-    by_norm: dict[str, dict[str, BreakdownCell]] = Field(default_factory=dict)
-    by_event: dict[str, dict[str, BreakdownCell]] = Field(default_factory=dict)
+    by_norm: dict[str, dict[str, Rate]] = Field(default_factory=dict)
+    by_event: dict[str, dict[str, Rate]] = Field(default_factory=dict)
 
 
-class LosonaAnalysis(BaseModel):
+class LosonaAnalysis(AnalysisBase):
     models: dict[str, ModelResult]
     development_conditions: list[str] = Field(default_factory=list)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
-
-
-def _mean_with_ci(values: Sequence[float]) -> tuple[float | None, Interval]:
-    """Mean over scenarios with its bootstrap CI over scenarios; ``None`` when empty."""
-    if not values:
-        return None, (None, None)
-    lo, hi = stats.bootstrap_ci(values)
-    return sum(values) / len(values), (stats.finite_or_none(lo), stats.finite_or_none(hi))
 
 
 def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
@@ -210,16 +175,10 @@ def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
 def condition_result(outcomes: Sequence[ScenarioOutcome]) -> ConditionResult:
     """Benchmark-level numbers: means over scenarios with a valid label, bootstrap CI."""
     scored = [outcome for outcome in outcomes if outcome.majority is not None]
-    accuracy, accuracy_ci = _mean_with_ci([float(bool(o.majority)) for o in scored])
-    compliance, compliance_ci = _mean_with_ci([o.compliance or 0.0 for o in scored])
-    consistency, consistency_ci = _mean_with_ci([float(bool(o.consistency)) for o in scored])
     return ConditionResult(
-        accuracy=accuracy,
-        accuracy_ci=accuracy_ci,
-        compliance=compliance,
-        compliance_ci=compliance_ci,
-        consistency=consistency,
-        consistency_ci=consistency_ci,
+        accuracy=Estimate.mean_of([float(bool(o.majority)) for o in scored]),
+        compliance=Estimate.mean_of([o.compliance or 0.0 for o in scored]),
+        consistency=Estimate.mean_of([float(bool(o.consistency)) for o in scored]),
         n_scenarios=len(scored),
         n_trials=sum(len(outcome.labels) for outcome in outcomes),
         parse_failures=sum(label is None for outcome in outcomes for label in outcome.labels),
@@ -236,33 +195,23 @@ def paired_result(
         for o in treatment
         if o.majority is not None and o.scenario_id in baseline_by_id
     ]
-    delta, (lo, hi) = stats.paired_bootstrap_delta(
-        [float(t) for t, _ in pairs], [float(b) for _, b in pairs]
-    )
     baseline_failures = [t for t, b in pairs if not b]
     baseline_successes = [t for t, b in pairs if b]
     return PairedResult(
-        delta=stats.finite_or_none(delta),
-        delta_ci=(stats.finite_or_none(lo), stats.finite_or_none(hi)),
+        delta=Estimate.paired_delta([float(t) for t, _ in pairs], [float(b) for _, b in pairs]),
         recovered=(sum(baseline_failures), len(baseline_failures)),
         regressed=(sum(not t for t in baseline_successes), len(baseline_successes)),
         n_scenarios=len(pairs),
     )
 
 
-def breakdown(outcomes: Sequence[ScenarioOutcome], key: str) -> dict[str, BreakdownCell]:
+def breakdown(outcomes: Sequence[ScenarioOutcome], key: str) -> dict[str, Rate]:
     """Accuracy-at-K per norm or per event, Wilson 95% CI (diagnostic: small n per cell)."""
-    groups: dict[str, list[bool]] = defaultdict(list)
+    groups: dict[str, list[bool | None]] = defaultdict(list)
     for outcome in outcomes:
         if outcome.majority is not None:
             groups[getattr(outcome, key)].append(outcome.majority)
-    cells = {}
-    for name, values in sorted(groups.items()):
-        lo, hi = stats.wilson_interval(sum(values), len(values))
-        cells[name] = BreakdownCell(
-            accuracy=sum(values) / len(values), accuracy_ci=(lo, hi), n_scenarios=len(values)
-        )
-    return cells
+    return {name: Rate.where(values) for name, values in sorted(groups.items())}
 
 
 def _condition_order(condition: str) -> tuple[int, str]:
@@ -270,7 +219,7 @@ def _condition_order(condition: str) -> tuple[int, str]:
     return (order.index(condition) if condition in order else len(order), condition)
 
 
-def analyze(records: Sequence[TrialRecord]) -> LosonaAnalysis:
+def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
     """All LoSoNA numbers per subject model × condition."""
     by_model_condition: dict[str, dict[str, list[TrialRecord]]] = defaultdict(
         lambda: defaultdict(list)
@@ -303,6 +252,12 @@ def analyze(records: Sequence[TrialRecord]) -> LosonaAnalysis:
             by_event={c: breakdown(o, "event_type") for c, o in outcomes.items()},
         )
     return LosonaAnalysis(models=models, development_conditions=sorted(development))
+
+
+def analyze(run: LosonaRun) -> LosonaAnalysis:
+    analysis = analyze_records(run.records)
+    analysis.usage = usage_by_run(run.samples)
+    return analysis
 
 
 def headline_conditions(result: ModelResult) -> list[str]:

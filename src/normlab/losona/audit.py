@@ -11,18 +11,16 @@ false negatives (judge says breach, human says complies).
 from __future__ import annotations
 
 import csv
-import math
 import random
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from normlab import stats
 from normlab.core.chat import render_transcript
 from normlab.core.errors import InputError
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
-from normlab.losona.analysis import TrialRecord
-from normlab.losona.dataset import Scenario
+from normlab.losona.schemas import Scenario, TrialRecord
+from normlab.stats import Agreement
 
 AUDIT_COLUMNS = [
     "item_id",
@@ -89,11 +87,10 @@ def export_audit(
 
 
 class AuditResult(BaseModel):
-    n_labelled: int
+    """Human labels (second rater) against the judge's (first rater), §7's numbers."""
+
+    agreement: Agreement
     n_unlabelled: int
-    agreement: float | None
-    agreement_ci: tuple[float | None, float | None]
-    cohen_kappa: float | None
     judge_compliant_share: float | None
     human_compliant_share: float | None
     false_positives: int
@@ -155,18 +152,13 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
     except OSError as error:
         raise InputError(csv_path, f"cannot read file ({error.strerror})") from error
     n = len(judge)
-    agreeing = sum(a == b for a, b in zip(judge, human, strict=True))
-    lo, hi = stats.wilson_interval(agreeing, n)
-    kappa = stats.cohen_kappa(judge, human) if n else float("nan")
+    agreement = Agreement.of(judge, human)
     return AuditResult(
-        n_labelled=n,
+        agreement=agreement,
         n_unlabelled=unlabelled,
-        agreement=agreeing / n if n else None,
-        agreement_ci=(lo, hi) if n else (None, None),
-        cohen_kappa=None if math.isnan(kappa) else kappa,
         judge_compliant_share=sum(judge) / n if n else None,
         human_compliant_share=sum(human) / n if n else None,
-        false_positives=sum(j and not h for j, h in zip(judge, human, strict=True)),
-        false_negatives=sum(h and not j for j, h in zip(judge, human, strict=True)),
+        false_positives=agreement.first_true_second_false,
+        false_negatives=agreement.first_false_second_true,
         judge_models=sorted({record.judge_model for record in keys.values()}),
     )

@@ -21,7 +21,7 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
-from normlab.losona.dataset import Scenario
+from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import TAXONOMY_DIR, Taxonomy
 
 LICENSE = "cc-by-4.0"

@@ -11,7 +11,7 @@ scenarios; on failure the model gets the findings and tries again (up to
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from inspect_ai.model import (
     ChatMessage,
@@ -24,11 +24,11 @@ from pydantic import BaseModel, Field, ValidationError
 from normlab.core.chat import Participant, Turn
 from normlab.core.errors import InputError
 from normlab.core.jsonio import validation_field
-from normlab.losona.dataset import Scenario
 from normlab.losona.lint import MAX_TURNS, MIN_TURNS, check_scenario
 from normlab.losona.prompts import fill, load_template
+from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import NormExample, Taxonomy
-from normlab.models.structured import generate_checked
+from normlab.models import Generated, generate_checked
 
 GENERATOR_TEMPERATURE = 0.8
 GENERATOR_MAX_TOKENS = 3000
@@ -72,16 +72,6 @@ class GenerationRequest:
                 f"({self.event_id}, {self.norm_id}) is not a valid cell: event not in A(n)",
                 field="event",
             )
-
-
-@dataclass
-class GenerationOutcome:
-    """A written scenario, or why none could be written (with the model's replies)."""
-
-    request: GenerationRequest
-    scenario: Scenario | None
-    attempts: int
-    problems: list[str] = field(default_factory=list)
 
 
 def generator_prompt(request: GenerationRequest, taxonomy: Taxonomy) -> str:
@@ -153,7 +143,7 @@ def scenario_problems(
 
 async def generate_scenario(
     model: Model, request: GenerationRequest, taxonomy: Taxonomy, repairs: int = 2
-) -> GenerationOutcome:
+) -> Generated[Scenario]:
     """One candidate for ``request``: generate, lint, repair up to ``repairs`` times."""
     messages: list[ChatMessage] = [ChatMessageUser(content=generator_prompt(request, taxonomy))]
     config = GenerateConfig(temperature=GENERATOR_TEMPERATURE, max_tokens=GENERATOR_MAX_TOKENS)
@@ -162,6 +152,6 @@ async def generate_scenario(
         return scenario_problems(draft, request, taxonomy)
 
     result = await generate_checked(model, messages, ScenarioDraft, check, config, repairs)
-    return GenerationOutcome(
-        request=request, scenario=result.value, attempts=result.calls, problems=result.problems
+    return Generated(
+        f"({request.event_id}, {request.norm_id})", result.value, result.problems, result.calls
     )

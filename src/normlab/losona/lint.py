@@ -8,28 +8,27 @@ Checked: schema; 20–34 turns counting the elicitor; 2–3 marked demonstration
 before the elicitor, by cast members other than the subject; the elicitor last
 and by a cast member; the subject never speaking and not in the cast; every
 speaker in the cast; no leakage of the norm into subject-visible text (no run of
-5+ words shared with the norm statement or its examples; no "norm", "rule",
-"etiquette" or "convention" in the channel description); unique scenario ids;
+5+ words shared with the norm statement or its examples; no word naming the hidden
+layer, :data:`normlab.core.leaks.LEAK_WORDS`, in the channel description); unique ids;
 known norm and event ids, and a valid (event, norm) cell.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_jsonl_rows
-from normlab.losona.dataset import Scenario, parse_scenario
+from normlab.core.jsonio import jsonl_files, read_jsonl_rows
+from normlab.core.leaks import copied_runs, leak_word_findings
+from normlab.losona.dataset import parse_scenario
+from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import Taxonomy, load_taxonomy
 
 MIN_TURNS, MAX_TURNS = 20, 34
 MIN_DEMONSTRATIONS, MAX_DEMONSTRATIONS = 2, 3
 SHARED_RUN_WORDS = 5
-BANNED_CHANNEL_WORDS = re.compile(r"\b(norms?|rules?|etiquette|conventions?)\b", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9']+")
 
 
 @dataclass(frozen=True)
@@ -42,15 +41,6 @@ class Finding:
 
     def one_line(self) -> str:
         return f"{self.path}:{self.line}: {self.scenario_id}: {self.field}: {self.message}"
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("’", "'"))
-
-
-def shingles(text: str, size: int = SHARED_RUN_WORDS) -> set[tuple[str, ...]]:
-    tokens = words(text)
-    return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
 def _hidden_texts(scenario: Scenario, taxonomy: Taxonomy) -> list[str]:
@@ -145,17 +135,10 @@ def check_scenario(scenario: Scenario, taxonomy: Taxonomy) -> Iterator[tuple[str
                 f"demonstration turn {turn_id} is by {turn.actor!r}, not a cast member",
             )
 
-    if match := BANNED_CHANNEL_WORDS.search(scenario.channel_description):
-        yield "channel_description", f"names the hidden layer ({match.group(0)!r})"
-    hidden = set().union(*(shingles(text) for text in _hidden_texts(scenario, taxonomy)))
-    for field, text in _visible_fields(scenario):
-        shared = shingles(text) & hidden
-        if shared:
-            run = " ".join(sorted(shared)[0])
-            yield (
-                field,
-                f"shares a {SHARED_RUN_WORDS}-word run with the hidden norm or examples: {run!r}",
-            )
+    yield from leak_word_findings([("channel_description", scenario.channel_description)])
+    yield from copied_runs(
+        _visible_fields(scenario), _hidden_texts(scenario, taxonomy), SHARED_RUN_WORDS
+    )
 
 
 def lint_file(path: Path, taxonomy: Taxonomy, seen_ids: dict[str, str]) -> list[Finding]:
@@ -188,23 +171,12 @@ def lint_file(path: Path, taxonomy: Taxonomy, seen_ids: dict[str, str]) -> list[
     return findings
 
 
-def scenario_files(paths: Iterable[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(path.rglob("*.jsonl")))
-        elif not path.is_file():
-            raise InputError(path, "no such file")
-        else:
-            files.append(path)
-    return files
-
-
 def lint_paths(paths: Iterable[Path], taxonomy: Taxonomy | None = None) -> list[Finding]:
     """Lint every scenario file (folders searched for ``*.jsonl``)."""
     taxonomy = taxonomy or load_taxonomy()
     seen: dict[str, str] = {}
     findings: list[Finding] = []
-    for path in scenario_files(paths):
-        findings.extend(lint_file(path, taxonomy, seen))
+    for path in paths:
+        for file in jsonl_files(path):
+            findings.extend(lint_file(file, taxonomy, seen))
     return findings

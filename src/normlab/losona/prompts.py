@@ -12,9 +12,8 @@ shape) is left as printed. Two rendering choices the paper leaves implicit:
 from __future__ import annotations
 
 from normlab.core.chat import render_transcript
-from normlab.core.templates import SINGLE_BRACES, load_prompt
-from normlab.core.templates import fill as fill_template
-from normlab.losona.dataset import Scenario
+from normlab.core.templates import SINGLE_BRACES, PromptSet
+from normlab.losona.schemas import Scenario
 
 CONDITIONS = ("naive", "elicitor_only", "norm_informed", "style_adaptation")
 """The four reported prompt conditions (paper §5.1), in the paper's order."""
@@ -25,13 +24,10 @@ DEVELOPMENT_CONDITIONS = ("oracle",)
 CAST_LINE = "- {name}: {bio}"
 
 
-def load_template(name: str) -> str:
-    return load_prompt("normlab.losona", name)
-
-
-def fill(template: str, values: dict[str, str]) -> str:
-    """Substitute LoSoNA's ``{name}`` placeholders (see :func:`normlab.core.templates.fill`)."""
-    return fill_template(template, values, SINGLE_BRACES)
+PROMPTS = PromptSet("normlab.losona", SINGLE_BRACES)
+"""LoSoNA's prompt files, with the paper's ``{name}`` placeholders."""
+load_template = PROMPTS.load
+fill = PROMPTS.fill
 
 
 def condition_prefix(condition: str, elicitor_actor: str) -> str:

@@ -11,22 +11,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.losona.analysis import BASELINE_CONDITION, LosonaAnalysis, headline_conditions
-from normlab.models import is_embedded
+from normlab.losona.analysis import (
+    BASELINE_CONDITION,
+    LosonaAnalysis,
+    LosonaRun,
+    headline_conditions,
+)
 from normlab.report import (
     BarSeries,
     HtmlReport,
     Table,
+    add_common_sections,
+    add_usage_section,
     format_count,
+    format_delta,
     format_estimate,
-    format_interval,
+    format_rate,
     grouped_bar_chart,
-)
-
-EMBEDDED_JUDGE_BANNER = (
-    "The judge in this run is the embedded Qwen2.5-Coder-0.5B model. It is a plumbing check, "
-    "not a judge: these labels are not evidence about the subject model. Re-judge with a "
-    "strong model (--judge) before reading anything into the numbers."
 )
 
 
@@ -39,9 +40,9 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
                 [
                     model,
                     condition,
-                    format_estimate(cell.accuracy, cell.accuracy_ci),
-                    format_estimate(cell.compliance, cell.compliance_ci),
-                    format_estimate(cell.consistency, cell.consistency_ci),
+                    format_estimate(cell.accuracy),
+                    format_estimate(cell.compliance),
+                    format_estimate(cell.consistency),
                     str(cell.n_scenarios),
                     str(cell.n_trials),
                     str(cell.parse_failures),
@@ -74,9 +75,7 @@ def paired_table(analysis: LosonaAnalysis) -> Table:
                 [
                     model,
                     f"{condition} − {BASELINE_CONDITION}",
-                    "–"
-                    if paired.delta is None
-                    else f"{100 * paired.delta:+.1f} pp {format_interval(paired.delta_ci)}",
+                    format_delta(paired.delta),
                     format_count(paired.recovered),
                     format_count(paired.regressed),
                     str(paired.n_scenarios),
@@ -102,8 +101,8 @@ def breakdown_table(analysis: LosonaAnalysis, kind: str) -> Table:
                         model,
                         condition,
                         name,
-                        format_estimate(cell.accuracy, cell.accuracy_ci),
-                        str(cell.n_scenarios),
+                        format_rate(cell),
+                        str(cell.n),
                     ]
                 )
     return Table(
@@ -131,8 +130,8 @@ def accuracy_figure(analysis: LosonaAnalysis) -> bytes:
         series.append(
             BarSeries(
                 label=condition,
-                values=[c.accuracy if c else None for c in cells],
-                intervals=[c.accuracy_ci if c else (None, None) for c in cells],
+                values=[c.accuracy.value if c else None for c in cells],
+                intervals=[c.accuracy.ci if c else (None, None) for c in cells],
             )
         )
     return grouped_bar_chart(
@@ -150,10 +149,11 @@ def delta_figure(analysis: LosonaAnalysis) -> bytes:
         series.append(
             BarSeries(
                 label=condition,
-                values=[c.delta if c else None for c in cells],
-                intervals=[c.delta_ci if c else (None, None) for c in cells],
+                values=[c.delta.value if c else None for c in cells],
+                intervals=[c.delta.ci if c else (None, None) for c in cells],
                 annotations=[
-                    f"{100 * c.delta:+.1f} pp" if c and c.delta is not None else "" for c in cells
+                    f"{100 * c.delta.value:+.1f} pp" if c and c.delta.value is not None else ""
+                    for c in cells
                 ],
             )
         )
@@ -200,11 +200,12 @@ def has_headline_pairs(analysis: LosonaAnalysis) -> bool:
     )
 
 
-def build_report(analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
+def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
     report = HtmlReport("LoSoNA results")
     judges = sorted({j for r in analysis.models.values() for j in r.judge_models})
-    if any(is_embedded(judge) for judge in judges):
-        report.banner(EMBEDDED_JUDGE_BANNER)
+    add_common_sections(
+        report, {"subject": analysis.models, "judge": judges}, sources, run.samples.skipped
+    )
     if analysis.development_conditions:
         report.banner(
             "Development-only conditions present ("
@@ -212,8 +213,7 @@ def build_report(analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
             + "): they are excluded from every table and figure below."
         )
     report.paragraph(
-        f"Subject models: {', '.join(analysis.models)}. Judge models: {', '.join(judges)}. "
-        f"Sources: {', '.join(sources)}.",
+        f"Subject models: {', '.join(analysis.models)}. Judge models: {', '.join(judges)}.",
         "note",
     )
     report.heading("Accuracy-at-K")
@@ -232,8 +232,10 @@ def build_report(analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
     report.table(breakdown_table(analysis, "norm"))
     report.heading("Per event")
     report.table(breakdown_table(analysis, "event"))
+    add_usage_section(report, analysis.usage, "trial")
     return report
 
 
-def write_report(analysis: LosonaAnalysis, sources: list[str], out_dir: Path) -> Path:
-    return build_report(analysis, sources).write(out_dir / "report.html")
+def write_report(run: LosonaRun, analysis: LosonaAnalysis, out_dir: Path) -> Path:
+    sources = [str(path) for path in run.files]
+    return build_report(run, analysis, sources).write(out_dir / "report.html")

@@ -1,30 +1,41 @@
 """Judge validation by re-judging (paper §7): another judge model relabels a finished run.
 
-Every trial's response is judged again by ``--judge``; the new labels are written
-as trial records (so ``normlab losona analyze`` can recompute every number under
-the new judge) and compared with the original labels: row-level agreement,
-Cohen's κ and the 2 × 2 disagreement table. Re-judged rows are appended to the
-output file as they finish, so an interrupted rescore resumes where it stopped.
+For ``.eval`` logs this is Inspect's own re-scoring: ``inspect_ai.score(log,
+norm_judge(J2), action="append")`` adds the second judge's score beside the
+first, and the rescored log is written to the output folder (so ``inspect view``
+shows both verdicts side by side); a rerun skips logs already rescored. Trial
+records imported as JSONL (runs made outside normlab) have no log to append to:
+they are re-judged directly, each row appended to a progress file as it lands,
+so an interrupted rescore resumes where it stopped.
+
+Either way the re-judged trials are written as trial records
+(``rescored_trials.jsonl``, which ``normlab losona analyze`` reads) and compared
+with the originals: agreement with its Wilson interval, Cohen's κ, the 2 × 2
+table and the rows where the judges disagree.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
+from collections.abc import Iterable
 from pathlib import Path
 
 from inspect_ai.model import get_model
 from pydantic import BaseModel
 
-from normlab import stats
 from normlab.core.batch import run_batch
 from normlab.core.errors import InputError
-from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
-from normlab.losona.analysis import TrialRecord
-from normlab.losona.dataset import Scenario
-from normlab.losona.scorer import judge_response
+from normlab.core.jsonio import append_jsonl, read_models, write_jsonl
+from normlab.core.logs import LogSample, expand_paths, is_log, read_log, read_samples
+from normlab.losona.analysis import JUDGE_SCORER, load_run, record_of, records_from_jsonl
+from normlab.losona.dataset import load_scenarios
+from normlab.losona.schemas import Scenario, TrialRecord
+from normlab.losona.scorer import judge_response, norm_judge
+from normlab.stats import Agreement
 
 RESCORED_FILE = "rescored_trials.jsonl"
+PROGRESS_FILE = "rescore_progress.jsonl"
+RESCORED_SUFFIX = ".rescored.eval"
 
 
 def trial_key(record: TrialRecord) -> tuple[str, str, str, int]:
@@ -47,11 +58,7 @@ class JudgeAgreement(BaseModel):
     original_judges: list[str]
     rescoring_judge: str
     n_rows: int
-    n_compared: int
-    agreement: float | None
-    agreement_ci: tuple[float | None, float | None]
-    cohen_kappa: float | None
-    table: dict[str, int]
+    agreement: Agreement
     parse_failures: dict[str, int]
     disagreements: list[Disagreement]
 
@@ -67,29 +74,13 @@ def compare_judges(
         if trial_key(record) in new_by_key
     ]
     compared = [(a, b) for a, b in pairs if a.complies is not None and b.complies is not None]
-    first = [bool(a.complies) for a, _ in compared]
-    second = [bool(b.complies) for _, b in compared]
-    agreeing = sum(x == y for x, y in zip(first, second, strict=True))
-    lo, hi = stats.wilson_interval(agreeing, len(compared))
-    kappa = stats.cohen_kappa(first, second) if compared else float("nan")
     return JudgeAgreement(
         original_judges=sorted({record.judge_model for record in original}),
         rescoring_judge=judge,
         n_rows=len(pairs),
-        n_compared=len(compared),
-        agreement=agreeing / len(compared) if compared else None,
-        agreement_ci=(None, None) if not compared else (lo, hi),
-        cohen_kappa=None if math.isnan(kappa) else kappa,
-        table={
-            "both_comply": sum(x and y for x, y in zip(first, second, strict=True)),
-            "both_breach": sum(not x and not y for x, y in zip(first, second, strict=True)),
-            "original_comply_rescored_breach": sum(
-                x and not y for x, y in zip(first, second, strict=True)
-            ),
-            "original_breach_rescored_comply": sum(
-                not x and y for x, y in zip(first, second, strict=True)
-            ),
-        },
+        agreement=Agreement.of(
+            [bool(a.complies) for a, _ in compared], [bool(b.complies) for _, b in compared]
+        ),
         parse_failures={
             "original": sum(a.complies is None for a, _ in pairs),
             "rescored": sum(b.complies is None for _, b in pairs),
@@ -110,19 +101,59 @@ def compare_judges(
     )
 
 
-def _done(path: Path) -> list[TrialRecord]:
-    if not path.exists():
-        return []
-    return [validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)]
+def _appended_scorer(item: LogSample, judge: str) -> str | None:
+    """The key of the score this judge appended to a sample (``norm_judge1``…), if any."""
+    for key, score in (item.sample.scores or {}).items():
+        appended = key != JUDGE_SCORER and key.startswith(JUDGE_SCORER)
+        if appended and (score.metadata or {}).get("judge_model") == judge:
+            return key
+    return None
 
 
-async def rejudge(
-    records: list[TrialRecord],
-    scenarios: dict[str, Scenario],
-    judge: str,
-    out_file: Path,
+def rescore_log(path: Path, judge: str, out_dir: Path) -> Path:
+    """Append ``judge``'s scores to a copy of the log in ``out_dir`` (once; reruns reuse it)."""
+    from inspect_ai import score
+    from inspect_ai.log import write_eval_log
+
+    target = out_dir / f"{path.stem}{RESCORED_SUFFIX}"
+    if target.exists():
+        existing = read_samples([target])
+        if existing.samples and all(_appended_scorer(i, judge) for i in existing.samples):
+            return target
+    rescored = score(
+        read_log(path),
+        norm_judge(),
+        action="append",
+        model=judge,
+        model_roles={"judge": judge},
+        display="none",
+    )
+    write_eval_log(rescored, str(target))
+    return target
+
+
+def records_from_rescored_logs(
+    paths: list[Path], judge: str
+) -> tuple[list[TrialRecord], list[TrialRecord]]:
+    """(original, rescored) trial records of rescored logs."""
+    original: list[TrialRecord] = []
+    rescored: list[TrialRecord] = []
+    for item in read_samples(paths).samples:
+        key = _appended_scorer(item, judge)
+        first = record_of(item)
+        if first is None or key is None:
+            continue
+        second = record_of(item, key)
+        if second is not None:
+            original.append(first)
+            rescored.append(second)
+    return original, rescored
+
+
+async def rejudge_records(
+    records: list[TrialRecord], scenarios: dict[str, Scenario], judge: str, progress: Path
 ) -> list[TrialRecord]:
-    """Re-judge every record not yet in ``out_file``; return all re-judged records."""
+    """Re-judge every record not yet in ``progress``; return all re-judged records."""
     missing = sorted({r.scenario_id for r in records if r.scenario_id not in scenarios})
     if missing:
         raise InputError(
@@ -130,7 +161,7 @@ async def rejudge(
             f"no scenario for {missing[0]!r}: pass the scenarios file the run used (--data)",
             field="scenario_id",
         )
-    finished = _done(out_file)
+    finished = read_models(progress, TrialRecord)
     finished_keys = {trial_key(record) for record in finished}
     todo = [record for record in records if trial_key(record) not in finished_keys]
     model = get_model(judge)
@@ -153,16 +184,38 @@ async def rejudge(
         work,
         concurrency=model.api.max_connections(),
         description=f"re-judging with {judge}",
-        on_result=lambda _, record: append_jsonl(out_file, record),
+        on_result=lambda _, record: append_jsonl(progress, record),
     )
-    return finished + new
+    order = {trial_key(record): index for index, record in enumerate(records)}
+    return sorted(finished + new, key=lambda record: order.get(trial_key(record), len(order)))
 
 
-def rescore(
-    records: list[TrialRecord], scenarios: dict[str, Scenario], judge: str, out_dir: Path
-) -> JudgeAgreement:
+def records_and_scenarios(
+    paths: Iterable[Path], data: Path | None
+) -> tuple[list[TrialRecord], dict[str, Scenario]]:
+    """Trial records of logs or JSONL files, with the scenarios they ran (logs carry them)."""
+    run = load_run(paths)
+    scenarios = dict(run.scenarios)
+    if data is not None:
+        scenarios.update({s.scenario_id: s for s in load_scenarios(data)})
+    return run.records, scenarios
+
+
+def rescore(paths: Iterable[Path], judge: str, out_dir: Path, data: Path | None) -> JudgeAgreement:
+    files = expand_paths(paths)
     out_dir.mkdir(parents=True, exist_ok=True)
-    rescored = asyncio.run(rejudge(records, scenarios, judge, out_dir / RESCORED_FILE))
-    agreement = compare_judges(records, rescored, judge)
+    rescored_logs = [rescore_log(path, judge, out_dir) for path in files if is_log(path)]
+    original, rescored = (
+        records_from_rescored_logs(rescored_logs, judge) if rescored_logs else ([], [])
+    )
+    imported = [record for path in files if not is_log(path) for record in records_from_jsonl(path)]
+    if imported:
+        scenarios = {s.scenario_id: s for s in load_scenarios(data)} if data is not None else {}
+        original += imported
+        rescored += asyncio.run(
+            rejudge_records(imported, scenarios, judge, out_dir / PROGRESS_FILE)
+        )
+    write_jsonl(out_dir / RESCORED_FILE, rescored)
+    agreement = compare_judges(original, rescored, judge)
     (out_dir / "judge_agreement.json").write_text(agreement.model_dump_json(indent=2))
     return agreement

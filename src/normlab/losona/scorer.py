@@ -18,32 +18,22 @@ from inspect_ai.scorer import (
     SampleScore,
     Score,
     Scorer,
+    ScoreReducer,
     Target,
+    grouped,
     metric,
     score_reducer,
     scorer,
 )
-from inspect_ai.scorer._reducer.types import ScoreReducer
 from inspect_ai.solver import TaskState
-from pydantic import BaseModel
 
 from normlab import stats
-from normlab.losona.dataset import Scenario
 from normlab.losona.prompts import render_judge_prompt
-from normlab.models import DEFAULT_MODEL, StructuredResult, generate_structured
+from normlab.losona.schemas import JudgeVerdict, Scenario
+from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, StructuredResult, generate_structured
 
 JUDGE_TEMPERATURE = 0.0
 JUDGE_MAX_TOKENS = 400
-
-
-class JudgeVerdict(BaseModel):
-    """The judge's reply, in Appendix C's field order."""
-
-    elicitor_uptake: str
-    norm_requirement: str
-    evidence: str
-    reasoning: str
-    complies: bool
 
 
 def label_of(value: object) -> bool | None:
@@ -115,10 +105,18 @@ async def judge_response(
         [ChatMessageUser(content=render_judge_prompt(scenario, response))],
         JudgeVerdict,
         config=GenerateConfig(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS),
+        cache=DETERMINISTIC_CACHE,
     )
 
 
-@scorer(metrics=[valid_mean(), parse_failures()])
+@scorer(
+    metrics=[
+        grouped(valid_mean(), "condition", all=False),
+        grouped(
+            parse_failures(), "condition", all=False, name_template="{group_name} parse failures"
+        ),
+    ]
+)
 def norm_judge(judge_model: str | None = None) -> Scorer:
     """Judge the subject's message against the scenario's single target norm."""
 
@@ -134,6 +132,7 @@ def norm_judge(judge_model: str | None = None) -> Scorer:
             "judge_attempts": result.attempts,
             "judge_replies": result.replies,
             "judge_error": result.error,
+            "judge_truncated": result.truncated,
             "judge_input_tokens": result.usage.input_tokens
             + (result.usage.input_tokens_cache_read or 0),
             "judge_output_tokens": result.usage.output_tokens,

@@ -8,26 +8,31 @@ the paper's limitation was a single (Gemini-family) screening model. A baseline
 whose judgement failed to parse rejects the candidate too ("unproven"), since
 screening must show a breach, not assume one.
 
-Each screened candidate is appended to ``screening_log.jsonl`` as it finishes,
-so a rerun skips finished candidates; ``accepted.jsonl`` and ``rejected.jsonl``
-(with reasons) are rewritten from that log at the end.
+Screening is an Inspect task (``losona_screen``: one sample per candidate, one
+epoch per baseline reply, the LoSoNA judge as scorer) run through ``eval_set``
+with every screening model, so it resumes, logs and opens in ``inspect view``
+like any run. The decisions are derived from the logs into
+``screening_log.jsonl`` (one row per candidate), ``accepted.jsonl`` and
+``rejected.jsonl`` (with reasons).
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
 from typing import Literal
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
 from pydantic import BaseModel
 
-from normlab.core.batch import run_batch
-from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
-from normlab.losona.dataset import Scenario
-from normlab.losona.prompts import render_subject_prompt
-from normlab.losona.scorer import judge_response
+from normlab.core.evalrun import run_task
+from normlab.core.jsonio import write_jsonl
+from normlab.core.logs import read_samples
+from normlab.losona.analysis import record_of
+from normlab.losona.dataset import build_dataset, load_scenarios
+from normlab.losona.schemas import Scenario
+from normlab.losona.scorer import norm_judge
+from normlab.losona.solver import subject_reply
 from normlab.losona.task import SUBJECT_MAX_TOKENS, SUBJECT_TEMPERATURE
 
 SCREENING_LOG = "screening_log.jsonl"
@@ -75,89 +80,47 @@ def decide(baselines: list[BaselineReply]) -> tuple[Literal["accepted", "rejecte
     return ("rejected" if reasons else "accepted"), reasons
 
 
-async def screen_scenario(
-    scenario: Scenario, subjects: list[Model], judge: Model, samples: int
-) -> ScreeningResult:
-    control = without_demonstrations(scenario)
-    prompt = render_subject_prompt(control, BASELINE_CONDITION)
-    config = GenerateConfig(temperature=SUBJECT_TEMPERATURE, max_tokens=SUBJECT_MAX_TOKENS)
+@task
+def losona_screen(scenarios: str, samples: int = 1) -> Task:
+    """No-demonstration screening of candidate scenarios (one epoch per baseline reply).
 
-    async def baseline(subject: Model, sample: int) -> BaselineReply:
-        output = await subject.generate([ChatMessageUser(content=prompt)], config=config)
-        verdict = (await judge_response(judge, control, output.completion)).value
-        return BaselineReply(
-            model=str(subject),
-            sample=sample,
-            response=output.completion,
-            complies=None if verdict is None else verdict.complies,
-            judge_reasoning=verdict.reasoning if verdict else "judge reply unparseable",
-        )
-
-    baselines = list(
-        await asyncio.gather(
-            *(baseline(subject, sample) for subject in subjects for sample in range(1, samples + 1))
-        )
-    )
-    decision, reasons = decide(baselines)
-    return ScreeningResult(
-        scenario=scenario, decision=decision, reasons=reasons, baselines=baselines
+    Args:
+        scenarios: candidate scenarios, JSONL file or folder.
+        samples: baseline replies per screening model.
+    """
+    controls = [without_demonstrations(s) for s in load_scenarios(Path(scenarios))]
+    return Task(
+        dataset=build_dataset(controls, [BASELINE_CONDITION], name="losona_screen"),
+        solver=subject_reply(),
+        scorer=norm_judge(),
+        epochs=samples,
+        config=GenerateConfig(temperature=SUBJECT_TEMPERATURE, max_tokens=SUBJECT_MAX_TOKENS),
+        metadata={"benchmark": "losona", "purpose": "no-demonstration screening"},
+        version=1,
     )
 
 
-def _finished(log_path: Path) -> dict[str, ScreeningResult]:
-    if not log_path.exists():
-        return {}
-    results = [
-        validate_row(ScreeningResult, row, log_path, line)
-        for line, row in read_jsonl_rows(log_path)
-    ]
-    return {result.scenario.scenario_id: result for result in results}
-
-
-def write_outcome_files(results: list[ScreeningResult], out_dir: Path) -> tuple[Path, Path]:
-    """Accepted scenarios as plain rows; rejected ones with their screening record."""
-    accepted_path, rejected_path = out_dir / "accepted.jsonl", out_dir / "rejected.jsonl"
-    with (
-        accepted_path.open("w", encoding="utf-8") as accepted,
-        rejected_path.open("w", encoding="utf-8") as rejected,
-    ):
-        for result in results:
-            row = result.scenario.model_dump(mode="json")
-            if result.decision == "accepted":
-                accepted.write(json.dumps(row, ensure_ascii=False) + "\n")
-            else:
-                row["screening"] = {
-                    "reasons": result.reasons,
-                    "baselines": [b.model_dump(mode="json") for b in result.baselines],
-                }
-                rejected.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return accepted_path, rejected_path
-
-
-async def screen_all(
-    scenarios: list[Scenario],
-    subject_models: list[str],
-    judge_model: str,
-    samples: int,
-    out_dir: Path,
-) -> list[ScreeningResult]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    log_path = out_dir / SCREENING_LOG
-    finished = _finished(log_path)
-    subjects = [get_model(name) for name in subject_models]
-    judge = get_model(judge_model)
-    todo = [scenario for scenario in scenarios if scenario.scenario_id not in finished]
-    await run_batch(
-        todo,
-        lambda scenario: screen_scenario(scenario, subjects, judge, samples),
-        concurrency=min(model.api.max_connections() for model in [*subjects, judge]),
-        description="screening without demonstrations",
-        on_result=lambda _, result: append_jsonl(log_path, result),
+def write_outcome_files(results: list[ScreeningResult], out_dir: Path) -> None:
+    """Decisions; accepted scenarios as plain rows; rejected ones with their screening record."""
+    write_jsonl(out_dir / SCREENING_LOG, results)
+    write_jsonl(
+        out_dir / "accepted.jsonl",
+        [r.scenario for r in results if r.decision == "accepted"],
     )
-    by_id = _finished(log_path)
-    results = [by_id[scenario.scenario_id] for scenario in scenarios]
-    write_outcome_files(results, out_dir)
-    return results
+    write_jsonl(
+        out_dir / "rejected.jsonl",
+        [
+            {
+                **r.scenario.model_dump(mode="json"),
+                "screening": {
+                    "reasons": r.reasons,
+                    "baselines": [b.model_dump(mode="json") for b in r.baselines],
+                },
+            }
+            for r in results
+            if r.decision == "rejected"
+        ],
+    )
 
 
 def screen(
@@ -167,4 +130,40 @@ def screen(
     samples: int,
     out_dir: Path,
 ) -> list[ScreeningResult]:
-    return asyncio.run(screen_all(scenarios, subject_models, judge_model, samples, out_dir))
+    """Run (or resume) screening of ``scenarios``; write and return the decisions."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    candidates = out_dir / "candidates.jsonl"
+    write_jsonl(candidates, scenarios)
+    logs = run_task(
+        losona_screen(scenarios=str(candidates), samples=samples),
+        out_dir / "logs",
+        subject_models,
+        {"judge": judge_model},
+    )
+    baselines: dict[str, list[BaselineReply]] = {s.scenario_id: [] for s in scenarios}
+    for item in read_samples(logs).samples:
+        record = record_of(item)
+        if record is not None and record.scenario_id in baselines:
+            baselines[record.scenario_id].append(
+                BaselineReply(
+                    model=record.subject_model,
+                    sample=record.trial,
+                    response=record.response,
+                    complies=record.complies,
+                    judge_reasoning=record.judge_reasoning,
+                )
+            )
+    order = {model: index for index, model in enumerate(subject_models)}
+    results = []
+    for scenario in scenarios:
+        replies = sorted(
+            baselines[scenario.scenario_id], key=lambda b: (order.get(b.model, 0), b.sample)
+        )
+        decision, reasons = decide(replies)
+        results.append(
+            ScreeningResult(
+                scenario=scenario, decision=decision, reasons=reasons, baselines=replies
+            )
+        )
+    write_outcome_files(results, out_dir)
+    return results

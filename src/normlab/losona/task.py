@@ -16,12 +16,15 @@ from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate
 
 from normlab.core.errors import InputError
 from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, select_scenarios
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
 from normlab.losona.scorer import compliance, consistency, majority, norm_judge
+from normlab.losona.solver import subject_reply
+
+TASK_VERSION = 2
+"""1: the first release; 2: truncation retry for the subject, cached judge calls."""
 
 SUBJECT_TEMPERATURE = 0.9
 SUBJECT_MAX_TOKENS = 256
@@ -84,9 +87,10 @@ def losona(
     )
     return Task(
         dataset=build_dataset(selected, resolve_conditions(conditions)),
-        solver=generate(),
+        solver=subject_reply(),
         scorer=norm_judge(judge_model=judge),
         epochs=Epochs(epochs, [majority(), compliance(), consistency()]),
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
         metadata={"benchmark": "losona", "epochs": epochs},
+        version=TASK_VERSION,
     )

@@ -1,18 +1,59 @@
-"""Every model call in normlab: embedded default, scripted test model, roles, structured output."""
+"""Every model call in normlab: embedded default, scripted test model, roles, structured output,
+the role- and actor-tagged client, and usage."""
 
+from normlab.models.client import (
+    DETERMINISTIC_CACHE,
+    CallRecord,
+    ModelClient,
+    prefix_shares,
+    role_model,
+)
 from normlab.models.embedded import EMBEDDED_MODEL, EmbeddedLlamaCpp
 from normlab.models.roles import DEFAULT_MODEL, is_embedded, parse_role_assignments
 from normlab.models.scripted import ScriptedModel
-from normlab.models.structured import StructuredResult, generate_structured, parse_reply
+from normlab.models.structured import (
+    CheckedResult,
+    Generated,
+    StructuredResult,
+    generate_checked,
+    generate_structured,
+    parse_reply,
+)
+from normlab.models.usage import (
+    SUBJECT_ROLE,
+    AnalysisBase,
+    RoleUsage,
+    RunUsage,
+    merge_usage,
+    sample_usage,
+    usage_by_role,
+    usage_by_run,
+)
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DETERMINISTIC_CACHE",
     "EMBEDDED_MODEL",
+    "SUBJECT_ROLE",
+    "AnalysisBase",
+    "CallRecord",
+    "CheckedResult",
     "EmbeddedLlamaCpp",
+    "Generated",
+    "ModelClient",
+    "RoleUsage",
+    "RunUsage",
     "ScriptedModel",
     "StructuredResult",
+    "generate_checked",
     "generate_structured",
     "is_embedded",
+    "merge_usage",
     "parse_reply",
     "parse_role_assignments",
+    "prefix_shares",
+    "role_model",
+    "sample_usage",
+    "usage_by_role",
+    "usage_by_run",
 ]

@@ -30,12 +30,12 @@ from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
     StopReason,
     modelapi,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.models.embedded_weights import embedded_gguf_path

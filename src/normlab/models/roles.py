@@ -10,7 +10,6 @@ from normlab.core.errors import InputError
 from normlab.models.embedded import EMBEDDED_MODEL
 
 DEFAULT_MODEL = EMBEDDED_MODEL
-KNOWN_ROLES = ("subject", "judge", "persona", "orchestrator", "generator", "auditor")
 
 
 def parse_role_assignments(assignments: list[str]) -> dict[str, str]:

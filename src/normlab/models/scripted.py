@@ -11,7 +11,9 @@ joined by blank lines) answers. When a rule has several replies, the n-th call
 with the *same* prompt gets reply n (cycling), so the K epochs of a sample get
 a fixed multiset of replies whatever order they run in. Token usage is always
 set (whitespace-separated words), because Inspect's own mock model would try to
-fetch a tokenizer, which fails offline.
+fetch a tokenizer, which fails offline. A reply longer than the call's
+``max_tokens`` words is cut there with stop reason ``max_tokens``, as a real
+model's would be, so truncation handling runs in tests.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
     modelapi,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -134,7 +136,13 @@ class ScriptedModel(ModelAPI):
     ) -> tuple[ModelOutput, ModelCall]:
         prompt = conversation_text(input)
         reply = self.responder.reply(prompt)
-        output = ModelOutput.from_content(model=self.model_name, content=reply)
+        words = reply.split(" ")
+        cut = config.max_tokens is not None and len(words) > config.max_tokens
+        if cut:
+            reply = " ".join(words[: config.max_tokens])
+        output = ModelOutput.from_content(
+            model=self.model_name, content=reply, stop_reason="max_tokens" if cut else "stop"
+        )
         input_tokens, output_tokens = word_count(prompt), word_count(reply)
         output.usage = ModelUsage(
             input_tokens=input_tokens,

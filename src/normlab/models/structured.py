@@ -8,8 +8,10 @@ through :func:`generate_structured`:
    enforce it;
 2. parse leniently: code fences, prose around the object, control characters
    inside strings (``json.loads(strict=False)``);
-3. on failure, one repair retry that shows the model its reply and the error;
-4. if that fails too, return a result with ``value=None`` and the error, so the
+3. a reply cut off by its output cap is retried once with a larger cap and
+   counted as a truncation, apart from parse failures;
+4. on a parse failure, one repair retry that shows the model its reply and the error;
+5. if that fails too, return a result with ``value=None`` and the error, so the
    caller records a parse failure instead of inventing or dropping a label.
 """
 
@@ -17,11 +19,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from inspect_ai.model import (
+    CachePolicy,
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageUser,
@@ -78,12 +81,20 @@ def parse_reply(text: str, schema: type[SchemaT]) -> SchemaT:
 
 @dataclass
 class StructuredResult(Generic[SchemaT]):
-    """Outcome of a structured call: the value, or ``None`` and why not."""
+    """Outcome of a call: the parsed value (or ``None`` and why not), every reply, usage.
+
+    A reply cut off by its output cap (stop reason ``max_tokens``) is a
+    *truncation*, kept apart from parse failures: it is retried once with a
+    larger cap, and ``truncated`` says whether the final reply was still cut.
+    """
 
     value: SchemaT | None
     replies: list[str] = field(default_factory=list)
     error: str | None = None
     usage: ModelUsage = field(default_factory=ModelUsage)
+    stop_reasons: list[str] = field(default_factory=list)
+    truncations: int = 0
+    truncated: bool = False
 
     @property
     def parse_failed(self) -> bool:
@@ -92,6 +103,16 @@ class StructuredResult(Generic[SchemaT]):
     @property
     def attempts(self) -> int:
         return len(self.replies)
+
+    @property
+    def text(self) -> str:
+        """The final reply's text (for free-text calls)."""
+        return self.replies[-1] if self.replies else ""
+
+
+TRUNCATION_CAP_FACTOR = 2
+"""A reply cut by its cap is retried once with this many times the cap."""
+DEFAULT_CAP = 512
 
 
 def schema_config(schema: type[BaseModel], config: GenerateConfig | None) -> GenerateConfig:
@@ -103,29 +124,66 @@ def schema_config(schema: type[BaseModel], config: GenerateConfig | None) -> Gen
     )
 
 
-async def generate_structured(
+def _larger_cap(config: GenerateConfig) -> GenerateConfig:
+    return config.merge(
+        GenerateConfig(max_tokens=TRUNCATION_CAP_FACTOR * (config.max_tokens or DEFAULT_CAP))
+    )
+
+
+async def _generate_once(
     model: Model,
-    messages: list[ChatMessage],
-    schema: type[SchemaT],
-    config: GenerateConfig | None = None,
-    repair_retries: int = 1,
-) -> StructuredResult[SchemaT]:
-    """Call ``model`` until its reply parses into ``schema`` (1 + ``repair_retries`` tries)."""
-    conversation = list(messages)
-    request_config = schema_config(schema, config)
-    result: StructuredResult[SchemaT] = StructuredResult(value=None)
-    for attempt in range(1 + repair_retries):
-        output = await model.generate(conversation, config=request_config)
+    conversation: list[ChatMessage],
+    config: GenerateConfig,
+    cache: bool | CachePolicy,
+    result: StructuredResult[SchemaT],
+) -> str:
+    """One reply, retried once with a larger cap if it was cut off; updates ``result``."""
+    output = await model.generate(conversation, config=config, cache=cache)
+    for retry in (False, True):
         if output.usage is not None:
             result.usage = result.usage + output.usage
-        reply = output.completion
-        result.replies.append(reply)
+        result.replies.append(output.completion)
+        result.stop_reasons.append(output.stop_reason)
+        result.truncated = output.stop_reason == "max_tokens"
+        if not result.truncated or retry:
+            break
+        result.truncations += 1
+        config = _larger_cap(config)
+        output = await model.generate(conversation, config=config, cache=cache)
+    if result.truncated:
+        result.truncations += 1
+    return output.completion
+
+
+async def generate_structured(
+    model: Model,
+    messages: Sequence[ChatMessage],
+    schema: type[SchemaT] | None,
+    config: GenerateConfig | None = None,
+    repair_retries: int = 1,
+    cache: bool | CachePolicy = False,
+) -> StructuredResult[SchemaT]:
+    """Call ``model`` until its reply parses into ``schema`` (1 + ``repair_retries`` tries).
+
+    With ``schema=None`` the call is free text: no parsing, only the truncation retry.
+    """
+    conversation = list(messages)
+    request_config = schema_config(schema, config) if schema else (config or GenerateConfig())
+    result: StructuredResult[SchemaT] = StructuredResult(value=None)
+    for attempt in range(1 + repair_retries):
+        reply = await _generate_once(model, conversation, request_config, cache, result)
+        if schema is None:
+            result.error = "reply cut off at the output cap" if result.truncated else None
+            return result
         try:
             result.value = parse_reply(reply, schema)
             result.error = None
             return result
         except ReplyParseError as error:
             result.error = str(error)
+            if result.truncated:
+                result.error = f"reply cut off at the output cap ({error})"
+                return result  # a larger cap was already tried; a repair would be cut too
         if attempt < repair_retries:
             conversation = [
                 *conversation,
@@ -141,6 +199,17 @@ FINDINGS_PROMPT = (
     "Your reply breaks these requirements:\n{findings}\n"
     "Reply again with the whole JSON object, fixing every point."
 )
+
+
+@dataclass
+class Generated(Generic[ResultT]):
+    """What a data generator made for one request: a checked value, or why there is none."""
+
+    label: str
+    """What was asked for (a tuple, a cell), for progress lines."""
+    value: ResultT | None
+    problems: list[str] = field(default_factory=list)
+    calls: int = 0
 
 
 @dataclass

@@ -1,24 +1,41 @@
-"""Calls and tokens per model role, read back from Inspect logs.
+"""Calls, tokens and cost per model role: the one usage path of every normlab report.
 
-Inspect records every model call as a ``model`` event with the role that made it
-(``None`` for the eval's own model, which normlab calls the subject). Summing
-those events gives the per-role numbers that closing notes and cost reports need,
-including how much of the input was served from a prompt cache, and the dollar
-cost where Inspect knows the model's price (the embedded and scripted models
-have none).
+Tokens and dollars come from what Inspect itself records per sample:
+``role_usage`` for every named role (judge, persona, …) and ``model_usage`` for
+all calls, so the eval's own model (normlab's *subject*, which Inspect calls
+with no role) is the difference. Call counts are the one thing Inspect keeps
+only as ``model`` events, so they are counted there. Cost is filled wherever
+Inspect knows the model's price (the embedded and scripted models have none).
+
+The CRSEC simulation runs outside Inspect's samples; its :class:`ModelClient`
+sums the same :class:`RoleUsage` from its own call records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from inspect_ai.model import ModelUsage
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalSample
+
+    from normlab.core.logs import SampleSet
 
 SUBJECT_ROLE = "subject"
 
 
-@dataclass
-class RoleUsage:
+def _optional_sum(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+class RoleUsage(BaseModel):
+    """One role's calls and tokens (input includes cached tokens) and dollar cost."""
+
     calls: int = 0
     input_tokens: int = 0
     cached_input_tokens: int = 0
@@ -27,30 +44,101 @@ class RoleUsage:
     """US dollars, summed over calls Inspect could price (None when it priced none)."""
 
     @property
-    def cached_share(self) -> float:
+    def cached_share(self) -> float | None:
         """Share of input tokens served from the provider's prompt cache."""
-        return self.cached_input_tokens / self.input_tokens if self.input_tokens else 0.0
+        return self.cached_input_tokens / self.input_tokens if self.input_tokens else None
+
+    def __add__(self, other: RoleUsage) -> RoleUsage:
+        return RoleUsage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost=_optional_sum(self.cost, other.cost),
+        )
+
+    @classmethod
+    def of(cls, usage: ModelUsage, calls: int = 0) -> RoleUsage:
+        cached = (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0)
+        return cls(
+            calls=calls,
+            input_tokens=usage.input_tokens + cached,
+            cached_input_tokens=usage.input_tokens_cache_read or 0,
+            output_tokens=usage.output_tokens,
+            cost=usage.total_cost,
+        )
 
 
-def usage_by_role(log_paths: Iterable[Path]) -> dict[str, RoleUsage]:
-    """Per-role calls and tokens over every sample of the given ``.eval`` logs."""
-    from inspect_ai.log import read_eval_log
+def _difference(total: RoleUsage, part: RoleUsage) -> RoleUsage:
+    cost = None
+    if total.cost is not None:
+        cost = max(0.0, total.cost - (part.cost or 0.0)) if part.cost is not None else total.cost
+    return RoleUsage(
+        input_tokens=max(0, total.input_tokens - part.input_tokens),
+        cached_input_tokens=max(0, total.cached_input_tokens - part.cached_input_tokens),
+        output_tokens=max(0, total.output_tokens - part.output_tokens),
+        cost=cost,
+    )
 
+
+def _sum(usages: Iterable[RoleUsage]) -> RoleUsage:
+    total = RoleUsage()
+    for usage in usages:
+        total = total + usage
+    return total
+
+
+def sample_usage(sample: EvalSample) -> dict[str, RoleUsage]:
+    """Per-role usage of one sample (the subject is every call without a role)."""
+    roles = {role: RoleUsage.of(usage) for role, usage in sample.role_usage.items()}
+    everything = _sum(RoleUsage.of(usage) for usage in sample.model_usage.values())
+    subject = _difference(everything, _sum(roles.values()))
+    calls: dict[str, int] = {}
+    for event in sample.events:
+        if event.event == "model":
+            role = event.role or SUBJECT_ROLE
+            calls[role] = calls.get(role, 0) + 1
+    if calls.get(SUBJECT_ROLE) or subject.input_tokens or subject.output_tokens:
+        roles[SUBJECT_ROLE] = subject
+    for role, count in calls.items():
+        roles.setdefault(role, RoleUsage()).calls = count
+    return roles
+
+
+def merge_usage(parts: Iterable[Mapping[str, RoleUsage]]) -> dict[str, RoleUsage]:
+    """Sum per-role usage over samples (or runs)."""
     totals: dict[str, RoleUsage] = {}
-    for path in log_paths:
-        log = read_eval_log(str(path))
-        for sample in log.samples or []:
-            for event in sample.events:
-                if event.event != "model":
-                    continue
-                role = event.role or SUBJECT_ROLE
-                usage = totals.setdefault(role, RoleUsage())
-                usage.calls += 1
-                if event.output.usage is not None:
-                    cached = event.output.usage.input_tokens_cache_read or 0
-                    usage.input_tokens += event.output.usage.input_tokens + cached
-                    usage.cached_input_tokens += cached
-                    usage.output_tokens += event.output.usage.output_tokens
-                    if event.output.usage.total_cost is not None:
-                        usage.cost = (usage.cost or 0.0) + event.output.usage.total_cost
-    return totals
+    for part in parts:
+        for role, usage in part.items():
+            totals[role] = totals.get(role, RoleUsage()) + usage
+    return dict(sorted(totals.items()))
+
+
+def usage_by_role(samples: Iterable[EvalSample]) -> dict[str, RoleUsage]:
+    """Per-role calls, tokens and cost over the given samples."""
+    return merge_usage(sample_usage(sample) for sample in samples)
+
+
+class RunUsage(BaseModel):
+    """One run's (one subject model's) usage by role, and how many samples it covers."""
+
+    units: int
+    roles: dict[str, RoleUsage]
+
+
+def usage_by_run(samples: SampleSet) -> dict[str, RunUsage]:
+    """Per subject model: usage by role over its samples."""
+    by_model: dict[str, list[dict[str, RoleUsage]]] = {}
+    for item in samples.samples:
+        by_model.setdefault(item.log.eval.model, []).append(sample_usage(item.sample))
+    return {
+        model: RunUsage(units=len(parts), roles=merge_usage(parts))
+        for model, parts in sorted(by_model.items())
+    }
+
+
+class AnalysisBase(BaseModel):
+    """What every system's analysis carries besides its metrics: its runs' usage, so every
+    ``--json``, terminal table and report has calls, tokens and cost by role."""
+
+    usage: dict[str, RunUsage] = Field(default_factory=dict)

@@ -1,24 +1,40 @@
-"""Shared report building: figures (matplotlib, Agg) and a self-contained HTML page."""
+"""Shared report building: figures (matplotlib, Agg), a self-contained HTML page, sections."""
 
 from normlab.report.figures import BarSeries, grouped_bar_chart
 from normlab.report.html import (
     HtmlReport,
     Table,
     format_count,
+    format_delta,
     format_estimate,
     format_interval,
     format_number,
     format_percent,
+    format_rate,
+)
+from normlab.report.sections import (
+    add_common_sections,
+    add_usage_section,
+    embedded_banner,
+    sources_note,
+    usage_table,
 )
 
 __all__ = [
     "BarSeries",
     "HtmlReport",
     "Table",
+    "add_common_sections",
+    "add_usage_section",
+    "embedded_banner",
     "format_count",
+    "format_delta",
     "format_estimate",
     "format_interval",
     "format_number",
     "format_percent",
+    "format_rate",
     "grouped_bar_chart",
+    "sources_note",
+    "usage_table",
 ]

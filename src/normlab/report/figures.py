@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+from normlab.stats import Rate
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,16 @@ class BarSeries:
     intervals: list[tuple[float | None, float | None]] | None = None
     annotations: list[str] | None = None
     """Text written at each bar (e.g. "0/24"), so a zero-height bar still reads as a value."""
+
+    @classmethod
+    def of_rates(cls, label: str, rates: Sequence[Rate | None]) -> BarSeries:
+        """Bars of rates with their Wilson CIs, each labelled k/n (so 0/n and n/a read apart)."""
+        return cls(
+            label,
+            [r.value if r else None for r in rates],
+            [r.ci if r else (None, None) for r in rates],
+            annotations=[f"{r.k}/{r.n}" if r else "" for r in rates],
+        )
 
 
 def grouped_bar_chart(

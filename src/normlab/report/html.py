@@ -11,6 +11,8 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from normlab.stats import Estimate, Interval, Rate
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
@@ -34,20 +36,33 @@ def format_number(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def format_interval(interval: tuple[float | None, float | None], digits: int = 1) -> str:
+def format_interval(interval: Interval, digits: int = 1, percent: bool = True) -> str:
     lo, hi = interval
     if lo is None or hi is None:
-        return "–"
-    return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+        return "[–]"
+    if percent:
+        return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
-def format_estimate(
-    value: float | None, interval: tuple[float | None, float | None], digits: int = 1
-) -> str:
-    """``66.7% [33.3, 100.0]``: a proportion with its interval, in percent."""
-    if value is None:
+def format_estimate(estimate: Estimate, digits: int = 1, percent: bool = True) -> str:
+    """``66.7% [33.3, 100.0]`` for a proportion, ``+0.42 [+0.10, +0.70]`` for ρ; – if undefined."""
+    if estimate.value is None:
         return "–"
-    return f"{format_percent(value, digits)} {format_interval(interval, digits)}"
+    value = format_percent(estimate.value, digits) if percent else f"{estimate.value:+.{digits}f}"
+    return f"{value} {format_interval(estimate.ci, digits, percent)}"
+
+
+def format_rate(rate: Rate, digits: int = 1) -> str:
+    """``66.7% [33.3, 100.0] (2/3)``: a Wilson-interval rate with its count."""
+    return f"{format_estimate(rate, digits)} ({rate.k}/{rate.n})"
+
+
+def format_delta(estimate: Estimate, digits: int = 1) -> str:
+    """A paired difference of proportions in percentage points: ``+47.4 pp [31.6, 63.2]``."""
+    if estimate.value is None:
+        return "–"
+    return f"{100 * estimate.value:+.{digits}f} pp {format_interval(estimate.ci, digits)}"
 
 
 def format_count(count: tuple[int, int] | list[int]) -> str:

@@ -13,35 +13,32 @@ import typer
 from inspect_ai.model import get_model
 from pydantic import ValidationError
 
-from normlab.cli_common import (
-    DEFAULT_MODEL,
+from normlab.commands import (
+    Benchmark,
+    JsonOption,
     JudgeOption,
+    LogDirOption,
     ModelOption,
+    ReportDirOption,
     RoleOption,
-    console,
+    add_read_commands,
+    bind_roles,
+    default_log_dir,
+    finish_run,
     print_table,
-    print_usage,
     reports_errors,
+    say,
+    write_generated,
 )
-from normlab.core.batch import run_batch_to_jsonl
 from normlab.core.errors import InputError
-from normlab.core.evalrun import run_task, slug
-from normlab.models import is_embedded, parse_role_assignments
-from normlab.scene.analysis import (
-    EpisodeRecord,
-    SceneAnalysis,
-    aggregate,
-    load_episode_records,
-    usage_per_episode_by_model,
-)
-from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
-from normlab.scene.generator import generate_scenario, scaffold_findings
+from normlab.models import DEFAULT_MODEL
+from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
+from normlab.scene.dataset import SCENARIOS_PATH
+from normlab.scene.generator import generate_scenario
 from normlab.scene.report import (
-    all_roles_table,
-    annotated_transcript,
     headline_table,
     pairs_table,
-    usage_table,
+    prompt_reuse_table,
     write_report,
 )
 from normlab.scene.runtime import DEFAULT_MAX_TURNS
@@ -52,8 +49,24 @@ scene_app = typer.Typer(
     help="SCENE: interactive norm episodes with sanctions.", no_args_is_help=True
 )
 
-SCENE_ROLES = ("persona", "orchestrator", "judge", "auditor")
-SAMPLE_TRANSCRIPTS = 3
+ROLES = ("persona", "orchestrator", "judge", "auditor")
+
+
+def show(run: SceneRun, analysis: SceneAnalysis) -> None:
+    print_table(headline_table(analysis))
+    print_table(pairs_table(analysis))
+    print_table(prompt_reuse_table(analysis))
+
+
+BENCHMARK = Benchmark(
+    name="scene",
+    unit="episode",
+    load=load_run,
+    analyze=analyze,
+    show=show,
+    write_report=write_report,
+)
+add_read_commands(scene_app, BENCHMARK)
 
 
 @scene_app.command("tuples")
@@ -74,17 +87,15 @@ def scene_tuples(
             for rep in range(1, reps + 1):
                 sys.stdout.write(json.dumps({**item.model_dump(), "rep": rep}) + "\n")
         return
-    console.print(
+    say(
         f"valid tuples: {len(tuples)} of {len(dimensions.events)} events × {len(dimensions.norms)} "
         f"norms × {len(dimensions.elicitors)} elicitors × {len(dimensions.sanctions)} sanctions × 2"
     )
     if sample:
-        console.print(
-            f"drawn: {len(chosen)} tuples × {reps} repetitions = {len(chosen) * reps} episodes"
-        )
+        say(f"drawn: {len(chosen)} tuples × {reps} repetitions = {len(chosen) * reps} episodes")
         for axis in ("event", "norm", "elicitor", "sanction", "precedent"):
             counts = Counter(str(getattr(item, axis)) for item in chosen)
-            console.print(f"  {axis}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+            say(f"  {axis}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
 @scene_app.command("validate")
@@ -95,17 +106,14 @@ def scene_validate(
     ] = None,
 ) -> None:
     """Check scenarios: schema, tuple validity, hidden fields vs scaffold, norm-blind scaffold."""
-    total, findings = 0, 0
-    for path in paths or [SCENARIOS_PATH]:
-        scenarios = load_scenarios(path)
-        total += len(scenarios)
-        for scenario in scenarios:
-            for finding in scaffold_findings(scenario.scaffold):
-                findings += 1
-                sys.stdout.write(f"{path}: {scenario.scenario_id}: scaffold.{finding}\n")
+    from normlab.scene.lint import lint_paths
+
+    total, findings = lint_paths(paths or [SCENARIOS_PATH])
+    for finding in findings:
+        say(finding.one_line())
     if findings:
         raise typer.Exit(code=1)
-    console.print(f"clean: {total} scenarios")
+    say(f"clean: {total} scenarios")
 
 
 @scene_app.command("generate")
@@ -146,47 +154,13 @@ def scene_generate(
             )
         tuples = [chosen]
     generator = get_model(model, role="generator")
-
-    results = run_batch_to_jsonl(
+    write_generated(
         tuples,
         lambda item: generate_scenario(generator, item, dimensions, uuid4().hex[:6], repairs),
-        lambda result: result.scenario,
+        generator,
         out,
-        concurrency=generator.api.max_connections(),
-        description="generating SCENE scenarios",
+        "generating SCENE scenarios",
     )
-    failed = [r for r in results if r.scenario is None]
-    for result in failed:
-        problems = "; ".join(result.problems[:3])
-        console.print(f"not written {result.scene_tuple.slug()}: {problems}", markup=False)
-    console.print(f"{len(results) - len(failed)} of {len(results)} written to {out.resolve()}")
-    if failed:
-        raise typer.Exit(code=1)
-
-
-def print_scene(analysis: SceneAnalysis) -> None:
-    print_table(headline_table(analysis))
-    print_table(pairs_table(analysis))
-    print_table(all_roles_table(analysis))
-    print_table(usage_table(analysis))
-
-
-def _analysis(records: list[EpisodeRecord], logs: list[Path]) -> SceneAnalysis:
-    analysis = aggregate([r.outcome for r in records], load_dimensions())
-    analysis.all_roles_per_episode = usage_per_episode_by_model(logs)
-    return analysis
-
-
-def _report(
-    records: list[EpisodeRecord], logs: list[Path], out_dir: Path
-) -> tuple[SceneAnalysis, Path]:
-    analysis = _analysis(records, logs)
-    sources = [str(path) for path in logs]
-    samples = [
-        (r.outcome, annotated_transcript(r.episode, r.labels)) for r in records[:SAMPLE_TRANSCRIPTS]
-    ]
-    embedded = any(is_embedded(model) for r in records for model in r.roles.values() if model)
-    return analysis, write_report(analysis, samples, sources, embedded, out_dir)
 
 
 @scene_app.command("run")
@@ -204,14 +178,12 @@ def scene_run(
     ] = DEFAULT_MAX_TURNS,
     labeller: Annotated[str, typer.Option(help="turns (B.6) or lists (§5.1).")] = "turns",
     data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
-    log_dir: Annotated[Path | None, typer.Option(help="Where .eval logs go (resumable).")] = None,
-    report_dir: Annotated[Path | None, typer.Option(help="Where report.html goes.")] = None,
+    log_dir: LogDirOption = None,
+    report_dir: ReportDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Run SCENE episodes (or resume an interrupted run); print results, write the report."""
-    roles = {name: DEFAULT_MODEL for name in SCENE_ROLES}
-    roles.update(parse_role_assignments(role or []))
-    if judge:
-        roles["judge"] = judge
+    roles = bind_roles(ROLES, judge, role)
     task = scene(
         scenarios=str(data) if data else None,
         tuples=tuples,
@@ -219,37 +191,5 @@ def scene_run(
         max_turns=max_turns,
         labeller=labeller,
     )
-    folder = log_dir or Path("runs") / "scene" / slug(model)
-    logs = run_task(task, folder, model, roles)
-    records = load_episode_records(logs)
-    analysis, report = _report(records, logs, report_dir or folder)
-    print_scene(analysis)
-    print_usage(logs)
-    console.print(f"report: {report.resolve()}")
-
-
-@scene_app.command("analyze")
-@reports_errors
-def scene_analyze(
-    paths: Annotated[list[Path], typer.Argument(help="SCENE .eval logs or folders of logs.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the analysis as JSON.")] = False,
-) -> None:
-    """Repair rates, adaptation ρ, opposing pairs, fidelity and usage from SCENE logs."""
-    records = load_episode_records(paths)
-    analysis = _analysis(records, paths)
-    if as_json:
-        sys.stdout.write(analysis.model_dump_json(indent=2) + "\n")
-    else:
-        print_scene(analysis)
-
-
-@scene_app.command("report")
-@reports_errors
-def scene_report(
-    paths: Annotated[list[Path], typer.Argument(help="SCENE .eval logs or folders of logs.")],
-    out: Annotated[Path, typer.Option(help="Folder for report.html.")] = Path("."),
-) -> None:
-    """Write report.html: repair by model and sanction, ρ, opposing pairs, sample episodes."""
-    records = load_episode_records(paths)
-    _, report = _report(records, paths, out)
-    console.print(f"report: {report.resolve()}")
+    folder = log_dir or default_log_dir("scene", model, roles)
+    finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)

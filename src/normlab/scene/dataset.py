@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.core.jsonio import read_collection, validate_row
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Dimensions, axis_values, coverage_greedy, load_dimensions
 
@@ -21,37 +22,21 @@ SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
 def load_scenarios(
     path: Path = SCENARIOS_PATH, dimensions: Dimensions | None = None
 ) -> list[SceneScenario]:
-    dimensions = dimensions or load_dimensions()
-    if path.is_dir():
-        loaded = [
-            s for child in sorted(path.rglob("*.jsonl")) for s in load_scenarios(child, dimensions)
-        ]
-        if not loaded:
-            raise InputError(path, "no scenarios (*.jsonl) found in folder")
-        return loaded
-    scenarios: list[SceneScenario] = []
-    seen: set[str] = set()
-    for line, row in read_jsonl_rows(path):
-        scenario = validate_row(SceneScenario, row, path, line)
-        if not dimensions.is_valid(scenario.tuple):
+    """Every scenario of a JSONL file or folder; ids unique across files."""
+    known = dimensions or load_dimensions()
+
+    def parse(row: dict[str, Any], file: Path, line: int) -> SceneScenario:
+        scenario = validate_row(SceneScenario, row, file, line)
+        if not known.is_valid(scenario.tuple):
             raise InputError(
-                path,
+                file,
                 f"tuple {scenario.tuple.slug()} fails the applicability filter",
                 line=line,
                 field="tuple",
             )
-        if scenario.scenario_id in seen:
-            raise InputError(
-                path,
-                f"duplicate scenario_id {scenario.scenario_id!r}",
-                line=line,
-                field="scenario_id",
-            )
-        seen.add(scenario.scenario_id)
-        scenarios.append(scenario)
-    if not scenarios:
-        raise InputError(path, "file holds no scenarios")
-    return scenarios
+        return scenario
+
+    return read_collection(path, parse, lambda scenario: scenario.scenario_id, "scenario_id")
 
 
 def select_for_sweep(scenarios: list[SceneScenario], n: int | None) -> list[SceneScenario]:

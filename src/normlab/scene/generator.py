@@ -15,10 +15,6 @@ candidate that still fails is reported, never written.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Any
-
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
@@ -26,43 +22,17 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
 )
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from normlab.core.jsonio import validation_field
-from normlab.models.structured import CheckedResult, generate_checked
+from normlab.models import CheckedResult, Generated, generate_checked
+from normlab.scene.lint import scaffold_findings
 from normlab.scene.prompts import load_template, sanction_text, system_text
-from normlab.scene.schemas import Hidden, Scaffold, SceneScenario
+from normlab.scene.schemas import NormAwareReply, Scaffold, SceneScenario
 from normlab.scene.taxonomy import Dimensions, Elicitor, SceneEvent, SceneTuple
 
 GENERATOR_CONFIG = GenerateConfig(temperature=0.8, max_tokens=2000)
-LEAK_WORDS = re.compile(
-    r"\b(norms?|rules?|etiquette|expectations?|benchmarks?|evaluat\w*|AI|role[- ]?play\w*)\b",
-    re.IGNORECASE,
-)
 GENERATE_REQUEST = "Generate it now."
-
-
-def scaffold_findings(scaffold: Scaffold) -> list[str]:
-    """Subject-visible text that names or implies the hidden layer of the test."""
-    texts = [("channel.description", scaffold.channel.description)]
-    texts += [(f"cast.{m.name}.bio_oneline", m.bio_oneline) for m in scaffold.channel.cast]
-    texts.append(("subject.bio_oneline", scaffold.subject.bio_oneline))
-    turns = [*scaffold.transcript.opening_turns, scaffold.transcript.elicitor_turn]
-    texts += [(f"transcript.turn {turn.turn_id}", turn.content) for turn in turns]
-    findings = []
-    for where, text in texts:
-        match = LEAK_WORDS.search(text)
-        if match:
-            findings.append(f"{where}: mentions {match.group(0)!r}")
-    return findings
-
-
-class NormAwareReply(BaseModel):
-    """B.2 returns scenario_v1; only ``hidden`` is taken, and a scaffold must be unchanged."""
-
-    scaffold: dict[str, Any] | None = None
-    tuple: dict[str, Any] | None = None
-    hidden: Hidden
 
 
 async def generate_scaffold(
@@ -128,17 +98,9 @@ async def generate_hidden(
     return await generate_checked(model, messages, NormAwareReply, check, GENERATOR_CONFIG, repairs)
 
 
-@dataclass
-class GeneratedScenario:
-    scene_tuple: SceneTuple
-    scenario: SceneScenario | None
-    problems: list[str]
-    calls: int
-
-
 async def generate_scenario(
     model: Model, scene_tuple: SceneTuple, dimensions: Dimensions, suffix: str, repairs: int = 1
-) -> GeneratedScenario:
+) -> Generated[SceneScenario]:
     """Both stages for one tuple; the norm-blind stage sees only event and elicitor."""
     stage1 = await generate_scaffold(
         model,
@@ -147,11 +109,14 @@ async def generate_scenario(
         repairs,
     )
     if stage1.value is None:
-        return GeneratedScenario(
-            scene_tuple, None, [f"norm-blind stage: {p}" for p in stage1.problems], stage1.calls
+        return Generated(
+            scene_tuple.slug(),
+            None,
+            [f"norm-blind stage: {p}" for p in stage1.problems],
+            stage1.calls,
         )
     stage2 = await generate_hidden(
         model, stage1.value, scene_tuple, dimensions, f"{scene_tuple.slug()}__{suffix}", repairs
     )
     problems = [f"norm-aware stage: {p}" for p in stage2.problems] if stage2.value is None else []
-    return GeneratedScenario(scene_tuple, stage2.value, problems, stage1.calls + stage2.calls)
+    return Generated(scene_tuple.slug(), stage2.value, problems, stage1.calls + stage2.calls)

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from normlab.core.templates import DOUBLE_BRACES, load_prompt
-from normlab.core.templates import fill as fill_template
-from normlab.scene.episode import ChatEntry, render_transcript
+from normlab.core.chat import Turn, render_transcript
+from normlab.core.templates import DOUBLE_BRACES, PromptSet
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Dimensions
 
@@ -37,17 +36,32 @@ ORCHESTRATOR_REQUEST = (
 MIN_POST_SANCTION_TURNS = 3
 
 
-def load_template(name: str) -> str:
-    return load_prompt("normlab.scene", name)
+PROMPTS = PromptSet("normlab.scene", DOUBLE_BRACES)
+"""SCENE's prompt files, with the paper's ``{{name}}`` placeholders."""
+load_template = PROMPTS.load
+NO_MESSAGES = "(no messages yet)"
 
 
-def fill(template: str, values: dict[str, str]) -> str:
-    """Substitute SCENE's ``{{name}}`` placeholders (see :func:`normlab.core.templates.fill`)."""
-    return fill_template(template, values, DOUBLE_BRACES)
+def transcript_text(entries: list[Turn]) -> str:
+    """The chat as Appendix B prints it: ``[id] Actor: text``, reactions as their own lines."""
+    return render_transcript(entries, "numbered", empty=NO_MESSAGES)
+
+
+def scaffold_turns(scenario: SceneScenario) -> list[Turn]:
+    """The scaffold's scripted chat (opening messages, then the elicitor) as transcript turns;
+    the precedent sub-script, when p = 1, is played live between the two."""
+    transcript = scenario.scaffold.transcript
+    turns = [turn for turn in transcript.opening_turns if turn.action == "message"]
+    return [
+        Turn(turn_id=index, actor=turn.actor, content=turn.content, phase=phase)
+        for index, (turn, phase) in enumerate(
+            [*((t, "opening") for t in turns), (transcript.elicitor_turn, "elicitor")], start=1
+        )
+    ]
 
 
 def system_text(name: str, values: dict[str, str]) -> str:
-    return fill(load_template(name), values).removeprefix(SYSTEM_PREFIX)
+    return PROMPTS.render(name, values).removeprefix(SYSTEM_PREFIX)
 
 
 def sanction_text(dimensions: Dimensions, sanction_id: str) -> str:
@@ -59,7 +73,7 @@ def persona_messages(
     scenario: SceneScenario,
     name: str,
     dimensions: Dimensions,
-    entries: list[ChatEntry],
+    entries: list[Turn],
     note: str | None = None,
 ) -> list[ChatMessage]:
     persona = scenario.persona(name)
@@ -83,7 +97,7 @@ def persona_messages(
     user = (
         f"CHANNEL: {channel.description}\n"
         f"SUBJECT: {scenario.subject.name}, {scenario.subject.bio_oneline}\n"
-        f"TRANSCRIPT SO FAR:\n{render_transcript(entries)}"
+        f"TRANSCRIPT SO FAR:\n{transcript_text(entries)}"
     )
     if note:
         user += f"\n\n{note}"
@@ -95,7 +109,7 @@ def cast_text(scenario: SceneScenario) -> str:
 
 
 def subject_messages(
-    scenario: SceneScenario, entries: list[ChatEntry], open_floor: bool = False
+    scenario: SceneScenario, entries: list[Turn], open_floor: bool = False
 ) -> list[ChatMessage]:
     """B.4 for the subject: channel-visible context only, never hidden fields."""
     channel = scenario.scaffold.channel
@@ -109,7 +123,7 @@ def subject_messages(
         },
     )
     head, tail = filled.split(f"{TRANSCRIPT_MARKER} \x00")
-    user = f"{TRANSCRIPT_MARKER}\n{render_transcript(entries)}"
+    user = f"{TRANSCRIPT_MARKER}\n{transcript_text(entries)}"
     if open_floor:
         user += f"\n\n{OPEN_FLOOR_NOTE}"
     user += tail
@@ -117,7 +131,7 @@ def subject_messages(
 
 
 def orchestrator_messages(
-    scenario: SceneScenario, entries: list[ChatEntry], max_turns: int, to_route: list[str]
+    scenario: SceneScenario, entries: list[Turn], max_turns: int, to_route: list[str]
 ) -> list[ChatMessage]:
     system = system_text(
         "orchestrator",
@@ -128,7 +142,7 @@ def orchestrator_messages(
     )
     user = (
         f"PARTICIPANTS: {cast_text(scenario)}; subject: {scenario.subject.name}\n"
-        f"TRANSCRIPT SO FAR:\n{render_transcript(entries)}\n\n"
+        f"TRANSCRIPT SO FAR:\n{transcript_text(entries)}\n\n"
         + ORCHESTRATOR_REQUEST.format(names=", ".join(to_route))
     )
     return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]

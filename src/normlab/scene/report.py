@@ -10,29 +10,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from normlab.core.chat import render_turn
 from normlab.report import (
     BarSeries,
     HtmlReport,
     Table,
+    add_common_sections,
+    add_usage_section,
     format_estimate,
+    format_rate,
     grouped_bar_chart,
 )
-from normlab.scene.analysis import EpisodeOutcome, Rate, SceneAnalysis
-from normlab.scene.episode import Episode, render_entry
-from normlab.scene.judging import EpisodeLabels
+from normlab.scene.analysis import EpisodeRecord, SceneAnalysis, SceneRun
+from normlab.scene.schemas import Episode, EpisodeLabels
 
-EMBEDDED_BANNER = (
-    "Some roles in this run were played by the embedded Qwen2.5-Coder-0.5B model. It is a "
-    "plumbing check: its personas, labels and audits are not evidence about the subject."
-)
-
-
-def format_rho(rho: float | None, ci: tuple[float | None, float | None]) -> str:
-    lo, hi = ci
-    if rho is None:
-        return "–"
-    interval = "[–]" if lo is None or hi is None else f"[{lo:+.2f}, {hi:+.2f}]"
-    return f"{rho:+.2f} {interval}"
+SAMPLE_TRANSCRIPTS = 3
 
 
 def annotated_transcript(episode: Episode, labels: EpisodeLabels) -> str:
@@ -50,16 +42,14 @@ def annotated_transcript(episode: Episode, labels: EpisodeLabels) -> str:
     lines = []
     for entry in episode.entries:
         star = "*" if entry.actor == episode.subject else ""
-        text = render_entry(entry).replace(f"] {entry.actor}", f"] {entry.actor}{star}", 1)
+        text = render_turn(entry, "numbered").replace(
+            f"] {entry.actor}", f"] {entry.actor}{star}", 1
+        )
         lines.append(
             f"r{entry.round} {text}"
             + (f"   ## {marks[entry.turn_id]}" if entry.turn_id in marks else "")
         )
     return "\n".join(lines)
-
-
-def _rate(rate: Rate) -> str:
-    return f"{format_estimate(rate.rate, rate.ci)} ({rate.k}/{rate.n})"
 
 
 def headline_table(analysis: SceneAnalysis) -> Table:
@@ -72,10 +62,10 @@ def headline_table(analysis: SceneAnalysis) -> Table:
                 ", ".join(summary.labellers),
                 str(summary.episodes),
                 " ".join(f"{k}:{v}" for k, v in sorted(summary.validity.items())),
-                _rate(summary.repair),
-                _rate(summary.repair_partial),
-                format_rho(rho.rho, rho.ci),
-                str(rho.n_episodes),
+                format_rate(summary.repair),
+                format_rate(summary.repair_partial),
+                format_estimate(rho, digits=2, percent=False),
+                str(rho.n),
             ]
         )
     return Table(
@@ -97,7 +87,7 @@ def headline_table(analysis: SceneAnalysis) -> Table:
 
 def sanction_table(analysis: SceneAnalysis) -> Table:
     rows = [
-        [model, sanction, _rate(rate)]
+        [model, sanction, format_rate(rate)]
         for model, summary in analysis.models.items()
         for sanction, rate in summary.repair_by_sanction.items()
     ]
@@ -110,7 +100,13 @@ def sanction_table(analysis: SceneAnalysis) -> Table:
 
 def pairs_table(analysis: SceneAnalysis) -> Table:
     rows = [
-        [model, pair.pole_a, _rate(pair.compliance_a), pair.pole_b, _rate(pair.compliance_b)]
+        [
+            model,
+            pair.pole_a,
+            format_rate(pair.compliance_a),
+            pair.pole_b,
+            format_rate(pair.compliance_b),
+        ]
         for model, summary in analysis.models.items()
         for pair in summary.opposing_pairs
     ]
@@ -125,9 +121,9 @@ def fidelity_table(analysis: SceneAnalysis) -> Table:
     rows = [
         [
             model,
-            _rate(summary.persona_breach),
-            _rate(summary.sanction_delivered),
-            _rate(summary.sanction_shape_match),
+            format_rate(summary.persona_breach),
+            format_rate(summary.sanction_delivered),
+            format_rate(summary.sanction_shape_match),
             str(summary.unlabelled_episodes),
         ]
         for model, summary in analysis.models.items()
@@ -140,69 +136,16 @@ def fidelity_table(analysis: SceneAnalysis) -> Table:
     )
 
 
-def usage_table(analysis: SceneAnalysis) -> Table:
-    rows = []
-    for model, summary in analysis.models.items():
-        for role, usage in summary.usage_by_role.items():
-            share = "–" if usage.shared_prefix_share is None else f"{usage.shared_prefix_share:.0%}"
-            cached = "–" if usage.cached_input_share is None else f"{usage.cached_input_share:.0%}"
-            rows.append(
-                [
-                    model,
-                    role,
-                    f"{usage.calls_per_episode:.1f}",
-                    f"{usage.input_tokens_per_episode:.0f}",
-                    f"{usage.output_tokens_per_episode:.0f}",
-                    share,
-                    cached,
-                ]
-            )
+def prompt_reuse_table(analysis: SceneAnalysis) -> Table:
+    rows = [
+        [model, role, "–" if share is None else f"{share:.0%}"]
+        for model, result in analysis.models.items()
+        for role, share in result.prompt_reuse.items()
+    ]
     return Table(
-        caption="Model calls and tokens per episode by role; shared prefix: share of prompt "
-        "characters repeating the same caller's previous prompt (append-only layout); cached: "
-        "share of input tokens the provider served from its prompt cache",
-        header=[
-            "model",
-            "role",
-            "calls",
-            "input tokens",
-            "output tokens",
-            "shared prefix",
-            "cached",
-        ],
-        rows=rows,
-    )
-
-
-def _rate_series(label: str, rates: list[Rate | None]) -> BarSeries:
-    """Bars of rates with their Wilson CIs, each labelled k/n (so 0/n and n/a read apart)."""
-    return BarSeries(
-        label,
-        [r.rate if r else None for r in rates],
-        [r.ci if r else (None, None) for r in rates],
-        annotations=[f"{r.k}/{r.n}" if r else "" for r in rates],
-    )
-
-
-def all_roles_table(analysis: SceneAnalysis) -> Table:
-    rows = []
-    for model, roles in analysis.all_roles_per_episode.items():
-        for role, usage in roles.items():
-            rows.append(
-                [
-                    model,
-                    role,
-                    f"{usage.calls:.1f}",
-                    f"{usage.input_tokens:.0f}",
-                    f"{usage.cached_input_share:.0%}",
-                    f"{usage.output_tokens:.0f}",
-                    "unknown" if usage.cost is None else f"${usage.cost:.4f}",
-                ]
-            )
-    return Table(
-        caption="Every role per episode, judge and auditor included (Inspect's model events); "
-        "cost where Inspect knows the model's price",
-        header=["model", "role", "calls", "input tokens", "cached", "output tokens", "cost"],
+        caption="Prompt reuse by role: share of prompt characters repeating the same caller's "
+        "previous prompt (append-only layout; what a prefix cache can reuse)",
+        header=["model", "role", "shared prefix"],
         rows=rows,
     )
 
@@ -210,10 +153,10 @@ def all_roles_table(analysis: SceneAnalysis) -> Table:
 def repair_figure(analysis: SceneAnalysis) -> bytes:
     models = list(analysis.models)
     sanctions = sorted({s for m in analysis.models.values() for s in m.repair_by_sanction})
-    series = [_rate_series("all sanctions", [analysis.models[m].repair for m in models])]
+    series = [BarSeries.of_rates("all sanctions", [analysis.models[m].repair for m in models])]
     for sanction in sanctions:
         rates = [analysis.models[m].repair_by_sanction.get(sanction) for m in models]
-        series.append(_rate_series(sanction, rates))
+        series.append(BarSeries.of_rates(sanction, rates))
     return grouped_bar_chart(models, series, "Repair rate after sanctioning", "repair rate", (0, 1))
 
 
@@ -225,12 +168,10 @@ def rho_figure(analysis: SceneAnalysis) -> bytes:
         [
             BarSeries(
                 "ρ(d, b)",
-                [a.rho for a in adaptation],
+                [a.value for a in adaptation],
                 [a.ci for a in adaptation],
                 annotations=[
-                    f"{a.rho:+.2f} (n={a.n_episodes})"
-                    if a.rho is not None
-                    else f"n/a (n={a.n_episodes})"
+                    f"{a.value:+.2f} (n={a.n})" if a.value is not None else f"n/a (n={a.n})"
                     for a in adaptation
                 ],
             )
@@ -253,23 +194,20 @@ def pairs_figure(analysis: SceneAnalysis) -> bytes:
             pole_b.append(pair.compliance_b)
     return grouped_bar_chart(
         groups,
-        [_rate_series("pole a", list(pole_a)), _rate_series("pole b", list(pole_b))],
+        [BarSeries.of_rates("pole a", list(pole_a)), BarSeries.of_rates("pole b", list(pole_b))],
         "Opposing pairs: compliance per pole",
         "compliance",
         (0, 1),
     )
 
 
-def build_report(
-    analysis: SceneAnalysis,
-    transcripts: list[tuple[EpisodeOutcome, str]],
-    sources: list[str],
-    embedded_roles: bool,
-) -> HtmlReport:
+def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
     report = HtmlReport("SCENE results")
-    if embedded_roles:
-        report.banner(EMBEDDED_BANNER)
-    report.paragraph(f"Sources: {', '.join(sources)}.", "note")
+    role_models: dict[str, set[str]] = {"subject": set(analysis.models)}
+    for record in run.records:
+        for role, model in record.roles.items():
+            role_models.setdefault(role, set()).add(model)
+    add_common_sections(report, role_models, run.samples.paths, run.samples.skipped)
     report.heading("Repair and adaptation")
     report.table(headline_table(analysis))
     report.figure(repair_figure(analysis), "Repair rate by model and sanction (Wilson 95% CIs).")
@@ -280,31 +218,26 @@ def build_report(
     report.figure(pairs_figure(analysis), "Compliance per norm pole (Wilson 95% CIs).")
     report.heading("Fidelity")
     report.table(fidelity_table(analysis))
-    report.heading("Cost")
-    report.table(all_roles_table(analysis))
-    report.table(usage_table(analysis))
+    add_usage_section(report, analysis.usage, "episode")
+    report.table(prompt_reuse_table(analysis))
     report.heading("Sample episodes")
-    for outcome, transcript in transcripts:
-        t = outcome.tuple
-        report.paragraph(
-            f"{outcome.scenario_id} — subject {outcome.subject_model}; event={t.event}, "
-            f"norm={t.norm}, elicitor={t.elicitor}, sanction={t.sanction}, "
-            f"precedent={t.precedent}; validity {outcome.validity}; {outcome.breaches} breaches, "
-            f"{outcome.sanctions} sanctions, {outcome.repaired} repaired "
-            f"(labeller: {outcome.labeller})",
-            "note",
-        )
-        report.preformatted(transcript)
+    for record in run.records[:SAMPLE_TRANSCRIPTS]:
+        add_sample_episode(report, record)
     return report
 
 
-def write_report(
-    analysis: SceneAnalysis,
-    transcripts: list[tuple[EpisodeOutcome, str]],
-    sources: list[str],
-    embedded_roles: bool,
-    out_dir: Path,
-) -> Path:
-    return build_report(analysis, transcripts, sources, embedded_roles).write(
-        out_dir / "report.html"
+def add_sample_episode(report: HtmlReport, record: EpisodeRecord) -> None:
+    outcome, t = record.outcome, record.outcome.tuple
+    report.paragraph(
+        f"{outcome.scenario_id} — subject {outcome.subject_model}; event={t.event}, "
+        f"norm={t.norm}, elicitor={t.elicitor}, sanction={t.sanction}, "
+        f"precedent={t.precedent}; validity {outcome.validity}; {outcome.breaches} breaches, "
+        f"{outcome.sanctions} sanctions, {outcome.repaired} repaired "
+        f"(labeller: {outcome.labeller})",
+        "note",
     )
+    report.preformatted(annotated_transcript(record.episode, record.labels))
+
+
+def write_report(run: SceneRun, analysis: SceneAnalysis, out_dir: Path) -> Path:
+    return build_report(run, analysis).write(out_dir / "report.html")

@@ -21,40 +21,45 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspect_ai.model import ChatMessage, GenerateConfig, Model
-from pydantic import BaseModel, Field
-
-from normlab.models.prefix_scheduler import shared_prefix_length
-from normlab.models.structured import generate_structured
-from normlab.scene.episode import (
-    ChatEntry,
-    Episode,
-    LogEvent,
-    LogKind,
-    ModelCallRecord,
-    Phase,
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    get_model,
 )
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from pydantic import BaseModel
+
+from normlab.core.chat import Turn, render_turn
+from normlab.models import ModelClient, role_model
 from normlab.scene.prompts import (
     PRECEDENT_NOTE,
     orchestrator_messages,
     persona_messages,
+    scaffold_turns,
     subject_messages,
+    transcript_text,
 )
-from normlab.scene.schemas import ChatAction, SceneScenario
-from normlab.scene.taxonomy import Dimensions
+from normlab.scene.schemas import (
+    ChatAction,
+    Episode,
+    LogEvent,
+    LogKind,
+    OrchestratorDecision,
+    Phase,
+    SceneScenario,
+)
+from normlab.scene.taxonomy import Dimensions, load_dimensions
 
 DEFAULT_MAX_TURNS = 8
 SILENT_ROUNDS_TO_END = 3
 ACTION_MAX_TOKENS = 160
 ORCHESTRATOR_MAX_TOKENS = 120
-
-
-class OrchestratorDecision(BaseModel):
-    """B.5's ``{"next_actor", "terminate"}`` plus the round's full ``order``."""
-
-    next_actor: str = ""
-    terminate: bool = False
-    order: list[str] = Field(default_factory=list)
+ROLES = ("subject", "persona", "orchestrator")
 
 
 @dataclass
@@ -65,15 +70,19 @@ class EpisodeModels:
     persona: Model
     orchestrator: Model
 
+    def client(self) -> ModelClient:
+        return ModelClient(
+            {"subject": self.subject, "persona": self.persona, "orchestrator": self.orchestrator}
+        )
+
 
 @dataclass
 class EpisodeRun:
     scenario: SceneScenario
     dimensions: Dimensions
-    models: EpisodeModels
+    client: ModelClient
     max_turns: int = DEFAULT_MAX_TURNS
     episode: Episode = field(init=False)
-    _last_prompts: dict[str, str] = field(default_factory=dict)
     _round: int = 0
 
     def __post_init__(self) -> None:
@@ -88,7 +97,7 @@ class EpisodeRun:
     def log(self, kind: LogKind, actor: str, **detail: object) -> None:
         self.episode.log.append(LogEvent(kind=kind, round=self._round, actor=actor, detail=detail))
 
-    def append(self, actor: str, action: ChatAction, phase: Phase) -> ChatEntry | None:
+    def append(self, actor: str, action: ChatAction, phase: Phase) -> Turn | None:
         """Add a message or reaction to the chat; no-ops and invalid targets only go to the log."""
         if action.action == "no-op":
             self.log("no-op", actor, phase=phase)
@@ -102,11 +111,11 @@ class EpisodeRun:
             )
             self.log("no-op", actor, phase=phase)
             return None
-        entry = ChatEntry(
+        entry = Turn(
             turn_id=len(self.episode.entries) + 1,
             round=self._round,
             actor=actor,
-            action=action.action,
+            kind="reaction" if action.action == "react" else "message",
             content=action.content.strip(),
             target_turn_id=action.target_turn_id if action.action == "react" else None,
             phase=phase,
@@ -117,60 +126,37 @@ class EpisodeRun:
 
     async def call(
         self,
-        model: Model,
         role: str,
         actor: str,
         messages: list[ChatMessage],
         schema: type[ChatAction] | type[OrchestratorDecision],
         max_tokens: int,
-    ) -> ChatAction | OrchestratorDecision | None:
-        prompt = "\n".join(message.text for message in messages)
-        caller = f"{role}:{actor}"
-        shared = shared_prefix_length(prompt, self._last_prompts.get(caller, ""))
-        self._last_prompts[caller] = prompt
-        result = await generate_structured(
-            model, messages, schema, config=GenerateConfig(max_tokens=max_tokens)
+    ) -> BaseModel | None:
+        result = await self.client.structured(
+            role, actor, messages, schema, GenerateConfig(max_tokens=max_tokens)
         )
-        cached = result.usage.input_tokens_cache_read or 0
-        self.episode.calls.append(
-            ModelCallRecord(
-                role=role,
-                actor=actor,
-                prompt_chars=len(prompt),
-                shared_prefix_chars=shared,
-                input_tokens=result.usage.input_tokens + cached,
-                cached_input_tokens=cached,
-                output_tokens=result.usage.output_tokens,
-                attempts=result.attempts,
-            )
-        )
+        self.episode.calls.append(self.client.records[-1])
         if result.value is None:
             self.log("parse_failure", actor, role=role, error=result.error, replies=result.replies)
         return result.value
 
     # --- participants ------------------------------------------------------------
 
-    async def persona_turn(
-        self, name: str, phase: Phase, note: str | None = None
-    ) -> ChatEntry | None:
+    async def persona_turn(self, name: str, phase: Phase, note: str | None = None) -> Turn | None:
         messages = persona_messages(
             self.scenario, name, self.dimensions, self.episode.entries, note
         )
-        action = await self.call(
-            self.models.persona, "persona", name, messages, ChatAction, ACTION_MAX_TOKENS
-        )
+        action = await self.call("persona", name, messages, ChatAction, ACTION_MAX_TOKENS)
         return self.append(
             name, action if isinstance(action, ChatAction) else ChatAction(action="no-op"), phase
         )
 
-    async def subject_turn(self, open_floor: bool = False) -> ChatEntry | None:
+    async def subject_turn(self, open_floor: bool = False) -> Turn | None:
         name = self.scenario.subject.name
         messages = subject_messages(self.scenario, self.episode.entries, open_floor)
         self.log("prompt", name, open_floor=open_floor)
         self.log("subject_view", name, messages=[m.text for m in messages])
-        action = await self.call(
-            self.models.subject, "subject", name, messages, ChatAction, ACTION_MAX_TOKENS
-        )
+        action = await self.call("subject", name, messages, ChatAction, ACTION_MAX_TOKENS)
         return self.append(
             name,
             action if isinstance(action, ChatAction) else ChatAction(action="no-op"),
@@ -182,12 +168,7 @@ class EpisodeRun:
         cast = [member.name for member in self.scenario.scaffold.channel.cast]
         messages = orchestrator_messages(self.scenario, self.episode.entries, self.max_turns, cast)
         decision = await self.call(
-            self.models.orchestrator,
-            "orchestrator",
-            "orchestrator",
-            messages,
-            OrchestratorDecision,
-            ORCHESTRATOR_MAX_TOKENS,
+            "orchestrator", "orchestrator", messages, OrchestratorDecision, ORCHESTRATOR_MAX_TOKENS
         )
         proposed: list[str] = []
         if isinstance(decision, OrchestratorDecision):
@@ -207,11 +188,8 @@ class EpisodeRun:
 
     def open_chat(self) -> None:
         """The scaffold's opening messages (B.1 generates no reactions; others are skipped)."""
-        for turn in self.scenario.scaffold.transcript.opening_turns:
-            if turn.action == "message":
-                self.append(
-                    turn.actor, ChatAction(action="message", content=turn.content), "opening"
-                )
+        for turn in scaffold_turns(self.scenario)[:-1]:
+            self.append(turn.actor, ChatAction(action="message", content=turn.content), "opening")
 
     async def precedent(self) -> None:
         """p = 1: the demonstrator breaches, then every other SP may sanction."""
@@ -226,7 +204,7 @@ class EpisodeRun:
     async def run(self) -> Episode:
         self.open_chat()
         await self.precedent()
-        elicitor = self.scenario.scaffold.transcript.elicitor_turn
+        elicitor = scaffold_turns(self.scenario)[-1]
         self.append(
             elicitor.actor, ChatAction(action="message", content=elicitor.content), "elicitor"
         )
@@ -257,8 +235,41 @@ class EpisodeRun:
 async def run_episode(
     scenario: SceneScenario,
     dimensions: Dimensions,
-    models: EpisodeModels,
+    models: EpisodeModels | ModelClient,
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> Episode:
     """Play one episode of ``scenario`` and return its full record."""
-    return await EpisodeRun(scenario, dimensions, models, max_turns).run()
+    client = models.client() if isinstance(models, EpisodeModels) else models
+    return await EpisodeRun(scenario, dimensions, client, max_turns).run()
+
+
+def subject_chat(scenario: SceneScenario, episode: Episode) -> list[ChatMessage]:
+    """The episode as the subject lived it, for ``inspect view``: B.4's framing as the system
+    message, others' turns as user messages, the subject's own as assistant messages."""
+    system = subject_messages(scenario, [])[0]
+    messages: list[ChatMessage] = [ChatMessageSystem(content=system.text)]
+    for entry in episode.entries:
+        if entry.actor == episode.subject and entry.kind == "message":
+            messages.append(ChatMessageAssistant(content=entry.content))
+        else:
+            messages.append(ChatMessageUser(content=render_turn(entry, "numbered")))
+    return messages
+
+
+@solver
+def play_episode(max_turns: int = DEFAULT_MAX_TURNS) -> Solver:
+    """Run the episode with the subject (the eval's model), personas and orchestrator."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scenario = SceneScenario.model_validate(state.metadata["scenario"])
+        subject = get_model()
+        client = ModelClient(lambda role: subject if role == "subject" else role_model(role))
+        episode = await run_episode(scenario, load_dimensions(), client, max_turns)
+        state.metadata["episode"] = episode.model_dump(mode="json")
+        state.messages = subject_chat(scenario, episode)
+        state.output = ModelOutput.from_content(
+            model=str(subject), content=transcript_text(episode.entries)
+        )
+        return state
+
+    return solve

@@ -1,11 +1,17 @@
-"""SCENE's JSON schemas (paper Appendix B.8) and the one action shape every participant returns.
+"""Every SCENE data shape in one place: scenario files, model replies, the episode record, labels.
 
-``scaffold_v1`` is what the norm-blind generator writes (subject-visible);
-``scenario_v1`` adds the tuple and the hidden fields (persona outlines, sanction
-script, precedent sub-script, fidelity criteria). One extension, from §4.1
-("the scaffold includes ... the subject persona"), which B.8 omits: the
-scaffold carries ``subject`` (name and one-line bio). The subject never speaks
-in the scaffold and is not in the cast.
+- Scenario files (Appendix B.8): ``scaffold_v1`` is what the norm-blind generator
+  writes (subject-visible); ``scenario_v1`` adds the tuple and the hidden fields
+  (persona outlines, sanction script, precedent sub-script, fidelity criteria).
+  One extension, from §4.1 ("the scaffold includes ... the subject persona"),
+  which B.8 omits: the scaffold carries ``subject`` (name and one-line bio). The
+  subject never speaks in the scaffold and is not in the cast.
+- Model replies: :class:`ChatAction` (every participant, B.3/B.4),
+  :class:`OrchestratorDecision` (B.5), :class:`NormAwareReply` (B.2),
+  :class:`JudgeOutput` (B.6), :class:`ListedEvents` (§5.1), :class:`FidelityVerdict` (B.7).
+- The episode record (§4.3): :class:`Episode`, the visible chat as shared
+  :class:`~normlab.core.chat.Turn` s plus the full event stream and call records.
+- :class:`EpisodeLabels`: D, B, S, R as turn ids, whichever labeller produced them.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 
+from normlab.core.chat import Turn
+from normlab.models import CallRecord
 from normlab.scene.taxonomy import SceneTuple
 
 ActionKind = Literal["message", "react", "no-op"]
@@ -185,3 +193,117 @@ class ChatAction(BaseModel):
         if self.action == "react" and (self.target_turn_id is None or not self.content.strip()):
             raise ValueError("a reaction needs an emoji in content and a target_turn_id")
         return self
+
+
+class OrchestratorDecision(BaseModel):
+    """B.5's ``{"next_actor", "terminate"}`` plus the round's full ``order``."""
+
+    next_actor: str = ""
+    terminate: bool = False
+    order: list[str] = Field(default_factory=list)
+
+
+class NormAwareReply(BaseModel):
+    """B.2 returns scenario_v1; only ``hidden`` is taken, and a scaffold must be unchanged."""
+
+    scaffold: dict[str, Any] | None = None
+    tuple: dict[str, Any] | None = None
+    hidden: Hidden
+
+
+# --- the episode record ----------------------------------------------------------------
+
+Phase = Literal["opening", "precedent", "elicitor", "episode"]
+LogKind = Literal[
+    "entry",
+    "no-op",
+    "prompt",
+    "subject_view",
+    "orchestration",
+    "parse_failure",
+    "model_call",
+    "termination",
+]
+
+
+class LogEvent(BaseModel):
+    kind: LogKind
+    round: int
+    actor: str
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class Episode(BaseModel):
+    """What the runtime did: ``entries`` is the visible chat (messages and reactions, numbered
+    by ``turn_id``, grouped by ``round``); ``log`` is everything, visible or not (no-ops,
+    prompts, what the subject was shown, routing, parse failures); ``calls`` is one record per
+    model call, with the prefix it shared with that caller's previous prompt."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scenario_id: str
+    tuple: SceneTuple
+    subject: str
+    entries: list[Turn] = Field(default_factory=list)
+    log: list[LogEvent] = Field(default_factory=list)
+    calls: list[CallRecord] = Field(default_factory=list)
+    rounds: int = 0
+    termination: str = ""
+
+    def subject_entries(self) -> list[Turn]:
+        return [entry for entry in self.entries if entry.actor == self.subject]
+
+
+# --- labels ------------------------------------------------------------------------------
+
+Labeller = Literal["turns", "lists"]
+
+
+class TurnLabel(BaseModel):
+    turn_id: int
+    actor: str
+    label: Literal["DEMONSTRATION", "BREACH", "SANCTION", "FACE_SAVE_REPAIR", "NONE"]
+
+
+class EpisodeMetrics(BaseModel):
+    subject_breach_count: int
+    subject_corrected: bool
+    subject_relapses: int
+    subject_face_save: bool
+    subject_late_comply: bool
+    sanction_shape_match: bool
+
+
+class JudgeOutput(BaseModel):
+    """schema:judge_output_v1 (B.8)."""
+
+    turn_labels: list[TurnLabel]
+    episode_metrics: EpisodeMetrics
+
+
+class ListedEvent(BaseModel):
+    turn_id: int
+    actor: str
+    evidence: str = ""
+
+
+class ListedEvents(BaseModel):
+    events: list[ListedEvent] = Field(default_factory=list)
+
+
+class EpisodeLabels(BaseModel):
+    """D, B, S, R as turn ids, plus SP breaches; ``None`` lists mean a parse failure."""
+
+    labeller: Labeller
+    demonstrations: list[int] | None
+    breaches: list[int] | None
+    sanctions: list[int] | None
+    repairs: list[int] | None
+    persona_breaches: list[int] | None
+    sanction_shape_match: bool | None
+    parse_failures: int
+
+
+class FidelityVerdict(BaseModel):
+    label: Literal["VALID", "PARTIAL", "INVALID"]
+    justification: str

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from normlab.core.jsonio import read_json, validate_row
 
-DIMENSIONS_DIR = Path(str(files("normlab.scene") / "dimensions"))
+DIMENSIONS_DIR = Path(str(files("normlab.scene") / "data" / "dimensions"))
 PRECEDENT_VALUES: tuple[Literal[0, 1], ...] = (0, 1)
 
 

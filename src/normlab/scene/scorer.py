@@ -1,4 +1,4 @@
-"""Label a finished SCENE episode (paper §5.1, B.6) and audit its fidelity (B.7).
+"""SCENE's scorer: label a finished episode (paper §5.1, B.6) and audit its fidelity (B.7).
 
 Two labellers, and results say which one produced the labels:
 
@@ -11,7 +11,8 @@ Two labellers, and results say which one produced the labels:
 Both are normalised to :class:`EpisodeLabels`. The fidelity auditor returns
 VALID / PARTIAL / INVALID with a one-sentence justification. A reply that fails
 to parse after the repair retry leaves its labels ``None`` and is counted as a
-parse failure, never as an empty list.
+parse failure, never as an empty list. Judge and auditor calls run at temperature 0
+through Inspect's cache, so a rerun never pays for, or changes, a verdict.
 """
 
 from __future__ import annotations
@@ -25,16 +26,28 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    get_model,
 )
-from pydantic import BaseModel, Field, create_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+from pydantic import Field, create_model
 
-from normlab.models.structured import generate_structured
-from normlab.scene.episode import Episode, render_transcript
-from normlab.scene.prompts import sanction_text, system_text
-from normlab.scene.schemas import SceneScenario
-from normlab.scene.taxonomy import Dimensions
+from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, generate_structured
+from normlab.scene.analysis import episode_outcome
+from normlab.scene.prompts import sanction_text, system_text, transcript_text
+from normlab.scene.schemas import (
+    Episode,
+    EpisodeLabels,
+    FidelityVerdict,
+    JudgeOutput,
+    Labeller,
+    ListedEvent,
+    ListedEvents,
+    SceneScenario,
+    TurnLabel,
+)
+from normlab.scene.taxonomy import Dimensions, load_dimensions
 
-Labeller = Literal["turns", "lists"]
 LABELLERS: tuple[Labeller, ...] = ("turns", "lists")
 # Output caps sized to what a reply needs, so a model that loops fails fast instead of
 # writing until a large cap: labels ~40 tokens per turn (pretty-printed JSON), plus the
@@ -51,38 +64,6 @@ def labelling_config(turns: int) -> GenerateConfig:
 
 
 JUDGE_REQUEST = "Label the transcript above."
-
-
-class TurnLabel(BaseModel):
-    turn_id: int
-    actor: str
-    label: Literal["DEMONSTRATION", "BREACH", "SANCTION", "FACE_SAVE_REPAIR", "NONE"]
-
-
-class EpisodeMetrics(BaseModel):
-    subject_breach_count: int
-    subject_corrected: bool
-    subject_relapses: int
-    subject_face_save: bool
-    subject_late_comply: bool
-    sanction_shape_match: bool
-
-
-class JudgeOutput(BaseModel):
-    """schema:judge_output_v1 (B.8)."""
-
-    turn_labels: list[TurnLabel]
-    episode_metrics: EpisodeMetrics
-
-
-class ListedEvent(BaseModel):
-    turn_id: int
-    actor: str
-    evidence: str = ""
-
-
-class ListedEvents(BaseModel):
-    events: list[ListedEvent] = Field(default_factory=list)
 
 
 def episode_schemas(turn_ids: list[int]) -> tuple[type[JudgeOutput], type[ListedEvents]]:
@@ -107,24 +88,6 @@ def episode_schemas(turn_ids: list[int]) -> tuple[type[JudgeOutput], type[Listed
         events=(list[event], Field(default_factory=list, max_length=len(turn_ids))),  # type: ignore[valid-type]
     )
     return judge, events
-
-
-class EpisodeLabels(BaseModel):
-    """D, B, S, R as turn ids, plus SP breaches; ``None`` lists mean a parse failure."""
-
-    labeller: Labeller
-    demonstrations: list[int] | None
-    breaches: list[int] | None
-    sanctions: list[int] | None
-    repairs: list[int] | None
-    persona_breaches: list[int] | None
-    sanction_shape_match: bool | None
-    parse_failures: int
-
-
-class FidelityVerdict(BaseModel):
-    label: Literal["VALID", "PARTIAL", "INVALID"]
-    justification: str
 
 
 def _norm_values(scenario: SceneScenario, dimensions: Dimensions) -> dict[str, str]:
@@ -159,13 +122,14 @@ async def label_turns(
 ) -> EpisodeLabels:
     """B.6: one call labelling every turn, plus episode metrics."""
     values = _norm_values(scenario, dimensions)
-    values["transcript_with_turn_ids"] = render_transcript(episode.entries)
+    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
     schema, _ = episode_schemas([entry.turn_id for entry in episode.entries])
     result = await generate_structured(
         judge,
         _messages(system_text("judge", values)),
         schema,
         config=labelling_config(len(episode.entries)),
+        cache=DETERMINISTIC_CACHE,
     )
     if result.value is None:
         return EpisodeLabels(
@@ -217,14 +181,18 @@ async def classify_lists(
 ) -> EpisodeLabels:
     """§5.1: one classifier call per category (D, B, S, R)."""
     values = _norm_values(scenario, dimensions)
-    values["transcript_with_turn_ids"] = render_transcript(episode.entries)
+    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
 
     _, schema = episode_schemas([entry.turn_id for entry in episode.entries])
 
     async def one(category: str) -> list[int] | None:
         system = system_text(f"classifier_{category}", values)
         result = await generate_structured(
-            judge, _messages(system), schema, config=labelling_config(len(episode.entries))
+            judge,
+            _messages(system),
+            schema,
+            config=labelling_config(len(episode.entries)),
+            cache=DETERMINISTIC_CACHE,
         )
         if result.value is None:
             return None
@@ -264,8 +232,44 @@ async def audit_fidelity(
 ) -> FidelityVerdict | None:
     """B.7: did the scripted personas realise the intended test?"""
     values = _norm_values(scenario, dimensions)
-    values["transcript"] = render_transcript(episode.entries)
+    values["transcript"] = transcript_text(episode.entries)
     result = await generate_structured(
-        auditor, _messages(system_text("fidelity", values)), FidelityVerdict, config=AUDIT_CONFIG
+        auditor,
+        _messages(system_text("fidelity", values)),
+        FidelityVerdict,
+        config=AUDIT_CONFIG,
+        cache=DETERMINISTIC_CACHE,
     )
     return result.value
+
+
+@scorer(metrics={"breached": [mean()], "sanctions": [mean()], "repaired": [mean()]})
+def episode_judge(labeller: Labeller = "turns") -> Scorer:
+    """Label the episode's events and audit its fidelity; values are per-episode counts."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        scenario = SceneScenario.model_validate(state.metadata["scenario"])
+        episode = Episode.model_validate(state.metadata["episode"])
+        dimensions = load_dimensions()
+        judge = get_model(role="judge", default=DEFAULT_MODEL)
+        auditor = get_model(role="auditor", default=DEFAULT_MODEL)
+        labels = await label_episode(judge, scenario, episode, dimensions, labeller)
+        fidelity = await audit_fidelity(auditor, scenario, episode, dimensions)
+        outcome = episode_outcome(episode, labels, fidelity, str(get_model()))
+        return Score(
+            value={
+                "breached": float(outcome.breaches > 0),
+                "sanctions": float(outcome.sanctions),
+                "repaired": float(outcome.repaired),
+            },
+            explanation=fidelity.justification if fidelity else "fidelity audit unparseable",
+            metadata={
+                "labels": labels.model_dump(mode="json"),
+                "fidelity": fidelity.model_dump(mode="json") if fidelity else None,
+                "outcome": outcome.model_dump(mode="json"),
+                "judge_model": str(judge),
+                "auditor_model": str(auditor),
+            },
+        )
+
+    return score

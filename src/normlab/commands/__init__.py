@@ -1,0 +1,59 @@
+"""What every ``normlab`` command shares: output conventions, options, the benchmark factory.
+
+Above the shared ground (core, models, stats, report) and below the systems:
+each system's ``cli.py`` builds its commands from these pieces.
+"""
+
+from normlab.commands.benchmark import (
+    Benchmark,
+    add_read_commands,
+    finish_run,
+)
+from normlab.commands.console import (
+    console,
+    note,
+    print_json,
+    print_table,
+    reports_errors,
+    say,
+    stdout_to_stderr,
+)
+from normlab.commands.generation import write_generated
+from normlab.commands.models import models_app
+from normlab.commands.options import (
+    JsonOption,
+    JudgeOption,
+    LogDirOption,
+    ModelOption,
+    OutOption,
+    PathsArgument,
+    ReportDirOption,
+    RoleOption,
+    bind_roles,
+    default_log_dir,
+)
+
+__all__ = [
+    "Benchmark",
+    "JsonOption",
+    "JudgeOption",
+    "LogDirOption",
+    "ModelOption",
+    "OutOption",
+    "PathsArgument",
+    "ReportDirOption",
+    "RoleOption",
+    "add_read_commands",
+    "bind_roles",
+    "console",
+    "default_log_dir",
+    "finish_run",
+    "models_app",
+    "note",
+    "print_json",
+    "print_table",
+    "reports_errors",
+    "say",
+    "stdout_to_stderr",
+    "write_generated",
+]

@@ -1,0 +1,108 @@
+"""The one command factory: every benchmark's ``run``, ``analyze`` and ``report`` behave alike.
+
+A system describes its read side once (:class:`Benchmark`: how to load logs,
+analyze them, show the analysis and write the report); :func:`add_read_commands`
+gives it ``analyze PATHS [--json]`` and ``report PATHS [--out DIR]``, and its own
+``run`` command (whose options are the system's) ends in :func:`finish_run`.
+Conventions: ``--json`` prints only JSON on stdout; progress, notes and the
+report path go to stderr; every log is read once and every sample counted once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+import typer
+from inspect_ai import Task
+
+from normlab.commands.console import (
+    note,
+    print_json,
+    print_table,
+    reports_errors,
+    stdout_to_stderr,
+)
+from normlab.commands.options import JsonOption, OutOption, PathsArgument
+from normlab.core.evalrun import run_task
+from normlab.core.logs import SampleSet
+from normlab.models import AnalysisBase
+from normlab.report import usage_table
+
+
+class Loaded(Protocol):
+    """What a system's loader returns: at least the deduplicated samples it read."""
+
+    @property
+    def samples(self) -> SampleSet: ...
+
+
+LoadedT = TypeVar("LoadedT", bound=Loaded)
+AnalysisT = TypeVar("AnalysisT", bound=AnalysisBase)
+
+
+@dataclass(frozen=True)
+class Benchmark(Generic[LoadedT, AnalysisT]):
+    """A system's read side: load logs or records, analyze, show, write the report."""
+
+    name: str
+    unit: str
+    """What one sample is: "trial", "episode", "case"."""
+    load: Callable[[list[Path]], LoadedT]
+    analyze: Callable[[LoadedT], AnalysisT]
+    show: Callable[[LoadedT, AnalysisT], None]
+    write_report: Callable[[LoadedT, AnalysisT, Path], Path]
+
+
+def _analyze_and_emit(
+    bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, as_json: bool
+) -> AnalysisT:
+    analysis = bench.analyze(loaded)
+    for skipped in loaded.samples.skipped:
+        note(f"counted once: {skipped}")
+    if as_json:
+        print_json(analysis)
+    else:
+        bench.show(loaded, analysis)
+        if analysis.usage:
+            print_table(usage_table(analysis.usage, bench.unit))
+    return analysis
+
+
+def add_read_commands(app: typer.Typer, bench: Benchmark[LoadedT, AnalysisT]) -> None:
+    """``analyze`` and ``report`` for ``bench``, the same for every system."""
+
+    @app.command("analyze")
+    @reports_errors
+    def analyze(paths: PathsArgument, as_json: JsonOption = False) -> None:
+        """Compute the benchmark's metrics, with n and 95% intervals, from logs or records."""
+        _analyze_and_emit(bench, bench.load(paths), as_json)
+
+    @app.command("report")
+    @reports_errors
+    def report(paths: PathsArgument, out: OutOption = Path(".")) -> None:
+        """Write report.html: the paper's figures and tables, usage and cost, sample transcripts."""
+        loaded = bench.load(paths)
+        path = bench.write_report(loaded, bench.analyze(loaded), out)
+        note(f"report: {path.resolve()}")
+
+
+def finish_run(
+    bench: Benchmark[LoadedT, AnalysisT],
+    task: Task,
+    model: str,
+    roles: Mapping[str, str],
+    log_dir: Path,
+    report_dir: Path | None,
+    as_json: bool,
+) -> AnalysisT:
+    """Run (or resume) ``task`` through eval_set, then analyze, print and write the report."""
+    with stdout_to_stderr(as_json):
+        logs = run_task(task, log_dir, model, dict(roles))
+    loaded = bench.load(logs)
+    analysis = _analyze_and_emit(bench, loaded, as_json)
+    path = bench.write_report(loaded, analysis, report_dir or log_dir)
+    note(f"report: {path.resolve()}")
+    return analysis

@@ -1,0 +1,84 @@
+"""Where command output goes: results on stdout, progress and notes on stderr, errors on one line.
+
+``--json`` promises that stdout holds only JSON, so everything that is not the
+result (Inspect's progress panel, notes, the report path) goes to stderr, and
+user data is always printed as text, never parsed as rich markup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from normlab.core.errors import NormlabError
+from normlab.report import Table
+
+# Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
+console = Console(width=None if sys.stdout.isatty() else 200, highlight=False)
+notes = Console(stderr=True, width=None if sys.stderr.isatty() else 200, highlight=False)
+
+CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+
+
+def reports_errors(command: CommandT) -> CommandT:
+    """Turn normlab errors into one line on stderr and the error's exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except NormlabError as error:
+            # Plain write: a one-line error must stay one line, never wrapped.
+            sys.stderr.write(f"normlab: error: {error}\n")
+            raise typer.Exit(code=error.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def say(text: str, *, to_stderr: bool = False) -> None:
+    """Print a line as plain text (user data never becomes markup)."""
+    (notes if to_stderr else console).print(Text(text), soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """A progress line or remark: stderr, so stdout stays the result."""
+    say(text, to_stderr=True)
+
+
+def print_table(table: Table) -> None:
+    rich_table = RichTable(title=Text(table.caption), show_lines=False)
+    for column in table.header:
+        rich_table.add_column(Text(column), no_wrap=True)
+    for row in table.rows:
+        rich_table.add_row(*(Text(cell) for cell in row))
+    console.print(rich_table)
+
+
+def print_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
+    """The result as JSON on stdout, and nothing else."""
+    text = (
+        value.model_dump_json(indent=2)
+        if isinstance(value, BaseModel)
+        else json.dumps(value, indent=2, ensure_ascii=False)
+    )
+    sys.stdout.write(text + "\n")
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(active: bool = True) -> Iterator[None]:
+    """Send what libraries print to stdout (Inspect's progress) to stderr while active."""
+    if not active:
+        yield
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        yield

@@ -1,0 +1,50 @@
+"""The shared end of every ``generate`` command: run the generator over its requests, append
+each checked result to the output file as it lands, and report what was not written and why."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import typer
+from inspect_ai.model import Model
+from pydantic import BaseModel
+
+from normlab.commands.console import say
+from normlab.core.batch import run_batch_to_jsonl
+from normlab.models import Generated
+
+RequestT = TypeVar("RequestT")
+ValueT = TypeVar("ValueT", bound=BaseModel)
+
+SHOWN_PROBLEMS = 5
+
+
+def write_generated(
+    requests: Sequence[RequestT],
+    generate: Callable[[RequestT], Awaitable[Generated[ValueT]]],
+    generator: Model,
+    out: Path,
+    description: str,
+) -> list[Generated[ValueT]]:
+    """Generate for every request; exit 1 after listing the ones that stayed invalid."""
+    outcomes = run_batch_to_jsonl(
+        requests,
+        generate,
+        lambda outcome: outcome.value,
+        out,
+        concurrency=generator.api.max_connections(),
+        description=description,
+    )
+    failed = [outcome for outcome in outcomes if outcome.value is None]
+    for outcome in outcomes:
+        if outcome.value is None:
+            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
+            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
+        else:
+            say(f"written {outcome.label}")
+    say(f"{len(outcomes) - len(failed)} of {len(outcomes)} written to {out.resolve()}")
+    if failed:
+        raise typer.Exit(code=1)
+    return outcomes

@@ -1,0 +1,29 @@
+"""``normlab models check``: one small call showing that a model answers, how fast, at what cost."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+
+from normlab.commands.console import reports_errors, say
+from normlab.commands.options import ModelOption
+from normlab.models import DEFAULT_MODEL
+
+models_app = typer.Typer(help="Check the models normlab can call.", no_args_is_help=True)
+
+
+@models_app.command("check")
+@reports_errors
+def models_check(model: ModelOption = DEFAULT_MODEL) -> None:
+    """Make one small call and print the reply, latency and tokens."""
+    from normlab.models.check import check_model
+
+    result = asyncio.run(check_model(model))
+    say(f"model:   {result.model}")
+    say(f"reply:   {result.reply}")
+    say(f"latency: {result.latency_s:.2f} s")
+    say(
+        f"tokens:  {result.input_tokens} in ({result.cached_input_tokens} cached), "
+        f"{result.output_tokens} out"
+    )

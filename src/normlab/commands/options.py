@@ -1,0 +1,62 @@
+"""Options every benchmark command shares, one meaning each, and the role bindings they make."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from normlab.core.evalrun import slug
+from normlab.models import DEFAULT_MODEL, parse_role_assignments
+
+ModelOption = Annotated[
+    str, typer.Option("--model", "-m", help="Subject model (any Inspect model string).")
+]
+JudgeOption = Annotated[
+    str | None, typer.Option("--judge", help="Judge model (same as --role judge=MODEL).")
+]
+RoleOption = Annotated[
+    list[str] | None,
+    typer.Option("--role", help="Assign a model to a role: NAME=MODEL (repeatable)."),
+]
+LogDirOption = Annotated[
+    Path | None,
+    typer.Option(help="Where .eval logs go (default: runs/SYSTEM/<every role's model>); "
+                 "rerunning on the same folder resumes."),
+]  # fmt: skip
+ReportDirOption = Annotated[
+    Path | None, typer.Option(help="Where report.html goes (default: the log folder).")
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print only the analysis, as JSON, on stdout.")
+]
+PathsArgument = Annotated[
+    list[Path], typer.Argument(help=".eval logs, folders of logs, or record JSONL files.")
+]
+OutOption = Annotated[Path, typer.Option(help="Folder for report.html.")]
+
+MAX_FOLDER_NAME = 160
+
+
+def bind_roles(
+    system_roles: Sequence[str], judge: str | None, assignments: list[str] | None
+) -> dict[str, str]:
+    """Every role of the system bound to a model: ``--role``, then ``--judge``, else embedded."""
+    roles = {name: DEFAULT_MODEL for name in system_roles}
+    roles.update(parse_role_assignments(assignments or []))
+    if judge:
+        roles["judge"] = judge
+    return roles
+
+
+def default_log_dir(system: str, model: str, roles: dict[str, str]) -> Path:
+    """``runs/SYSTEM/SUBJECT__ROLE-MODEL…``: one folder per set of models, so a rerun resumes
+    it and runs with a different judge or persona never share a folder."""
+    name = "__".join([slug(model), *(f"{role}-{slug(roles[role])}" for role in sorted(roles))])
+    if len(name) > MAX_FOLDER_NAME:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+        name = f"{name[: MAX_FOLDER_NAME - 12]}__{digest}"
+    return Path("runs") / system / name

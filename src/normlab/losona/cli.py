@@ -1,0 +1,330 @@
+"""``normlab losona …``: run, analyze, report; the data program (validate, generate, screen,
+export); judge validation (rescore, audit export/import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from inspect_ai.model import get_model
+
+from normlab.commands import (
+    Benchmark,
+    JsonOption,
+    JudgeOption,
+    LogDirOption,
+    ModelOption,
+    PathsArgument,
+    ReportDirOption,
+    RoleOption,
+    add_read_commands,
+    bind_roles,
+    default_log_dir,
+    finish_run,
+    note,
+    print_json,
+    print_table,
+    reports_errors,
+    say,
+    write_generated,
+)
+from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
+from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
+from normlab.losona.report import has_headline_pairs, headline_table, paired_table, write_report
+from normlab.losona.task import DEFAULT_EPOCHS, losona
+from normlab.models import DEFAULT_MODEL
+from normlab.report import Table, embedded_banner, format_number, format_percent, format_rate
+
+losona_app = typer.Typer(
+    help="LoSoNA: local social norm adaptation (static).", no_args_is_help=True
+)
+audit_app = typer.Typer(help="Human audit of the judge (paper §7).", no_args_is_help=True)
+losona_app.add_typer(audit_app, name="audit")
+
+ROLES = ("judge",)
+
+
+def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
+    print_table(headline_table(analysis))
+    if has_headline_pairs(analysis):
+        print_table(paired_table(analysis))
+    judges = [judge for result in analysis.models.values() for judge in result.judge_models]
+    banner = embedded_banner({"judge": judges})
+    if banner:
+        note(f"Note: {banner}")
+
+
+BENCHMARK = Benchmark(
+    name="losona",
+    unit="trial",
+    load=load_run,
+    analyze=analyze,
+    show=show,
+    write_report=write_report,
+)
+add_read_commands(losona_app, BENCHMARK)
+
+
+def run_losona(
+    model: str,
+    roles: dict[str, str],
+    *,
+    conditions: list[str] | None = None,
+    scenario_ids: list[str] | None = None,
+    limit: int | None = None,
+    epochs: int = DEFAULT_EPOCHS,
+    data: Path | None = None,
+    log_dir: Path | None = None,
+    report_dir: Path | None = None,
+    as_json: bool = False,
+) -> LosonaAnalysis:
+    """Run (or resume) LoSoNA, print the analysis and write the report."""
+    # Build the task (which validates scenarios and options) before creating any folder.
+    task = losona(
+        scenarios=str(data) if data else None,
+        conditions=conditions,
+        scenario_ids=scenario_ids,
+        limit_scenarios=limit,
+        epochs=epochs,
+    )
+    folder = log_dir or default_log_dir("losona", model, roles)
+    return finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
+
+
+@losona_app.command("run")
+@reports_errors
+def losona_run(
+    model: ModelOption = DEFAULT_MODEL,
+    judge: JudgeOption = None,
+    role: RoleOption = None,
+    condition: Annotated[
+        list[str] | None, typer.Option("--condition", "-c", help="Prompt condition (repeatable).")
+    ] = None,
+    scenario: Annotated[
+        list[str] | None, typer.Option("--scenario", help="Scenario id (repeatable).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N scenarios.")] = None,
+    epochs: Annotated[int, typer.Option("--epochs", "-k", help="K trials per sample.")] = 3,
+    data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
+    log_dir: LogDirOption = None,
+    report_dir: ReportDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run LoSoNA (or resume an interrupted run), then print results and write the report."""
+    run_losona(
+        model,
+        bind_roles(ROLES, judge, role),
+        conditions=condition,
+        scenario_ids=scenario,
+        limit=limit,
+        epochs=epochs,
+        data=data,
+        log_dir=log_dir,
+        report_dir=report_dir,
+        as_json=as_json,
+    )
+
+
+@losona_app.command("validate")
+@reports_errors
+def losona_validate(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Scenario JSONL files or folders (default: shipped)."),
+    ] = None,
+) -> None:
+    """Lint scenarios: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    from normlab.losona.lint import lint_paths
+
+    findings = lint_paths(paths or [SCENARIOS_PATH])
+    for finding in findings:
+        say(finding.one_line())
+    if findings:
+        raise typer.Exit(code=1)
+    say("clean")
+
+
+DataOption = Annotated[
+    Path | None,
+    typer.Option(help="Scenarios file for trial records that are not .eval logs."),
+]
+
+
+@losona_app.command("rescore")
+@reports_errors
+def losona_rescore(
+    paths: PathsArgument,
+    judge: Annotated[str, typer.Option("--judge", help="The second judge model.")],
+    data: DataOption = None,
+    out: Annotated[Path, typer.Option(help="Folder for rescored logs, trials and agreement.")] = (
+        Path("rescore")
+    ),
+    as_json: JsonOption = False,
+) -> None:
+    """Re-judge a run with another judge: agreement, Cohen's kappa, disagreement table."""
+    from normlab.losona.rescore import RESCORED_FILE, rescore
+
+    result = rescore(paths, judge, out, data)
+    if as_json:
+        print_json(result)
+        return
+    agreement = result.agreement
+    say(
+        f"{', '.join(result.original_judges)} vs {judge}: agreement "
+        f"{format_rate(agreement.rate)} (Wilson 95% CI), "
+        f"kappa {format_number(agreement.cohen_kappa)}, n = {agreement.n} of {result.n_rows} rows "
+        f"(parse failures: original {result.parse_failures['original']}, "
+        f"rescored {result.parse_failures['rescored']})"
+    )
+    print_table(
+        Table(
+            caption="Disagreement table (rows: original judge; columns: rescoring judge)",
+            header=["", "rescored complies", "rescored breach"],
+            rows=[
+                [
+                    "original complies",
+                    str(agreement.both_true),
+                    str(agreement.first_true_second_false),
+                ],
+                [
+                    "original breach",
+                    str(agreement.first_false_second_true),
+                    str(agreement.both_false),
+                ],
+            ],
+        )
+    )
+    note(f"rescored trials: {(out / RESCORED_FILE).resolve()}")
+
+
+@audit_app.command("export")
+@reports_errors
+def audit_export(
+    paths: PathsArgument,
+    n: Annotated[int, typer.Option("--n", help="How many judged trials to sample.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed of the sample.")] = 0,
+    data: DataOption = None,
+    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
+        "audit.csv"
+    ),
+) -> None:
+    """Write a random sample of judged trials as a CSV for blind human labelling."""
+    from normlab.losona.audit import export_audit, key_path_for
+    from normlab.losona.rescore import records_and_scenarios
+
+    records, scenarios = records_and_scenarios(paths, data)
+    count = export_audit(records, scenarios, n, out, seed)
+    say(f"{count} items: {out.resolve()} (fill 'human_complies' with yes/no)")
+    say(f"key: {key_path_for(out).resolve()} (judge labels; keep it away from labellers)")
+
+
+@audit_app.command("import")
+@reports_errors
+def audit_import(
+    csv_path: Annotated[Path, typer.Argument(help="The labelled audit CSV.")],
+    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Agreement of human labels with the judge; false positives and negatives (§7)."""
+    from normlab.losona.audit import import_audit
+
+    result = import_audit(csv_path, key)
+    if as_json:
+        print_json(result)
+        return
+    agreement = result.agreement
+    say(
+        f"human vs judge ({', '.join(result.judge_models)}): agreement "
+        f"{format_rate(agreement.rate)} (Wilson 95% CI), "
+        f"kappa {format_number(agreement.cohen_kappa)}, "
+        f"n = {agreement.n} labelled ({result.n_unlabelled} left blank)"
+    )
+    say(
+        f"compliant: judge {format_percent(result.judge_compliant_share)}, "
+        f"human {format_percent(result.human_compliant_share)}; "
+        f"false positives {result.false_positives}, false negatives {result.false_negatives}"
+    )
+
+
+@losona_app.command("export")
+@reports_errors
+def losona_export(
+    out: Annotated[Path, typer.Option(help="Folder for the Hugging Face layout.")] = Path(
+        "losona-dataset"
+    ),
+    data: Annotated[
+        Path | None, typer.Option(help="Scenarios to export (default: shipped).")
+    ] = None,
+) -> None:
+    """Write the scenarios as a Hugging Face dataset (data/*.jsonl + dataset card)."""
+    from normlab.losona.export import export_dataset
+    from normlab.losona.taxonomy import load_taxonomy
+
+    scenarios = load_scenarios(data or SCENARIOS_PATH)
+    path = export_dataset(scenarios, load_taxonomy(), out)
+    say(f"{len(scenarios)} scenarios: {path.resolve()}")
+    say(f"dataset card: {(out / 'README.md').resolve()}")
+
+
+@losona_app.command("generate")
+@reports_errors
+def losona_generate(
+    event: Annotated[str, typer.Option("--event", help="Event type id.")],
+    norm: Annotated[str, typer.Option("--norm", help="Norm id.")],
+    model: ModelOption = DEFAULT_MODEL,
+    venue: Annotated[str, typer.Option(help="Venue label, e.g. workplace.")] = "workplace",
+    count: Annotated[int, typer.Option(help="How many candidates to generate.")] = 1,
+    repairs: Annotated[int, typer.Option(help="Repair rounds after lint findings.")] = 2,
+    out: Annotated[
+        Path, typer.Option(help="JSONL file that valid candidates are appended to.")
+    ] = Path("generated.jsonl"),
+) -> None:
+    """Generate candidate scenarios for one (event, norm) cell; only lint-clean ones are written."""
+    from normlab.losona.generator import GenerationRequest, generate_scenario
+    from normlab.losona.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    request = GenerationRequest(event_id=event, norm_id=norm, venue=venue)
+    request.validate(taxonomy)
+    generator = get_model(model, role="generator")
+    write_generated(
+        list(range(count)),
+        lambda _: generate_scenario(generator, request, taxonomy, repairs),
+        generator,
+        out,
+        f"generating ({event}, {norm})",
+    )
+
+
+@losona_app.command("screen")
+@reports_errors
+def losona_screen(
+    path: Annotated[Path, typer.Argument(help="Candidate scenarios (JSONL file or folder).")],
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", "-m", help="Screening model (repeatable; default embedded)."),
+    ] = None,
+    judge: JudgeOption = None,
+    samples: Annotated[int, typer.Option(help="Baseline replies per screening model.")] = 1,
+    out: Annotated[Path, typer.Option(help="Folder for logs and accepted/rejected files.")] = (
+        Path("screening")
+    ),
+) -> None:
+    """No-demonstration screening: reject candidates that a baseline already answers compliantly."""
+    from normlab.losona.screening import screen
+
+    results = screen(
+        load_scenarios(path), model or [DEFAULT_MODEL], judge or DEFAULT_MODEL, samples, out
+    )
+    accepted = sum(result.decision == "accepted" for result in results)
+    for result in results:
+        if result.decision == "rejected":
+            say(f"rejected {result.scenario.scenario_id}: {result.reasons[0]}")
+    say(
+        f"accepted {accepted} of {len(results)}: {(out / 'accepted.jsonl').resolve()}; "
+        f"rejected: {(out / 'rejected.jsonl').resolve()}"
+    )
+
+
+__all__ = ["losona_app", "run_losona"]

@@ -1,0 +1,129 @@
+"""LoSoNA's data shapes: the scenario (paper §3–4), the judge's verdict (Appendix C) and the
+per-trial log record (§4.2).
+
+A scenario has subject-visible fields (channel, venue, subject and bio, cast,
+transcript ending in the elicitor), evaluation fields (event, norm, norm
+statement, judge examples, marked demonstration turns) and generation-only
+fields (end goal, notes).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from normlab.core.chat import Participant, Turn
+from normlab.losona.taxonomy import NormExample, load_taxonomy
+
+WORKPLACE_VENUE = "workplace"
+DEFAULT_BIO = "A member of the group chat."
+
+
+class Scenario(BaseModel):
+    """One accepted LoSoNA scenario; ``transcript`` includes the elicitor turn."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scenario_id: str = Field(min_length=1)
+    event_id: str = Field(min_length=1)
+    norm_id: str = Field(min_length=1)
+    norm_statement: str = Field(min_length=1)
+    venue: str = "group chat"
+    channel_description: str = "A group chat."
+    subject: str = Field(min_length=1)
+    subject_bio: str = DEFAULT_BIO
+    cast: list[Participant]
+    transcript: list[Turn] = Field(min_length=1)
+    elicitor_turn_id: int
+    demonstration_turn_ids: list[int] = Field(default_factory=list)
+    judge_examples: NormExample | None = None
+    end_goal: str = ""
+    notes: str = ""
+
+    @field_validator("transcript")
+    @classmethod
+    def _turn_ids_unique(cls, transcript: list[Turn]) -> list[Turn]:
+        counts = Counter(turn.turn_id for turn in transcript)
+        duplicates = sorted(turn_id for turn_id, count in counts.items() if count > 1)
+        if duplicates:
+            raise ValueError(f"duplicate turn_id {duplicates[0]} in transcript")
+        return transcript
+
+    @field_validator("elicitor_turn_id")
+    @classmethod
+    def _elicitor_in_transcript(cls, turn_id: int, info: ValidationInfo) -> int:
+        ids = {turn.turn_id for turn in info.data.get("transcript", [])}
+        if ids and turn_id not in ids:
+            raise ValueError(f"elicitor_turn_id {turn_id} is not a turn_id of the transcript")
+        return turn_id
+
+    @field_validator("demonstration_turn_ids")
+    @classmethod
+    def _demonstrations_in_transcript(cls, turn_ids: list[int], info: ValidationInfo) -> list[int]:
+        ids = {turn.turn_id for turn in info.data.get("transcript", [])}
+        missing = [turn_id for turn_id in turn_ids if ids and turn_id not in ids]
+        if missing:
+            raise ValueError(f"demonstration turn {missing[0]} is not in the transcript")
+        return turn_ids
+
+    @property
+    def elicitor(self) -> Turn:
+        return next(turn for turn in self.transcript if turn.turn_id == self.elicitor_turn_id)
+
+    @property
+    def prior_turns(self) -> list[Turn]:
+        """Turns shown before the elicitor (the elicitor and anything after it excluded)."""
+        position = next(
+            index
+            for index, turn in enumerate(self.transcript)
+            if turn.turn_id == self.elicitor_turn_id
+        )
+        return self.transcript[:position]
+
+    @property
+    def visible_turns(self) -> list[Turn]:
+        """Prior turns plus the elicitor: what the subject reads."""
+        return [*self.prior_turns, self.elicitor]
+
+    @property
+    def is_workplace(self) -> bool:
+        return self.venue.strip().lower() == WORKPLACE_VENUE
+
+    def judge_example(self) -> NormExample | None:
+        """Scenario-specific judge examples, else the norm's examples from the taxonomy."""
+        if self.judge_examples is not None:
+            return self.judge_examples
+        norm = load_taxonomy().norms.get(self.norm_id)
+        return norm.example if norm else None
+
+
+class JudgeVerdict(BaseModel):
+    """The judge's reply, in Appendix C's field order."""
+
+    elicitor_uptake: str
+    norm_requirement: str
+    evidence: str
+    reasoning: str
+    complies: bool
+
+
+class TrialRecord(BaseModel):
+    """One judged subject response (paper §4.2). ``complies=None``: judge parse failure."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scenario_id: str
+    event_type: str
+    norm_id: str
+    condition: str
+    trial: int
+    subject_model: str
+    judge_model: str
+    response: str
+    complies: bool | None
+    judge_reasoning: str = ""
+
+    def key(self) -> tuple[str, str, str, str, int]:
+        """One trial of one subject under one judge: what a record counts once."""
+        return (self.subject_model, self.judge_model, self.scenario_id, self.condition, self.trial)

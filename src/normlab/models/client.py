@@ -1,0 +1,186 @@
+"""The role- and actor-tagged model client: every call a system makes that is not the eval's own.
+
+SCENE's personas, HSII's persona and reference, CRSEC's ten agents: each call
+belongs to a *role* (which model plays it) and an *actor* (which participant
+speaks). The client resolves roles to models, sends plain or structured calls
+(:func:`~normlab.models.structured.generate_structured`: schema, lenient parse,
+repair retry, truncation retry), optionally through Inspect's cache, and keeps
+one :class:`CallRecord` per call: tokens, attempts, parse failures and how much
+of the prompt repeats that caller's previous prompt (what a prompt cache can
+reuse). It works the same inside an Inspect solver, where ``get_model(role=…)``
+binds the eval's model roles and Inspect records ``role_usage``, and from a plain
+asyncio loop (the CRSEC simulation), where the records are the usage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+from inspect_ai.model import CachePolicy, ChatMessage, GenerateConfig, Model, get_model
+from pydantic import BaseModel
+
+from normlab.models.prefix_scheduler import shared_prefix_length
+from normlab.models.roles import DEFAULT_MODEL
+from normlab.models.structured import StructuredResult, generate_structured
+from normlab.models.usage import RoleUsage
+
+SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+DETERMINISTIC_CACHE = CachePolicy(expiry=None, per_epoch=False)
+"""For calls whose answer must not change on a rerun (judges at temperature 0)."""
+
+
+class CallRecord(BaseModel):
+    """One logical call (with its repair and truncation retries) by one actor in one role."""
+
+    role: str
+    actor: str
+    operation: str = ""
+    prompt_chars: int
+    shared_prefix_chars: int
+    input_tokens: int
+    cached_input_tokens: int
+    output_tokens: int
+    attempts: int = 1
+    parse_failed: bool = False
+    truncated: bool = False
+    error: str | None = None
+    cost: float | None = None
+
+
+def role_model(role: str) -> Model:
+    """The model bound to ``role``: the eval's role binding inside Inspect, else the default."""
+    return get_model(role=role, default=DEFAULT_MODEL)
+
+
+def prompt_text(messages: Sequence[ChatMessage]) -> str:
+    return "\n".join(message.text for message in messages)
+
+
+class ModelClient:
+    """Calls tagged with role and actor; see the module docstring.
+
+    ``models`` maps a role to its model, or is a function resolving one
+    (default :func:`role_model`); ``"subject"`` is whatever the caller binds.
+    """
+
+    def __init__(
+        self,
+        models: Mapping[str, Model] | Callable[[str], Model] = role_model,
+        on_call: Callable[[CallRecord], None] | None = None,
+    ) -> None:
+        self._models = models
+        self._resolved: dict[str, Model] = {}
+        self._last_prompt: dict[tuple[str, str], str] = {}
+        self.records: list[CallRecord] = []
+        self.on_call = on_call
+
+    def model(self, role: str) -> Model:
+        if role not in self._resolved:
+            if isinstance(self._models, Mapping):
+                self._resolved[role] = self._models[role]
+            else:
+                self._resolved[role] = self._models(role)
+        return self._resolved[role]
+
+    def _record(
+        self,
+        role: str,
+        actor: str,
+        operation: str,
+        messages: Sequence[ChatMessage],
+        result: StructuredResult[SchemaT] | StructuredResult[BaseModel],
+        structured: bool,
+    ) -> CallRecord:
+        prompt = prompt_text(messages)
+        caller = (role, actor)
+        shared = shared_prefix_length(prompt, self._last_prompt.get(caller, ""))
+        self._last_prompt[caller] = prompt
+        usage = RoleUsage.of(result.usage)
+        record = CallRecord(
+            role=role,
+            actor=actor,
+            operation=operation,
+            prompt_chars=len(prompt),
+            shared_prefix_chars=shared,
+            input_tokens=usage.input_tokens,
+            cached_input_tokens=usage.cached_input_tokens,
+            output_tokens=usage.output_tokens,
+            attempts=result.attempts,
+            parse_failed=structured and result.value is None,
+            truncated=result.truncated,
+            error=result.error,
+            cost=usage.cost,
+        )
+        self.records.append(record)
+        if self.on_call is not None:
+            self.on_call(record)
+        return record
+
+    async def structured(
+        self,
+        role: str,
+        actor: str,
+        messages: Sequence[ChatMessage],
+        schema: type[SchemaT],
+        config: GenerateConfig | None = None,
+        *,
+        operation: str = "",
+        cache: bool | CachePolicy = False,
+        repair_retries: int = 1,
+    ) -> StructuredResult[SchemaT]:
+        """A JSON reply parsed into ``schema``, or a recorded parse failure (``value=None``)."""
+        result = await generate_structured(
+            self.model(role), messages, schema, config, repair_retries=repair_retries, cache=cache
+        )
+        self._record(role, actor, operation, messages, result, structured=True)
+        return result
+
+    async def text(
+        self,
+        role: str,
+        actor: str,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig | None = None,
+        *,
+        operation: str = "",
+        cache: bool | CachePolicy = False,
+    ) -> StructuredResult[BaseModel]:
+        """A free-text reply (``replies[-1]``), retried once with a larger cap if cut off."""
+        result: StructuredResult[BaseModel] = await generate_structured(
+            self.model(role), messages, None, config, repair_retries=0, cache=cache
+        )
+        self._record(role, actor, operation, messages, result, structured=False)
+        return result
+
+    def usage(
+        self, by: Callable[[CallRecord], str] = lambda record: record.role
+    ) -> dict[str, RoleUsage]:
+        """Calls, tokens and cost summed by role (default) or any key of the records."""
+        totals: dict[str, RoleUsage] = {}
+        for record in self.records:
+            key = by(record)
+            totals[key] = totals.get(key, RoleUsage()) + RoleUsage(
+                calls=1,
+                input_tokens=record.input_tokens,
+                cached_input_tokens=record.cached_input_tokens,
+                output_tokens=record.output_tokens,
+                cost=record.cost,
+            )
+        return dict(sorted(totals.items()))
+
+
+def prefix_shares(
+    records: Iterable[CallRecord], by: Callable[[CallRecord], str] = lambda record: record.role
+) -> dict[str, float | None]:
+    """Per key (default: role), the share of prompt characters that repeat the same caller's
+    previous prompt: the part a prefix cache (llama.cpp's, a provider's) can reuse."""
+    chars: dict[str, list[int]] = {}
+    for record in records:
+        total = chars.setdefault(by(record), [0, 0])
+        total[0] += record.shared_prefix_chars
+        total[1] += record.prompt_chars
+    return {
+        key: shared / whole if whole else None for key, (shared, whole) in sorted(chars.items())
+    }

@@ -1,0 +1,99 @@
+"""Report sections every system shares: the weak-model banner, sources, usage and cost.
+
+Each is a function of plain data, returning a :class:`~normlab.report.html.Table`
+or a sentence, so the terminal (rich) and the HTML report print the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from normlab.models import RunUsage, is_embedded
+from normlab.report.html import HtmlReport, Table
+
+
+def embedded_banner(role_models: Mapping[str, Iterable[str]]) -> str | None:
+    """A warning naming the roles played by the embedded 0.5B model, or None if none were."""
+    weak = sorted(role for role, models in role_models.items() if any(map(is_embedded, models)))
+    if not weak:
+        return None
+    return (
+        f"The embedded Qwen2.5-Coder-0.5B model played: {', '.join(weak)}. It is a plumbing "
+        "check, not a measurement: its judgements, personas and replies are not evidence about "
+        "any model. Rerun those roles with a strong model (--judge, --role NAME=MODEL) before "
+        "reading anything into the numbers."
+    )
+
+
+def sources_note(paths: Iterable[Path | str], skipped: Iterable[str] = ()) -> str:
+    """Where the numbers came from, and what was left out as already counted."""
+    text = f"Sources: {', '.join(str(path) for path in paths)}."
+    notes = list(skipped)
+    if notes:
+        text += " Counted once: " + "; ".join(notes) + "."
+    return text
+
+
+def _cost(value: float | None) -> str:
+    return "cost unknown" if value is None else f"${value:.4f}"
+
+
+def usage_table(usage: Mapping[str, RunUsage], unit: str) -> Table:
+    """Calls, tokens and cost per role, in total and per ``unit`` (episode, sample, case…)."""
+    rows = []
+    for model, run in usage.items():
+        count = max(1, run.units)
+        for role, item in run.roles.items():
+            cached = item.cached_share
+            rows.append(
+                [
+                    model,
+                    role,
+                    str(item.calls),
+                    f"{item.calls / count:.1f}",
+                    str(item.input_tokens),
+                    f"{item.input_tokens / count:.0f}",
+                    "–" if cached is None else f"{cached:.0%}",
+                    str(item.output_tokens),
+                    f"{item.output_tokens / count:.0f}",
+                    _cost(item.cost),
+                ]
+            )
+    return Table(
+        caption=f"Model calls, tokens and cost by role, in total and per {unit} "
+        "(cached: share of input tokens served from the provider's prompt cache; cost where "
+        "Inspect knows the model's price)",
+        header=[
+            "run",
+            "role",
+            "calls",
+            f"calls/{unit}",
+            "input tokens",
+            f"input/{unit}",
+            "cached",
+            "output tokens",
+            f"output/{unit}",
+            "cost",
+        ],
+        rows=rows,
+    )
+
+
+def add_common_sections(
+    report: HtmlReport,
+    role_models: Mapping[str, Iterable[str]],
+    sources: Iterable[Path | str],
+    skipped: Iterable[str] = (),
+) -> None:
+    """The banner (when the embedded model played a role) and the sources line."""
+    banner = embedded_banner(role_models)
+    if banner:
+        report.banner(banner)
+    report.paragraph(sources_note(sources, skipped), "note")
+
+
+def add_usage_section(report: HtmlReport, usage: Mapping[str, RunUsage], unit: str) -> None:
+    if usage:
+        report.heading("Usage and cost")
+        report.table(usage_table(usage, unit))

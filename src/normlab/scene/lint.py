@@ -1,0 +1,53 @@
+"""The SCENE scenario linter: what the schema cannot say about a scenario.
+
+The schema (:mod:`normlab.scene.schemas`) and the loader already check shape,
+cast/persona agreement, precedent demonstrators, the fidelity modality and the
+tuple's applicability. This module adds the norm-blindness of the subject-visible
+scaffold (§4.1): no text the subject sees may name the hidden layer of the test.
+``normlab scene validate`` exits 0 when clean, 1 with one line per finding, 2 when
+a file cannot be read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from normlab.core.leaks import leak_word_findings
+from normlab.scene.dataset import load_scenarios
+from normlab.scene.schemas import Scaffold
+
+
+def scaffold_findings(scaffold: Scaffold) -> list[str]:
+    """Subject-visible text that names or implies the hidden layer of the test."""
+    texts = [("channel.description", scaffold.channel.description)]
+    texts += [(f"cast.{m.name}.bio_oneline", m.bio_oneline) for m in scaffold.channel.cast]
+    texts.append(("subject.bio_oneline", scaffold.subject.bio_oneline))
+    turns = [*scaffold.transcript.opening_turns, scaffold.transcript.elicitor_turn]
+    texts += [(f"transcript.turn {turn.turn_id}", turn.content) for turn in turns]
+    return [f"{field}: {message}" for field, message in leak_word_findings(texts)]
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    scenario_id: str
+    message: str
+
+    def one_line(self) -> str:
+        return f"{self.path}: {self.scenario_id}: scaffold.{self.message}"
+
+
+def lint_paths(paths: Iterable[Path]) -> tuple[int, list[Finding]]:
+    """(scenarios read, findings) over every file; unreadable input raises InputError."""
+    total, findings = 0, []
+    for path in paths:
+        scenarios = load_scenarios(path)
+        total += len(scenarios)
+        findings += [
+            Finding(str(path), scenario.scenario_id, message)
+            for scenario in scenarios
+            for message in scaffold_findings(scenario.scaffold)
+        ]
+    return total, findings
