@@ -17,7 +17,12 @@ from normlab.losona import losona_app, run_losona
 from normlab.models import DEFAULT_MODEL
 from normlab.scene import scene_app
 
-app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
+HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
+
+Every command reports bad input on one line naming file, line and field and exits 2;
+an incomplete run exits 1 and resumes when run again."""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
 app.add_typer(models_app, name="models")
 app.add_typer(losona_app, name="losona")
 app.add_typer(scene_app, name="scene")
