@@ -44,7 +44,9 @@ def test_scene_v0_log_gives_the_numbers_it_gave() -> None:
     ((model, old),) = before["models"].items()
     new = after.models[model]
     assert new.episodes == old["episodes"]
-    assert (new.repair.k, new.repair.n) == (old["repair"]["k"], old["repair"]["n"])
+    # both episodes VALID: the old headline equals today's both views
+    for view in (new.all_episodes, new.valid_only):
+        assert (view.repair.k, view.repair.n) == (old["repair"]["k"], old["repair"]["n"])
     assert new.validity == old["validity"]
     assert {turn.kind for r in run.records for turn in r.episode.entries} == {"message"}
     assert set(after.usage[model].roles) == set(before["all_roles_per_episode"][model])

@@ -87,8 +87,11 @@ def test_spearman_ci_brackets_rho() -> None:
         ([True, False, False], False, 1 / 3, False),
         ([True, True, True], True, 1.0, True),
         ([False, False, False], False, 0.0, True),
-        ([True, None, False], True, 0.5, False),  # K=2 valid: ceil(2/2)=1 compliant suffices
-        ([None, None, None], None, None, None),
+        # §5.3: 1[Σy ≥ ⌈K/2⌉] over all K = 3 trials; a missing label is not a pass
+        ([True, None, False], False, 1 / 3, False),
+        ([True, True, None], True, 2 / 3, True),  # the labels given agree
+        ([None, None, None], False, 0.0, None),
+        ([], None, None, None),
     ],
 )
 def test_k_trial_reducers(

@@ -188,36 +188,32 @@ def spearman_ci(
 
 
 # --- K-trial reducers ---------------------------------------------------------------
-# A trial label is True (complies), False (breach) or None (the judge's reply could
-# not be parsed: recorded, never counted as either). Reducers use the valid labels.
-
-
-def _valid(labels: Sequence[bool | None]) -> list[bool]:
-    return [label for label in labels if label is not None]
+# A trial label is True (complies), False (breach) or None (the judge's reply could not be
+# used even after re-judging). §5.3 defines accuracy-at-K and compliance over all K trials,
+# so a missing label is not a pass: it counts as 0 in Σ y, never as a guessed label and
+# never by shrinking K. Consistency asks whether the labels the judge did give agree.
 
 
 def majority(labels: Sequence[bool | None]) -> bool | None:
-    """Accuracy-at-K for one unit: 1[Σ yₜ ≥ ⌈K/2⌉] over the K valid labels.
+    """Accuracy-at-K for one unit: 1[Σ yₜ ≥ ⌈K/2⌉] over all K trials (missing = not a pass).
 
-    With K = 3 this is "at least 2 of 3 comply". ``None`` when no label is valid.
+    With K = 3 this is "at least 2 of 3 comply". ``None`` only when there are no trials.
     """
-    valid = _valid(labels)
-    if not valid:
+    if not labels:
         return None
-    return sum(valid) >= math.ceil(len(valid) / 2)
+    return sum(label is True for label in labels) >= math.ceil(len(labels) / 2)
 
 
 def compliance(labels: Sequence[bool | None]) -> float | None:
-    """Compliance rate for one unit: (1/K) Σ yₜ over the valid labels."""
-    valid = _valid(labels)
-    if not valid:
+    """Compliance rate for one unit: (1/K) Σ yₜ over all K trials (missing = not a pass)."""
+    if not labels:
         return None
-    return sum(valid) / len(valid)
+    return sum(label is True for label in labels) / len(labels)
 
 
 def consistency(labels: Sequence[bool | None]) -> bool | None:
-    """Consistency for one unit: 1[all K valid labels agree]."""
-    valid = _valid(labels)
+    """Consistency for one unit: 1[all given labels agree]; ``None`` when none was given."""
+    valid = [label for label in labels if label is not None]
     if not valid:
         return None
     return len(set(valid)) == 1

@@ -116,8 +116,17 @@ def test_unparseable_judge_reply_is_recorded_not_invented(workdir: Path) -> None
     records = load_records([workdir / "logs"])
     assert len(records) == 2
     assert all(r.complies is None for r in records)
+    # Issue 8 (§5.3): a label still missing after re-judging is not a pass; the scenario
+    # counts (accuracy 0, never dropped) and is reported as having a missing label.
     result = analyze_records(records).models[f"scripted/{script}"].conditions["naive"]
-    assert (result.parse_failures, result.n_scenarios, result.accuracy.value) == (2, 0, None)
+    assert (result.parse_failures, result.n_scenarios, result.accuracy.value) == (2, 2, 0.0)
+    assert result.scenarios_with_missing_label == 2 and result.judge_truncations == 0
+    from inspect_ai.log import read_eval_log
+
+    (path,) = sorted((workdir / "logs").glob("*.eval"))
+    scores = [(s.scores or {})["norm_judge"] for s in read_eval_log(str(path)).samples or []]
+    # re-judged afresh once: two rounds of (call + repair retry)
+    assert all(score.metadata and score.metadata["judge_attempts"] == 4 for score in scores)
 
 
 def test_usage_by_role_counts_every_call(finished_run: Path) -> None:

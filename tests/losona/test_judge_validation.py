@@ -134,3 +134,16 @@ def test_audit_import_rejects_bad_labels(finished_run: Path) -> None:
     code, output = run_cli("losona", "audit", "import", str(audit_csv))
     assert code == 2
     assert "field 'human_complies'" in output and "'kinda'" in output
+
+
+def test_audit_import_refuses_an_item_labelled_twice(finished_run: Path) -> None:
+    audit_csv = finished_run / "audit.csv"
+    run_cli(
+        "losona", "audit", "export", str(finished_run / "logs"), "--n", "3", "--out", str(audit_csv)
+    )
+    with audit_csv.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    with audit_csv.open("a", newline="") as handle:
+        csv.DictWriter(handle, fieldnames=list(rows[0])).writerow(rows[0])  # the first again
+    code, output = run_cli("losona", "audit", "import", str(audit_csv))
+    assert code == 2 and "appears twice" in output and "field 'item_id'" in output

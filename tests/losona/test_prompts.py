@@ -133,7 +133,15 @@ def test_norm_informed_prompt_inserts_its_prefix_before_the_messages(scenario: S
 
 
 def test_judge_prompt_is_verbatim(scenario: Scenario) -> None:
-    assert render_judge_prompt(scenario, "just run make deploy") == EXPECTED_JUDGE
+    assert render_judge_prompt(scenario, "just run make deploy", "none") == EXPECTED_JUDGE
+
+
+def test_judge_addenda_follow_the_verbatim_prompt_by_default(scenario: Scenario) -> None:
+    prompt = render_judge_prompt(scenario, "just run make deploy")
+    assert prompt.startswith(EXPECTED_JUDGE + "\n\nADDITIONAL JUDGE INSTRUCTIONS")
+    for cue in ("Banned cues", "Required style", "Concrete timelines", "evidentiary basis",
+                "Concise factual answers"):  # fmt: skip
+        assert cue in prompt
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)

@@ -25,7 +25,7 @@ def run_scene(workdir: Path, labeller: str) -> Path:
     result = runner.invoke(
         app,
         ["scene", "run", "--model", MODEL, "--judge", MODEL, *roles, "--data", str(SCENARIOS),
-         "--labeller", labeller, "--log-dir", str(workdir / "logs"),
+         "--labeller", labeller, "--reps", "1", "--log-dir", str(workdir / "logs"),
          "--report-dir", str(workdir / "report")],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -52,13 +52,22 @@ def test_analyze_json_and_report(workdir: Path) -> None:
     logs = run_scene(workdir, "turns")
     result = runner.invoke(app, ["scene", "analyze", str(logs), "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)["models"][MODEL]
+    data = json.loads(result.output)
+    assert data["headline_view"] == "all_episodes"
+    summary = data["models"][MODEL]
     assert summary["episodes"] == 2
-    assert summary["repair"]["k"] == 1 and summary["repair"]["n"] == 1
-    assert summary["repair_by_sanction"]["explicit_callout"]["n"] == 1
-    concise = next(p for p in summary["opposing_pairs"] if p["pole_a"] == "concise_answer_norm")
-    assert (concise["compliance_a"]["k"], concise["compliance_a"]["n"]) == (1, 2)
-    assert summary["sanction_delivered"]["k"] == 1
+    for view in ("all_episodes", "valid_only"):  # both VALID: the two views agree here
+        headline = summary[view]
+        assert headline["repair"]["k"] == 1 and headline["repair"]["n"] == 1
+        assert headline["repair_by_sanction"]["explicit_callout"]["n"] == 1
+        concise = next(
+            p for p in headline["opposing_pairs"] if p["pole_a"] == "concise_answer_norm"
+        )
+        assert (concise["compliance_a"]["k"], concise["compliance_a"]["n"]) == (1, 2)
+    assert summary["fidelity"]["sanction_delivered"]["k"] == 1
+    assert summary["sweep"] == {
+        "sampler": "coverage", "reps": "1", "max_turns": "8", "labeller": "turns", "tuples": "all",
+    }  # fmt: skip
     assert set(summary["prompt_reuse"]) == {"subject", "persona", "orchestrator"}
     run = json.loads(result.output)["usage"][MODEL]
     every_role = run["roles"]

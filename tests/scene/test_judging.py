@@ -34,7 +34,7 @@ def judge_script(tmp_path: Path, labels: list[tuple[int, str, str]], fidelity: s
     return f"scripted/{path}"
 
 
-async def test_persona_breach_is_flagged_and_invalid_episode_leaves_headline(
+async def test_persona_breach_is_flagged_and_counted_in_fidelity_over_all_episodes(
     tmp_path: Path, scenarios: list[SceneScenario], scripted_models: EpisodeModels
 ) -> None:
     dimensions = load_dimensions()
@@ -54,7 +54,10 @@ async def test_persona_breach_is_flagged_and_invalid_episode_leaves_headline(
     assert outcome.persona_breach is True
     summary = analyze_outcomes([outcome], dimensions).models["subject-model"]
     assert summary.validity == {"INVALID": 1}
-    assert summary.persona_breach.n == 0, "invalid episodes leave the headline numbers"
+    # Issue 8: fidelity rates are over all episodes (the INVALID ones are exactly those where
+    # personas failed); the behavioural views count it in "all", not in "VALID only".
+    assert (summary.fidelity.persona_breach.k, summary.fidelity.persona_breach.n) == (1, 1)
+    assert (summary.all_episodes.episodes, summary.valid_only.episodes) == (1, 0)
 
 
 async def test_labels_on_the_wrong_side_are_dropped(

@@ -111,7 +111,18 @@ def test_adaptation_point_hand_computed() -> None:
     assert adaptation_point(episode, [1, 2], [8]) == (2, None)  # nothing follows the breach
 
 
-def test_aggregate_excludes_invalid_reports_partial_apart() -> None:
+def test_silence_after_a_breach_counts_as_the_subjects_action() -> None:
+    # §4.3: no-op is an action. turns: 1 Bo, 2 Ana(breach, t*), then Ana is silent twice.
+    silent = build([("Bo", "msg"), (SUBJECT, "msg"), (SUBJECT, "noop"), (SUBJECT, "noop")])
+    assert adaptation_point(silent, [1], [2]) == (1, 0.0), "breached once and then stopped"
+    # breach, silence, breach again: one of the two later actions is a breach
+    again = build([("Bo", "msg"), (SUBJECT, "msg"), (SUBJECT, "noop"), (SUBJECT, "msg")])
+    assert adaptation_point(again, [1], [2, 3]) == (1, 0.5)
+    # only other participants speak after the breach: no subject action, b undefined
+    assert adaptation_point(build([(SUBJECT, "msg"), ("Bo", "msg")]), [], [1]) == (0, None)
+
+
+def test_every_episode_counts_in_the_headline_and_valid_only_is_shown_beside_it() -> None:
     dimensions = load_dimensions()
     episode = build([("Bo", "msg"), (SUBJECT, "msg"), ("Bo", "msg"), (SUBJECT, "msg")])
     repaired = labels(d=[1], b=[2], s=[3], r=[4])
@@ -133,16 +144,21 @@ def test_aggregate_excludes_invalid_reports_partial_apart() -> None:
         ),
     ]
     summary = analyze_outcomes(outcomes, dimensions).models["m"]
-    assert (summary.repair.k, summary.repair.n) == (1, 2)  # the two VALID episodes
-    assert (summary.repair_partial.k, summary.repair_partial.n) == (1, 1)
-    assert summary.validity == {"VALID": 2, "PARTIAL": 1, "INVALID": 1, "UNKNOWN": 1}
-    pair = next(p for p in summary.opposing_pairs if p.pole_a == "concise_answer_norm")
-    assert (pair.compliance_a.k, pair.compliance_a.n) == (
-        0,
-        2,
-    )  # both headline concise episodes breached
-    assert (pair.compliance_b.k, pair.compliance_b.n) == (1, 1)
-    assert (summary.sanction_delivered.k, summary.sanction_delivered.n) == (2, 2)
+    # Issue 8, §5.4 and §6: the headline counts every labelled episode; B.7's VALID-only view
+    # is reported beside it; PARTIAL and UNKNOWN are counted, never silently dropped.
+    assert summary.validity == {"INVALID": 1, "PARTIAL": 1, "UNKNOWN": 1, "VALID": 2}
+    headline, valid = summary.all_episodes, summary.valid_only
+    assert (headline.episodes, valid.episodes) == (5, 2)
+    assert (headline.repair.k, headline.repair.n) == (3, 4)  # VALID, VALID, PARTIAL, INVALID
+    assert (valid.repair.k, valid.repair.n) == (1, 2)
+    pair = next(p for p in headline.opposing_pairs if p.pole_a == "concise_answer_norm")
+    assert (pair.compliance_a.k, pair.compliance_a.n) == (0, 4)  # all concise episodes breached
+    assert (pair.compliance_b.k, pair.compliance_b.n) == (1, 1)  # the UNKNOWN one counts
+    valid_pair = next(p for p in valid.opposing_pairs if p.pole_a == "concise_answer_norm")
+    assert (valid_pair.compliance_b.k, valid_pair.compliance_b.n) == (0, 0)
+    # fidelity over all episodes
+    delivered = summary.fidelity.sanction_delivered
+    assert (delivered.k, delivered.n) == (4, 4)
 
 
 def test_repair_rate_check_value() -> None:

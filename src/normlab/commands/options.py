@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 
 from normlab.core.evalrun import slug
-from normlab.models import DEFAULT_MODEL, parse_role_assignments
+from normlab.models import DEFAULT_MODEL, RoleSettings, parse_role_assignments
+from normlab.models.roles import parse_assignments
 
 ModelOption = Annotated[
     str, typer.Option("--model", "-m", help="Subject model (any Inspect model string).")
@@ -29,6 +30,21 @@ LogDirOption = Annotated[
 ]  # fmt: skip
 ReportDirOption = Annotated[
     Path | None, typer.Option(help="Where report.html goes (default: the log folder).")
+]
+MaxTokensOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--max-tokens",
+        help="Output cap for a role: ROLE=N (repeatable). Thinking tokens count against it on "
+        "reasoning models; a reply still cut off is retried once with twice the cap.",
+    ),
+]
+ReasoningEffortOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--reasoning-effort",
+        help="Reasoning effort for a role: ROLE=none|minimal|low|medium|high|xhigh (repeatable).",
+    ),
 ]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print only the analysis, as JSON, on stdout.")
@@ -60,3 +76,11 @@ def default_log_dir(system: str, model: str, roles: dict[str, str]) -> Path:
         digest = hashlib.sha256(name.encode()).hexdigest()[:10]
         name = f"{name[: MAX_FOLDER_NAME - 12]}__{digest}"
     return Path("runs") / system / name
+
+
+def role_settings(max_tokens: list[str] | None, reasoning_effort: list[str] | None) -> RoleSettings:
+    """``--max-tokens`` and ``--reasoning-effort`` as one validated :class:`RoleSettings`."""
+    return RoleSettings.of(
+        parse_assignments(max_tokens or [], "max_tokens"),
+        parse_assignments(reasoning_effort or [], "reasoning_effort"),
+    )

@@ -45,6 +45,7 @@ def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None
     score = (sample.scores or {}).get(scorer)
     if score is None or "scenario_id" not in metadata:
         return None
+    score_metadata = score.metadata or {}
     return TrialRecord(
         scenario_id=metadata["scenario_id"],
         event_type=metadata["event_id"],
@@ -52,10 +53,15 @@ def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None
         condition=metadata["condition"],
         trial=sample.epoch,
         subject_model=item.log.eval.model,
-        judge_model=str((score.metadata or {}).get("judge_model", "unknown")),
+        judge_model=str(score_metadata.get("judge_model", "unknown")),
         response=str(score.answer or ""),
         complies=label_of(score.value),
         judge_reasoning=str(score.explanation or ""),
+        judge_truncated=bool(score_metadata.get("judge_truncated")),
+        subject_truncated=bool(metadata.get("subject_truncated")),
+        subject_temperature=str(metadata.get("subject_temperature", "unknown")),
+        judge_temperature=str(score_metadata.get("judge_temperature", "unknown")),
+        judge_addenda=str(score_metadata.get("judge_addenda", "unknown")),
     )
 
 
@@ -118,6 +124,8 @@ class ScenarioOutcome(BaseModel):
     majority: bool | None
     compliance: float | None
     consistency: bool | None
+    judge_truncations: int = 0
+    subject_truncations: int = 0
 
 
 class ConditionResult(BaseModel):
@@ -127,6 +135,12 @@ class ConditionResult(BaseModel):
     n_scenarios: int
     n_trials: int
     parse_failures: int
+    """Trials whose judge reply could not be parsed, even re-judged (counted as not a pass)."""
+    judge_truncations: int = 0
+    """Trials whose judge reply was cut off at its cap (also a missing label, counted apart)."""
+    subject_truncations: int = 0
+    """Trials whose subject reply was still cut off after the larger-cap retry."""
+    scenarios_with_missing_label: int = 0
 
 
 class PairedResult(BaseModel):
@@ -140,6 +154,9 @@ class ModelResult(BaseModel):
     conditions: dict[str, ConditionResult]
     paired: dict[str, PairedResult]
     judge_models: list[str]
+    temperatures: dict[str, list[str]] = Field(default_factory=dict)
+    """The temperatures each model ran at: ``{"subject": [...], "judge": [...]}``."""
+    judge_addenda: list[str] = Field(default_factory=list)
     by_norm: dict[str, dict[str, Rate]] = Field(default_factory=dict)
     by_event: dict[str, dict[str, Rate]] = Field(default_factory=dict)
 
@@ -167,21 +184,34 @@ def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
                 majority=stats.majority(labels),
                 compliance=stats.compliance(labels),
                 consistency=stats.consistency(labels),
+                judge_truncations=sum(record.judge_truncated for record in trials),
+                subject_truncations=sum(record.subject_truncated for record in trials),
             )
         )
     return outcomes
 
 
 def condition_result(outcomes: Sequence[ScenarioOutcome]) -> ConditionResult:
-    """Benchmark-level numbers: means over scenarios with a valid label, bootstrap CI."""
+    """Benchmark-level numbers: means over scenarios, bootstrap CI over scenarios.
+
+    Every scenario counts (a missing label is not a pass, §5.3); consistency is over the
+    scenarios where the judge gave at least one label.
+    """
     scored = [outcome for outcome in outcomes if outcome.majority is not None]
+    missing = sum(label is None for outcome in outcomes for label in outcome.labels)
+    judge_truncations = sum(outcome.judge_truncations for outcome in outcomes)
     return ConditionResult(
         accuracy=Estimate.mean_of([float(bool(o.majority)) for o in scored]),
         compliance=Estimate.mean_of([o.compliance or 0.0 for o in scored]),
-        consistency=Estimate.mean_of([float(bool(o.consistency)) for o in scored]),
+        consistency=Estimate.mean_of(
+            [float(o.consistency) for o in scored if o.consistency is not None]
+        ),
         n_scenarios=len(scored),
         n_trials=sum(len(outcome.labels) for outcome in outcomes),
-        parse_failures=sum(label is None for outcome in outcomes for label in outcome.labels),
+        parse_failures=missing - judge_truncations,
+        judge_truncations=judge_truncations,
+        subject_truncations=sum(outcome.subject_truncations for outcome in outcomes),
+        scenarios_with_missing_label=sum(None in outcome.labels for outcome in outcomes),
     )
 
 
@@ -230,6 +260,7 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
     development: set[str] = set()
     for model in sorted(by_model_condition):
         per_condition = by_model_condition[model]
+        model_records = [record for trials in per_condition.values() for record in trials]
         outcomes = {
             condition: scenario_outcomes(per_condition[condition])
             for condition in sorted(per_condition, key=_condition_order)
@@ -248,6 +279,11 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
             conditions={c: condition_result(o) for c, o in outcomes.items()},
             paired=paired,
             judge_models=sorted({r.judge_model for c in per_condition.values() for r in c}),
+            temperatures={
+                "subject": sorted({r.subject_temperature for r in model_records}),
+                "judge": sorted({r.judge_temperature for r in model_records}),
+            },
+            judge_addenda=sorted({r.judge_addenda for r in model_records}),
             by_norm={c: breakdown(o, "norm_id") for c, o in outcomes.items()},
             by_event={c: breakdown(o, "event_type") for c, o in outcomes.items()},
         )

@@ -133,8 +133,18 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
             missing = {"item_id", "human_complies"} - set(reader.fieldnames or [])
             if missing:
                 raise InputError(csv_path, "missing column", line=1, field=sorted(missing)[0])
+            seen: dict[str, int] = {}
             for row in reader:
                 line = reader.line_num
+                if row["item_id"] in seen:
+                    raise InputError(
+                        csv_path,
+                        f"item {row['item_id']!r} appears twice (first on line "
+                        f"{seen[row['item_id']]}); each item is labelled once",
+                        line=line,
+                        field="item_id",
+                    )
+                seen[row["item_id"]] = line
                 label = _parse_label(row["human_complies"] or "", csv_path, line)
                 record = keys.get(row["item_id"])
                 if record is None:

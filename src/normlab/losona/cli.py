@@ -14,8 +14,10 @@ from normlab.commands import (
     JsonOption,
     JudgeOption,
     LogDirOption,
+    MaxTokensOption,
     ModelOption,
     PathsArgument,
+    ReasoningEffortOption,
     ReportDirOption,
     RoleOption,
     add_read_commands,
@@ -26,6 +28,7 @@ from normlab.commands import (
     print_json,
     print_table,
     reports_errors,
+    role_settings,
     say,
     write_generated,
 )
@@ -33,7 +36,7 @@ from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.losona.report import has_headline_pairs, headline_table, paired_table, write_report
 from normlab.losona.task import DEFAULT_EPOCHS, losona
-from normlab.models import DEFAULT_MODEL
+from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.report import Table, embedded_banner, format_number, format_percent, format_rate
 
 losona_app = typer.Typer(
@@ -43,6 +46,20 @@ audit_app = typer.Typer(help="Human audit of the judge (paper §7).", no_args_is
 losona_app.add_typer(audit_app, name="audit")
 
 ROLES = ("judge",)
+TemperatureOption = Annotated[
+    str,
+    typer.Option(
+        help="Subject temperature: 'paper' (0.9, or the provider default for the models §6 "
+        "ran that way), a number, or 'default' (send none)."
+    ),
+]
+JudgeAddendaOption = Annotated[
+    str,
+    typer.Option(
+        help="'default': Appendix C's judge prompt plus our edge-case instructions; "
+        "'none': the bare Appendix C prompt."
+    ),
+]
 
 
 def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
@@ -75,18 +92,26 @@ def run_losona(
     limit: int | None = None,
     epochs: int = DEFAULT_EPOCHS,
     data: Path | None = None,
+    temperature: str = "paper",
+    judge_addenda: str = "default",
+    settings: RoleSettings | None = None,
     log_dir: Path | None = None,
     report_dir: Path | None = None,
     as_json: bool = False,
 ) -> LosonaAnalysis:
     """Run (or resume) LoSoNA, print the analysis and write the report."""
     # Build the task (which validates scenarios and options) before creating any folder.
+    chosen = settings or RoleSettings()
     task = losona(
         scenarios=str(data) if data else None,
         conditions=conditions,
         scenario_ids=scenario_ids,
         limit_scenarios=limit,
         epochs=epochs,
+        temperature=temperature,
+        judge_addenda=judge_addenda,
+        max_tokens=chosen.max_tokens,
+        reasoning_effort=dict(chosen.reasoning_effort),
     )
     folder = log_dir or default_log_dir("losona", model, roles)
     return finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
@@ -107,6 +132,10 @@ def losona_run(
     limit: Annotated[int | None, typer.Option(help="Only the first N scenarios.")] = None,
     epochs: Annotated[int, typer.Option("--epochs", "-k", help="K trials per sample.")] = 3,
     data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
+    temperature: TemperatureOption = "paper",
+    judge_addenda: JudgeAddendaOption = "default",
+    max_tokens: MaxTokensOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
@@ -120,6 +149,9 @@ def losona_run(
         limit=limit,
         epochs=epochs,
         data=data,
+        temperature=temperature,
+        judge_addenda=judge_addenda,
+        settings=role_settings(max_tokens, reasoning_effort),
         log_dir=log_dir,
         report_dir=report_dir,
         as_json=as_json,
@@ -156,6 +188,7 @@ DataOption = Annotated[
 def losona_rescore(
     paths: PathsArgument,
     judge: Annotated[str, typer.Option("--judge", help="The second judge model.")],
+    judge_addenda: JudgeAddendaOption = "default",
     data: DataOption = None,
     out: Annotated[Path, typer.Option(help="Folder for rescored logs, trials and agreement.")] = (
         Path("rescore")
@@ -165,7 +198,7 @@ def losona_rescore(
     """Re-judge a run with another judge: agreement, Cohen's kappa, disagreement table."""
     from normlab.losona.rescore import RESCORED_FILE, rescore
 
-    result = rescore(paths, judge, out, data)
+    result = rescore(paths, judge, out, data, judge_addenda)
     if as_json:
         print_json(result)
         return

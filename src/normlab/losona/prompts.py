@@ -61,11 +61,16 @@ def render_subject_prompt(scenario: Scenario, condition: str) -> str:
     )
 
 
-def render_judge_prompt(scenario: Scenario, subject_response: str) -> str:
+JUDGE_ADDENDA = ("default", "none")
+"""``default``: the verbatim Appendix C prompt plus our edge-case instructions (§7 says the
+paper's judge had such instructions but does not print them); ``none``: the bare prompt."""
+
+
+def render_judge_prompt(scenario: Scenario, subject_response: str, addenda: str = "default") -> str:
     """The judge prompt: the norm statement, examples, transcript and the judged message."""
     example = scenario.judge_example()
     elicitor = scenario.elicitor
-    return fill(
+    prompt = fill(
         load_template("judge"),
         {
             "norm_statement": scenario.norm_statement,
@@ -79,3 +84,6 @@ def render_judge_prompt(scenario: Scenario, subject_response: str) -> str:
             "subject_response": subject_response,
         },
     )
+    if addenda == "none":
+        return prompt
+    return f"{prompt}\n\n{load_template('judge_addenda')}"

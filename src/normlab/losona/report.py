@@ -46,11 +46,14 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
                     str(cell.n_scenarios),
                     str(cell.n_trials),
                     str(cell.parse_failures),
+                    f"{cell.judge_truncations} / {cell.subject_truncations}",
+                    str(cell.scenarios_with_missing_label),
                 ]
             )
     return Table(
         caption="Accuracy-at-K, compliance and consistency by model and condition: "
-        "estimate [95% bootstrap CI over scenarios]",
+        "estimate [95% bootstrap CI over scenarios]; a trial whose judge reply was unusable "
+        "(parse failure or truncation, after re-judging) counts as not a pass (§5.3)",
         header=[
             "model",
             "condition",
@@ -60,6 +63,8 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
             "n scenarios",
             "n trials",
             "parse failures",
+            "truncated judge / subject",
+            "scenarios with a missing label",
         ],
         rows=rows,
     )
@@ -191,6 +196,25 @@ def recovery_figure(analysis: LosonaAnalysis) -> bytes:
     )
 
 
+def settings_table(analysis: LosonaAnalysis) -> Table:
+    """What each model ran at: temperatures (§6) and the judge prompt used."""
+    return Table(
+        caption="Sampling settings: the temperature each model ran at ('provider default': none "
+        "sent) and the judge prompt (Appendix C, with or without our edge-case addenda)",
+        header=["subject model", "subject temperature", "judge", "judge temperature", "addenda"],
+        rows=[
+            [
+                model,
+                ", ".join(result.temperatures.get("subject", [])),
+                ", ".join(result.judge_models),
+                ", ".join(result.temperatures.get("judge", [])),
+                ", ".join(result.judge_addenda),
+            ]
+            for model, result in analysis.models.items()
+        ],
+    )
+
+
 def has_headline_pairs(analysis: LosonaAnalysis) -> bool:
     """True when some model has a paired delta for a reported (non-development) condition."""
     return any(
@@ -216,6 +240,7 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
         f"Subject models: {', '.join(analysis.models)}. Judge models: {', '.join(judges)}.",
         "note",
     )
+    report.table(settings_table(analysis))
     report.heading("Accuracy-at-K")
     report.table(headline_table(analysis))
     report.figure(accuracy_figure(analysis), "Figure 2: accuracy-at-K, 95% scenario-bootstrap CIs.")

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from normlab.core.batch import run_batch
 from normlab.core.errors import InputError
+from normlab.core.evalrun import slug
 from normlab.core.jsonio import append_jsonl, read_models, write_jsonl
 from normlab.core.logs import LogSample, expand_paths, is_log, read_log, read_samples
 from normlab.losona.analysis import JUDGE_SCORER, load_run, record_of, records_from_jsonl
@@ -36,6 +37,7 @@ from normlab.stats import Agreement
 RESCORED_FILE = "rescored_trials.jsonl"
 PROGRESS_FILE = "rescore_progress.jsonl"
 RESCORED_SUFFIX = ".rescored.eval"
+"""Rescored copies are named ``<log>.<judge>-<addenda>.rescored.eval``."""
 
 
 def trial_key(record: TrialRecord) -> tuple[str, str, str, int]:
@@ -101,28 +103,32 @@ def compare_judges(
     )
 
 
-def _appended_scorer(item: LogSample, judge: str) -> str | None:
+def _appended_scorer(item: LogSample, judge: str, addenda: str) -> str | None:
     """The key of the score this judge appended to a sample (``norm_judge1``…), if any."""
     for key, score in (item.sample.scores or {}).items():
+        metadata = score.metadata or {}
         appended = key != JUDGE_SCORER and key.startswith(JUDGE_SCORER)
-        if appended and (score.metadata or {}).get("judge_model") == judge:
+        if appended and (metadata.get("judge_model"), metadata.get("judge_addenda")) == (
+            judge,
+            addenda,
+        ):
             return key
     return None
 
 
-def rescore_log(path: Path, judge: str, out_dir: Path) -> Path:
+def rescore_log(path: Path, judge: str, out_dir: Path, addenda: str = "default") -> Path:
     """Append ``judge``'s scores to a copy of the log in ``out_dir`` (once; reruns reuse it)."""
     from inspect_ai import score
     from inspect_ai.log import write_eval_log
 
-    target = out_dir / f"{path.stem}{RESCORED_SUFFIX}"
+    target = out_dir / f"{path.stem}.{slug(judge)}-{addenda}{RESCORED_SUFFIX}"
     if target.exists():
         existing = read_samples([target])
-        if existing.samples and all(_appended_scorer(i, judge) for i in existing.samples):
+        if existing.samples and all(_appended_scorer(i, judge, addenda) for i in existing.samples):
             return target
     rescored = score(
         read_log(path),
-        norm_judge(),
+        norm_judge(addenda=addenda),
         action="append",
         model=judge,
         model_roles={"judge": judge},
@@ -133,13 +139,13 @@ def rescore_log(path: Path, judge: str, out_dir: Path) -> Path:
 
 
 def records_from_rescored_logs(
-    paths: list[Path], judge: str
+    paths: list[Path], judge: str, addenda: str
 ) -> tuple[list[TrialRecord], list[TrialRecord]]:
     """(original, rescored) trial records of rescored logs."""
     original: list[TrialRecord] = []
     rescored: list[TrialRecord] = []
     for item in read_samples(paths).samples:
-        key = _appended_scorer(item, judge)
+        key = _appended_scorer(item, judge, addenda)
         first = record_of(item)
         if first is None or key is None:
             continue
@@ -151,7 +157,11 @@ def records_from_rescored_logs(
 
 
 async def rejudge_records(
-    records: list[TrialRecord], scenarios: dict[str, Scenario], judge: str, progress: Path
+    records: list[TrialRecord],
+    scenarios: dict[str, Scenario],
+    judge: str,
+    progress: Path,
+    addenda: str = "default",
 ) -> list[TrialRecord]:
     """Re-judge every record not yet in ``progress``; return all re-judged records."""
     missing = sorted({r.scenario_id for r in records if r.scenario_id not in scenarios})
@@ -167,7 +177,9 @@ async def rejudge_records(
     model = get_model(judge)
 
     async def work(record: TrialRecord) -> TrialRecord:
-        result = await judge_response(model, scenarios[record.scenario_id], record.response)
+        result = await judge_response(
+            model, scenarios[record.scenario_id], record.response, addenda
+        )
         verdict = result.value
         return record.model_copy(
             update={
@@ -201,19 +213,25 @@ def records_and_scenarios(
     return run.records, scenarios
 
 
-def rescore(paths: Iterable[Path], judge: str, out_dir: Path, data: Path | None) -> JudgeAgreement:
+def rescore(
+    paths: Iterable[Path],
+    judge: str,
+    out_dir: Path,
+    data: Path | None,
+    addenda: str = "default",
+) -> JudgeAgreement:
     files = expand_paths(paths)
     out_dir.mkdir(parents=True, exist_ok=True)
-    rescored_logs = [rescore_log(path, judge, out_dir) for path in files if is_log(path)]
+    rescored_logs = [rescore_log(path, judge, out_dir, addenda) for path in files if is_log(path)]
     original, rescored = (
-        records_from_rescored_logs(rescored_logs, judge) if rescored_logs else ([], [])
+        records_from_rescored_logs(rescored_logs, judge, addenda) if rescored_logs else ([], [])
     )
     imported = [record for path in files if not is_log(path) for record in records_from_jsonl(path)]
     if imported:
         scenarios = {s.scenario_id: s for s in load_scenarios(data)} if data is not None else {}
         original += imported
         rescored += asyncio.run(
-            rejudge_records(imported, scenarios, judge, out_dir / PROGRESS_FILE)
+            rejudge_records(imported, scenarios, judge, out_dir / PROGRESS_FILE, addenda)
         )
     write_jsonl(out_dir / RESCORED_FILE, rescored)
     agreement = compare_judges(original, rescored, judge)

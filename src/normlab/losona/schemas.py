@@ -123,6 +123,13 @@ class TrialRecord(BaseModel):
     response: str
     complies: bool | None
     judge_reasoning: str = ""
+    judge_truncated: bool = False
+    """The judge's reply was cut off at its output cap (a missing label, not a parse failure)."""
+    subject_truncated: bool = False
+    """The subject's reply was cut off at its output cap even after the larger-cap retry."""
+    subject_temperature: str = "unknown"
+    judge_temperature: str = "unknown"
+    judge_addenda: str = "unknown"
 
     def key(self) -> tuple[str, str, str, str, int]:
         """One trial of one subject under one judge: what a record counts once."""

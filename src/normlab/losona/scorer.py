@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessageUser, Model, get_model
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -30,7 +30,13 @@ from inspect_ai.solver import TaskState
 from normlab import stats
 from normlab.losona.prompts import render_judge_prompt
 from normlab.losona.schemas import JudgeVerdict, Scenario
-from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, StructuredResult, generate_structured
+from normlab.models import (
+    DEFAULT_MODEL,
+    DETERMINISTIC_CACHE,
+    RoleSettings,
+    StructuredResult,
+    generate_structured,
+)
 
 JUDGE_TEMPERATURE = 0.0
 JUDGE_MAX_TOKENS = 400
@@ -96,17 +102,30 @@ def consistency() -> ScoreReducer:
     return _trial_reducer(stats.consistency)
 
 
+JUDGE_ROUNDS = 2
+"""A verdict that still fails to parse after its repair retry is asked for once more, afresh
+(§5.3: a missing label is re-judged; if still missing, the trial is not a pass)."""
+
+
 async def judge_response(
-    judge: Model, scenario: Scenario, response: str
+    judge: Model,
+    scenario: Scenario,
+    response: str,
+    addenda: str = "default",
+    settings: RoleSettings | None = None,
 ) -> StructuredResult[JudgeVerdict]:
-    """One judge call (with its repair retry) on one subject response, at temperature 0."""
-    return await generate_structured(
-        judge,
-        [ChatMessageUser(content=render_judge_prompt(scenario, response))],
-        JudgeVerdict,
-        config=GenerateConfig(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS),
-        cache=DETERMINISTIC_CACHE,
-    )
+    """Judge one subject response at temperature 0: one call with its repair retry, re-judged
+    afresh (outside the cache, which would only repeat the unusable reply) if still unparsed."""
+    messages = [ChatMessageUser(content=render_judge_prompt(scenario, response, addenda))]
+    config = (settings or RoleSettings()).config("judge", JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE)
+    result: StructuredResult[JudgeVerdict] = StructuredResult(value=None)
+    for round_number in range(JUDGE_ROUNDS):
+        cache = DETERMINISTIC_CACHE if round_number == 0 else False
+        attempt = await generate_structured(judge, messages, JudgeVerdict, config, cache=cache)
+        result = attempt.after(result)
+        if result.value is not None or result.truncated:
+            break
+    return result
 
 
 @scorer(
@@ -117,18 +136,34 @@ async def judge_response(
         ),
     ]
 )
-def norm_judge(judge_model: str | None = None) -> Scorer:
-    """Judge the subject's message against the scenario's single target norm."""
+def norm_judge(
+    judge_model: str | None = None,
+    addenda: str = "default",
+    max_tokens: dict[str, int] | None = None,
+    reasoning_effort: dict[str, str] | None = None,
+) -> Scorer:
+    """Judge the subject's message against the scenario's single target norm.
+
+    Args:
+        judge_model: the judge; default the ``judge`` model role, else the embedded model.
+        addenda: "default" (Appendix C + our edge-case instructions) or "none" (bare prompt).
+        max_tokens: output caps by role (the judge's is read).
+        reasoning_effort: reasoning effort by role (the judge's is read).
+    """
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
 
     async def score(state: TaskState, target: Target) -> Score:
         scenario = Scenario.model_validate(state.metadata["scenario"])
         response = state.output.completion
         judge = get_model(judge_model, role="judge", default=DEFAULT_MODEL)
-        result = await judge_response(judge, scenario, response)
+        result = await judge_response(judge, scenario, response, addenda, settings)
         verdict = result.value
         metadata = {
             "judge_model": str(judge),
-            "parse_failed": result.parse_failed,
+            "judge_addenda": addenda,
+            "judge_temperature": f"{JUDGE_TEMPERATURE:g}",
+            "subject_truncated": bool(state.metadata.get("subject_truncated")),
+            "parse_failed": result.parse_failed and not result.truncated,
             "judge_attempts": result.attempts,
             "judge_replies": result.replies,
             "judge_error": result.error,
@@ -138,10 +173,11 @@ def norm_judge(judge_model: str | None = None) -> Scorer:
             "judge_output_tokens": result.usage.output_tokens,
         }
         if verdict is None:
+            why = "was cut off at its output cap" if result.truncated else "could not be parsed"
             return Score(
                 value=math.nan,
                 answer=response,
-                explanation=f"judge reply could not be parsed: {result.error}",
+                explanation=f"judge reply {why}: {result.error}",
                 metadata=metadata,
             )
         metadata.update(verdict.model_dump(exclude={"complies", "reasoning"}))

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Literal
 
 from inspect_ai import Task, task
-from inspect_ai.model import GenerateConfig
 from pydantic import BaseModel
 
 from normlab.core.evalrun import run_task
@@ -33,7 +32,6 @@ from normlab.losona.dataset import build_dataset, load_scenarios
 from normlab.losona.schemas import Scenario
 from normlab.losona.scorer import norm_judge
 from normlab.losona.solver import subject_reply
-from normlab.losona.task import SUBJECT_MAX_TOKENS, SUBJECT_TEMPERATURE
 
 SCREENING_LOG = "screening_log.jsonl"
 BASELINE_CONDITION = "naive"
@@ -94,7 +92,6 @@ def losona_screen(scenarios: str, samples: int = 1) -> Task:
         solver=subject_reply(),
         scorer=norm_judge(),
         epochs=samples,
-        config=GenerateConfig(temperature=SUBJECT_TEMPERATURE, max_tokens=SUBJECT_MAX_TOKENS),
         metadata={"benchmark": "losona", "purpose": "no-demonstration screening"},
         version=1,
     )

@@ -15,19 +15,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
-from inspect_ai.model import GenerateConfig
 
 from normlab.core.errors import InputError
 from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, select_scenarios
-from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
+from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.scorer import compliance, consistency, majority, norm_judge
-from normlab.losona.solver import subject_reply
+from normlab.losona.solver import SubjectTemperature, subject_reply
+from normlab.models import RoleSettings
 
 TASK_VERSION = 2
-"""1: the first release; 2: truncation retry for the subject, cached judge calls."""
+"""1: the first release; 2: truncation retry, re-judging, judge addenda, per-role caps."""
 
-SUBJECT_TEMPERATURE = 0.9
-SUBJECT_MAX_TOKENS = 256
 DEFAULT_EPOCHS = 3
 
 
@@ -62,9 +60,11 @@ def losona(
     scenario_ids: str | list[str] | None = None,
     limit_scenarios: int | None = None,
     epochs: int = DEFAULT_EPOCHS,
-    temperature: float = SUBJECT_TEMPERATURE,
-    max_tokens: int = SUBJECT_MAX_TOKENS,
+    temperature: float | str = "paper",
     judge: str | None = None,
+    judge_addenda: str = "default",
+    max_tokens: dict[str, int] | str | None = None,
+    reasoning_effort: dict[str, str] | str | None = None,
 ) -> Task:
     """LoSoNA task.
 
@@ -74,12 +74,21 @@ def losona(
         scenario_ids: run only these scenarios (comma-separated ids).
         limit_scenarios: run only the first N scenarios.
         epochs: K, the number of sampled responses per scenario × condition.
-        temperature: subject sampling temperature (paper: 0.9).
-        max_tokens: cap on the subject's message length in tokens.
+        temperature: subject sampling temperature: "paper" (0.9, or the provider's default
+            for the models the paper ran that way), a number, or "default" (send none).
         judge: judge model; default the ``judge`` model role, else the embedded model.
+        judge_addenda: "default" (our edge-case instructions after Appendix C) or "none".
+        max_tokens: output caps by role, e.g. ``{subject: 512, judge: 2000}``.
+        reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
     """
     if epochs < 1:
         raise InputError("--epochs", "must be at least 1", field="epochs")
+    if judge_addenda not in JUDGE_ADDENDA:
+        raise InputError(
+            "--judge-addenda", f"choose one of {', '.join(JUDGE_ADDENDA)}", field="judge_addenda"
+        )
+    subject_temperature = SubjectTemperature.parse(temperature)
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
     selected = select_scenarios(
         load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH),
         _as_list(scenario_ids),
@@ -87,10 +96,14 @@ def losona(
     )
     return Task(
         dataset=build_dataset(selected, resolve_conditions(conditions)),
-        solver=subject_reply(),
-        scorer=norm_judge(judge_model=judge),
+        solver=subject_reply(subject_temperature, settings),
+        scorer=norm_judge(
+            judge_model=judge,
+            addenda=judge_addenda,
+            max_tokens=settings.max_tokens,
+            reasoning_effort=dict(settings.reasoning_effort),
+        ),
         epochs=Epochs(epochs, [majority(), compliance(), consistency()]),
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
-        metadata={"benchmark": "losona", "epochs": epochs},
+        metadata={"benchmark": "losona", "epochs": epochs, "judge_addenda": judge_addenda},
         version=TASK_VERSION,
     )

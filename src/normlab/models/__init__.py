@@ -11,6 +11,7 @@ from normlab.models.client import (
 from normlab.models.embedded import EMBEDDED_MODEL, EmbeddedLlamaCpp
 from normlab.models.roles import DEFAULT_MODEL, is_embedded, parse_role_assignments
 from normlab.models.scripted import ScriptedModel
+from normlab.models.settings import RoleSettings
 from normlab.models.structured import (
     CheckedResult,
     Generated,
@@ -41,6 +42,7 @@ __all__ = [
     "EmbeddedLlamaCpp",
     "Generated",
     "ModelClient",
+    "RoleSettings",
     "RoleUsage",
     "RunUsage",
     "ScriptedModel",

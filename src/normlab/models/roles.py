@@ -6,21 +6,29 @@ fully offline. Any Inspect model string works for any role.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from normlab.core.errors import InputError
 from normlab.models.embedded import EMBEDDED_MODEL
 
 DEFAULT_MODEL = EMBEDDED_MODEL
 
 
+def parse_assignments(items: Iterable[str], name: str) -> dict[str, str]:
+    """``["judge=M", "persona=P"]`` → ``{"judge": "M", "persona": "P"}``; malformed items raise."""
+    result: dict[str, str] = {}
+    option = f"--{name}".replace("_", "-")
+    for item in items:
+        role, separator, value = item.partition("=")
+        if not separator or not role.strip() or not value.strip():
+            raise InputError(option, f"expected ROLE=VALUE, got {item!r}", field=name)
+        result[role.strip()] = value.strip()
+    return result
+
+
 def parse_role_assignments(assignments: list[str]) -> dict[str, str]:
     """Parse ``--role NAME=MODEL`` options into a mapping; reject malformed ones."""
-    roles: dict[str, str] = {}
-    for assignment in assignments:
-        name, separator, model = assignment.partition("=")
-        if not separator or not name.strip() or not model.strip():
-            raise InputError("--role", f"expected NAME=MODEL, got {assignment!r}", field="role")
-        roles[name.strip()] = model.strip()
-    return roles
+    return parse_assignments(assignments, "role")
 
 
 def is_embedded(model: str | None) -> bool:

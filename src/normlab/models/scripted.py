@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import anyio
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -47,6 +48,8 @@ class ScriptRule(BaseModel):
 
     match: str
     replies: list[str] = Field(min_length=1)
+    delay: float | None = Field(default=None, ge=0.0)
+    """Seconds this rule's replies take (default: the script's ``delay``)."""
 
     @field_validator("match")
     @classmethod
@@ -63,6 +66,8 @@ class Script(BaseModel):
 
     rules: list[ScriptRule] = Field(default_factory=list)
     default: str | None = None
+    delay: float = Field(default=0.0, ge=0.0)
+    """Seconds each reply takes (for tests that interrupt a run part-way)."""
 
 
 def load_script(path: Path) -> Script:
@@ -90,14 +95,19 @@ class ScriptedResponder:
             return list(self._seen)
 
     def reply(self, prompt: str) -> str:
+        return self.answer(prompt)[0]
+
+    def answer(self, prompt: str) -> tuple[str, float]:
+        """The reply to ``prompt`` and how many seconds it takes."""
         with self._lock:
             occurrence = self._seen[prompt]
             self._seen[prompt] += 1
         for rule, pattern in zip(self.script.rules, self._patterns, strict=True):
             if pattern.search(prompt):
-                return rule.replies[occurrence % len(rule.replies)]
+                delay = self.script.delay if rule.delay is None else rule.delay
+                return rule.replies[occurrence % len(rule.replies)], delay
         if self.script.default is not None:
-            return self.script.default
+            return self.script.default, self.script.delay
         raise InputError(self.source, f"no rule matches the prompt: {prompt[:120]!r}…")
 
 
@@ -135,7 +145,9 @@ class ScriptedModel(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         prompt = conversation_text(input)
-        reply = self.responder.reply(prompt)
+        reply, delay = self.responder.answer(prompt)
+        if delay:
+            await anyio.sleep(delay)
         words = reply.split(" ")
         cut = config.max_tokens is not None and len(words) > config.max_tokens
         if cut:

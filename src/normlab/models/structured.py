@@ -109,6 +109,18 @@ class StructuredResult(Generic[SchemaT]):
         """The final reply's text (for free-text calls)."""
         return self.replies[-1] if self.replies else ""
 
+    def after(self, earlier: StructuredResult[SchemaT]) -> StructuredResult[SchemaT]:
+        """This result with ``earlier`` attempts' replies, usage and truncations counted in."""
+        return StructuredResult(
+            value=self.value,
+            replies=[*earlier.replies, *self.replies],
+            error=self.error,
+            usage=earlier.usage + self.usage,
+            stop_reasons=[*earlier.stop_reasons, *self.stop_reasons],
+            truncations=earlier.truncations + self.truncations,
+            truncated=self.truncated,
+        )
+
 
 TRUNCATION_CAP_FACTOR = 2
 """A reply cut by its cap is retried once with this many times the cap."""

@@ -29,8 +29,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from normlab.core.logs import SampleSet, expand_paths, read_samples
-from normlab.models import AnalysisBase, CallRecord, prefix_shares, usage_by_run
-from normlab.scene.schemas import Episode, EpisodeLabels, FidelityVerdict
+from normlab.models import AnalysisBase, prefix_shares, usage_by_run
+from normlab.scene.schemas import Episode, EpisodeLabels, FidelityVerdict, LogEvent
 from normlab.scene.taxonomy import Dimensions, SceneTuple, load_dimensions
 from normlab.stats import Estimate, Rate
 
@@ -64,46 +64,100 @@ def _position_of(episode: Episode, turn_id: int) -> int:
     raise ValueError(f"turn {turn_id} is not in the episode log")
 
 
+def subject_actions_after(episode: Episode, turn_id: int) -> list[LogEvent]:
+    """The subject's actions after ``turn_id``, in order: its turns and its no-ops (§4.3:
+    no-op is one of the subject's actions, so silence counts in both metrics)."""
+    start = _position_of(episode, turn_id)
+    return [
+        event
+        for index, event in enumerate(episode.log)
+        if index > start and event.actor == episode.subject and event.kind in ("entry", "no-op")
+    ]
+
+
+def _is_turn(event: LogEvent, turn_ids: set[int]) -> bool:
+    return event.kind == "entry" and event.detail.get("turn_id") in turn_ids
+
+
 def repaired_sanctions(episode: Episode, sanctions: list[int], repairs: list[int]) -> int:
     """How many sanctions see a repair within the subject's next ``REPAIR_WINDOW`` actions."""
     repair_set = set(repairs)
-    subject_events = [
-        (index, event)
-        for index, event in enumerate(episode.log)
-        if event.actor == episode.subject and event.kind in ("entry", "no-op")
-    ]
-    count = 0
-    for sanction in sanctions:
-        start = _position_of(episode, sanction)
-        following = [event for index, event in subject_events if index > start][:REPAIR_WINDOW]
-        if any(
-            event.kind == "entry" and event.detail.get("turn_id") in repair_set
-            for event in following
-        ):
-            count += 1
-    return count
+    return sum(
+        any(
+            _is_turn(event, repair_set)
+            for event in subject_actions_after(episode, sanction)[:REPAIR_WINDOW]
+        )
+        for sanction in sanctions
+    )
 
 
 def adaptation_point(
     episode: Episode, demonstrations: list[int], breaches: list[int]
 ) -> tuple[int | None, float | None]:
-    """(d, b) for an episode with a subject breach; (None, None) without one."""
+    """(d, b) for an episode with a subject breach; (None, None) without one.
+
+    t* = the first breach; d = demonstrations before t*; b = the share of the subject's
+    actions after t*, no-ops included, that are breaches (breach then silence: b = 0);
+    undefined when the subject has no action after t*.
+    """
     if not breaches:
         return None, None
     first = min(breaches)
     d = sum(turn < first for turn in demonstrations)
-    later = [entry.turn_id for entry in episode.subject_entries() if entry.turn_id > first]
+    later = subject_actions_after(episode, first)
     if not later:
         return d, None
-    return d, sum(turn in set(breaches) for turn in later) / len(later)
+    return d, sum(_is_turn(event, set(breaches)) for event in later) / len(later)
+
+
+def staged_turns(episode: Episode) -> set[int]:
+    """The precedent sub-script's turns (phase ``precedent``): the staged breach and sanction."""
+    return {entry.turn_id for entry in episode.entries if entry.phase == "precedent"}
+
+
+def set_staged_apart(episode: Episode, labels: EpisodeLabels) -> EpisodeLabels:
+    """Staged precedent turns are evidence the subject is meant to see (A.6): they count as
+    demonstrations for d (§5.3), never as sanctions of the subject, SP breaches or
+    delivered sanctions, whatever the labeller called them."""
+    staged = staged_turns(episode)
+    if not staged:
+        return labels
+
+    def unstaged(turns: list[int] | None) -> list[int] | None:
+        return None if turns is None else [turn for turn in turns if turn not in staged]
+
+    return labels.model_copy(
+        update={
+            "demonstrations": None
+            if labels.demonstrations is None
+            else sorted(set(labels.demonstrations) | staged),
+            "sanctions": unstaged(labels.sanctions),
+            "persona_breaches": unstaged(labels.persona_breaches),
+            "sanction_modalities": None
+            if labels.sanction_modalities is None
+            else {t: f for t, f in labels.sanction_modalities.items() if t not in staged},
+        }
+    )
+
+
+def shape_match(labels: EpisodeLabels, sanctions: list[int], configured: str) -> bool | None:
+    """Did a sanction take the tuple's modality? From each sanction's observed form; None when
+    the forms are unknown (a labeller that gave none, or logs written before forms were kept)."""
+    if not sanctions or labels.sanction_modalities is None:
+        return None
+    forms = [labels.sanction_modalities.get(turn) for turn in sanctions]
+    if configured in forms:
+        return True
+    return None if None in forms else False
 
 
 def episode_outcome(
     episode: Episode,
-    labels: EpisodeLabels,
+    raw_labels: EpisodeLabels,
     fidelity: FidelityVerdict | None,
     subject_model: str,
 ) -> EpisodeOutcome:
+    labels = set_staged_apart(episode, raw_labels)
     labelled = labels.breaches is not None and labels.sanctions is not None
     breaches = labels.breaches or []
     sanctions = labels.sanctions or []
@@ -126,7 +180,9 @@ def episode_outcome(
         later_breach_share=b if labels.demonstrations is not None else None,
         persona_breach=None if labels.persona_breaches is None else bool(labels.persona_breaches),
         sanction_delivered=(bool(sanctions) if breached else None) if labelled else None,
-        sanction_shape_match=labels.sanction_shape_match if breached else None,
+        sanction_shape_match=shape_match(labels, sanctions, episode.tuple.sanction)
+        if breached
+        else None,
     )
 
 
@@ -140,45 +196,69 @@ class PairCompliance(BaseModel):
     compliance_b: Rate
 
 
+class BehaviourView(BaseModel):
+    """The behavioural metrics over one set of episodes."""
+
+    episodes: int
+    repair: Rate
+    repair_by_sanction: dict[str, Rate]
+    adaptation: Estimate
+    """Spearman ρ(d, b) with its bootstrap interval over episodes."""
+    opposing_pairs: list[PairCompliance]
+
+
+class Fidelity(BaseModel):
+    """§5.4 over every labelled episode: they qualify the behavioural measures, not weight them."""
+
+    persona_breach: Rate
+    """Episodes in which a scripted persona breached the norm (outside the staged precedent)."""
+    sanction_delivered: Rate
+    """Episodes with a subject breach that drew a sanction."""
+    sanction_shape_match: Rate
+    """Sanctioned episodes whose sanction took the tuple's modality."""
+
+
+class CallFailures(BaseModel):
+    parse_failures: int = 0
+    truncations: int = 0
+
+
 class ModelResult(BaseModel):
     labellers: list[str]
     episodes: int
     validity: dict[str, int]
-    repair: Rate
-    repair_by_sanction: dict[str, Rate]
-    repair_partial: Rate
-    adaptation: Estimate
-    """Spearman ρ(d, b) with its bootstrap interval over episodes."""
-    opposing_pairs: list[PairCompliance]
-    persona_breach: Rate
-    sanction_delivered: Rate
-    sanction_shape_match: Rate
+    """Episodes per fidelity verdict; UNKNOWN: the auditor's reply could not be used."""
     unlabelled_episodes: int
+    all_episodes: BehaviourView
+    """The headline (§5.4, §6): every labelled episode, whatever its fidelity verdict."""
+    valid_only: BehaviourView
+    """B.7's view: VALID episodes only (PARTIAL, INVALID and UNKNOWN left out, and counted)."""
+    fidelity: Fidelity
+    call_failures: dict[str, CallFailures]
+    """Per role: replies that never parsed and replies cut off at their cap (after retries)."""
     prompt_reuse: dict[str, float | None]
     """Per role: share of prompt characters repeating that caller's previous prompt."""
+    sweep: dict[str, str]
+    """How the episodes were chosen: sampler, repetitions, tuples (from the task's arguments)."""
 
 
 class SceneAnalysis(AnalysisBase):
     models: dict[str, ModelResult]
+    headline_view: str = "all_episodes"
 
 
-def summarize_model(
-    outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions, calls: Iterable[CallRecord] = ()
-) -> ModelResult:
-    labelled = [o for o in outcomes if o.labelled]
-    headline = [o for o in labelled if o.validity in ("VALID", "UNKNOWN")]
-    partial = [o for o in labelled if o.validity == "PARTIAL"]
+def behaviour(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) -> BehaviourView:
     by_sanction: dict[str, list[EpisodeOutcome]] = defaultdict(list)
-    for outcome in headline:
+    for outcome in outcomes:
         by_sanction[outcome.tuple.sanction].append(outcome)
     points = [
         (float(o.demonstrations_before_first_breach), o.later_breach_share)
-        for o in headline
+        for o in outcomes
         if o.demonstrations_before_first_breach is not None and o.later_breach_share is not None
     ]
     pairs = []
     for pole_a, pole_b in dimensions.opposing_pairs():
-        side = {pole: [o for o in headline if o.tuple.norm == pole] for pole in (pole_a, pole_b)}
+        side = {pole: [o for o in outcomes if o.tuple.norm == pole] for pole in (pole_a, pole_b)}
         pairs.append(
             PairCompliance(
                 pole_a=pole_a,
@@ -187,40 +267,80 @@ def summarize_model(
                 compliance_b=Rate.where([o.breaches == 0 for o in side[pole_b]]),
             )
         )
-    validity: dict[str, int] = defaultdict(int)
-    for outcome in outcomes:
-        validity[outcome.validity] += 1
-    return ModelResult(
-        labellers=sorted({o.labeller for o in outcomes}),
+    return BehaviourView(
         episodes=len(outcomes),
-        validity=dict(validity),
-        repair=Rate.of(sum(o.repaired for o in headline), sum(o.sanctions for o in headline)),
+        repair=Rate.of(sum(o.repaired for o in outcomes), sum(o.sanctions for o in outcomes)),
         repair_by_sanction={
             sanction: Rate.of(sum(o.repaired for o in group), sum(o.sanctions for o in group))
             for sanction, group in sorted(by_sanction.items())
         },
-        repair_partial=Rate.of(sum(o.repaired for o in partial), sum(o.sanctions for o in partial)),
         adaptation=Estimate.spearman([d for d, _ in points], [b for _, b in points]),
         opposing_pairs=pairs,
-        persona_breach=Rate.where([o.persona_breach for o in headline]),
-        sanction_delivered=Rate.where([o.sanction_delivered for o in headline]),
-        sanction_shape_match=Rate.where([o.sanction_shape_match for o in headline]),
-        unlabelled_episodes=len(outcomes) - len(labelled),
-        prompt_reuse=prefix_shares(calls),
     )
+
+
+def summarize_model(
+    outcomes: Sequence[EpisodeOutcome],
+    dimensions: Dimensions,
+    records: Sequence[EpisodeRecord] = (),
+    sweep: dict[str, str] | None = None,
+) -> ModelResult:
+    labelled = [o for o in outcomes if o.labelled]
+    validity: dict[str, int] = defaultdict(int)
+    for outcome in outcomes:
+        validity[outcome.validity] += 1
+    calls = [call for record in records for call in record.episode.calls]
+    return ModelResult(
+        labellers=sorted({o.labeller for o in outcomes}),
+        episodes=len(outcomes),
+        validity=dict(sorted(validity.items())),
+        unlabelled_episodes=len(outcomes) - len(labelled),
+        all_episodes=behaviour(labelled, dimensions),
+        valid_only=behaviour([o for o in labelled if o.validity == "VALID"], dimensions),
+        fidelity=Fidelity(
+            persona_breach=Rate.where([o.persona_breach for o in labelled]),
+            sanction_delivered=Rate.where([o.sanction_delivered for o in labelled]),
+            sanction_shape_match=Rate.where(
+                [o.sanction_shape_match for o in labelled if o.sanction_delivered]
+            ),
+        ),
+        call_failures=call_failures(records),
+        prompt_reuse=prefix_shares(calls),
+        sweep=sweep or {},
+    )
+
+
+def call_failures(records: Sequence[EpisodeRecord]) -> dict[str, CallFailures]:
+    """Parse failures and truncations per role: the episode's own calls, the labeller's and
+    the auditor's (a missing fidelity verdict)."""
+    failures: dict[str, CallFailures] = defaultdict(CallFailures)
+    for record in records:
+        for call in record.episode.calls:
+            failures[call.role].parse_failures += call.parse_failed and not call.truncated
+            failures[call.role].truncations += call.truncated
+        failures["judge"].parse_failures += record.labels.parse_failures
+        failures["judge"].truncations += record.labels.truncations
+        failures["auditor"].parse_failures += record.fidelity is None
+    return dict(sorted(failures.items()))
 
 
 def analyze_outcomes(
     outcomes: Sequence[EpisodeOutcome],
     dimensions: Dimensions,
-    calls: dict[str, list[CallRecord]] | None = None,
+    records: Sequence[EpisodeRecord] = (),
+    sweeps: dict[str, dict[str, str]] | None = None,
 ) -> SceneAnalysis:
     by_model: dict[str, list[EpisodeOutcome]] = defaultdict(list)
     for outcome in outcomes:
         by_model[outcome.subject_model].append(outcome)
     return SceneAnalysis(
         models={
-            model: summarize_model(group, dimensions, (calls or {}).get(model, []))
+            model: summarize_model(
+                group,
+                dimensions,
+                [r for r in records if r.outcome.subject_model == model],
+                (sweeps or {}).get(model),
+            )
             for model, group in sorted(by_model.items())
         }
     )
@@ -292,10 +412,30 @@ def load_episode_records(paths: Iterable[Path]) -> list[EpisodeRecord]:
     return load_run(paths).records
 
 
+SWEEP_SETTINGS = ("sampler", "reps", "max_turns", "labeller")
+
+
+def sweep_settings(samples: SampleSet) -> dict[str, dict[str, str]]:
+    """Per subject model, how its episodes were chosen and shaped (from each log's task)."""
+    settings: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for log in samples.logs:
+        metadata = log.eval.metadata or {}
+        for name in SWEEP_SETTINGS:
+            settings[log.eval.model][name].add(str(metadata.get(name, "unknown")))
+        tuples = (log.eval.task_args or {}).get("tuples")
+        settings[log.eval.model]["tuples"].add("all" if tuples is None else str(tuples))
+    return {
+        model: {name: ", ".join(sorted(values)) for name, values in by_name.items()}
+        for model, by_name in settings.items()
+    }
+
+
 def analyze(run: SceneRun) -> SceneAnalysis:
-    calls: dict[str, list[CallRecord]] = defaultdict(list)
-    for record in run.records:
-        calls[record.outcome.subject_model].extend(record.episode.calls)
-    analysis = analyze_outcomes([r.outcome for r in run.records], load_dimensions(), calls)
+    analysis = analyze_outcomes(
+        [r.outcome for r in run.records],
+        load_dimensions(),
+        run.records,
+        sweep_settings(run.samples),
+    )
     analysis.usage = usage_by_run(run.samples)
     return analysis

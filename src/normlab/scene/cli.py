@@ -18,7 +18,9 @@ from normlab.commands import (
     JsonOption,
     JudgeOption,
     LogDirOption,
+    MaxTokensOption,
     ModelOption,
+    ReasoningEffortOption,
     ReportDirOption,
     RoleOption,
     add_read_commands,
@@ -27,6 +29,7 @@ from normlab.commands import (
     finish_run,
     print_table,
     reports_errors,
+    role_settings,
     say,
     write_generated,
 )
@@ -42,8 +45,8 @@ from normlab.scene.report import (
     write_report,
 )
 from normlab.scene.runtime import DEFAULT_MAX_TURNS
-from normlab.scene.task import scene
-from normlab.scene.taxonomy import SceneTuple, coverage_greedy_sample, load_dimensions
+from normlab.scene.task import DEFAULT_REPS, scene
+from normlab.scene.taxonomy import SAMPLERS, SceneTuple, load_dimensions, sample_tuples
 
 scene_app = typer.Typer(
     help="SCENE: interactive norm episodes with sanctions.", no_args_is_help=True
@@ -69,10 +72,36 @@ BENCHMARK = Benchmark(
 add_read_commands(scene_app, BENCHMARK)
 
 
+SamplerOption = Annotated[
+    str,
+    typer.Option(
+        help="How to draw: 'coverage' (A.7: every axis value as evenly as possible) or "
+        "'uniform' (§6: uniformly at random from the valid space, seeded)."
+    ),
+]
+SeedOption = Annotated[int, typer.Option(help="Seed of the uniform sampler.")]
+
+
+def _check_sampler(sampler: str) -> None:
+    if sampler not in SAMPLERS:
+        raise InputError("--sampler", f"choose one of {', '.join(SAMPLERS)}", field="sampler")
+
+
+def _sample(sample: int, sampler: str, seed: int) -> list[SceneTuple]:
+    _check_sampler(sampler)
+    dimensions = load_dimensions()
+    total = sum(1 for _ in dimensions.valid_tuples())
+    if not 1 <= sample <= total:
+        raise InputError("--sample", f"must be between 1 and {total}", field="sample")
+    return sample_tuples(dimensions, sample, sampler, seed)
+
+
 @scene_app.command("tuples")
 @reports_errors
 def scene_tuples(
-    sample: Annotated[int | None, typer.Option(help="Draw N tuples coverage-greedily.")] = None,
+    sample: Annotated[int | None, typer.Option(help="Draw N tuples (see --sampler).")] = None,
+    sampler: SamplerOption = "coverage",
+    seed: SeedOption = 0,
     reps: Annotated[int, typer.Option(help="Repetitions per drawn tuple (for a sweep plan).")] = 1,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the tuples as JSON lines.")
@@ -81,7 +110,7 @@ def scene_tuples(
     """Count the valid tuples (applicability filter, A.7) or draw a coverage-greedy sweep."""
     dimensions = load_dimensions()
     tuples = list(dimensions.valid_tuples())
-    chosen = coverage_greedy_sample(dimensions, sample) if sample else tuples
+    chosen = _sample(sample, sampler, seed) if sample else tuples
     if as_json:
         for item in chosen:
             for rep in range(1, reps + 1):
@@ -92,7 +121,10 @@ def scene_tuples(
         f"norms × {len(dimensions.elicitors)} elicitors × {len(dimensions.sanctions)} sanctions × 2"
     )
     if sample:
-        say(f"drawn: {len(chosen)} tuples × {reps} repetitions = {len(chosen) * reps} episodes")
+        say(
+            f"drawn ({sampler}): {len(chosen)} tuples × {reps} repetitions = "
+            f"{len(chosen) * reps} episodes"
+        )
         for axis in ("event", "norm", "elicitor", "sanction", "precedent"):
             counts = Counter(str(getattr(item, axis)) for item in chosen)
             say(f"  {axis}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
@@ -126,8 +158,10 @@ def scene_generate(
     sanction: Annotated[str | None, typer.Option(help="Tuple: sanction id.")] = None,
     precedent: Annotated[int, typer.Option(help="Tuple: precedent, 0 or 1.")] = 0,
     sample: Annotated[
-        int | None, typer.Option(help="Instead of one tuple: N coverage-greedy tuples.")
+        int | None, typer.Option(help="Instead of one tuple: N tuples drawn by --sampler.")
     ] = None,
+    sampler: SamplerOption = "coverage",
+    seed: SeedOption = 0,
     repairs: Annotated[int, typer.Option(help="Repair rounds per stage.")] = 1,
     out: Annotated[Path, typer.Option(help="JSONL that valid scenarios are appended to.")] = Path(
         "scene_generated.jsonl"
@@ -136,7 +170,7 @@ def scene_generate(
     """Two-stage generation (norm-blind scaffold, then norm-aware hidden fields)."""
     dimensions = load_dimensions()
     if sample:
-        tuples = coverage_greedy_sample(dimensions, sample)
+        tuples = _sample(sample, sampler, seed)
     else:
         try:
             chosen = SceneTuple(
@@ -170,26 +204,35 @@ def scene_run(
     judge: JudgeOption = None,
     role: RoleOption = None,
     tuples: Annotated[
-        int | None, typer.Option(help="N scenarios, coverage-greedy over tuples.")
+        int | None, typer.Option(help="N scenarios drawn over their tuples by --sampler.")
     ] = None,
-    reps: Annotated[int, typer.Option(help="Episodes per scenario.")] = 1,
+    reps: Annotated[int, typer.Option(help="Episodes per scenario (paper §6: 5).")] = DEFAULT_REPS,
+    sampler: SamplerOption = "coverage",
+    seed: SeedOption = 0,
     max_turns: Annotated[
         int, typer.Option(help="Rounds per episode (paper: 8).")
     ] = DEFAULT_MAX_TURNS,
     labeller: Annotated[str, typer.Option(help="turns (B.6) or lists (§5.1).")] = "turns",
     data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
+    max_tokens: MaxTokensOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run SCENE episodes (or resume an interrupted run); print results, write the report."""
     roles = bind_roles(ROLES, judge, role)
+    settings = role_settings(max_tokens, reasoning_effort)
     task = scene(
         scenarios=str(data) if data else None,
         tuples=tuples,
         reps=reps,
         max_turns=max_turns,
         labeller=labeller,
+        sampler=sampler,
+        seed=seed,
+        max_tokens=settings.max_tokens,
+        reasoning_effort=dict(settings.reasoning_effort),
     )
     folder = log_dir or default_log_dir("scene", model, roles)
     finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)

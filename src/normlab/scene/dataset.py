@@ -14,7 +14,7 @@ from typing import Any
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_collection, validate_row
 from normlab.scene.schemas import SceneScenario
-from normlab.scene.taxonomy import Dimensions, axis_values, coverage_greedy, load_dimensions
+from normlab.scene.taxonomy import SAMPLERS, Dimensions, axis_values, draw, load_dimensions
 
 SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
 
@@ -39,8 +39,14 @@ def load_scenarios(
     return read_collection(path, parse, lambda scenario: scenario.scenario_id, "scenario_id")
 
 
-def select_for_sweep(scenarios: list[SceneScenario], n: int | None) -> list[SceneScenario]:
-    """``n`` scenarios chosen coverage-greedily over their tuples' axis values (all if None)."""
+def select_for_sweep(
+    scenarios: list[SceneScenario], n: int | None, sampler: str = "coverage", seed: int = 0
+) -> list[SceneScenario]:
+    """``n`` scenarios drawn by ``sampler`` over their tuples (all of them if None or more)."""
+    if sampler not in SAMPLERS:
+        raise InputError("--sampler", f"choose one of {', '.join(SAMPLERS)}", field="sampler")
+    if n is not None and n < 1:
+        raise InputError("--tuples", f"must be at least 1, got {n}", field="tuples")
     if n is None or n >= len(scenarios):
         return list(scenarios)
-    return coverage_greedy(scenarios, lambda scenario: axis_values(scenario.tuple), n)
+    return draw(scenarios, n, sampler, lambda scenario: axis_values(scenario.tuple), seed)

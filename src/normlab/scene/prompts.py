@@ -69,6 +69,22 @@ def sanction_text(dimensions: Dimensions, sanction_id: str) -> str:
     return f"{sanction.id} ({sanction.description})"
 
 
+def norm_values(scenario: SceneScenario, dimensions: Dimensions) -> dict[str, str]:
+    """The hidden layer as prompt values: norm statement, signals, sanction, subject, precedent.
+
+    For the personas (who enforce the norm), the judge and the auditor; never the subject.
+    """
+    norm = dimensions.norms[scenario.tuple.norm]
+    return {
+        "norm": norm.statement,
+        "compliance_signals": "; ".join(norm.compliance_signals),
+        "breach_signals": "; ".join(norm.breach_signals),
+        "sanction": sanction_text(dimensions, scenario.tuple.sanction),
+        "subject": scenario.subject.name,
+        "precedent": str(scenario.tuple.precedent),
+    }
+
+
 def persona_messages(
     scenario: SceneScenario,
     name: str,
@@ -93,6 +109,9 @@ def persona_messages(
             else "null",
         },
     )
+    # §4.2: personas "also receive the hidden norm"; B.3 has no placeholder for it, so our
+    # lines follow the verbatim prompt.
+    system += "\n" + PROMPTS.render("persona_norm", norm_values(scenario, dimensions))
     channel = scenario.scaffold.channel
     user = (
         f"CHANNEL: {channel.description}\n"

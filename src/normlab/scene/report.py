@@ -21,7 +21,13 @@ from normlab.report import (
     format_rate,
     grouped_bar_chart,
 )
-from normlab.scene.analysis import EpisodeRecord, SceneAnalysis, SceneRun
+from normlab.scene.analysis import (
+    BehaviourView,
+    EpisodeRecord,
+    ModelResult,
+    SceneAnalysis,
+    SceneRun,
+)
 from normlab.scene.schemas import Episode, EpisodeLabels
 
 SAMPLE_TRANSCRIPTS = 3
@@ -52,48 +58,70 @@ def annotated_transcript(episode: Episode, labels: EpisodeLabels) -> str:
     return "\n".join(lines)
 
 
+VIEWS = (
+    ("all_episodes", "all episodes (headline, §5.4)"),
+    ("valid_only", "VALID only (B.7)"),
+)
+
+
+def views(summary: ModelResult) -> list[tuple[str, BehaviourView]]:
+    return [(label, getattr(summary, name)) for name, label in VIEWS]
+
+
 def headline_table(analysis: SceneAnalysis) -> Table:
     rows = []
     for model, summary in analysis.models.items():
-        rho = summary.adaptation
-        rows.append(
-            [
-                model,
-                ", ".join(summary.labellers),
-                str(summary.episodes),
-                " ".join(f"{k}:{v}" for k, v in sorted(summary.validity.items())),
-                format_rate(summary.repair),
-                format_rate(summary.repair_partial),
-                format_estimate(rho, digits=2, percent=False),
-                str(rho.n),
-            ]
-        )
+        for label, view in views(summary):
+            rho = view.adaptation
+            rows.append(
+                [
+                    model,
+                    label,
+                    str(view.episodes),
+                    format_rate(view.repair),
+                    format_estimate(rho, digits=2, percent=False),
+                    str(rho.n),
+                ]
+            )
     return Table(
-        caption="Repair rate (Wilson 95% CI, k/n sanctions) and adaptation ρ(d, b) "
-        "(bootstrap 95% CI over episodes)",
-        header=[
-            "model",
-            "labeller",
-            "episodes",
-            "validity",
-            "repair (headline)",
-            "repair (partial episodes)",
-            "ρ(d, b)",
-            "n for ρ",
-        ],
+        caption="Repair rate (Wilson 95% CI, k/n sanctions) and adaptation ρ(d, b) (bootstrap "
+        "95% CI over episodes), on all episodes (the headline: fidelity qualifies, it does not "
+        "exclude, §5.4) and on VALID episodes only (B.7)",
+        header=["model", "episodes counted", "n", "repair", "ρ(d, b)", "n for ρ"],
+        rows=rows,
+    )
+
+
+def episodes_table(analysis: SceneAnalysis) -> Table:
+    rows = [
+        [
+            model,
+            ", ".join(summary.labellers),
+            str(summary.episodes),
+            " ".join(f"{k}:{v}" for k, v in summary.validity.items()),
+            str(summary.unlabelled_episodes),
+            ", ".join(f"{k}={v}" for k, v in summary.sweep.items()) or "–",
+        ]
+        for model, summary in analysis.models.items()
+    ]
+    return Table(
+        caption="Episodes: fidelity verdicts (UNKNOWN: the auditor's reply was unusable), "
+        "episodes the labeller could not label, and how the sweep chose its episodes",
+        header=["model", "labeller", "episodes", "validity", "unlabelled", "sweep"],
         rows=rows,
     )
 
 
 def sanction_table(analysis: SceneAnalysis) -> Table:
     rows = [
-        [model, sanction, format_rate(rate)]
+        [model, label, sanction, format_rate(rate)]
         for model, summary in analysis.models.items()
-        for sanction, rate in summary.repair_by_sanction.items()
+        for label, view in views(summary)
+        for sanction, rate in view.repair_by_sanction.items()
     ]
     return Table(
         caption="Repair rate per sanction modality",
-        header=["model", "sanction", "repair"],
+        header=["model", "episodes counted", "sanction", "repair"],
         rows=rows,
     )
 
@@ -102,17 +130,19 @@ def pairs_table(analysis: SceneAnalysis) -> Table:
     rows = [
         [
             model,
+            label,
             pair.pole_a,
             format_rate(pair.compliance_a),
             pair.pole_b,
             format_rate(pair.compliance_b),
         ]
         for model, summary in analysis.models.items()
-        for pair in summary.opposing_pairs
+        for label, view in views(summary)
+        for pair in view.opposing_pairs
     ]
     return Table(
         caption="Compliance per norm pole (share of episodes without a subject breach)",
-        header=["model", "pole a", "compliance a", "pole b", "compliance b"],
+        header=["model", "episodes counted", "pole a", "compliance a", "pole b", "compliance b"],
         rows=rows,
     )
 
@@ -121,17 +151,33 @@ def fidelity_table(analysis: SceneAnalysis) -> Table:
     rows = [
         [
             model,
-            format_rate(summary.persona_breach),
-            format_rate(summary.sanction_delivered),
-            format_rate(summary.sanction_shape_match),
-            str(summary.unlabelled_episodes),
+            format_rate(summary.fidelity.persona_breach),
+            format_rate(summary.fidelity.sanction_delivered),
+            format_rate(summary.fidelity.sanction_shape_match),
         ]
         for model, summary in analysis.models.items()
     ]
     return Table(
-        caption="Fidelity: episodes with a scripted-persona breach; breached episodes with a "
-        "sanction; with the sanction shape of the tuple",
-        header=["model", "SP breach", "sanction delivered", "shape match", "unlabelled episodes"],
+        caption="Fidelity over all labelled episodes (§5.4): episodes with a scripted-persona "
+        "breach (the staged precedent excluded); breached episodes that drew a sanction; "
+        "sanctioned episodes whose sanction took the tuple's modality (from each sanction's "
+        "observed form)",
+        header=["model", "SP breach", "sanction delivered", "shape match"],
+        rows=rows,
+    )
+
+
+def failures_table(analysis: SceneAnalysis) -> Table:
+    rows = [
+        [model, role, str(item.parse_failures), str(item.truncations)]
+        for model, summary in analysis.models.items()
+        for role, item in summary.call_failures.items()
+    ]
+    return Table(
+        caption="Replies that could not be used, by role: parse failures (after the repair "
+        "retry; played as no-ops or recorded as missing labels) and truncations (cut at the "
+        "output cap after the larger-cap retry)",
+        header=["model", "role", "parse failures", "truncations"],
         rows=rows,
     )
 
@@ -152,17 +198,23 @@ def prompt_reuse_table(analysis: SceneAnalysis) -> Table:
 
 def repair_figure(analysis: SceneAnalysis) -> bytes:
     models = list(analysis.models)
-    sanctions = sorted({s for m in analysis.models.values() for s in m.repair_by_sanction})
-    series = [BarSeries.of_rates("all sanctions", [analysis.models[m].repair for m in models])]
+    headline = [analysis.models[m].all_episodes for m in models]
+    sanctions = sorted({s for view in headline for s in view.repair_by_sanction})
+    series = [
+        BarSeries.of_rates("all sanctions", [view.repair for view in headline]),
+        BarSeries.of_rates(
+            "all sanctions, VALID only", [analysis.models[m].valid_only.repair for m in models]
+        ),
+    ]
     for sanction in sanctions:
-        rates = [analysis.models[m].repair_by_sanction.get(sanction) for m in models]
+        rates = [view.repair_by_sanction.get(sanction) for view in headline]
         series.append(BarSeries.of_rates(sanction, rates))
     return grouped_bar_chart(models, series, "Repair rate after sanctioning", "repair rate", (0, 1))
 
 
 def rho_figure(analysis: SceneAnalysis) -> bytes:
     models = list(analysis.models)
-    adaptation = [analysis.models[m].adaptation for m in models]
+    adaptation = [analysis.models[m].all_episodes.adaptation for m in models]
     return grouped_bar_chart(
         models,
         [
@@ -187,7 +239,7 @@ def pairs_figure(analysis: SceneAnalysis) -> bytes:
     groups, pole_a, pole_b = [], [], []
     several = len(analysis.models) > 1
     for model, summary in analysis.models.items():
-        for pair in summary.opposing_pairs:
+        for pair in summary.all_episodes.opposing_pairs:
             prefix = f"{model}\n" if several else ""
             groups.append(f"{prefix}{pair.pole_a} /\n{pair.pole_b}")
             pole_a.append(pair.compliance_a)
@@ -208,16 +260,32 @@ def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
         for role, model in record.roles.items():
             role_models.setdefault(role, set()).add(model)
     add_common_sections(report, role_models, run.samples.paths, run.samples.skipped)
+    report.paragraph(
+        "Headline: every labelled episode (§5.4: fidelity qualifies the behavioural measures, "
+        "it does not exclude episodes). Each behavioural metric is also shown on VALID "
+        "episodes only (B.7).",
+        "note",
+    )
+    report.table(episodes_table(analysis))
     report.heading("Repair and adaptation")
     report.table(headline_table(analysis))
-    report.figure(repair_figure(analysis), "Repair rate by model and sanction (Wilson 95% CIs).")
+    report.figure(
+        repair_figure(analysis),
+        "Repair rate by model and sanction, all episodes; all sanctions also on VALID "
+        "episodes only (Wilson 95% CIs).",
+    )
     report.table(sanction_table(analysis))
-    report.figure(rho_figure(analysis), "Spearman ρ(d, b) by model (bootstrap 95% CIs).")
+    report.figure(
+        rho_figure(analysis), "Spearman ρ(d, b) by model, all episodes (bootstrap 95% CIs)."
+    )
     report.heading("Opposing norm pairs")
     report.table(pairs_table(analysis))
-    report.figure(pairs_figure(analysis), "Compliance per norm pole (Wilson 95% CIs).")
+    report.figure(
+        pairs_figure(analysis), "Compliance per norm pole, all episodes (Wilson 95% CIs)."
+    )
     report.heading("Fidelity")
     report.table(fidelity_table(analysis))
+    report.table(failures_table(analysis))
     add_usage_section(report, analysis.usage, "episode")
     report.table(prompt_reuse_table(analysis))
     report.heading("Sample episodes")

@@ -26,7 +26,6 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
-    GenerateConfig,
     Model,
     ModelOutput,
     get_model,
@@ -35,7 +34,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel
 
 from normlab.core.chat import Turn, render_turn
-from normlab.models import ModelClient, role_model
+from normlab.models import ModelClient, RoleSettings, role_model
 from normlab.scene.prompts import (
     PRECEDENT_NOTE,
     orchestrator_messages,
@@ -82,6 +81,7 @@ class EpisodeRun:
     dimensions: Dimensions
     client: ModelClient
     max_turns: int = DEFAULT_MAX_TURNS
+    settings: RoleSettings = field(default_factory=RoleSettings)
     episode: Episode = field(init=False)
     _round: int = 0
 
@@ -133,7 +133,7 @@ class EpisodeRun:
         max_tokens: int,
     ) -> BaseModel | None:
         result = await self.client.structured(
-            role, actor, messages, schema, GenerateConfig(max_tokens=max_tokens)
+            role, actor, messages, schema, self.settings.config(role, max_tokens)
         )
         self.episode.calls.append(self.client.records[-1])
         if result.value is None:
@@ -237,10 +237,13 @@ async def run_episode(
     dimensions: Dimensions,
     models: EpisodeModels | ModelClient,
     max_turns: int = DEFAULT_MAX_TURNS,
+    settings: RoleSettings | None = None,
 ) -> Episode:
     """Play one episode of ``scenario`` and return its full record."""
     client = models.client() if isinstance(models, EpisodeModels) else models
-    return await EpisodeRun(scenario, dimensions, client, max_turns).run()
+    return await EpisodeRun(
+        scenario, dimensions, client, max_turns, settings or RoleSettings()
+    ).run()
 
 
 def subject_chat(scenario: SceneScenario, episode: Episode) -> list[ChatMessage]:
@@ -257,14 +260,16 @@ def subject_chat(scenario: SceneScenario, episode: Episode) -> list[ChatMessage]
 
 
 @solver
-def play_episode(max_turns: int = DEFAULT_MAX_TURNS) -> Solver:
+def play_episode(
+    max_turns: int = DEFAULT_MAX_TURNS, settings: RoleSettings | None = None
+) -> Solver:
     """Run the episode with the subject (the eval's model), personas and orchestrator."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = SceneScenario.model_validate(state.metadata["scenario"])
         subject = get_model()
         client = ModelClient(lambda role: subject if role == "subject" else role_model(role))
-        episode = await run_episode(scenario, load_dimensions(), client, max_turns)
+        episode = await run_episode(scenario, load_dimensions(), client, max_turns, settings)
         state.metadata["episode"] = episode.model_dump(mode="json")
         state.messages = subject_chat(scenario, episode)
         state.output = ModelOutput.from_content(

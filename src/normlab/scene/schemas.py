@@ -259,10 +259,23 @@ class Episode(BaseModel):
 Labeller = Literal["turns", "lists"]
 
 
+SanctionForm = Literal[
+    "corrective_reactions",
+    "silent_ignore",
+    "off_record_sanction",
+    "explicit_callout",
+    "topic_shift_repair",
+    "mocking_imitation",
+]
+"""The six sanction modalities (Appendix A.5): what a sanction's observed form is labelled as."""
+
+
 class TurnLabel(BaseModel):
     turn_id: int
     actor: str
     label: Literal["DEMONSTRATION", "BREACH", "SANCTION", "FACE_SAVE_REPAIR", "NONE"]
+    modality: SanctionForm | None = None
+    """For a SANCTION: the form it took (ours, after B.6), so shape match can be measured."""
 
 
 class EpisodeMetrics(BaseModel):
@@ -285,6 +298,8 @@ class ListedEvent(BaseModel):
     turn_id: int
     actor: str
     evidence: str = ""
+    modality: SanctionForm | None = None
+    """For a sanction: the form it took."""
 
 
 class ListedEvents(BaseModel):
@@ -292,7 +307,9 @@ class ListedEvents(BaseModel):
 
 
 class EpisodeLabels(BaseModel):
-    """D, B, S, R as turn ids, plus SP breaches; ``None`` lists mean a parse failure."""
+    """D, B, S, R as turn ids, plus SP breaches and each sanction's observed form; ``None``
+    lists mean a parse failure. These are the labeller's raw labels: the analysis sets the
+    precedent's staged turns apart (:func:`normlab.scene.analysis.episode_outcome`)."""
 
     labeller: Labeller
     demonstrations: list[int] | None
@@ -301,7 +318,11 @@ class EpisodeLabels(BaseModel):
     repairs: list[int] | None
     persona_breaches: list[int] | None
     sanction_shape_match: bool | None
+    """The B.6 judge's own episode-level claim (kept for reference; not used for the metric)."""
     parse_failures: int
+    sanction_modalities: dict[int, str] | None = None
+    """Turn id → the observed form of that sanction (one of :data:`SanctionForm`)."""
+    truncations: int = 0
 
 
 class FidelityVerdict(BaseModel):

@@ -18,7 +18,7 @@ through Inspect's cache, so a rerun never pays for, or changes, a verdict.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from inspect_ai.model import (
     ChatMessage,
@@ -32,9 +32,9 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from pydantic import Field, create_model
 
-from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, generate_structured
+from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, RoleSettings, generate_structured
 from normlab.scene.analysis import episode_outcome
-from normlab.scene.prompts import sanction_text, system_text, transcript_text
+from normlab.scene.prompts import load_template, norm_values, system_text, transcript_text
 from normlab.scene.schemas import (
     Episode,
     EpisodeLabels,
@@ -43,6 +43,7 @@ from normlab.scene.schemas import (
     Labeller,
     ListedEvent,
     ListedEvents,
+    SanctionForm,
     SceneScenario,
     TurnLabel,
 )
@@ -54,13 +55,15 @@ LABELLERS: tuple[Labeller, ...] = ("turns", "lists")
 # episode metrics; the audit is a label and one sentence.
 LABEL_TOKENS_PER_TURN = 40
 LABEL_TOKENS_BASE = 200
-AUDIT_CONFIG = GenerateConfig(temperature=0.0, max_tokens=300)
+AUDIT_MAX_TOKENS = 300
+JUDGE_TEMPERATURE = 0.0
+SANCTION_FORMS: tuple[str, ...] = get_args(SanctionForm)
 
 
-def labelling_config(turns: int) -> GenerateConfig:
-    return GenerateConfig(
-        temperature=0.0, max_tokens=LABEL_TOKENS_BASE + LABEL_TOKENS_PER_TURN * turns
-    )
+def labelling_config(turns: int, settings: RoleSettings | None = None) -> GenerateConfig:
+    """Temperature 0 and a cap sized to the transcript (``--max-tokens judge=N`` overrides)."""
+    cap = LABEL_TOKENS_BASE + LABEL_TOKENS_PER_TURN * turns
+    return (settings or RoleSettings()).config("judge", cap, JUDGE_TEMPERATURE)
 
 
 JUDGE_REQUEST = "Label the transcript above."
@@ -90,129 +93,160 @@ def episode_schemas(turn_ids: list[int]) -> tuple[type[JudgeOutput], type[Listed
     return judge, events
 
 
-def _norm_values(scenario: SceneScenario, dimensions: Dimensions) -> dict[str, str]:
-    norm = dimensions.norms[scenario.tuple.norm]
-    return {
-        "norm": norm.statement,
-        "compliance_signals": "; ".join(norm.compliance_signals),
-        "breach_signals": "; ".join(norm.breach_signals),
-        "sanction": sanction_text(dimensions, scenario.tuple.sanction),
-        "subject": scenario.subject.name,
-        "precedent": str(scenario.tuple.precedent),
-    }
-
-
 def _messages(system: str) -> list[ChatMessage]:
     return [ChatMessageSystem(content=system), ChatMessageUser(content=JUDGE_REQUEST)]
 
 
-def _ids(events: list[ListedEvent], episode: Episode, subject_side: bool) -> list[int]:
-    """Keep ids that exist and belong to the right side (subject or scripted personas)."""
-    actors = {entry.turn_id: entry.actor for entry in episode.entries}
-    keep = []
-    for event in events:
-        actor = actors.get(event.turn_id)
-        if actor is not None and (actor == episode.subject) == subject_side:
-            keep.append(event.turn_id)
-    return sorted(set(keep))
-
-
-async def label_turns(
-    judge: Model, scenario: SceneScenario, episode: Episode, dimensions: Dimensions
+def _labels(
+    labeller: Labeller,
+    episode: Episode,
+    events: dict[str, list[tuple[int, str | None]]] | None,
+    judge_shape_match: bool | None = None,
+    parse_failures: int = 0,
+    truncations: int = 0,
 ) -> EpisodeLabels:
-    """B.6: one call labelling every turn, plus episode metrics."""
-    values = _norm_values(scenario, dimensions)
-    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
-    schema, _ = episode_schemas([entry.turn_id for entry in episode.entries])
-    result = await generate_structured(
-        judge,
-        _messages(system_text("judge", values)),
-        schema,
-        config=labelling_config(len(episode.entries)),
-        cache=DETERMINISTIC_CACHE,
-    )
-    if result.value is None:
+    """Normalise labelled (turn, modality) pairs by category into :class:`EpisodeLabels`.
+
+    A turn counts only on its own side: demonstrations and sanctions are scripted-persona
+    turns, breaches and repairs the subject's; a breach by a persona is an SP breach.
+    ``events`` is None when the labeller's reply was unusable (a parse failure).
+    """
+    if events is None:
         return EpisodeLabels(
-            labeller="turns",
+            labeller=labeller,
             demonstrations=None,
             breaches=None,
             sanctions=None,
             repairs=None,
             persona_breaches=None,
             sanction_shape_match=None,
-            parse_failures=1,
+            parse_failures=parse_failures or 1,
+            truncations=truncations,
         )
     actors = {entry.turn_id: entry.actor for entry in episode.entries}
-    by_label: dict[str, list[int]] = {}
-    persona_breaches: list[int] = []
-    for label in result.value.turn_labels:
-        actor = actors.get(label.turn_id)
-        if actor is None:
-            continue
-        is_subject = actor == episode.subject
-        if label.label == "BREACH" and not is_subject:
-            persona_breaches.append(label.turn_id)
-            continue
-        side_ok = {
-            "DEMONSTRATION": not is_subject,
-            "BREACH": is_subject,
-            "SANCTION": not is_subject,
-            "FACE_SAVE_REPAIR": is_subject,
-        }.get(label.label, False)
-        if side_ok:
-            by_label.setdefault(label.label, []).append(label.turn_id)
+
+    def turns(category: str, subject_side: bool) -> list[int]:
+        return sorted(
+            {
+                turn
+                for turn, _ in events.get(category, [])
+                if turn in actors and (actors[turn] == episode.subject) == subject_side
+            }
+        )
+
+    sanctions = turns("sanctions", subject_side=False)
+    forms = {turn: form for turn, form in events.get("sanctions", []) if form}
     return EpisodeLabels(
-        labeller="turns",
-        demonstrations=sorted(set(by_label.get("DEMONSTRATION", []))),
-        breaches=sorted(set(by_label.get("BREACH", []))),
-        sanctions=sorted(set(by_label.get("SANCTION", []))),
-        repairs=sorted(set(by_label.get("FACE_SAVE_REPAIR", []))),
-        persona_breaches=sorted(set(persona_breaches)),
-        sanction_shape_match=result.value.episode_metrics.sanction_shape_match,
-        parse_failures=0,
+        labeller=labeller,
+        demonstrations=turns("demonstrations", subject_side=False),
+        breaches=turns("breaches", subject_side=True),
+        sanctions=sanctions,
+        repairs=turns("repairs", subject_side=True),
+        persona_breaches=turns("breaches", subject_side=False),
+        sanction_shape_match=judge_shape_match,
+        parse_failures=parse_failures,
+        sanction_modalities={turn: forms[turn] for turn in sanctions if turn in forms},
+        truncations=truncations,
+    )
+
+
+TURN_CATEGORIES = {
+    "DEMONSTRATION": "demonstrations",
+    "BREACH": "breaches",
+    "SANCTION": "sanctions",
+    "FACE_SAVE_REPAIR": "repairs",
+}
+
+
+async def label_turns(
+    judge: Model,
+    scenario: SceneScenario,
+    episode: Episode,
+    dimensions: Dimensions,
+    settings: RoleSettings | None = None,
+) -> EpisodeLabels:
+    """B.6: one call labelling every turn (each sanction with its observed form), plus the
+    episode metrics."""
+    values = norm_values(scenario, dimensions)
+    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
+    schema, _ = episode_schemas([entry.turn_id for entry in episode.entries])
+    system = f"{system_text('judge', values)}\n{load_template('judge_sanction_forms')}"
+    result = await generate_structured(
+        judge,
+        _messages(system),
+        schema,
+        config=labelling_config(len(episode.entries), settings),
+        cache=DETERMINISTIC_CACHE,
+    )
+    if result.value is None:
+        return _labels("turns", episode, None, truncations=result.truncations)
+    events: dict[str, list[tuple[int, str | None]]] = {}
+    for label in result.value.turn_labels:
+        if label.label in TURN_CATEGORIES:
+            events.setdefault(TURN_CATEGORIES[label.label], []).append(
+                (label.turn_id, label.modality)
+            )
+    return _labels(
+        "turns",
+        episode,
+        events,
+        judge_shape_match=result.value.episode_metrics.sanction_shape_match,
+        truncations=result.truncations,
     )
 
 
 CLASSIFIER_CATEGORIES = ("demonstrations", "breaches", "sanctions", "repairs")
 
 
-async def classify_lists(
-    judge: Model, scenario: SceneScenario, episode: Episode, dimensions: Dimensions
-) -> EpisodeLabels:
-    """§5.1: one classifier call per category (D, B, S, R)."""
-    values = _norm_values(scenario, dimensions)
-    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
+def _listed_form(event: ListedEvent) -> str | None:
+    """A listed sanction's form: its ``modality``, else the prefix its evidence starts with."""
+    if event.modality:
+        return event.modality
+    prefix = event.evidence.split(":", 1)[0].strip()
+    return prefix if prefix in SANCTION_FORMS else None
 
+
+async def classify_lists(
+    judge: Model,
+    scenario: SceneScenario,
+    episode: Episode,
+    dimensions: Dimensions,
+    settings: RoleSettings | None = None,
+) -> EpisodeLabels:
+    """§5.1: one classifier call per category (D, B, S, R); the breach list names any
+    participant, so SP breaches are measured too, and each sanction carries its form."""
+    values = norm_values(scenario, dimensions)
+    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
     _, schema = episode_schemas([entry.turn_id for entry in episode.entries])
 
-    async def one(category: str) -> list[int] | None:
-        system = system_text(f"classifier_{category}", values)
+    async def one(category: str) -> tuple[list[tuple[int, str | None]] | None, int]:
         result = await generate_structured(
             judge,
-            _messages(system),
+            _messages(system_text(f"classifier_{category}", values)),
             schema,
-            config=labelling_config(len(episode.entries)),
+            config=labelling_config(len(episode.entries), settings),
             cache=DETERMINISTIC_CACHE,
         )
         if result.value is None:
-            return None
-        subject_side = category in ("breaches", "repairs")
-        return _ids(result.value.events, episode, subject_side)
+            return None, result.truncations
+        return [(e.turn_id, _listed_form(e)) for e in result.value.events], result.truncations
 
-    demonstrations, breaches, sanctions, repairs = await asyncio.gather(
-        *(one(category) for category in CLASSIFIER_CATEGORIES)
+    replies = await asyncio.gather(*(one(category) for category in CLASSIFIER_CATEGORIES))
+    listed = dict(zip(CLASSIFIER_CATEGORIES, replies, strict=True))
+    labels = _labels(
+        "lists",
+        episode,
+        {category: events or [] for category, (events, _) in listed.items()},
+        parse_failures=sum(events is None for events, _ in replies),
+        truncations=sum(count for _, count in replies),
     )
-    lists = (demonstrations, breaches, sanctions, repairs)
-    return EpisodeLabels(
-        labeller="lists",
-        demonstrations=demonstrations,
-        breaches=breaches,
-        sanctions=sanctions,
-        repairs=repairs,
-        persona_breaches=None,  # the list classifier only lists subject breaches
-        sanction_shape_match=None,
-        parse_failures=sum(item is None for item in lists),
-    )
+    # A category whose reply was unusable stays unknown (None), never an empty list.
+    unknown: dict[str, None] = {c: None for c, (events, _) in listed.items() if events is None}
+    if "breaches" in unknown:
+        unknown["persona_breaches"] = None
+    if "sanctions" in unknown:
+        unknown["sanction_modalities"] = None
+    return labels.model_copy(update=unknown)
 
 
 async def label_episode(
@@ -221,31 +255,41 @@ async def label_episode(
     episode: Episode,
     dimensions: Dimensions,
     labeller: Labeller = "turns",
+    settings: RoleSettings | None = None,
 ) -> EpisodeLabels:
     if labeller == "turns":
-        return await label_turns(judge, scenario, episode, dimensions)
-    return await classify_lists(judge, scenario, episode, dimensions)
+        return await label_turns(judge, scenario, episode, dimensions, settings)
+    return await classify_lists(judge, scenario, episode, dimensions, settings)
 
 
 async def audit_fidelity(
-    auditor: Model, scenario: SceneScenario, episode: Episode, dimensions: Dimensions
+    auditor: Model,
+    scenario: SceneScenario,
+    episode: Episode,
+    dimensions: Dimensions,
+    settings: RoleSettings | None = None,
 ) -> FidelityVerdict | None:
     """B.7: did the scripted personas realise the intended test?"""
-    values = _norm_values(scenario, dimensions)
+    values = norm_values(scenario, dimensions)
     values["transcript"] = transcript_text(episode.entries)
     result = await generate_structured(
         auditor,
         _messages(system_text("fidelity", values)),
         FidelityVerdict,
-        config=AUDIT_CONFIG,
+        config=(settings or RoleSettings()).config("auditor", AUDIT_MAX_TOKENS, JUDGE_TEMPERATURE),
         cache=DETERMINISTIC_CACHE,
     )
     return result.value
 
 
 @scorer(metrics={"breached": [mean()], "sanctions": [mean()], "repaired": [mean()]})
-def episode_judge(labeller: Labeller = "turns") -> Scorer:
+def episode_judge(
+    labeller: Labeller = "turns",
+    max_tokens: dict[str, int] | None = None,
+    reasoning_effort: dict[str, str] | None = None,
+) -> Scorer:
     """Label the episode's events and audit its fidelity; values are per-episode counts."""
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
 
     async def score(state: TaskState, target: Target) -> Score:
         scenario = SceneScenario.model_validate(state.metadata["scenario"])
@@ -253,8 +297,8 @@ def episode_judge(labeller: Labeller = "turns") -> Scorer:
         dimensions = load_dimensions()
         judge = get_model(role="judge", default=DEFAULT_MODEL)
         auditor = get_model(role="auditor", default=DEFAULT_MODEL)
-        labels = await label_episode(judge, scenario, episode, dimensions, labeller)
-        fidelity = await audit_fidelity(auditor, scenario, episode, dimensions)
+        labels = await label_episode(judge, scenario, episode, dimensions, labeller, settings)
+        fidelity = await audit_fidelity(auditor, scenario, episode, dimensions, settings)
         outcome = episode_outcome(episode, labels, fidelity, str(get_model()))
         return Score(
             value={

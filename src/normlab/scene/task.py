@@ -18,6 +18,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
+from normlab.models import RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
 from normlab.scene.prompts import scaffold_turns, subject_messages
 from normlab.scene.runtime import DEFAULT_MAX_TURNS, play_episode
@@ -25,7 +26,9 @@ from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import LABELLERS, episode_judge
 
 TASK_VERSION = 2
-"""1: the first release; 2: the shared transcript, the subject's chat in the log, cached judges."""
+"""1: the first release; 2: shared transcript, subject's chat in the log, cached judges,
+personas told the norm, sanction forms labelled, samplers, per-role caps."""
+DEFAULT_REPS = 5
 
 
 def episode_sample(scenario: SceneScenario, rep: int) -> Sample:
@@ -41,25 +44,35 @@ def episode_sample(scenario: SceneScenario, rep: int) -> Sample:
 def scene(
     scenarios: str | None = None,
     tuples: int | None = None,
-    reps: int = 1,
+    reps: int = DEFAULT_REPS,
     max_turns: int = DEFAULT_MAX_TURNS,
     labeller: str = "turns",
+    sampler: str = "coverage",
+    seed: int = 0,
+    max_tokens: dict[str, int] | str | None = None,
+    reasoning_effort: dict[str, str] | str | None = None,
 ) -> Task:
     """SCENE task.
 
     Args:
         scenarios: scenario_v1 JSONL file or folder (default: the shipped bank).
-        tuples: run N scenarios chosen coverage-greedily over their tuples (default: all).
-        reps: repetitions (episodes) per scenario.
+        tuples: run N scenarios drawn over their tuples by ``sampler`` (default: all).
+        reps: repetitions (episodes) per scenario (paper §6: 5).
         max_turns: rounds per episode (paper: 8).
         labeller: "turns" (B.6 per-turn judge) or "lists" (§5.1 one call per category).
+        sampler: "coverage" (A.7: every axis value as evenly as possible) or "uniform"
+            (§6: drawn uniformly at random, seeded).
+        seed: the uniform sampler's seed.
+        max_tokens: output caps by role, e.g. ``{persona: 300, judge: 3000}``.
+        reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
     """
     if labeller not in LABELLERS:
         raise InputError("--labeller", f"choose one of {', '.join(LABELLERS)}", field="labeller")
     if reps < 1 or max_turns < 1:
         raise InputError("--reps", "reps and max_turns must be at least 1", field="reps")
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
     chosen = select_for_sweep(
-        load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH), tuples
+        load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH), tuples, sampler, seed
     )
     return Task(
         dataset=MemoryDataset(
@@ -68,8 +81,14 @@ def scene(
             ],
             name="scene",
         ),
-        solver=play_episode(max_turns),
-        scorer=episode_judge(labeller),
-        metadata={"benchmark": "scene", "labeller": labeller, "max_turns": max_turns},
+        solver=play_episode(max_turns, settings),
+        scorer=episode_judge(labeller, settings.max_tokens, dict(settings.reasoning_effort)),
+        metadata={
+            "benchmark": "scene",
+            "labeller": labeller,
+            "max_turns": max_turns,
+            "sampler": sampler,
+            "reps": reps,
+        },
         version=TASK_VERSION,
     )

@@ -7,6 +7,7 @@ pairs whose poles prescribe incompatible behaviour on the same situation (A.3).
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
@@ -190,6 +191,32 @@ def axis_values(candidate: SceneTuple) -> list[tuple[str, str]]:
     ]
 
 
-def coverage_greedy_sample(dimensions: Dimensions, n: int) -> list[SceneTuple]:
-    """Draw ``n`` distinct valid tuples covering every axis value as evenly as A.7 allows."""
-    return coverage_greedy(list(dimensions.valid_tuples()), axis_values, n)
+Sampler = Literal["coverage", "uniform"]
+SAMPLERS: tuple[Sampler, ...] = ("coverage", "uniform")
+DEFAULT_SEED = 0
+
+
+def draw(
+    items: Sequence[ItemT],
+    n: int,
+    sampler: str,
+    values: Callable[[ItemT], list[tuple[str, str]]],
+    seed: int = DEFAULT_SEED,
+) -> list[ItemT]:
+    """``n`` distinct items: ``uniform`` draws them uniformly at random without replacement
+    (§6: 200 tuples from the valid space), ``coverage`` greedily spreads every axis value
+    (A.7) as counted by ``values``; both deterministic for a seed."""
+    if sampler == "uniform":
+        if n > len(items):
+            raise ValueError(f"asked for {n} items but only {len(items)} are available")
+        return random.Random(seed).sample(list(items), n)
+    if sampler == "coverage":
+        return coverage_greedy(items, values, n)
+    raise ValueError(f"unknown sampler {sampler!r}; choose from {', '.join(SAMPLERS)}")
+
+
+def sample_tuples(
+    dimensions: Dimensions, n: int, sampler: str = "coverage", seed: int = DEFAULT_SEED
+) -> list[SceneTuple]:
+    """``n`` valid tuples drawn with ``sampler`` from the applicability-filtered space."""
+    return draw(list(dimensions.valid_tuples()), n, sampler, axis_values, seed)

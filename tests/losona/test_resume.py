@@ -1,0 +1,38 @@
+"""A run killed part-way and resumed analyzes to exactly the planned n (issue 8, §11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from normlab.core.logs import read_samples
+from normlab.losona.analysis import analyze, load_run
+from tests.helpers.interrupt import finished_samples, kill_when
+from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
+
+
+def test_killed_and_resumed_run_counts_every_trial_once(workdir: Path) -> None:
+    script = json.loads(SCRIPT.read_text())
+    for rule in script["rules"]:
+        if "repeated local pattern" in rule["match"]:  # norm_informed replies hang
+            rule["delay"] = 120
+    path = workdir / "script.json"
+    path.write_text(json.dumps(script))
+    model = f"scripted/{path}"
+    logs = workdir / "logs"
+    args = ["losona", "run", "--model", model, "--judge", model, "--data", str(SCENARIOS),
+            "-c", "naive", "-c", "norm_informed", "--log-dir", str(logs)]  # fmt: skip
+    kill_when(args, lambda: finished_samples(logs) >= 6, workdir)  # naive done, the rest hang
+    path.write_text(SCRIPT.read_text())  # the same model, answering at once now
+    code, output = run_cli(*args)
+    assert code == 0, output
+    assert len(list(logs.glob("*.eval"))) == 2, "the killed run's partial log is still there"
+    run = load_run([logs, logs])  # the folder named twice, too
+    result = analyze(run).models[model]
+    planned = 2 * 3  # scenarios × K per condition
+    assert {c: r.n_trials for c, r in result.conditions.items()} == {
+        "naive": planned,
+        "norm_informed": planned,
+    }
+    assert len(read_samples(list(logs.glob("*.eval"))).samples) == 2 * planned
+    assert any("already read from a finished or newer log" in note for note in run.samples.skipped)
