@@ -193,3 +193,34 @@ def test_uniform_sampler_and_five_repetitions(tmp_path: Path) -> None:
     assert len(task.dataset) == 2 * 5, "paper §6: five repetitions by default"
     assert task.metadata == {"benchmark": "scene", "labeller": "turns", "max_turns": 8,
                              "sampler": "coverage", "reps": 5}  # fmt: skip
+
+
+async def test_truncated_persona_replies_are_retried_and_counted(tmp_path: Path) -> None:
+    from normlab.models import RoleSettings
+    from normlab.scene.analysis import call_failures
+    from normlab.scene.schemas import EpisodeLabels
+
+    scenario = SceneScenario.model_validate(json.loads(SCENARIOS.read_text().splitlines()[1]))
+    rambling = action("message", " ".join(["so"] * 40))
+    model = get_model(write(tmp_path, "long", [], default=rambling))
+    settings = RoleSettings(max_tokens={"persona": 5})
+    episode = await run_episode(
+        scenario, load_dimensions(), EpisodeModels(model, model, model), 1, settings
+    )
+    persona_calls = [call for call in episode.calls if call.role == "persona"]
+    assert persona_calls and all(call.truncated and call.attempts == 2 for call in persona_calls)
+    assert not any(call.truncated for call in episode.calls if call.role == "subject")
+    from normlab.scene.analysis import EpisodeRecord
+
+    labels = EpisodeLabels(
+        labeller="turns", demonstrations=[], breaches=[], sanctions=[], repairs=[],
+        persona_breaches=[], sanction_shape_match=None, parse_failures=0,
+    )  # fmt: skip
+    record = EpisodeRecord(
+        episode=episode, labels=labels, fidelity=None,
+        outcome=episode_outcome(episode, labels, None, "m"), roles={},
+    )  # fmt: skip
+    failures = call_failures([record])
+    assert failures["persona"].truncations == len(persona_calls)
+    assert failures["persona"].parse_failures == 0
+    assert failures["auditor"].parse_failures == 1  # no fidelity verdict
