@@ -1,13 +1,23 @@
 """Inspect AI entry point: registers normlab's tasks and model providers.
 
 Loaded by Inspect through ``[project.entry-points.inspect_ai]``, so that
-``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/losona_screen``)
-and ``--model embedded/…`` or ``scripted/…`` work. Imports only from the
-packages' public faces.
+``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/hsii``, ``normlab/hsii_cot``,
+``normlab/losona_screen``) and ``--model embedded/…``, ``scripted/…`` or ``human/…``
+work. Imports only from the packages' public faces.
 """
 
+from normlab.hsii import hsii, hsii_cot
 from normlab.losona import losona, losona_screen
-from normlab.models import EmbeddedLlamaCpp, ScriptedModel
+from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel
 from normlab.scene import scene
 
-__all__ = ["EmbeddedLlamaCpp", "ScriptedModel", "losona", "losona_screen", "scene"]
+__all__ = [
+    "EmbeddedLlamaCpp",
+    "HumanModel",
+    "ScriptedModel",
+    "hsii",
+    "hsii_cot",
+    "losona",
+    "losona_screen",
+    "scene",
+]

@@ -85,18 +85,24 @@ def bootstrap_ci(
     Draw B resamples of size n with replacement from the units, compute the
     statistic on each and return its α/2 and 1 − α/2 quantiles. Each value is one
     unit (a scenario's accuracy-at-K, an episode's rate), so the interval is over
-    units, not over raw model calls. ``(nan, nan)`` for an empty input.
+    units, not over raw model calls. A unit may be a row (a case's four stage
+    values): rows are resampled whole. Resamples on which the statistic is
+    undefined (NaN) are left out; ``(nan, nan)`` for an empty input or when every
+    resample is undefined.
     """
     _z(confidence)
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:
         return (math.nan, math.nan)
     rng = np.random.default_rng(seed)
-    indexes = rng.integers(0, data.size, size=(n_resamples, data.size))
-    if statistic is _mean:
+    indexes = rng.integers(0, data.shape[0], size=(n_resamples, data.shape[0]))
+    if statistic is _mean and data.ndim == 1:
         estimates = data[indexes].mean(axis=1)
     else:
         estimates = np.array([statistic(data[row]) for row in indexes])
+    estimates = estimates[~np.isnan(estimates)]
+    if estimates.size == 0:
+        return (math.nan, math.nan)
     return _percentile_interval(estimates, confidence)
 
 

@@ -7,6 +7,7 @@ each system's ``cli.py`` builds its commands from these pieces.
 from normlab.commands.benchmark import (
     Benchmark,
     add_read_commands,
+    emit,
     finish_run,
 )
 from normlab.commands.console import (
@@ -52,6 +53,7 @@ __all__ = [
     "bind_roles",
     "console",
     "default_log_dir",
+    "emit",
     "finish_run",
     "models_app",
     "note",

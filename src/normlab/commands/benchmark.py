@@ -56,10 +56,10 @@ class Benchmark(Generic[LoadedT, AnalysisT]):
     write_report: Callable[[LoadedT, AnalysisT, Path], Path]
 
 
-def _analyze_and_emit(
-    bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, as_json: bool
-) -> AnalysisT:
-    analysis = bench.analyze(loaded)
+def emit(
+    bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, analysis: AnalysisT, as_json: bool
+) -> None:
+    """Print an analysis: JSON only on stdout, or the system's tables and the usage table."""
     for skipped in loaded.samples.skipped:
         note(f"counted once: {skipped}")
     if as_json:
@@ -68,11 +68,19 @@ def _analyze_and_emit(
         bench.show(loaded, analysis)
         if analysis.usage:
             print_table(usage_table(analysis.usage, bench.unit))
+
+
+def _analyze_and_emit(
+    bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, as_json: bool
+) -> AnalysisT:
+    analysis = bench.analyze(loaded)
+    emit(bench, loaded, analysis, as_json)
     return analysis
 
 
 def add_read_commands(app: typer.Typer, bench: Benchmark[LoadedT, AnalysisT]) -> None:
-    """``analyze`` and ``report`` for ``bench``, the same for every system."""
+    """``analyze`` and ``report`` for ``bench``, the same for every system (a system with
+    scoring options of its own writes these two itself around :func:`emit`)."""
 
     @app.command("analyze")
     @reports_errors
@@ -98,9 +106,13 @@ def finish_run(
     report_dir: Path | None,
     as_json: bool,
 ) -> AnalysisT:
-    """Run (or resume) ``task`` through eval_set, then analyze, print and write the report."""
+    """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
+
+    A person in the subject's seat (``human/…``) answers one sample at a time.
+    """
     with stdout_to_stderr(as_json):
-        logs = run_task(task, log_dir, model, dict(roles))
+        one_at_a_time = 1 if model.startswith("human/") else None
+        logs = run_task(task, log_dir, model, dict(roles), max_samples=one_at_a_time)
     loaded = bench.load(logs)
     analysis = _analyze_and_emit(bench, loaded, as_json)
     path = bench.write_report(loaded, analysis, report_dir or log_dir)

@@ -26,6 +26,7 @@ def run_task(
     model: str | list[str],
     roles: dict[str, str],
     display: str | None = None,
+    max_samples: int | None = None,
 ) -> list[Path]:
     """Run (or resume) ``task`` with ``model`` (one or several) as eval model, ``roles`` bound."""
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -36,6 +37,7 @@ def run_task(
         model_roles=roles,
         display=display,  # type: ignore[arg-type]
         retry_attempts=2,
+        max_samples=max_samples,
     )
     if not success:
         failed = [log.location for log in logs if log.status != "success"]

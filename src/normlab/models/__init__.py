@@ -9,6 +9,7 @@ from normlab.models.client import (
     role_model,
 )
 from normlab.models.embedded import EMBEDDED_MODEL, EmbeddedLlamaCpp
+from normlab.models.human import HumanModel, answering
 from normlab.models.roles import DEFAULT_MODEL, is_embedded, parse_role_assignments
 from normlab.models.scripted import ScriptedModel
 from normlab.models.settings import RoleSettings
@@ -41,12 +42,14 @@ __all__ = [
     "CheckedResult",
     "EmbeddedLlamaCpp",
     "Generated",
+    "HumanModel",
     "ModelClient",
     "RoleSettings",
     "RoleUsage",
     "RunUsage",
     "ScriptedModel",
     "StructuredResult",
+    "answering",
     "generate_checked",
     "generate_structured",
     "is_embedded",

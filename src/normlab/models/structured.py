@@ -17,6 +17,7 @@ through :func:`generate_structured`:
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -53,8 +54,24 @@ class ReplyParseError(ValueError):
     """A model reply that is not a JSON object of the expected shape."""
 
 
+def load_object(text: str) -> dict[str, Any] | None:
+    """``text`` as a dict: a JSON object, else a Python-literal dict; None if neither."""
+    try:
+        value = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return value if isinstance(value, dict) else None
+
+
 def extract_json_object(text: str) -> Any:
-    """Parse the JSON object in ``text``, tolerating fences and surrounding prose."""
+    """Parse the JSON object in ``text``, tolerating fences and surrounding prose.
+
+    A Python-literal dict (single quotes, ``True``) is accepted too: several papers'
+    prompts print their output format that way, and models copy it.
+    """
     candidates = [match.strip() for match in _FENCE.findall(text)]
     candidates.append(text.strip())
     start, end = text.find("{"), text.rfind("}")
@@ -66,6 +83,12 @@ def extract_json_object(text: str) -> Any:
             return json.loads(candidate, strict=False)
         except json.JSONDecodeError as error:
             last_error = f"invalid JSON ({error.msg} at line {error.lineno})"
+        except RecursionError:
+            last_error = "invalid JSON (nested too deeply)"
+    for candidate in candidates:
+        value = load_object(candidate)
+        if value is not None:
+            return value
     raise ReplyParseError(last_error)
 
 

@@ -1,6 +1,6 @@
 """Shared report building: figures (matplotlib, Agg), a self-contained HTML page, sections."""
 
-from normlab.report.figures import BarSeries, grouped_bar_chart
+from normlab.report.figures import BarSeries, grouped_bar_chart, png_of
 from normlab.report.html import (
     HtmlReport,
     Table,
@@ -35,6 +35,7 @@ __all__ = [
     "format_percent",
     "format_rate",
     "grouped_bar_chart",
+    "png_of",
     "sources_note",
     "usage_table",
 ]

@@ -11,6 +11,7 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import matplotlib
 
@@ -85,6 +86,11 @@ def grouped_bar_chart(
         axes.axhline(baseline, color="black", linewidth=0.8)
     if series:
         axes.legend(fontsize="small")
+    return png_of(figure)
+
+
+def png_of(figure: Any) -> bytes:
+    """A finished matplotlib figure as PNG bytes (the figure is closed)."""
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)

@@ -1,0 +1,258 @@
+"""HSII analysis (Definition 1, Eq. 1, Table 1): r1–r4 and the HSII score, with intervals.
+
+Input is one :class:`~normlab.hsii.schemas.TrialRecord` per case and model, read
+from ``.eval`` logs (each sample once) or imported as JSONL. The raw reply is
+re-parsed and its target re-matched here, so imported records and logs are
+scored by the same rules, and a verdict pair is re-scored under any tie weight.
+
+- r1 = n1 / n: replies from which a target and a statement were recovered;
+- r2 = n2 / n1: of those, the target was the golden one;
+- r3 = n3 / n2: of those, the first statement beat the golden (both orders, ToolEval);
+- r4 = n4 / n2: of those, the decision-round statement beat the reference's.
+
+The HSII score, both forms: ``table`` (every row of Table 1: ι = r1 (1 + α β r2 (r3
++ γ r4)), e.g. GPT-4 .701, .732, .67, .69 → 1.399) and ``printed`` (Eq. 1 as
+printed: ι = r1 (1 + α r2 (1 + β (r3 + γ r4))), which no row of Table 1 follows).
+Intervals: percentile bootstrap over cases (each case's four stage values
+resampled together), so the score's interval carries the stages' correlation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel, Field
+
+from normlab import stats
+from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
+from normlab.hsii.cot import CotResult, cot_results
+from normlab.hsii.parse import parse_statement, target_correct
+from normlab.hsii.rules import Formula, hsii_score, win_value
+from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
+from normlab.models import AnalysisBase, usage_by_run
+
+# --- loading --------------------------------------------------------------------------
+
+
+def record_of(item: LogSample) -> TrialRecord | None:
+    """The trial record of one HSII sample (None when it was never scored)."""
+    score = (item.sample.scores or {}).get("hsii_stages")
+    metadata = item.sample.metadata or {}
+    if score is None or "case" not in metadata:
+        return None
+    case = Case.model_validate(metadata["case"])
+    details = score.metadata or {}
+
+    def verdicts(stage: str) -> list[Verdict | None] | None:
+        comparison = details.get(stage)
+        if not isinstance(comparison, dict):
+            return None
+        return ComparisonRecord.model_validate(comparison).verdicts
+
+    return TrialRecord.model_validate(
+        {
+            "case_id": case.case_id,
+            "subject_model": item.log.eval.model,
+            "response": str(score.answer or ""),
+            "golden_target": case.golden.role_to,
+            "characters": case.characters,
+            "aliases": case.aliases,
+            "first_verdicts": verdicts("first"),
+            "long_verdicts": verdicts("long"),
+            "domain": case.domain,
+            "judge_model": str(details.get("judge_model", "")),
+        }
+    )
+
+
+@dataclass
+class HsiiRun:
+    samples: SampleSet
+    records: list[TrialRecord]
+    files: list[Path]
+
+
+def load_run(paths: Iterable[Path]) -> HsiiRun:
+    """Records from HSII ``.eval`` logs and/or JSONL trial records, each (model, case) once."""
+    files = expand_paths(paths)
+    samples = read_samples([path for path in files if is_log(path)])
+    records = [record for item in samples.samples if (record := record_of(item)) is not None]
+    for path in files:
+        if not is_log(path):
+            records += [
+                validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)
+            ]
+    unique: dict[tuple[str, str], TrialRecord] = {}
+    for record in records:
+        unique.setdefault((record.subject_model, record.case_id), record)
+    if len(unique) < len(records):
+        samples.skipped.append(f"{len(records) - len(unique)} repeated trial record(s)")
+    return HsiiRun(samples, list(unique.values()), files)
+
+
+# --- results --------------------------------------------------------------------------
+
+
+def stage_row(record: TrialRecord, tie_weight: float) -> tuple[float, float, float, float]:
+    """(parsed, target right, first win, long win) of one case; NaN where never reached."""
+    statement = parse_statement(
+        record.response,
+        [*record.characters, *(a for names in record.aliases.values() for a in names)],
+    )
+    if statement is None:
+        return (0.0, math.nan, math.nan, math.nan)
+    characters = record.characters or [record.golden_target]
+    if not target_correct(statement, record.golden_target, characters, record.aliases):
+        return (1.0, 0.0, math.nan, math.nan)
+    first = win_value(record.first_verdicts or [None, None], tie_weight)
+    long = win_value(record.long_verdicts, tie_weight) if record.long_verdicts else math.nan
+    return (1.0, 1.0, first, long)
+
+
+def _rates(rows: NDArray[np.float64]) -> list[float]:
+    result = []
+    for column in range(4):
+        values = rows[:, column]
+        reached = values[~np.isnan(values)]
+        result.append(float(reached.mean()) if reached.size else math.nan)
+    return result
+
+
+class StageResult(BaseModel):
+    n: int
+    n1: int
+    n2: int
+    n3: float
+    n4: float
+    r1: float | None
+    r2: float | None
+    r3: float | None
+    r4: float | None
+    hsii: float | None
+    hsii_printed: float | None
+    ci: dict[str, stats.Interval] = Field(default_factory=dict)
+    """95% percentile bootstrap intervals over cases for r1–r4 and both scores."""
+
+
+class ModelResult(StageResult):
+    formula: Formula
+    alpha: float
+    beta: float
+    gamma: float
+    tie_weight: float
+    unresolved_verdicts: int
+    judge_models: list[str]
+    by_domain: dict[str, StageResult] = Field(default_factory=dict)
+    by_characters: dict[str, StageResult] = Field(default_factory=dict)
+
+
+class HsiiAnalysis(AnalysisBase):
+    models: dict[str, ModelResult]
+    formula: Formula = "table"
+    cot: dict[str, CotResult] = Field(default_factory=dict)
+    """Table 2 per model, when the logs include COT-complexity runs (``hsii cot``)."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    alpha: float = 1.0
+    beta: float = 1.0
+    gamma: float = 1.0
+    tie_weight: float = 0.0
+    formula: Formula = "table"
+
+
+def _score(rates: Sequence[float], weights: Weights, formula: Formula) -> float:
+    parts = [0.0 if math.isnan(rate) else rate for rate in rates]
+    return hsii_score(
+        *parts, alpha=weights.alpha, beta=weights.beta, gamma=weights.gamma, formula=formula
+    )
+
+
+def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResult:
+    rows = np.array([stage_row(record, weights.tie_weight) for record in records], dtype=float)
+    if rows.size == 0:
+        rows = rows.reshape(0, 4)
+    rates = _rates(rows)
+
+    def statistic(index: int) -> stats.Statistic:
+        def compute(sample: NDArray[np.float64]) -> float:
+            resampled = _rates(sample)
+            if index < 4:
+                return resampled[index]
+            return _score(resampled, weights, "table" if index == 4 else "printed")
+
+        return compute
+
+    names = ("r1", "r2", "r3", "r4", "hsii", "hsii_printed")
+    ci = {
+        name: stats.json_interval(stats.bootstrap_ci(rows, statistic(index), n_resamples=2000))
+        if len(records) > 1
+        else (None, None)
+        for index, name in enumerate(names)
+    }
+    defined = [None if math.isnan(rate) else rate for rate in rates]
+    return StageResult(
+        n=len(records),
+        n1=int(np.nansum(rows[:, 0])) if len(records) else 0,
+        n2=int(np.nansum(rows[:, 1])) if len(records) else 0,
+        n3=float(np.nansum(rows[:, 2])) if len(records) else 0.0,
+        n4=float(np.nansum(rows[:, 3])) if len(records) else 0.0,
+        r1=defined[0],
+        r2=defined[1],
+        r3=defined[2],
+        r4=defined[3],
+        hsii=_score(rates, weights, "table") if records else None,
+        hsii_printed=_score(rates, weights, "printed") if records else None,
+        ci=ci,
+    )
+
+
+def analyze_records(records: Sequence[TrialRecord], weights: Weights = Weights()) -> HsiiAnalysis:
+    by_model: dict[str, list[TrialRecord]] = defaultdict(list)
+    for record in records:
+        by_model[record.subject_model].append(record)
+    models = {}
+    for model, group in sorted(by_model.items()):
+        by_domain: dict[str, list[TrialRecord]] = defaultdict(list)
+        by_characters: dict[str, list[TrialRecord]] = defaultdict(list)
+        for record in group:
+            by_domain[record.domain or "unknown"].append(record)
+            by_characters[str(len(record.characters))].append(record)
+        overall = stage_result(group, weights)
+        models[model] = ModelResult(
+            **overall.model_dump(),
+            formula=weights.formula,
+            alpha=weights.alpha,
+            beta=weights.beta,
+            gamma=weights.gamma,
+            tie_weight=weights.tie_weight,
+            unresolved_verdicts=sum(
+                v is None
+                for r in group
+                for v in [*(r.first_verdicts or []), *(r.long_verdicts or [])]
+            ),
+            judge_models=sorted({r.judge_model for r in group if r.judge_model}),
+            by_domain={k: stage_result(v, weights) for k, v in sorted(by_domain.items())},
+            by_characters={k: stage_result(v, weights) for k, v in sorted(by_characters.items())},
+        )
+    return HsiiAnalysis(models=models, formula=weights.formula)
+
+
+def analyze(run: HsiiRun, weights: Weights = Weights()) -> HsiiAnalysis:
+    analysis = analyze_records(run.records, weights)
+    analysis.cot = cot_results(run.samples)
+    analysis.usage = usage_by_run(run.samples)
+    return analysis
+
+
+def headline(result: StageResult, formula: Formula) -> float | None:
+    """The score in the form the analysis names."""
+    return result.hsii if formula == "table" else result.hsii_printed

@@ -1,0 +1,418 @@
+"""``normlab hsii …``: run, analyze, report; the data program (validate, cut, generate);
+COT complexity (cot); dataset clusters (clusters); a person answering cases (play); demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from inspect_ai.model import get_model
+
+from normlab.commands import (
+    Benchmark,
+    JsonOption,
+    JudgeOption,
+    LogDirOption,
+    MaxTokensOption,
+    ModelOption,
+    PathsArgument,
+    ReasoningEffortOption,
+    ReportDirOption,
+    RoleOption,
+    bind_roles,
+    default_log_dir,
+    emit,
+    finish_run,
+    note,
+    print_table,
+    reports_errors,
+    role_settings,
+    say,
+    write_generated,
+)
+from normlab.core.errors import InputError
+from normlab.core.evalrun import run_task
+from normlab.core.jsonio import write_jsonl
+from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, Weights, analyze, load_run
+from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, NEWS_PATH, cut_dialogues, load_cases
+from normlab.hsii.report import breakdown_table, table_one, table_two, write_report
+from normlab.hsii.rules import FORMULAS, Formula
+from normlab.hsii.solver import EPSILON
+from normlab.hsii.task import hsii
+from normlab.models import DEFAULT_MODEL, RoleSettings
+
+hsii_app = typer.Typer(
+    help="HSII: an assistant among several users picks whom to address and what to say.",
+    no_args_is_help=True,
+)
+
+ROLES = ("judge", "persona", "reference")
+
+
+def show(run: HsiiRun, analysis: HsiiAnalysis) -> None:
+    print_table(table_one(analysis))
+    if analysis.cot:
+        print_table(table_two(analysis))
+
+
+BENCHMARK = Benchmark(
+    name="hsii", unit="case", load=load_run, analyze=analyze, show=show, write_report=write_report
+)
+
+FormulaOption = Annotated[
+    str,
+    typer.Option(
+        help="Headline score form: 'table' (every row of Table 1) or 'printed' (Eq. 1 as printed)."
+    ),
+]
+TieWeightOption = Annotated[
+    float, typer.Option(help="What a tie is worth in r3 and r4 (ToolEval: 0).")
+]
+AlphaOption = Annotated[float, typer.Option(help="α of the HSII score.")]
+BetaOption = Annotated[float, typer.Option(help="β of the HSII score.")]
+GammaOption = Annotated[float, typer.Option(help="γ of the HSII score.")]
+
+
+def weights(formula: str, tie_weight: float, alpha: float, beta: float, gamma: float) -> Weights:
+    if formula not in FORMULAS:
+        raise InputError("--formula", f"choose one of {', '.join(FORMULAS)}", field="formula")
+    if not 0.0 <= tie_weight <= 1.0:
+        raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
+    chosen: Formula = "table" if formula == "table" else "printed"
+    return Weights(alpha=alpha, beta=beta, gamma=gamma, tie_weight=tie_weight, formula=chosen)
+
+
+@hsii_app.command("analyze")
+@reports_errors
+def hsii_analyze(
+    paths: PathsArgument,
+    formula: FormulaOption = "table",
+    tie_weight: TieWeightOption = 0.0,
+    alpha: AlphaOption = 1.0,
+    beta: BetaOption = 1.0,
+    gamma: GammaOption = 1.0,
+    as_json: JsonOption = False,
+) -> None:
+    """r1–r4 and the HSII score (both forms) with intervals, from logs or trial records."""
+    run = load_run(paths)
+    analysis = analyze(run, weights(formula, tie_weight, alpha, beta, gamma))
+    emit(BENCHMARK, run, analysis, as_json)
+    if not as_json:
+        for model in analysis.models.values():
+            if model.by_domain:
+                print_table(breakdown_table(analysis, "domain"))
+                break
+
+
+@hsii_app.command("report")
+@reports_errors
+def hsii_report(
+    paths: PathsArgument,
+    out: Annotated[Path, typer.Option(help="Folder for report.html.")] = Path("."),
+    formula: FormulaOption = "table",
+    tie_weight: TieWeightOption = 0.0,
+) -> None:
+    """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
+    run = load_run(paths)
+    path = write_report(run, analyze(run, weights(formula, tie_weight, 1.0, 1.0, 1.0)), out)
+    note(f"report: {path.resolve()}")
+
+
+CasesOption = Annotated[Path | None, typer.Option("--cases", help="Case JSONL file or folder.")]
+LimitOption = Annotated[int | None, typer.Option(help="Only the first N cases.")]
+CaseOption = Annotated[list[str] | None, typer.Option("--case", help="Case id (repeatable).")]
+
+
+def run_hsii(
+    model: str,
+    roles: dict[str, str],
+    *,
+    cases: Path | None = None,
+    case_ids: list[str] | None = None,
+    limit: int | None = None,
+    epsilon: int = EPSILON,
+    tie_weight: float = 0.0,
+    settings: RoleSettings | None = None,
+    log_dir: Path | None = None,
+    report_dir: Path | None = None,
+    as_json: bool = False,
+) -> HsiiAnalysis:
+    """Run (or resume) HSII, print Table 1 and write the report."""
+    chosen = settings or RoleSettings()
+    task = hsii(
+        cases=str(cases) if cases else None,
+        case_ids=case_ids,
+        limit=limit,
+        epsilon=epsilon,
+        tie_weight=tie_weight,
+        max_tokens=chosen.max_tokens,
+        reasoning_effort=dict(chosen.reasoning_effort),
+    )
+    folder = log_dir or default_log_dir("hsii", model, roles)
+    return finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
+
+
+@hsii_app.command("run")
+@reports_errors
+def hsii_run(
+    model: ModelOption = DEFAULT_MODEL,
+    judge: JudgeOption = None,
+    role: RoleOption = None,
+    cases: CasesOption = None,
+    case: CaseOption = None,
+    limit: LimitOption = None,
+    epsilon: Annotated[int, typer.Option(help="Turns of the long run (paper: 7).")] = EPSILON,
+    tie_weight: TieWeightOption = 0.0,
+    max_tokens: MaxTokensOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    log_dir: LogDirOption = None,
+    report_dir: ReportDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run HSII (or resume an interrupted run): r1–r4, the HSII score, the report."""
+    run_hsii(
+        model,
+        bind_roles(ROLES, judge, role),
+        cases=cases,
+        case_ids=case,
+        limit=limit,
+        epsilon=epsilon,
+        tie_weight=tie_weight,
+        settings=role_settings(max_tokens, reasoning_effort),
+        log_dir=log_dir,
+        report_dir=report_dir,
+        as_json=as_json,
+    )
+
+
+@hsii_app.command("validate")
+@reports_errors
+def hsii_validate(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Dialogue or case JSONL files or folders (default: shipped)."),
+    ] = None,
+    news: Annotated[
+        Path | None, typer.Option(help="Seed news, to check for copied runs (default: shipped).")
+    ] = None,
+) -> None:
+    """Lint dialogues and cases: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    from normlab.hsii.lint import lint_paths
+
+    rows, findings = lint_paths(paths or [DIALOGUES_PATH, CASES_PATH], news or NEWS_PATH)
+    for finding in findings:
+        say(finding.one_line())
+    if findings:
+        raise typer.Exit(code=1)
+    say(f"clean: {rows} rows")
+
+
+@hsii_app.command("cut")
+@reports_errors
+def hsii_cut(
+    dialogues: Annotated[Path, typer.Argument(help="Dialogue JSONL file or folder.")],
+    out: Annotated[Path, typer.Option(help="Case JSONL to write.")] = Path("cases.jsonl"),
+) -> None:
+    """Cut dialogues into cases at assistant turns (≥ 2 prior messages, one addressee)."""
+    from normlab.hsii.dataset import load_dialogues
+
+    cases = cut_dialogues(load_dialogues(dialogues))
+    write_jsonl(out, cases)
+    say(f"{len(cases)} cases: {out.resolve()}")
+
+
+@hsii_app.command("card")
+@reports_errors
+def hsii_card(
+    out: Annotated[Path | None, typer.Option(help="Where to write (default: print).")] = None,
+) -> None:
+    """The bank's dataset card: counts per domain, characters, history lengths, transitions."""
+    from normlab.hsii.card import render_card
+    from normlab.hsii.dataset import load_dialogues, load_news
+
+    card = render_card(load_news(), load_dialogues(), load_cases())
+    if out is None:
+        say(card)
+    else:
+        out.write_text(card, encoding="utf-8")
+        say(f"dataset card: {out.resolve()}")
+
+
+@hsii_app.command("generate")
+@reports_errors
+def hsii_generate(
+    model: ModelOption = DEFAULT_MODEL,
+    news: Annotated[Path, typer.Option(help="Seed news JSONL (default: shipped).")] = NEWS_PATH,
+    limit: Annotated[int | None, typer.Option(help="Only the first N paragraphs.")] = None,
+    repairs: Annotated[int, typer.Option(help="Repair rounds per stage.")] = 1,
+    out: Annotated[Path, typer.Option(help="Dialogue JSONL, appended to.")] = Path(
+        "hsii_dialogues.jsonl"
+    ),
+    cases_out: Annotated[Path | None, typer.Option(help="Case JSONL (default: beside).")] = None,
+) -> None:
+    """Scene from news (Prompt-1), dialogue from scene (Prompt-2), linted, repaired, cut."""
+    from normlab.hsii.dataset import load_dialogues, load_news
+    from normlab.hsii.generator import generate_dialogue
+
+    paragraphs = load_news(news)
+    if limit is not None:
+        if limit < 1:
+            raise InputError("--limit", "must be at least 1", field="limit")
+        paragraphs = paragraphs[:limit]
+    generator = get_model(model, role="generator")
+    try:
+        write_generated(
+            paragraphs,
+            lambda paragraph: generate_dialogue(generator, paragraph, repairs),
+            generator,
+            out,
+            "generating HSII dialogues",
+        )
+    finally:
+        if out.exists():
+            cases = cut_dialogues(load_dialogues(out))
+            target = cases_out or out.with_name(f"{out.stem}_cases.jsonl")
+            write_jsonl(target, cases)
+            say(f"{len(cases)} cases: {target.resolve()}")
+
+
+@hsii_app.command("cot")
+@reports_errors
+def hsii_cot_command(
+    model: ModelOption = DEFAULT_MODEL,
+    cases: CasesOption = None,
+    case: CaseOption = None,
+    limit: LimitOption = None,
+    cot: Annotated[
+        list[str] | None, typer.Option("--cot", help="COT id (repeatable; default: all).")
+    ] = None,
+    cap: Annotated[int, typer.Option(help="N∞: rounds before unsolved (paper: 128).")] = 128,
+    max_tokens: MaxTokensOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    log_dir: LogDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """COT complexity (Table 2): rounds of guided reflection until the target is right."""
+    from normlab.commands import print_json, stdout_to_stderr
+    from normlab.core.logs import read_samples
+    from normlab.hsii.cot import cot_results, hsii_cot
+
+    settings = role_settings(max_tokens, reasoning_effort)
+    task = hsii_cot(
+        cases=str(cases) if cases else None,
+        case_ids=case,
+        limit=limit,
+        cots=cot,
+        cap=cap,
+        max_tokens=settings.max_tokens,
+        reasoning_effort=dict(settings.reasoning_effort),
+    )
+    folder = log_dir or default_log_dir("hsii_cot", model, {}) / f"cap-{cap}"
+    with stdout_to_stderr(as_json):
+        logs = run_task(task, folder, model, {})
+    analysis = HsiiAnalysis(models={}, cot=cot_results(read_samples(logs)))
+    if as_json:
+        print_json({"cot": {k: v.model_dump(mode="json") for k, v in analysis.cot.items()}})
+    else:
+        print_table(table_two(analysis))
+    note(f"logs: {folder.resolve()} (cap {cap}; add them to 'hsii report' for Table 2)")
+
+
+@hsii_app.command("clusters")
+@reports_errors
+def hsii_clusters(
+    cases: CasesOption = None,
+    encoder: Annotated[
+        str, typer.Option(help="'minilm' (offline all-MiniLM-L6-v2), 'tfidf', or a model folder.")
+    ] = "minilm",
+    eps: Annotated[
+        float | None, typer.Option(help="DBSCAN eps (default: k-distance knee).")
+    ] = None,
+    min_samples: Annotated[int, typer.Option(help="DBSCAN min samples.")] = 5,
+    projection: Annotated[str, typer.Option(help="'lsh' (random hyperplanes) or 'pca'.")] = "lsh",
+    out: Annotated[Path, typer.Option(help="Folder for clusters.json and the figures.")] = Path(
+        "hsii_clusters"
+    ),
+    as_json: JsonOption = False,
+) -> None:
+    """Dataset analysis (§6.2): embeddings, DBSCAN, the map (Fig. 3) and the radar (Fig. 5)."""
+    from normlab.commands import print_json
+    from normlab.hsii.clusters import cluster_cases, map_figure, radar_figure
+
+    if projection not in ("lsh", "pca"):
+        raise InputError("--projection", "choose 'lsh' or 'pca'", field="projection")
+    if min_samples < 1:
+        raise InputError("--min-samples", "must be at least 1", field="min_samples")
+    analysis = cluster_cases(
+        load_cases(cases or CASES_PATH),
+        encoder,
+        eps,
+        min_samples,
+        projection,  # type: ignore[arg-type]
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "clusters.json").write_text(analysis.model_dump_json(indent=1), encoding="utf-8")
+    (out / "figure3_map.png").write_bytes(map_figure(analysis))
+    (out / "figure5_radar.png").write_bytes(radar_figure(analysis))
+    summary = analysis.model_dump(mode="json", exclude={"assignments", "points"})
+    if as_json:
+        print_json(summary)
+    else:
+        say(
+            f"{analysis.cases} cases, {analysis.encoder}: {len(analysis.clusters)} clusters, "
+            f"noise {analysis.noise_share:.0%}, eps {analysis.eps:.3f}"
+        )
+        for cluster in analysis.clusters:
+            say(f"  {cluster.share:5.1%}  {cluster.size:4d}  {cluster.name}")
+    note(f"written: {out.resolve()}")
+
+
+@hsii_app.command("play")
+@reports_errors
+def hsii_play(
+    name: Annotated[str, typer.Option(help="Your name: answers are scored as human/NAME.")],
+    judge: JudgeOption = None,
+    role: RoleOption = None,
+    cases: CasesOption = None,
+    case: CaseOption = None,
+    limit: Annotated[int | None, typer.Option(help="How many cases to answer.")] = 3,
+    epsilon: Annotated[int, typer.Option(help="Turns of the long run (paper: 7).")] = EPSILON,
+    log_dir: LogDirOption = None,
+) -> None:
+    """Answer cases yourself in the terminal (Table 1's human row), scored like any model."""
+    from normlab.hsii.play import terminal_answerer
+    from normlab.models import answering
+
+    with answering(name, terminal_answerer()):
+        run_hsii(
+            f"human/{name}",
+            bind_roles(ROLES, judge, role),
+            cases=cases,
+            case_ids=case,
+            limit=limit,
+            epsilon=epsilon,
+            log_dir=log_dir,
+        )
+
+
+DEMO_LIMIT = 3
+
+
+@hsii_app.command("demo")
+@reports_errors
+def hsii_demo(
+    log_dir: Annotated[Path, typer.Option(help="Where the demo's logs go.")] = Path("runs/demo"),
+    limit: Annotated[int, typer.Option(help="Cases.")] = DEMO_LIMIT,
+) -> None:
+    """HSII on the embedded model: a few cases, all four stages, offline in minutes."""
+    run_hsii(
+        DEFAULT_MODEL,
+        bind_roles(ROLES, None, None),
+        limit=limit,
+        log_dir=log_dir / "hsii",
+        report_dir=log_dir / "hsii",
+    )
+
+
+__all__ = ["hsii_app", "run_hsii"]

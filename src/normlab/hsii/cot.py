@@ -1,0 +1,271 @@
+"""COT complexity (Definition 2, Eq. 2, Table 2): how many rounds of guided reflection a model
+needs before it addresses the right character.
+
+For case i and COT j, λ_ij is the number k of "iterations of reflection and
+guidance" until the model's target matches the golden; λ = ∞ if it never does
+within the cap N∞ = 128 (§6.4). The task here is target selection: Table 2's
+"without COT" column equals r2.
+
+One sample per (case, COT). Round 0 is the plain Testing Prompt-1 answer (Table
+2's "without COT"); round 1 walks the COT's steps, one user turn each, the last
+asking for the statement ("with COT"); each later round adds a blind reflection
+prompt (the model is never told it was wrong) and asks again. Only the COT walk
+and the latest answer stay in the context, so a long run does not outgrow it.
+
+Reported per model: the success rate without COT (round 0), with COT (round 1),
+the share solved within the cap, COT complexity (the mean of λ with unsolved
+cases counted at the cap; the cap is printed beside every result), and the
+rounds needed for the cumulative selection accuracy to reach 0.70.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from pydantic import BaseModel, Field
+
+from normlab.core.errors import InputError
+from normlab.core.logs import SampleSet
+from normlab.hsii.dataset import CASES_PATH, load_cases, select_cases
+from normlab.hsii.parse import parse_statement, target_correct
+from normlab.hsii.prompts import PROMPTS, Cot, load_cots, testing_prompt
+from normlab.hsii.schemas import Case
+from normlab.hsii.solver import STATEMENT_MAX_TOKENS, names_of
+from normlab.models import RoleSettings, StructuredResult, generate_structured
+from normlab.stats import Estimate
+
+PAPER_CAP = 128
+"""N∞ (§6.4): rounds of reasoning and reflection before a case counts as unsolved."""
+TARGET_ACCURACY = 0.70
+STEP_MAX_TOKENS = 400
+
+
+class CotTrace(BaseModel):
+    """Per round (0 = no COT): the target chosen, and whether it was the golden one."""
+
+    targets: list[str | None] = Field(default_factory=list)
+    correct: list[bool] = Field(default_factory=list)
+
+    @property
+    def solved_at(self) -> int | None:
+        """λ: the first round ≥ 1 whose answer was right (None: not within the cap)."""
+        return next((k for k, ok in enumerate(self.correct) if ok and k >= 1), None)
+
+
+def _answer(case: Case, text: str) -> tuple[str | None, bool]:
+    statement = parse_statement(text, names_of(case))
+    if statement is None:
+        return None, False
+    ok = target_correct(statement, case.golden.role_to, case.characters, case.aliases)
+    return ", ".join(statement.targets), ok
+
+
+@solver
+def cot_reflection(cap: int = PAPER_CAP, settings: RoleSettings | None = None) -> Solver:
+    """Round 0 plain, round 1 through the COT steps, then reflection rounds up to ``cap``."""
+    roles = settings or RoleSettings()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        case = Case.model_validate(state.metadata["case"])
+        cot = Cot.model_validate(state.metadata["cot"])
+        model = get_model()
+        trace = CotTrace()
+
+        async def ask(messages: list[ChatMessage], cap_tokens: int) -> str:
+            result: StructuredResult[BaseModel] = await generate_structured(
+                model, messages, None, roles.config("subject", cap_tokens), repair_retries=0
+            )
+            return result.text
+
+        def record(text: str) -> bool:
+            target, ok = _answer(case, text)
+            trace.targets.append(target)
+            trace.correct.append(ok)
+            return ok
+
+        prompt = testing_prompt(case)
+        record(await ask([ChatMessageUser(content=prompt)], STATEMENT_MAX_TOKENS))
+        walk: list[ChatMessage] = []
+        reply = ""
+        for index, step in enumerate(cot.steps):
+            walk.append(ChatMessageUser(content=f"{prompt}\n\n{step}" if index == 0 else step))
+            reply = await ask(walk, STEP_MAX_TOKENS)
+            walk.append(ChatMessageAssistant(content=reply))
+        last = reply
+        solved = record(last)
+        for _ in range(2, cap + 1):
+            if solved:
+                break
+            reflection = [
+                *walk[:-1],
+                ChatMessageAssistant(content=last),
+                ChatMessageUser(content=PROMPTS.load("reflection")),
+            ]
+            last = await ask(reflection, STATEMENT_MAX_TOKENS)
+            solved = record(last)
+        state.metadata["cot_trace"] = trace.model_dump()
+        state.output = ModelOutput.from_content(model=str(model), content=last)
+        state.messages = [*walk[:-1], ChatMessageAssistant(content=last)]
+        return state
+
+    return solve
+
+
+@metric
+def cot_complexity() -> Metric:
+    """Mean λ with unsolved samples counted at the cap."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [float(s.score.value) for s in scores if isinstance(s.score.value, int | float)]
+        return sum(values) / len(values) if values else math.nan
+
+    return compute
+
+
+@scorer(metrics=[cot_complexity()])
+def cot_rounds(cap: int = PAPER_CAP) -> Scorer:
+    """λ for the sample (the cap when unsolved), with the round-by-round trace."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        trace = CotTrace.model_validate(state.metadata["cot_trace"])
+        solved = trace.solved_at
+        return Score(
+            value=float(solved if solved is not None else cap),
+            answer=state.output.completion,
+            explanation=f"solved at round {solved}" if solved else f"unsolved within {cap}",
+            metadata={"cap": cap, "solved_at": solved, **trace.model_dump()},
+        )
+
+    return score
+
+
+@task
+def hsii_cot(
+    cases: str | None = None,
+    case_ids: str | list[str] | None = None,
+    limit: int | None = None,
+    cots: str | list[str] | None = None,
+    cap: int = PAPER_CAP,
+    max_tokens: dict[str, int] | str | None = None,
+    reasoning_effort: dict[str, str] | str | None = None,
+) -> Task:
+    """COT complexity: one sample per (case, COT), reflection rounds up to ``cap``.
+
+    Args:
+        cases: case JSONL file or folder (default: the shipped bank).
+        case_ids: run only these cases (comma-separated ids).
+        limit: run only the first N cases.
+        cots: COT ids from ``data/cots.json`` (default: all; ``fig4`` is the paper's).
+        cap: N∞, rounds before a case counts as unsolved (paper: 128).
+        max_tokens: output caps by role; reasoning_effort: reasoning effort by role.
+    """
+    if cap < 1:
+        raise InputError("--cap", "must be at least 1", field="cap")
+    available = {cot.id: cot for cot in load_cots()}
+    wanted = [c.strip() for c in cots.split(",")] if isinstance(cots, str) else cots
+    unknown = [c for c in wanted or [] if c not in available]
+    if unknown:
+        known = ", ".join(available)
+        raise InputError("--cot", f"unknown COT {unknown[0]!r}; known: {known}", field="cot")
+    chosen = [available[c] for c in wanted] if wanted else list(available.values())
+    ids = [i.strip() for i in case_ids.split(",")] if isinstance(case_ids, str) else case_ids
+    selected = select_cases(load_cases(Path(cases) if cases else CASES_PATH), ids, limit)
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
+    samples = [
+        Sample(
+            id=f"{case.case_id}::{cot.id}",
+            input=testing_prompt(case),
+            target=case.golden.role_to,
+            metadata={
+                "case_id": case.case_id,
+                "cot_id": cot.id,
+                "case": case.model_dump(mode="json"),
+                "cot": cot.model_dump(),
+            },
+        )
+        for case in selected
+        for cot in chosen
+    ]
+    return Task(
+        dataset=MemoryDataset(samples=samples, name="hsii_cot"),
+        solver=cot_reflection(cap, settings),
+        scorer=cot_rounds(cap),
+        metadata={"benchmark": "hsii", "purpose": "COT complexity", "cap": cap},
+        version=1,
+    )
+
+
+# --- analysis (Table 2) ------------------------------------------------------------------
+
+
+class CotResult(BaseModel):
+    cap: int
+    n: int
+    """(case, COT) pairs."""
+    without_cot: Estimate
+    """Round 0: the plain answer's target accuracy (Table 2's "success rate without COT")."""
+    with_cot: Estimate
+    """Round 1: after the COT walk, no reflection ("success rate with COT")."""
+    solved: Estimate
+    """Solved within the cap."""
+    complexity: Estimate
+    """Mean λ, unsolved counted at the cap (Eq. 2 with N∞)."""
+    rounds_to_target: int | None
+    """Fewest rounds after which the cumulative accuracy reaches 0.70 (None: not within the cap)."""
+    accuracy_by_round: list[float]
+    by_cot: dict[str, Estimate] = Field(default_factory=dict)
+    """Mean λ per COT."""
+
+
+def cot_result(traces: Sequence[tuple[str, CotTrace]], cap: int) -> CotResult:
+    solved_at = [trace.solved_at for _, trace in traces]
+    lam = [float(k if k is not None else cap) for k in solved_at]
+    curve = [
+        sum(1 for k in solved_at if k is not None and k <= rounds) / len(traces)
+        for rounds in range(1, cap + 1)
+    ]
+    reached = next((i + 1 for i, share in enumerate(curve) if share >= TARGET_ACCURACY), None)
+    by_cot: dict[str, list[float]] = defaultdict(list)
+    for (cot_id, _), value in zip(traces, lam, strict=True):
+        by_cot[cot_id].append(value)
+    return CotResult(
+        cap=cap,
+        n=len(traces),
+        without_cot=Estimate.mean_of([float(t.correct[0]) for _, t in traces if t.correct]),
+        with_cot=Estimate.mean_of([float(t.correct[1]) for _, t in traces if len(t.correct) > 1]),
+        solved=Estimate.mean_of([float(k is not None) for k in solved_at]),
+        complexity=Estimate.mean_of(lam),
+        rounds_to_target=reached,
+        accuracy_by_round=curve,
+        by_cot={cot: Estimate.mean_of(values) for cot, values in sorted(by_cot.items())},
+    )
+
+
+def cot_results(samples: SampleSet) -> dict[str, CotResult]:
+    """Table 2 per model (and per cap, when runs used different caps) from COT samples."""
+    grouped: dict[tuple[str, int], list[tuple[str, CotTrace]]] = defaultdict(list)
+    for item in samples.samples:
+        score = (item.sample.scores or {}).get("cot_rounds")
+        if score is None or not score.metadata:
+            continue
+        trace = CotTrace.model_validate(score.metadata)
+        cot_id = str((item.sample.metadata or {}).get("cot_id", "?"))
+        grouped[(item.log.eval.model, int(score.metadata["cap"]))].append((cot_id, trace))
+    return {
+        (model if cap == PAPER_CAP else f"{model} (cap {cap})"): cot_result(traces, cap)
+        for (model, cap), traces in sorted(grouped.items())
+    }

@@ -1,0 +1,135 @@
+"""HSII data files: news seeds, dialogues, cases; cutting dialogues into cases; Inspect samples.
+
+Cases come from dialogues as the paper describes (§6.1): "extract the preceding
+dialogue as contextual background, the assistant's response as golden
+responses". We cut at every assistant turn that has at least two messages before
+it and exactly one character as addressee (cases whose golden is addressed to
+the assistant itself or to no one cannot be scored).
+
+The case loader reads our rows and the paper's printed shape (Tables 3–5:
+``role-from`` spellings, no ids); a row without ``case_id`` gets one derived from
+its content, so reruns resume.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import read_collection, validate_row
+from normlab.hsii.prompts import testing_prompt
+from normlab.hsii.schemas import ASSISTANT, Case, Dialogue, NewsParagraph
+
+DATA = Path(str(files("normlab.hsii") / "data"))
+NEWS_PATH = DATA / "news_seed.jsonl"
+DIALOGUES_PATH = DATA / "dialogues.jsonl"
+CASES_PATH = DATA / "cases.jsonl"
+MIN_HISTORY = 2
+
+
+def load_news(path: Path = NEWS_PATH) -> list[NewsParagraph]:
+    return read_collection(
+        path,
+        lambda row, file, line: validate_row(NewsParagraph, row, file, line),
+        lambda n: n.id,
+        "id",
+    )
+
+
+def load_dialogues(path: Path = DIALOGUES_PATH) -> list[Dialogue]:
+    return read_collection(
+        path,
+        lambda row, file, line: validate_row(Dialogue, row, file, line),
+        lambda d: d.dialogue_id,
+        "dialogue_id",
+    )
+
+
+def parse_case_row(row: dict[str, Any], file: Path, line: int) -> Case:
+    """One case row; a row without ``case_id`` (the paper's printed shape) gets one from its
+    content, the same on every read."""
+    if "case_id" not in row:
+        digest = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:12]
+        row = {**row, "case_id": f"case-{digest}"}
+    return validate_row(Case, row, file, line)
+
+
+def load_cases(path: Path = CASES_PATH) -> list[Case]:
+    """Cases from a JSONL file or folder (our rows or the paper's Tables 3–5 shape)."""
+    return read_collection(path, parse_case_row, lambda case: case.case_id, "case_id")
+
+
+def cut_dialogue(dialogue: Dialogue) -> list[Case]:
+    """One case per assistant turn with ≥ 2 prior messages and one character addressed."""
+    cases = []
+    characters = set(dialogue.background.characters)
+    for position, message in enumerate(dialogue.messages):
+        if message.role_from != ASSISTANT or position < MIN_HISTORY:
+            continue
+        if message.role_to not in characters:
+            continue
+        cases.append(
+            Case(
+                case_id=f"{dialogue.dialogue_id}#{message.index or position + 1}",
+                dialogue_id=dialogue.dialogue_id,
+                source_id=dialogue.source_id,
+                domain=dialogue.domain,
+                topic=dialogue.topic,
+                background=dialogue.background,
+                aliases=dialogue.aliases,
+                messages=dialogue.messages[:position],
+                golden=message,
+            )
+        )
+    return cases
+
+
+def cut_dialogues(dialogues: Iterable[Dialogue]) -> list[Case]:
+    return [case for dialogue in dialogues for case in cut_dialogue(dialogue)]
+
+
+def select_cases(
+    cases: Sequence[Case], case_ids: Iterable[str] | None = None, limit: int | None = None
+) -> list[Case]:
+    """Filter by id (in the order given) and/or keep the first ``limit`` cases."""
+    selected = list(cases)
+    if case_ids is not None:
+        by_id = {case.case_id: case for case in cases}
+        wanted = list(case_ids)
+        unknown = [case_id for case_id in wanted if case_id not in by_id]
+        if unknown:
+            raise InputError("--case", f"unknown case id {unknown[0]!r}", field="case_id")
+        selected = [by_id[case_id] for case_id in wanted]
+    if limit is not None:
+        if limit < 1:
+            raise InputError("--limit", f"must be at least 1, got {limit}", field="limit")
+        selected = selected[:limit]
+    return selected
+
+
+def build_dataset(cases: Sequence[Case], name: str = "hsii") -> MemoryDataset:
+    """One sample per case: Testing Prompt-1 and the case; the target is the golden addressee."""
+    return MemoryDataset(
+        samples=[
+            Sample(
+                id=case.case_id,
+                input=testing_prompt(case),
+                target=case.golden.role_to,
+                metadata={
+                    "case_id": case.case_id,
+                    "domain": case.domain,
+                    "characters": len(case.characters),
+                    "case": case.model_dump(mode="json"),
+                },
+            )
+            for case in cases
+        ],
+        name=name,
+    )

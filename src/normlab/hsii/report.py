@@ -1,0 +1,233 @@
+"""HSII report: Table 1 and Table 2 shapes with n and intervals, Figures 3 and 5, sample cases.
+
+- Table 1: r1–r4 and the HSII score per model, each with its 95% bootstrap
+  interval over cases, the counts behind each rate, and the form of the score
+  (Table 1's or Eq. 1's as printed) named in the caption;
+- breakdowns per domain and per number of characters;
+- Table 2 (when COT logs are included): success without and with COT, solved
+  within the cap, COT complexity and rounds to 0.70, the cap beside every row;
+- Figures 3 and 5 (the dataset map and cluster radar) from ``clusters.json``
+  beside the logs, else the shipped bank's;
+- sample cases: the history (who speaks to whom), the subject's pick and
+  statement beside the golden, the judge's reasons, and the long run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from normlab.core.chat import Turn, render_transcript
+from normlab.core.logs import LogSample
+from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, StageResult
+from normlab.hsii.clusters import ClusterAnalysis, map_figure, radar_figure
+from normlab.hsii.cot import TARGET_ACCURACY
+from normlab.hsii.dataset import DATA
+from normlab.hsii.schemas import Case, CaseResult, Message
+from normlab.report import (
+    HtmlReport,
+    Table,
+    add_common_sections,
+    add_usage_section,
+    format_number,
+)
+
+CLUSTERS_FILE = "clusters.json"
+SHIPPED_CLUSTERS = DATA / CLUSTERS_FILE
+SAMPLE_CASES = 4
+
+
+def _cell(value: float | None, interval: tuple[float | None, float | None]) -> str:
+    if value is None:
+        return "–"
+    lo, hi = interval
+    bounds = "[–]" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
+    return f"{value:.3f} {bounds}"
+
+
+def _stage_row(label: list[str], result: StageResult) -> list[str]:
+    return [
+        *label,
+        str(result.n),
+        _cell(result.r1, result.ci.get("r1", (None, None))),
+        _cell(result.r2, result.ci.get("r2", (None, None))),
+        _cell(result.r3, result.ci.get("r3", (None, None))),
+        _cell(result.r4, result.ci.get("r4", (None, None))),
+        _cell(result.hsii, result.ci.get("hsii", (None, None))),
+        _cell(result.hsii_printed, result.ci.get("hsii_printed", (None, None))),
+        f"{result.n1}/{result.n2}",
+    ]
+
+
+STAGE_HEADER = ["n", "r1", "r2", "r3", "r4", "HSII (Table 1 form)", "HSII (Eq. 1 printed)", "n1/n2"]
+
+
+def table_one(analysis: HsiiAnalysis) -> Table:
+    rows = [_stage_row([model], result) for model, result in analysis.models.items()]
+    any_result = next(iter(analysis.models.values()), None)
+    weights = (
+        f"α = {any_result.alpha:g}, β = {any_result.beta:g}, γ = {any_result.gamma:g}, "
+        f"tie weight {any_result.tie_weight:g}"
+        if any_result
+        else ""
+    )
+    return Table(
+        caption="Table 1 shape: r1 = parsed/n, r2 = right target/parsed, r3 and r4 = wins/right "
+        "target (judge in both orders, ToolEval rule), each with a 95% bootstrap interval over "
+        f"cases. Headline score form: {analysis.formula} ('table': ι = r1(1 + αβ r2 (r3 + γ r4)), "
+        f"which every row of the paper's Table 1 follows; 'printed': Eq. 1). {weights}",
+        header=["model", *STAGE_HEADER],
+        rows=rows,
+    )
+
+
+def breakdown_table(analysis: HsiiAnalysis, kind: str) -> Table:
+    rows = []
+    for model, result in analysis.models.items():
+        groups = result.by_domain if kind == "domain" else result.by_characters
+        rows += [_stage_row([model, name], group) for name, group in groups.items()]
+    return Table(
+        caption=f"By {kind} (diagnostic: few cases per cell)",
+        header=["model", kind, *STAGE_HEADER],
+        rows=rows,
+    )
+
+
+def table_two(analysis: HsiiAnalysis) -> Table:
+    rows = [
+        [
+            model,
+            str(result.n),
+            str(result.cap),
+            _cell(result.without_cot.value, result.without_cot.ci),
+            _cell(result.with_cot.value, result.with_cot.ci),
+            _cell(result.solved.value, result.solved.ci),
+            _cell(result.complexity.value, result.complexity.ci),
+            "not within the cap"
+            if result.rounds_to_target is None
+            else str(result.rounds_to_target),
+        ]
+        for model, result in analysis.cot.items()
+    ]
+    return Table(
+        caption="Table 2 shape: target-selection success without COT (round 0) and with COT "
+        "(round 1), share solved within the cap N∞, COT complexity (mean rounds, unsolved counted "
+        f"at the cap) and rounds until cumulative accuracy reaches {TARGET_ACCURACY:.2f}; "
+        "95% bootstrap intervals over (case, COT) pairs",
+        header=[
+            "model",
+            "n",
+            "cap N∞",
+            "without COT",
+            "with COT",
+            "solved",
+            "complexity",
+            "rounds to 0.70",
+        ],
+        rows=rows,
+    )
+
+
+def _turn(message: Message, index: int) -> Turn:
+    return Turn(
+        turn_id=index, actor=f"{message.role_from} → {message.role_to}", content=message.content
+    )
+
+
+def history_text(messages: list[Message]) -> str:
+    return render_transcript(
+        [_turn(m, i) for i, m in enumerate(messages, start=1)], "numbered", empty="(no history)"
+    )
+
+
+def add_sample_case(report: HtmlReport, item: LogSample) -> None:
+    metadata = item.sample.metadata or {}
+    case = Case.model_validate(metadata["case"])
+    result = CaseResult.model_validate(metadata["hsii"])
+    score = (item.sample.scores or {}).get("hsii_stages")
+    details = (score.metadata or {}) if score else {}
+    report.heading(f"{case.case_id} — {case.domain or case.topic}", level=3)
+    report.paragraph(
+        f"Subject {item.log.eval.model}. Characters: {', '.join(case.characters)}.", "note"
+    )
+    report.preformatted(history_text(case.messages))
+    picked = (
+        "(no target and statement recovered)"
+        if result.parsed is None
+        else f"→ {', '.join(result.parsed.targets)}: {result.parsed.content} "
+        f"[parsed by rule '{result.parsed.rule}'; target right: {result.target_ok}]"
+    )
+    report.preformatted(
+        f"subject:  {picked}\ngolden:   → {case.golden.role_to}: {case.golden.content}"
+    )
+    for stage in ("first", "long"):
+        comparison = details.get(stage)
+        if isinstance(comparison, dict):
+            verdicts = ", ".join(str(v) for v in comparison.get("verdicts", []))
+            reasons = " | ".join(str(r) for r in comparison.get("reasons", []))
+            report.paragraph(
+                f"{stage} statement vs {comparison.get('other')}: {verdicts}. {reasons}"
+            )
+    if result.long_run is not None:
+        lines = [f"{t.speaker} → {t.addressee}: {t.content}" for t in result.long_run.turns]
+        lines.append(f"decision round, subject: {result.long_run.subject_raw}")
+        lines.append(f"decision round, reference: {result.long_run.reference_raw}")
+        report.preformatted("\n".join(lines))
+
+
+def load_clusters(run: HsiiRun) -> tuple[ClusterAnalysis | None, str]:
+    """A ``clusters.json`` beside the logs, else the shipped bank's."""
+    for path in run.files:
+        candidate = path.parent / CLUSTERS_FILE
+        if candidate.is_file():
+            return ClusterAnalysis.model_validate(json.loads(candidate.read_text())), str(candidate)
+    if SHIPPED_CLUSTERS.is_file():
+        return (
+            ClusterAnalysis.model_validate(json.loads(SHIPPED_CLUSTERS.read_text())),
+            "the shipped case bank",
+        )
+    return None, ""
+
+
+def build_report(run: HsiiRun, analysis: HsiiAnalysis) -> HtmlReport:
+    report = HtmlReport("HSII results")
+    roles: dict[str, set[str]] = {"subject": set(analysis.models)}
+    for log in run.samples.logs:
+        for role, config in (log.eval.model_roles or {}).items():
+            roles.setdefault(role, set()).add(str(getattr(config, "model", config)))
+    add_common_sections(report, roles, run.files, run.samples.skipped)
+    report.heading("Stages and the HSII score")
+    report.table(table_one(analysis))
+    report.table(breakdown_table(analysis, "domain"))
+    report.table(breakdown_table(analysis, "characters"))
+    if analysis.cot:
+        report.heading("COT complexity")
+        report.table(table_two(analysis))
+    clusters, source = load_clusters(run)
+    if clusters is not None:
+        report.heading("Dataset clusters")
+        report.paragraph(
+            f"{clusters.cases} cases of {source}, {clusters.encoder} embeddings, DBSCAN eps "
+            f"{clusters.eps:.3f} (min samples {clusters.min_samples}): {len(clusters.clusters)} "
+            f"clusters, noise {clusters.noise_share:.0%}, silhouette "
+            f"{format_number(clusters.silhouette)}, agreement with domains (ARI) "
+            f"{format_number(clusters.domain_agreement)}.",
+            "note",
+        )
+        report.figure(map_figure(clusters), "Figure 3 shape: the cases on a 2-D map, by cluster.")
+        report.figure(radar_figure(clusters), "Figure 5 shape: each cluster's share of the cases.")
+    add_usage_section(report, analysis.usage, "case")
+    scored = [
+        item
+        for item in run.samples.samples
+        if "hsii" in (item.sample.metadata or {}) and item.sample.scores
+    ]
+    if scored:
+        report.heading("Sample cases")
+        for item in scored[:SAMPLE_CASES]:
+            add_sample_case(report, item)
+    return report
+
+
+def write_report(run: HsiiRun, analysis: HsiiAnalysis, out_dir: Path) -> Path:
+    return build_report(run, analysis).write(out_dir / "report.html")

@@ -1,0 +1,187 @@
+"""Every HSII data shape: news paragraphs, scenes, dialogues, cases, replies, verdicts, records.
+
+The case shape is the paper's (Tables 3–5, Prompt-2): a background {scene,
+characters, relationships}, a one-word topic, a message history
+``[{role_from, role_to, content, index}]`` and the golden next assistant message.
+The paper prints both ``role_from`` and ``role-from``; both are read, ``_`` is
+written. We add ids (case, dialogue, source news), a domain and name aliases
+(how else a character may be addressed), which target matching uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ASSISTANT = "Intelligent Assistant"
+
+
+class NewsParagraph(BaseModel):
+    """One seed paragraph (project-written, news-like; no real news is shipped)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    domain: str = Field(min_length=1)
+    keywords: list[str] = Field(min_length=1, max_length=2)
+    title: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+
+class Background(BaseModel):
+    """Prompt-1's output: the scene, its characters (at most five) and their relationships."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scene: str
+    characters: list[str] = Field(min_length=1)
+    relationships: str
+
+
+class Message(BaseModel):
+    """One turn of a dialogue: who said what to whom, and its index (a string, as printed)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    role_from: str
+    role_to: str
+    content: str
+    index: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_both_spellings(cls, data: Any) -> Any:
+        """Tables 3–5 print ``role-from``/``role-to``; the prompts print ``role_from``."""
+        if isinstance(data, dict):
+            data = {key.replace("-", "_"): value for key, value in data.items()}
+            if "index" in data and not isinstance(data["index"], str):
+                data["index"] = str(data["index"])
+        return data
+
+
+class Dialogue(BaseModel):
+    """Prompt-2's output for one scene, with our ids and aliases."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    dialogue_id: str = Field(min_length=1)
+    source_id: str = ""
+    domain: str = ""
+    topic: str
+    background: Background
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+    messages: list[Message] = Field(min_length=1)
+
+
+class Case(BaseModel):
+    """One test case: the history before an assistant turn, and that turn as the golden."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    case_id: str = Field(min_length=1)
+    dialogue_id: str = ""
+    source_id: str = ""
+    domain: str = ""
+    topic: str
+    background: Background
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+    messages: list[Message]
+    golden: Message
+
+    @field_validator("topic", mode="before")
+    @classmethod
+    def _topic_text(cls, value: Any) -> Any:
+        return value.strip().strip('"') if isinstance(value, str) else value
+
+    @property
+    def characters(self) -> list[str]:
+        return self.background.characters
+
+
+class Statement(BaseModel):
+    """What the subject's reply was parsed into: whom it addresses and what it says."""
+
+    targets: list[str]
+    content: str
+    rule: str
+    """Which parsing rule recovered it (json, python-dict, fenced, brace-span, …)."""
+
+
+Better = Literal["A", "B", "equal"]
+Verdict = Literal["win", "loss", "tie"]
+
+
+class PairwiseJudgement(BaseModel):
+    """The judge's reply (ours: the paper's "grading" figure repeats the testing prompt)."""
+
+    reasoning: str
+    better: Better
+
+    @field_validator("better", mode="before")
+    @classmethod
+    def _normalise(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip().strip(".").strip("'\"").lower()
+            if text in ("a", "statement a"):
+                return "A"
+            if text in ("b", "statement b"):
+                return "B"
+            if text in ("equal", "tie", "same", "both"):
+                return "equal"
+        return value
+
+
+class ComparisonRecord(BaseModel):
+    """One stage's comparison in both orders, verdicts from the subject's side (None: unusable)."""
+
+    subject_statement: str
+    other_statement: str
+    other: Literal["golden", "reference"]
+    verdicts: list[Verdict | None]
+    reasons: list[str] = Field(default_factory=list)
+
+
+class LongRunTurn(BaseModel):
+    speaker: str
+    addressee: str
+    content: str
+    parsed_by: str = ""
+
+
+class LongRun(BaseModel):
+    """r4's conversation: the turns with the target, then both statements at the decision round."""
+
+    turns: list[LongRunTurn]
+    history: list[Message]
+    """The history the decision round's statements answer."""
+    subject_raw: str
+    subject: Statement | None
+    reference_raw: str
+    reference: Statement | None
+
+
+class CaseResult(BaseModel):
+    """What the solvers recorded for one case (the sample's metadata ``hsii``)."""
+
+    parsed: Statement | None
+    target_ok: bool | None
+    long_run: LongRun | None = None
+
+
+class TrialRecord(BaseModel):
+    """One case answered by one model, as imported records (JSONL) or read from a log."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    case_id: str
+    subject_model: str
+    response: str
+    golden_target: str
+    characters: list[str] = Field(default_factory=list)
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+    first_verdicts: list[Verdict | None] | None = Field(default=None, min_length=2, max_length=2)
+    """The judge's two verdicts (one per order, the subject's side); null inside: unusable."""
+    long_verdicts: list[Verdict | None] | None = Field(default=None, min_length=2, max_length=2)
+    domain: str = ""
+    judge_model: str = ""

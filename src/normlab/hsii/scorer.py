@@ -1,0 +1,170 @@
+"""HSII's scorer: the four stages of Definition 1 and the pairwise judge (r3, r4).
+
+Stage values per case: ``parsed`` (r1), ``target_ok`` (r2, only if parsed),
+``first_win`` (r3, only if the target is right: the subject's statement against
+the golden) and ``long_win`` (r4, likewise: the decision-round statement against
+the reference model's). NaN marks a stage the case never reached, so each rate
+has its own denominator, as Definition 1 defines them.
+
+The judge compares two statements "on reverse sides to avoid positional bias":
+two calls, A/B then B/A, each verdict read from the subject's side. The win rule
+is the ToolBench win rate the paper cites (``OpenBMB/ToolBench`` ToolEval): the
+subject wins iff it gets more preferences than the other side; equal votes are a
+tie, worth ``tie_weight`` (default 0, as in ToolEval). A verdict that cannot be
+used after its repair retry leaves the comparison unresolved: not a win, counted
+apart. Both orders' verdicts are kept, so a run can be re-scored with another rule.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+from inspect_ai.model import ChatMessageUser, Model, get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from normlab.hsii.prompts import judge_prompt, statement_dict
+from normlab.hsii.rules import hsii_score, subject_side, win_value
+from normlab.hsii.schemas import (
+    Case,
+    CaseResult,
+    ComparisonRecord,
+    Message,
+    PairwiseJudgement,
+    Statement,
+    Verdict,
+)
+from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, RoleSettings, generate_structured
+
+JUDGE_MAX_TOKENS = 300
+JUDGE_TEMPERATURE = 0.0
+STAGES = ("parsed", "target_ok", "first_win", "long_win")
+
+
+async def compare(
+    judge: Model,
+    case: Case,
+    history: list[Message],
+    subject: tuple[Statement | None, str],
+    other: tuple[Statement | None, str],
+    other_name: Literal["golden", "reference"],
+    settings: RoleSettings,
+) -> ComparisonRecord:
+    """The judge in both orders (subject as A, then as B); verdicts from the subject's side."""
+    mine, theirs = statement_dict(*subject), statement_dict(*other)
+    verdicts: list[Verdict | None] = []
+    reasons: list[str] = []
+    for subject_is_a in (True, False):
+        a, b = (mine, theirs) if subject_is_a else (theirs, mine)
+        result = await generate_structured(
+            judge,
+            [ChatMessageUser(content=judge_prompt(case, history, a, b))],
+            PairwiseJudgement,
+            settings.config("judge", JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE),
+            cache=DETERMINISTIC_CACHE,
+        )
+        judgement = result.value
+        verdicts.append(None if judgement is None else subject_side(judgement.better, subject_is_a))
+        reasons.append(judgement.reasoning if judgement else f"unusable: {result.error}")
+    return ComparisonRecord(
+        subject_statement=mine,
+        other_statement=theirs,
+        other=other_name,
+        verdicts=verdicts,
+        reasons=reasons,
+    )
+
+
+def _rate(values: Sequence[float]) -> float:
+    reached = [value for value in values if not math.isnan(value)]
+    return sum(reached) / len(reached) if reached else math.nan
+
+
+@metric
+def hsii_rates() -> Metric:
+    """r1–r4 on their own denominators and the HSII score (Table 1's form and Eq. 1's)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        values = [s.score.value for s in scores if isinstance(s.score.value, dict)]
+        rates = {
+            f"r{i}": _rate([float(v.get(stage, math.nan)) for v in values])
+            for i, stage in enumerate(STAGES, start=1)
+        }
+        parts = [0.0 if math.isnan(rates[f"r{i}"]) else rates[f"r{i}"] for i in range(1, 5)]
+        return {
+            **rates,
+            "hsii": hsii_score(*parts, formula="table"),
+            "hsii_printed": hsii_score(*parts, formula="printed"),
+        }
+
+    return compute
+
+
+@scorer(metrics=[hsii_rates()])
+def hsii_stages(
+    tie_weight: float = 0.0,
+    max_tokens: dict[str, int] | None = None,
+    reasoning_effort: dict[str, str] | None = None,
+) -> Scorer:
+    """Definition 1's stages for one case; the judge runs only for correct targets."""
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        case = Case.model_validate(state.metadata["case"])
+        result = CaseResult.model_validate(state.metadata["hsii"])
+        value = {stage: math.nan for stage in STAGES}
+        value["parsed"] = float(result.parsed is not None)
+        metadata: dict[str, object] = {"tie_weight": tie_weight, "rule": "toolbench"}
+        if result.parsed is not None:
+            value["target_ok"] = float(bool(result.target_ok))
+        if result.target_ok:
+            judge = get_model(role="judge", default=DEFAULT_MODEL)
+            metadata["judge_model"] = str(judge)
+            first = await compare(
+                judge,
+                case,
+                case.messages,
+                (result.parsed, state.output.completion),
+                (_golden(case), case.golden.content),
+                "golden",
+                settings,
+            )
+            value["first_win"] = win_value(first.verdicts, tie_weight)
+            metadata["first"] = first.model_dump()
+            run = result.long_run
+            if run is not None:
+                long = await compare(
+                    judge,
+                    case,
+                    run.history,
+                    (run.subject, run.subject_raw),
+                    (run.reference, run.reference_raw),
+                    "reference",
+                    settings,
+                )
+                value["long_win"] = win_value(long.verdicts, tie_weight)
+                metadata["long"] = long.model_dump()
+        return Score(
+            value=value,
+            answer=state.output.completion,
+            explanation=_explain(result, metadata),
+            metadata=metadata,
+        )
+
+    return score
+
+
+def _golden(case: Case) -> Statement:
+    return Statement(targets=[case.golden.role_to], content=case.golden.content, rule="golden")
+
+
+def _explain(result: CaseResult, metadata: dict[str, object]) -> str:
+    if result.parsed is None:
+        return "r1: the reply held no target and statement"
+    if not result.target_ok:
+        return f"r2: addressed {', '.join(result.parsed.targets)}"
+    first = metadata.get("first")
+    reasons = first.get("reasons", []) if isinstance(first, dict) else []
+    return "r3: " + " | ".join(str(reason) for reason in reasons)

@@ -1,0 +1,91 @@
+"""r1's lenient parser on every listed form and on replies that must fail; r2's name matching."""
+
+from __future__ import annotations
+
+import pytest
+
+from normlab.hsii.parse import parse_statement, resolve_target, target_correct
+
+GOOD = [
+    ('{"role_from": "Intelligent Assistant", "role_to": "F", "content": "Here."}', "json"),
+    ("{'role_from': 'Intelligent Assistant', 'role_to': 'F', 'content': 'Here.'}", "python-dict"),
+    ('Sure:\n```json\n{"role_to": "F", "content": "Here."}\n```', "fenced"),
+    ("```\n{'to': 'F', 'message': 'Here.'}\n```", "fenced"),
+    ('Let me think. My reply: {"role_to": "F", "content": "Here."} Hope it helps.', "json"),
+    ('{"role_to": "F", "content": "Here.",}', "python-dict"),  # trailing comma
+    ("{“role_to”: “F”, “content”: “Here.”}", "repaired"),  # curly quotes
+    ('{"role-to": "F", "statement": "Here."}', "json"),
+    ('{"target": "F", "content": "Here."}', "json"),
+    ('{"addressee": "F", "message": "Here."}', "json"),
+    ('{"to": "F", "content": "Here."}', "json"),
+    ("role_to: F\ncontent: Here.", "key-lines"),
+    ("To F: Here.", "to-prefix"),
+    ("**To F:** Here.", "to-prefix"),
+    ("@F Here.", "at-mention"),
+]
+
+
+@pytest.mark.parametrize(("reply", "rule"), GOOD)
+def test_every_listed_form_parses_and_names_its_rule(reply: str, rule: str) -> None:
+    statement = parse_statement(reply)
+    assert statement is not None, reply
+    assert (statement.targets, statement.content, statement.rule) == (["F"], "Here.", rule)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "I would talk to the coordinator about the meeting.",
+        '{"role_to": "F"}',  # no content
+        '{"content": "Here."}',  # no target
+        '{"role_to": "", "content": "Here."}',
+        '{"role_to": "F", "content": "   "}',
+        "[1, 2, 3]",
+        "{" * 5000,  # deep nesting
+        "To: nobody",
+    ],
+)
+def test_replies_without_target_and_statement_fail(reply: str) -> None:
+    assert parse_statement(reply) is None
+
+
+def test_role_from_is_ignored_and_several_addressees_are_kept() -> None:
+    statement = parse_statement('{"role_from": "F", "role_to": "G and H", "content": "x"}')
+    assert statement is not None and statement.targets == ["G", "H"]
+    assert not target_correct(statement, "G", ["F", "G", "H"])
+
+
+def test_at_mention_of_a_two_word_name_uses_the_known_names() -> None:
+    statement = parse_statement("@Rafael Nadal sure, I will remind you.", ["Rafael Nadal"])
+    assert statement is not None
+    assert (statement.targets, statement.content) == (["Rafael Nadal"], "sure, I will remind you.")
+
+
+CHARACTERS = ["WATER BOARD ENGINEER", "COOPERATIVE CHAIR", "Carlos Moya", "Rafael Nadal", "F"]
+ALIASES = {"COOPERATIVE CHAIR": ["the chair", "chairwoman"], "F": ["the CFO"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("WATER BOARD ENGINEER", "WATER BOARD ENGINEER"),
+        ("water board engineer", "WATER BOARD ENGINEER"),  # case
+        ("  The  Water-Board Engineer. ", "WATER BOARD ENGINEER"),  # spacing, punctuation, the
+        ("engineer", "WATER BOARD ENGINEER"),  # a last word no one else ends with
+        ("Chairwoman", "COOPERATIVE CHAIR"),  # an alias
+        ("the CFO", "F"),  # an alias
+        ("Nadal", "Rafael Nadal"),  # a unique surname
+        ("Rafael", "Rafael Nadal"),  # a unique first name
+        ("Intelligent Assistant", None),  # the assistant itself
+        ("the board", None),  # a middle word: not a first or last name
+        ("Roddick", None),  # not in the scene
+    ],
+)
+def test_alias_and_name_matching(name: str, expected: str | None) -> None:
+    assert resolve_target(name, CHARACTERS, ALIASES) == expected
+
+
+def test_a_first_name_shared_by_two_characters_is_ambiguous() -> None:
+    assert resolve_target("Carlos", ["Carlos Moya", "Carlos Gomez"]) is None
+    assert resolve_target("Moya", ["Carlos Moya", "Carlos Gomez"]) == "Carlos Moya"

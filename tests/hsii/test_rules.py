@@ -1,0 +1,127 @@
+"""The win rule on every verdict pair, both HSII score forms on Table 1, r1–r4 denominators."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from normlab.cli import app
+from normlab.hsii import hsii_score, win_value
+from normlab.hsii.analysis import Weights, analyze_records
+from normlab.hsii.schemas import TrialRecord
+
+VERDICTS = ("win", "loss", "tie")
+
+
+@pytest.mark.parametrize(("first", "second"), list(itertools.product(VERDICTS, VERDICTS)))
+def test_toolbench_win_rule_on_every_pair(first: str, second: str) -> None:
+    votes = [first, second]
+    wins, losses = votes.count("win"), votes.count("loss")
+    expected = "win" if wins > losses else "loss" if losses > wins else "tie"
+    value = win_value(votes, tie_weight=0.0)  # type: ignore[arg-type]
+    assert value == {"win": 1.0, "loss": 0.0, "tie": 0.0}[expected]
+    assert win_value(votes, tie_weight=0.5) == {"win": 1.0, "loss": 0.0, "tie": 0.5}[expected]  # type: ignore[arg-type]
+
+
+def test_the_win_rule_by_hand() -> None:
+    assert win_value(["win", "tie"]) == 1.0  # one vote to none
+    assert win_value(["win", "loss"]) == 0.0  # orders disagree: a tie, worth 0 by default
+    assert win_value(["win", "loss"], tie_weight=0.5) == 0.5
+    assert win_value(["tie", "tie"], tie_weight=0.5) == 0.5
+    assert win_value(["win", None]) == 0.0, "an unusable verdict leaves it unresolved, no win"
+    assert win_value([]) == 0.0
+
+
+# Table 1 of the paper: r1, r2, r3, r4 and the printed HSII score of every row.
+TABLE_1 = {
+    "llama2-7b": (0.472, 0.510, 0.26, 0.27, 0.600),
+    "baichuan2-7b": (0.343, 0.624, 0.40, 0.44, 0.522),
+    "qwen2.5-7b": (0.677, 0.266, 0.47, 0.52, 0.855),
+    "llama3-8b": (0.554, 0.565, 0.55, 0.55, 0.898),
+    "mistral-7b": (0.496, 0.491, 0.41, 0.44, 0.703),
+    "GPT4": (0.701, 0.732, 0.67, 0.69, 1.399),
+    "human": (0.996, 0.804, 0.72, 0.72, 2.149),
+}
+
+
+@pytest.mark.parametrize("row", list(TABLE_1))
+def test_table_form_reproduces_every_row_of_table_1(row: str) -> None:
+    r1, r2, r3, r4, printed_in_paper = TABLE_1[row]
+    assert hsii_score(r1, r2, r3, r4, formula="table") == pytest.approx(printed_in_paper, abs=1e-3)
+
+
+def test_both_forms_on_the_gpt4_row() -> None:
+    r1, r2, r3, r4, _ = TABLE_1["GPT4"]
+    assert round(hsii_score(r1, r2, r3, r4), 3) == 1.399  # .701 (1 + .732 · 1.36)
+    assert round(hsii_score(r1, r2, r3, r4, formula="printed"), 3) == 1.912  # .701 · 2.7275
+    assert hsii_score(1, 1, 1, 1, formula="printed") == 4.0  # (n1 + n2 + n3 + n4) / n at most
+    assert hsii_score(1, 1, 1, 1, formula="table") == 3.0
+    assert hsii_score(0.5, 1, 1, 1, alpha=2, beta=1, gamma=0) == 0.5 * (1 + 2 * 1)
+
+
+def record(
+    case: str, response: str, first: list[str] | None, long: list[str] | None
+) -> TrialRecord:
+    return TrialRecord.model_validate(
+        {
+            "case_id": case,
+            "subject_model": "m",
+            "response": response,
+            "golden_target": "G",
+            "characters": ["F", "G", "H"],
+            "first_verdicts": first,
+            "long_verdicts": long,
+        }
+    )
+
+
+def answer(target: str) -> str:
+    return json.dumps({"role_to": target, "content": "ok"})
+
+
+def records() -> list[TrialRecord]:
+    """n = 6: one unparseable, two wrong targets, three right (first wins: 2 of 3)."""
+    return [
+        record("c1", "no idea", None, None),
+        record("c2", answer("F"), None, None),
+        record("c3", answer("H"), ["win", "win"], ["win", "win"]),  # verdicts of a wrong target
+        record("c4", answer("G"), ["win", "win"], ["win", "tie"]),
+        record("c5", answer("g"), ["win", "tie"], ["loss", "loss"]),
+        record("c6", answer("G"), ["loss", "tie"], ["tie", "tie"]),
+    ]
+
+
+def test_denominators_follow_definition_1() -> None:
+    result = analyze_records(records()).models["m"]
+    assert (result.n, result.n1, result.n2) == (6, 5, 3)
+    assert result.r1 == pytest.approx(5 / 6)  # parsed / n
+    assert result.r2 == pytest.approx(3 / 5)  # right target / parsed
+    assert result.r3 == pytest.approx(2 / 3)  # first wins / right target
+    assert result.r4 == pytest.approx(1 / 3)  # long wins / right target
+    assert result.hsii == pytest.approx(hsii_score(5 / 6, 3 / 5, 2 / 3, 1 / 3))
+    tied = analyze_records(records(), Weights(tie_weight=0.5)).models["m"]
+    assert tied.r4 == pytest.approx((1 + 0 + 0.5) / 3)
+    for name in ("r1", "r2", "r3", "r4", "hsii"):
+        lo, hi = result.ci[name]
+        assert lo is not None and hi is not None and lo <= hi
+
+
+def test_analyze_reads_trial_records_and_prints_the_json_shape(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(r.model_dump_json() + "\n" for r in records()))
+    result = CliRunner().invoke(app, ["hsii", "analyze", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    model = json.loads(result.output)["models"]["m"]
+    assert {"n", "r1", "r2", "r3", "r4", "hsii", "hsii_printed", "formula"} <= set(model)
+    assert model["formula"] == "table"
+    printed = CliRunner().invoke(app, ["hsii", "analyze", str(path), "--json", "--formula", "x"])
+    assert printed.exit_code == 2 and "--formula" in printed.output
+    bad = tmp_path / "bad.jsonl"
+    row = {"case_id": "c", "subject_model": "m", "response": "r", "golden_target": "G"}
+    bad.write_text(json.dumps({**row, "first_verdicts": ["win"]}) + "\n")
+    broken = CliRunner().invoke(app, ["hsii", "analyze", str(bad)])
+    assert broken.exit_code == 2 and "bad.jsonl:1: field 'first_verdicts'" in broken.output
