@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from normlab.commands import models_app, reports_errors
+from normlab.crsec import crsec_app
 from normlab.hsii import hsii_app
 from normlab.losona import losona_app, run_losona
 from normlab.models import DEFAULT_MODEL
@@ -28,6 +29,7 @@ app.add_typer(models_app, name="models")
 app.add_typer(losona_app, name="losona")
 app.add_typer(scene_app, name="scene")
 app.add_typer(hsii_app, name="hsii")
+app.add_typer(crsec_app, name="crsec")
 
 DEMO_SCENARIO_IDS = [
     "gift_pool_or_bill_split__no_apology_culture_norm__demos__leaving_present",

@@ -319,6 +319,30 @@ class Rate(Estimate):
         return cls.of(sum(known), len(known))
 
 
+class Band(BaseModel):
+    """Mean over runs with the runs' min–max range: the band of a time series across runs.
+
+    Not a confidence interval: with the paper's five runs a range says what a reader
+    needs (every run lies inside it) without assuming a distribution.
+    """
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Band:
+        if not values:
+            return cls(mean=None, low=None, high=None, n=0)
+        return cls(
+            mean=float(np.mean(np.asarray(values, dtype=np.float64))),
+            low=float(min(values)),
+            high=float(max(values)),
+            n=len(values),
+        )
+
+
 class Agreement(BaseModel):
     """Two raters on the same binary items: agreement, Cohen's κ and the 2 × 2 table."""
 

@@ -9,7 +9,10 @@ Registered for Inspect as the ``scripted`` provider: ``scripted/PATH`` (or
 The first rule whose regex is found in the conversation (all message texts
 joined by blank lines) answers. When a rule has several replies, the n-th call
 with the *same* prompt gets reply n (cycling), so the K epochs of a sample get
-a fixed multiset of replies whatever order they run in. Token usage is always
+a fixed multiset of replies whatever order they run in. A call that carries a
+seed (``GenerateConfig.seed``, as every CRSEC call does) gets the reply the seed
+picks instead, so the same call answers the same way in another process: a
+resumed simulation sees what an uninterrupted one saw. Token usage is always
 set (whitespace-separated words), because Inspect's own mock model would try to
 fetch a tokenizer, which fails offline. A reply longer than the call's
 ``max_tokens`` words is cut there with stop reason ``max_tokens``, as a real
@@ -97,10 +100,10 @@ class ScriptedResponder:
     def reply(self, prompt: str) -> str:
         return self.answer(prompt)[0]
 
-    def answer(self, prompt: str) -> tuple[str, float]:
-        """The reply to ``prompt`` and how many seconds it takes."""
+    def answer(self, prompt: str, seed: int | None = None) -> tuple[str, float]:
+        """The reply to ``prompt`` (picked by ``seed`` if given) and how many seconds it takes."""
         with self._lock:
-            occurrence = self._seen[prompt]
+            occurrence = self._seen[prompt] if seed is None else seed
             self._seen[prompt] += 1
         for rule, pattern in zip(self.script.rules, self._patterns, strict=True):
             if pattern.search(prompt):
@@ -145,7 +148,7 @@ class ScriptedModel(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         prompt = conversation_text(input)
-        reply, delay = self.responder.answer(prompt)
+        reply, delay = self.responder.answer(prompt, config.seed)
         if delay:
             await anyio.sleep(delay)
         words = reply.split(" ")

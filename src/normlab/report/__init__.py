@@ -1,6 +1,6 @@
 """Shared report building: figures (matplotlib, Agg), a self-contained HTML page, sections."""
 
-from normlab.report.figures import BarSeries, grouped_bar_chart, png_of
+from normlab.report.figures import BarSeries, LineSeries, grouped_bar_chart, line_panels, png_of
 from normlab.report.html import (
     HtmlReport,
     Table,
@@ -23,6 +23,7 @@ from normlab.report.sections import (
 __all__ = [
     "BarSeries",
     "HtmlReport",
+    "LineSeries",
     "Table",
     "add_common_sections",
     "add_usage_section",
@@ -35,6 +36,7 @@ __all__ = [
     "format_percent",
     "format_rate",
     "grouped_bar_chart",
+    "line_panels",
     "png_of",
     "sources_note",
     "usage_table",

@@ -89,6 +89,56 @@ def grouped_bar_chart(
     return png_of(figure)
 
 
+@dataclass(frozen=True)
+class LineSeries:
+    """One line over x with an optional shaded band (e.g. the min–max over runs)."""
+
+    label: str
+    values: list[float | None]
+    low: list[float | None] | None = None
+    high: list[float | None] | None = None
+    dashed: bool = False
+    color: str | None = None
+
+
+def line_panels(
+    x: list[float],
+    panels: list[tuple[str, list[LineSeries]]],
+    xlabel: str,
+    ylabel: str,
+    ylim: tuple[float, float] | None = None,
+    xticks: list[tuple[float, str]] | None = None,
+    threshold: float | None = None,
+) -> bytes:
+    """Side-by-side panels of lines with bands; missing values break the line."""
+    figure, axes_list = plt.subplots(
+        1, len(panels), figsize=(4.6 * len(panels), 3.8), sharey=ylim is not None, squeeze=False
+    )
+    for axes, (title, series) in zip(axes_list[0], panels, strict=True):
+        for item in series:
+            values = [math.nan if v is None else v for v in item.values]
+            (line,) = axes.plot(
+                x, values, label=item.label, linestyle="--" if item.dashed else "-",
+                color=item.color, linewidth=1.6,
+            )  # fmt: skip
+            if item.low is not None and item.high is not None:
+                low = [math.nan if v is None else v for v in item.low]
+                high = [math.nan if v is None else v for v in item.high]
+                axes.fill_between(x, low, high, color=line.get_color(), alpha=0.18, linewidth=0)
+        if threshold is not None:
+            axes.axhline(threshold, color="grey", linewidth=0.8, linestyle=":")
+        axes.set_title(title, fontsize="medium")
+        axes.set_xlabel(xlabel)
+        if xticks:
+            axes.set_xticks([t for t, _ in xticks], [label for _, label in xticks])
+        if ylim is not None:
+            axes.set_ylim(*ylim)
+        if series:
+            axes.legend(fontsize="x-small")
+    axes_list[0][0].set_ylabel(ylabel)
+    return png_of(figure)
+
+
 def png_of(figure: Any) -> bytes:
     """A finished matplotlib figure as PNG bytes (the figure is closed)."""
     figure.tight_layout()

@@ -36,21 +36,30 @@ def format_number(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def format_interval(interval: Interval, digits: int = 1, percent: bool = True) -> str:
+def format_interval(
+    interval: Interval, digits: int = 1, percent: bool = True, signed: bool = True
+) -> str:
     lo, hi = interval
     if lo is None or hi is None:
         return "[–]"
     if percent:
         return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
-    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
+    sign = "+" if signed else ""
+    return f"[{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]"
 
 
-def format_estimate(estimate: Estimate, digits: int = 1, percent: bool = True) -> str:
-    """``66.7% [33.3, 100.0]`` for a proportion, ``+0.42 [+0.10, +0.70]`` for ρ; – if undefined."""
+def format_estimate(
+    estimate: Estimate, digits: int = 1, percent: bool = True, signed: bool = True
+) -> str:
+    """``66.7% [33.3, 100.0]`` for a proportion, ``+0.42 [+0.10, +0.70]`` for ρ, ``5.63 [5.60,
+    5.66]`` for a mean (``signed=False``); – if undefined."""
     if estimate.value is None:
         return "–"
-    value = format_percent(estimate.value, digits) if percent else f"{estimate.value:+.{digits}f}"
-    return f"{value} {format_interval(estimate.ci, digits, percent)}"
+    if percent:
+        value = format_percent(estimate.value, digits)
+    else:
+        value = f"{estimate.value:{'+' if signed else ''}.{digits}f}"
+    return f"{value} {format_interval(estimate.ci, digits, percent, signed)}"
 
 
 def format_rate(rate: Rate, digits: int = 1) -> str:

@@ -1,0 +1,111 @@
+"""How every CRSEC operation calls a model: tagged, seeded, recorded, budgeted.
+
+Each call goes through the shared :class:`~normlab.models.ModelClient` (role
+``agent`` for the society, ``judge`` for the metrics) with the acting agent as its
+actor, so usage, parse failures, truncations and prefix reuse are counted the
+same way as in the benchmarks. Every call carries a seed derived from the run's
+seed, the tick, the agent and the operation: providers that honour seeds, and
+the scripted model, then answer the same way in a resumed run as in an
+uninterrupted one. Each call's prompt, reply and usage become a ``call`` event,
+appended in the fixed order the simulation applies results, never in the order
+the concurrent calls happened to finish.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
+from pydantic import BaseModel
+
+from normlab.models import CallRecord, ModelClient, StructuredResult
+
+SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+AGENT_ROLE = "agent"
+AGENT_MAX_TOKENS = 600
+
+
+def call_seed(*parts: object) -> int:
+    """A stable 31-bit seed from the call's identity."""
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+@dataclass
+class CallLog:
+    """The calls one agent made in one phase of a tick, in the order it made them."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(
+        self,
+        agent: str,
+        operation: str,
+        messages: Sequence[ChatMessage],
+        result: StructuredResult[Any],
+        record: CallRecord,
+    ) -> None:
+        """Everything about the call but wall-clock facts, so a resumed run logs it identically."""
+        self.entries.append(
+            {
+                "agent": agent,
+                "operation": operation,
+                "role": record.role,
+                "system": messages[0].text if len(messages) > 1 else "",
+                "prompt": messages[-1].text,
+                "replies": result.replies,
+                "parsed": result.value.model_dump()
+                if isinstance(result.value, BaseModel)
+                else None,
+                "attempts": record.attempts,
+                "parse_failed": record.parse_failed,
+                "truncated": record.truncated,
+                "error": record.error,
+                "input_tokens": record.input_tokens,
+                "cached_input_tokens": record.cached_input_tokens,
+                "output_tokens": record.output_tokens,
+                "cost": record.cost,
+            }
+        )
+
+
+@dataclass
+class Caller:
+    """One agent's access to the models during one phase of one tick."""
+
+    client: ModelClient
+    agent: str
+    seed: int
+    tick: int
+    phase: str
+    log: CallLog = field(default_factory=CallLog)
+    counter: int = 0
+    role: str = AGENT_ROLE
+    max_tokens: int = AGENT_MAX_TOKENS
+    temperature: float | None = None
+    prefix: str = ""
+    """The agent's stable system message (description, then qualified norms): the prompt prefix
+    a provider's or llama.cpp's cache reuses from one of this agent's calls to the next."""
+
+    async def ask(
+        self, operation: str, prompt: str, schema: type[SchemaT], max_tokens: int | None = None
+    ) -> SchemaT | None:
+        """One structured call; ``None`` (recorded) when the reply never parsed."""
+        self.counter += 1
+        messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
+        if self.prefix:
+            messages.insert(0, ChatMessageSystem(content=self.prefix))
+        config = GenerateConfig(
+            max_tokens=max_tokens or self.max_tokens,
+            temperature=self.temperature,
+            seed=call_seed(self.seed, self.tick, self.phase, self.agent, operation, self.counter),
+        )
+        result = await self.client.structured(
+            self.role, self.agent, messages, schema, config, operation=operation
+        )
+        self.log.add(self.agent, operation, messages, result, self.client.records[-1])
+        return result.value

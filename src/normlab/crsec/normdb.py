@@ -1,0 +1,136 @@
+"""The personal norm database: adding, qualifying, deduplicating, and when synthesis is due.
+
+Each agent holds one :class:`~normlab.crsec.schemas.NormDatabase`. Normative information
+enters it once, with its provenance, whatever the immediate evaluation says: a rejected
+item stays, neither activated nor valid, with the reason (the paper's ⟨…, F, F⟩), so the
+trace can show what an agent heard and refused. An exact duplicate (same words once case,
+punctuation and spacing are set aside) of something already in the database is not
+evaluated again: it costs no call and adds no item (in the authors' snapshot 56% of
+identified items were duplicates).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from normlab.crsec.schemas import NormDatabase, NormType, Origin, PersonalNorm
+
+SynthesisTrigger = Literal["paper", "counter"]
+
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def normalized(content: str) -> str:
+    """Lower case, words only: the key of the exact-duplicate pre-check."""
+    return _NON_WORD.sub(" ", content.lower()).strip()
+
+
+def exact_duplicate(database: NormDatabase, content: str) -> PersonalNorm | None:
+    """The item of ``database`` with the same words as ``content``, if any."""
+    key = normalized(content)
+    return next((norm for norm in database.norms if normalized(norm.content) == key), None)
+
+
+def add_norm(
+    database: NormDatabase,
+    *,
+    content: str,
+    type: NormType,
+    utility: int,
+    origin: Origin,
+    source_text: str,
+    time: str,
+    qualified: bool,
+    rejection: str | None = None,
+    members: list[int] | None = None,
+) -> PersonalNorm:
+    """Append an item (qualified or rejected) and return it."""
+    norm = PersonalNorm(
+        id=database.next_id(),
+        content=content,
+        utility=utility,
+        type=type,
+        activated=qualified,
+        valid=qualified,
+        origin=origin,
+        source_text=source_text,
+        time=time,
+        rejection=rejection,
+        members=members or [],
+    )
+    database.norms.append(norm)
+    if qualified and origin != "created":
+        database.synthesis_counter += utility
+    return norm
+
+
+def qualified_key(database: NormDatabase) -> str:
+    """The qualified set as a string, to tell whether it changed since a synthesis attempt."""
+    return ",".join(str(norm.id) for norm in database.qualified())
+
+
+def synthesis_due(database: NormDatabase, trigger: SynthesisTrigger, threshold: int) -> bool:
+    """Whether long-term synthesis starts now.
+
+    ``paper``: the qualified norms' utilities sum past ``threshold`` (§2.3). ``counter``
+    (the authors' code): the utility of norms accepted since the last synthesis, initial
+    norms excluded, reaches ``threshold``. Either way, not again for the same qualified set:
+    a synthesis that changed nothing would otherwise repeat every hour.
+    """
+    if len(database.qualified()) < 2 or database.last_synthesis_of == qualified_key(database):
+        return False
+    if trigger == "paper":
+        return database.qualified_utility() > threshold
+    return database.synthesis_counter >= threshold
+
+
+def mark_synthesis_attempt(database: NormDatabase) -> None:
+    """Remember the qualified set synthesis last saw, and restart the counter."""
+    database.last_synthesis_of = qualified_key(database)
+    database.synthesis_counter = 0
+
+
+def apply_abstract(
+    database: NormDatabase,
+    *,
+    content: str,
+    type: NormType,
+    utility: int,
+    members: list[int],
+    theme: str,
+    time: str,
+) -> PersonalNorm:
+    """A qualified abstract norm; its members stay valid but are no longer activated."""
+    for norm in database.norms:
+        if norm.id in members:
+            norm.activated = False
+    return add_norm(
+        database,
+        content=content,
+        type=type,
+        utility=utility,
+        origin="synthesis",
+        source_text=theme,
+        time=time,
+        qualified=True,
+        members=members,
+    )
+
+
+def weighted_utility(utilities: list[int], weights: list[float]) -> tuple[int, bool]:
+    """The abstract norm's utility: the weighted mean of its members' (§2.3).
+
+    Returns the utility and whether the model's weights were used: weights that are
+    missing, negative, of the wrong length or all zero fall back to equal weights.
+    """
+    usable = (
+        len(weights) == len(utilities)
+        and all(weight >= 0 for weight in weights)
+        and sum(weights) > 0
+    )
+    if not usable:
+        weights = [1.0] * len(utilities)
+    total = sum(weights)
+    value = sum(u * w for u, w in zip(utilities, weights, strict=True)) / total
+    return max(1, min(100, round(value))), usable

@@ -1,0 +1,18 @@
+"""Creation & Representation (§2.1, Figure 7): norm entrepreneurs create their personal norms."""
+
+from __future__ import annotations
+
+from normlab.crsec.calls import Caller
+from normlab.crsec.prompts import render
+from normlab.crsec.schemas import AgentSpec, CreatedNorm, CreatedNorms
+
+
+async def create_norms(caller: Caller, agent: AgentSpec, count: int) -> list[CreatedNorm]:
+    """P ← CreateNorm(G): up to ``count`` norms from the agent description (none if it failed)."""
+    prompt = render(
+        "create_norm",
+        {"agent description": agent.description, "count": str(count)},
+        "create_norm_ours",
+    )
+    reply = await caller.ask("create_norm", prompt, CreatedNorms, max_tokens=900)
+    return [] if reply is None else reply.norms[:count]

@@ -1,0 +1,271 @@
+"""Evaluation (§2.3, Figures 11–16): the immediate evaluation and the long-term synthesis.
+
+Immediate evaluation: consistency → duplication → type → conflict; any failure leaves
+the item neither activated nor valid. Three modes:
+
+- ``merged`` (default): the four checks and the utility in one call, with the checks'
+  wording taken from Figures 11–14 (one call instead of five);
+- ``faithful``: one call per check in the paper's order, stopping at the first failure,
+  then a utility call (the authors' code rates utility after the checks);
+- ``none`` (the no-evaluation ablation): every identified norm is accepted; only its
+  utility is asked for.
+
+A type check that finds the type wrong fails the item, as the paper's
+``Y_type ∈ {T, F}`` says (the authors' code overwrites the type instead).
+
+Long-term synthesis: ClassifySpecificNorms groups the qualified norms by theme;
+GenerateAbstractNorm writes one abstract norm per group of two or more, with weights;
+its utility is the weighted mean of its members' (§2.3). The abstract norm passes the
+same sanity check (its own members left out of the duplicate and conflict checks);
+if it passes, it is qualified and its members are kept valid but deactivated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from normlab.crsec.calls import Caller
+from normlab.crsec.normdb import weighted_utility
+from normlab.crsec.prompts import numbered, render
+from normlab.crsec.schemas import (
+    AbstractNorm,
+    Categories,
+    ConflictCheck,
+    ConsistencyCheck,
+    DuplicationCheck,
+    Evaluation,
+    NormType,
+    PersonalNorm,
+    TypeCheck,
+    Utility,
+)
+
+EvaluationMode = Literal["merged", "faithful", "none"]
+
+CHECKS = ("consistency", "duplication", "type", "conflict")
+
+
+@dataclass
+class Verdict:
+    """The immediate evaluation of one item: passed checks, utility, why it was rejected."""
+
+    qualified: bool
+    utility: int
+    checks: dict[str, bool] = field(default_factory=dict)
+    rejection: str | None = None
+
+
+def _failed_call(operation: str) -> Verdict:
+    return Verdict(False, 1, rejection=f"{operation}: the reply never parsed")
+
+
+async def _utility(caller: Caller, content: str) -> int | None:
+    reply = await caller.ask(
+        "utility", render("utility_ours", {"normative info": content}), Utility, max_tokens=200
+    )
+    return None if reply is None else reply.utility
+
+
+async def evaluate(
+    caller: Caller,
+    content: str,
+    type: NormType,
+    related: str,
+    qualified: list[PersonalNorm],
+    mode: EvaluationMode,
+) -> Verdict:
+    """Y_consistent, Y_unique, Y_type, Y_conflictfree and the utility of one item."""
+    norms = numbered([norm.content for norm in qualified])
+    if mode == "none":
+        utility = await _utility(caller, content)
+        if utility is None:
+            return _failed_call("utility")
+        return Verdict(True, utility)
+    if mode == "merged":
+        reply = await caller.ask(
+            "evaluate",
+            render(
+                "evaluate_ours",
+                {
+                    "normative info": content,
+                    "norm type": type,
+                    "related chat or thought": related,
+                    "qualified personal norms": norms,
+                },
+            ),
+            Evaluation,
+            max_tokens=300,
+        )
+        if reply is None:
+            return _failed_call("evaluate")
+        checks = {
+            "consistency": reply.consistent,
+            "duplication": not reply.duplicate,
+            "type": reply.is_norm and reply.type_correct,
+            "conflict": not reply.conflict,
+        }
+        failed = [name for name in CHECKS if not checks[name]]
+        if failed:
+            reason = f"failed the {failed[0]} check" + (f": {reply.reason}" if reply.reason else "")
+            return Verdict(False, reply.utility, checks, reason)
+        return Verdict(True, reply.utility, checks)
+    return await _evaluate_faithfully(caller, content, type, related, norms)
+
+
+async def _evaluate_faithfully(
+    caller: Caller, content: str, type: NormType, related: str, norms: str
+) -> Verdict:
+    checks: dict[str, bool] = {}
+    consistent = await caller.ask(
+        "check_consistency",
+        render(
+            "check_consistency",
+            {
+                "normative info": content,
+                "related chat or thought": related,
+                "answer shape": '{"consistent": true}',
+            },
+            "check_answer_ours",
+        ),
+        ConsistencyCheck,
+        max_tokens=200,
+    )
+    if consistent is None:
+        return _failed_call("check_consistency")
+    checks["consistency"] = consistent.consistent
+    if not consistent.consistent:
+        return Verdict(False, 1, checks, "failed the consistency check")
+    duplicate = await caller.ask(
+        "check_duplication",
+        render(
+            "check_duplication",
+            {"normative information": content, "qualified personal norms": norms},
+        ),
+        DuplicationCheck,
+        max_tokens=200,
+    )
+    if duplicate is None:
+        return _failed_call("check_duplication")
+    checks["duplication"] = not duplicate.duplicate
+    if duplicate.duplicate:
+        return Verdict(False, 1, checks, "failed the duplication check")
+    typed = await caller.ask(
+        "check_type",
+        render(
+            "check_type",
+            {"the type of normative info": f'"type": "{type}", "content": "{content}"'},
+        ),
+        TypeCheck,
+        max_tokens=200,
+    )
+    if typed is None:
+        return _failed_call("check_type")
+    checks["type"] = typed.is_norm and typed.type_correct
+    if not checks["type"]:
+        what = "not a norm" if not typed.is_norm else "wrong type"
+        return Verdict(False, 1, checks, f"failed the type check ({what})")
+    conflict = await caller.ask(
+        "check_conflict",
+        render(
+            "check_conflict",
+            {
+                "normative information": content,
+                "qualified personal norms": norms,
+                "answer shape": '{"conflict": false, "reason": "..."}',
+            },
+            "check_answer_ours",
+        ),
+        ConflictCheck,
+        max_tokens=200,
+    )
+    if conflict is None:
+        return _failed_call("check_conflict")
+    checks["conflict"] = not conflict.conflict
+    if conflict.conflict:
+        reason = "failed the conflict check" + (f": {conflict.reason}" if conflict.reason else "")
+        return Verdict(False, 1, checks, reason)
+    utility = await _utility(caller, content)
+    if utility is None:
+        return Verdict(False, 1, checks, "utility: the reply never parsed")
+    return Verdict(True, utility, checks)
+
+
+@dataclass
+class Synthesized:
+    """One abstract norm proposed for a theme, and the sanity check's verdict on it."""
+
+    theme: str
+    content: str
+    type: NormType
+    members: list[int]
+    utility: int
+    weights_used: bool
+    verdict: Verdict
+
+
+@dataclass
+class Synthesis:
+    categories: list[tuple[str, list[int]]] = field(default_factory=list)
+    abstracts: list[Synthesized] = field(default_factory=list)
+    failed: str | None = None
+
+
+async def synthesize(
+    caller: Caller, qualified: list[PersonalNorm], mode: EvaluationMode, hint: str = ""
+) -> Synthesis:
+    """{(Q, k)} ← ClassifySpecificNorms(P); n' ← GenerateAbstractNorm(Q, k) per group of ≥ 2."""
+    listed = numbered([norm.content for norm in qualified])
+    if hint:
+        listed = f"{listed}\n{hint}"
+    grouped = await caller.ask(
+        "classify",
+        render("classify", {"qualified personal norms": listed}, "classify_ours"),
+        Categories,
+        max_tokens=500,
+    )
+    if grouped is None:
+        return Synthesis(failed="classify: the reply never parsed")
+    result = Synthesis()
+    placed: set[int] = set()
+    for category in grouped.categories:
+        indices = [i for i in dict.fromkeys(category.members) if 1 <= i <= len(qualified)]
+        indices = [i for i in indices if i not in placed]
+        placed.update(indices)
+        if indices:
+            result.categories.append((category.theme, [qualified[i - 1].id for i in indices]))
+    for theme, member_ids in result.categories:
+        if len(member_ids) < 2:
+            continue
+        members = [norm for norm in qualified if norm.id in member_ids]
+        subset = f"[{theme}] " + " ".join(
+            f"{qualified.index(norm) + 1}. {norm.content}" for norm in members
+        )
+        reply = await caller.ask(
+            "abstract",
+            render("abstract", {"qualified norm subset": subset}, "abstract_format_ours"),
+            AbstractNorm,
+            max_tokens=300,
+        )
+        if reply is None:
+            result.failed = "abstract: the reply never parsed"
+            continue
+        utility, weights_used = weighted_utility([norm.utility for norm in members], reply.weights)
+        others = [norm for norm in qualified if norm.id not in member_ids]
+        verdict = (
+            Verdict(True, utility)
+            if mode == "none"
+            else await evaluate(caller, reply.abstract.strip(), reply.type, subset, others, mode)
+        )
+        result.abstracts.append(
+            Synthesized(
+                theme=reply.theme or theme,
+                content=reply.abstract.strip(),
+                type=reply.type,
+                members=member_ids,
+                utility=utility,
+                weights_used=weights_used,
+                verdict=verdict,
+            )
+        )
+    return result

@@ -1,0 +1,102 @@
+"""Spreading (§2.2, Figures 8–10): senders detect conflicts and talk; receivers and observers
+identify normative information in what they heard and thought."""
+
+from __future__ import annotations
+
+from normlab.crsec.calls import Caller
+from normlab.crsec.prompts import numbered, render
+from normlab.crsec.schemas import (
+    AgentSpec,
+    ConflictFinding,
+    ConflictFindings,
+    Identified,
+    IdentifiedNorm,
+    PersonalNorm,
+    Thoughts,
+    Utterance,
+)
+
+
+async def detect_conflicts(
+    caller: Caller,
+    agent: AgentSpec,
+    identity: str,
+    norms: list[PersonalNorm],
+    observations: list[str],
+    batched: bool = True,
+) -> list[ConflictFinding]:
+    """Y_conflict ← DetectConflict(O_S, P_S) and Y_talk ← DecideToTalk(G_S), one call (Fig. 8).
+
+    ``batched``: all of a tick's new observations in one call (our default); otherwise one call
+    per observation, as the paper describes (``--faithful``).
+    """
+    groups = [observations] if batched else [[observation] for observation in observations]
+    findings: list[ConflictFinding] = []
+    offset = 0
+    for group in groups:
+        prompt = render(
+            "detect_conflict",
+            {
+                "observation": numbered(group),
+                "qualified personal norms": numbered([n.content for n in norms]),
+                "agent description": agent.description,
+                "agent name": agent.name,
+                "identity": identity,
+            },
+        )
+        reply = await caller.ask("detect_conflict", prompt, ConflictFindings)
+        for finding in reply.findings if reply else []:
+            if 1 <= finding.observation <= len(group):
+                findings.append(
+                    finding.model_copy(update={"observation": finding.observation + offset})
+                )
+        offset += len(group)
+    return findings
+
+
+async def utterance(
+    caller: Caller,
+    partner: str,
+    place: str,
+    context: str,
+    transcript: list[tuple[str, str]],
+) -> Utterance | None:
+    """One conversation turn (the paper prints no prompt for it: ours)."""
+    prompt = render(
+        "utterance",
+        {
+            "place": place,
+            "partner": partner,
+            "context": context,
+            "conversation": "\n".join(f"{who}: {said}" for who, said in transcript)
+            or "(nothing yet: you speak first)",
+        },
+    )
+    return await caller.ask("utterance", prompt, Utterance, max_tokens=200)
+
+
+async def identify_from_chat(
+    caller: Caller, transcript: list[tuple[str, str]]
+) -> list[IdentifiedNorm]:
+    """n̄_R ← IdentifyNormativeInformation(T_S→R) (Figure 9)."""
+    prompt = render(
+        "identify_chat",
+        {"conversation": "\n".join(f"{who}: {said}" for who, said in transcript)},
+        "identify_ours",
+    )
+    reply = await caller.ask("identify_chat", prompt, Identified)
+    return reply.norms if reply and reply.normative else []
+
+
+async def generate_thoughts(caller: Caller, place: str, observations: list[str]) -> list[str]:
+    """GenerateThought(O_A): the paper names it without a prompt; ours."""
+    prompt = render("generate_thought", {"place": place, "observations": numbered(observations)})
+    reply = await caller.ask("generate_thought", prompt, Thoughts, max_tokens=300)
+    return [t.strip() for t in (reply.thoughts if reply else []) if t.strip()][:3]
+
+
+async def identify_from_thoughts(caller: Caller, thoughts: list[str]) -> list[IdentifiedNorm]:
+    """n̄_A ← IdentifyNormativeInformation(M_A) (Figure 10, as printed)."""
+    prompt = render("identify_thought", {"thought": numbered(thoughts)}, "identify_ours")
+    reply = await caller.ask("identify_thought", prompt, Identified)
+    return reply.norms if reply and reply.normative else []

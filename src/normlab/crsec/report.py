@@ -1,0 +1,320 @@
+"""The CRSEC report: Figure 2's panels with bands, emergence, ablations, norm databases, cost.
+
+Every table is a function of the analysis, so the terminal (``analyze``) and the HTML page
+(``report``) print the same thing. Transcript and norm text is escaped by the HTML writer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from normlab.crsec.metrics import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
+from normlab.report import (
+    HtmlReport,
+    LineSeries,
+    Table,
+    add_common_sections,
+    add_usage_section,
+    format_estimate,
+    format_percent,
+    line_panels,
+)
+from normlab.stats import Band
+
+MEASURE_NAMES = {
+    "holding": "hold as a qualified norm",
+    "plan": "comply in plans",
+    "actions": "comply in actions",
+    "adhering": "adhere (plan or actions, no violation)",
+}
+COUNT_NAMES = {
+    "conflicts": "social conflicts",
+    "norm_thoughts": "norm-related thoughts",
+    "norm_chats": "norm-related chats",
+}
+
+
+def _series(label: str, bands: list[Band], dashed: bool = False) -> LineSeries:
+    return LineSeries(
+        label,
+        [band.mean for band in bands],
+        [band.low for band in bands],
+        [band.high for band in bands],
+        dashed=dashed,
+    )
+
+
+def _hours(group: GroupResult) -> list[float]:
+    return [float(hour + 1) for hour in range(len(group.hours))]
+
+
+def figure_2a(group: GroupResult) -> bytes:
+    """Conflicts, norm-related thoughts and chats per simulated hour (mean and min–max band)."""
+    lines = [_series(name, group.counts[key]) for key, name in COUNT_NAMES.items()]
+    return line_panels(
+        _hours(group),
+        [(f"{group.label}: {group.runs} run(s)", lines)],
+        "simulated hour",
+        "count per hour",
+    )
+
+
+def figure_2b(group: GroupResult, targets: dict[str, str]) -> bytes:
+    """Per target norm: shares holding and adhering per hour (mean and min–max band)."""
+    panels = []
+    for target, statement in targets.items():
+        lines = [
+            _series("hold", group.series["holding"][target]),
+            _series("adhere", group.series["adhering"][target], dashed=True),
+        ]
+        panels.append((statement, lines))
+    return line_panels(
+        _hours(group),
+        panels,
+        "simulated hour",
+        f"share of agents ({group.runs} run(s))",
+        ylim=(-0.02, 1.02),
+        threshold=EMERGENCE_SHARE,
+    )
+
+
+def figure_ablations(groups: list[GroupResult], targets: dict[str, str], measure: str) -> bytes:
+    """One panel per target norm, one line per setting: the settings' emergence curves."""
+    longest = max(groups, key=lambda group: len(group.hours))
+    panels = []
+    for target, statement in targets.items():
+        lines = [_series(group.label, group.series[measure][target]) for group in groups]
+        panels.append((statement, lines))
+    return line_panels(
+        _hours(longest),
+        panels,
+        "simulated hour",
+        f"share of agents that {MEASURE_NAMES[measure]}",
+        ylim=(-0.02, 1.02),
+        threshold=EMERGENCE_SHARE,
+    )
+
+
+def emergence_table(analysis: CrsecAnalysis) -> Table:
+    rows = []
+    for group in analysis.groups:
+        for target in analysis.targets:
+            row = [group.label, target.statement]
+            for measure in ("holding", "adhering"):
+                estimate = group.emergence[target.id][measure]
+                hour = (
+                    "never"
+                    if estimate.value is None
+                    else format_estimate(estimate, 1, percent=False, signed=False)
+                )
+                row.append(f"{hour} ({group.reached[target.id][measure]})")
+            for measure in ("holding", "plan", "actions", "adhering"):
+                row.append(format_estimate(group.final[target.id][measure]))
+            rows.append(row)
+    return Table(
+        caption="Emergence: first simulated hour at whose end ≥ 70% of agents hold / adhere "
+        "(mean over the runs that got there, 95% bootstrap CI, n runs), and the final shares "
+        "(mean over runs with a bootstrap CI; one run: k of n agents, Wilson CI)",
+        header=[
+            "setting",
+            "norm",
+            "hold ≥ 70% (hour)",
+            "adhere ≥ 70% (hour)",
+            "final: hold",
+            "final: plans",
+            "final: actions",
+            "final: adhere",
+        ],
+        rows=rows,
+    )
+
+
+def counts_table(group: GroupResult) -> Table:
+    rows = []
+    for hour, label in enumerate(group.hours):
+        row = [label]
+        for key in ("conflicts", "norm_thoughts", "norm_chats", "chats", "accepted"):
+            band = group.counts[key][hour]
+            if band.mean is None:
+                row.append("–")
+            elif group.runs == 1:
+                row.append(f"{band.mean:.0f}")
+            else:
+                row.append(f"{band.mean:.1f} [{band.low:.0f}–{band.high:.0f}]")
+        rows.append(row)
+    return Table(
+        caption=f"Per simulated hour ({group.label}; mean [min–max] over {group.runs} run(s))",
+        header=["hour", "conflicts", "norm thoughts", "norm chats", "chats", "norms accepted"],
+        rows=rows,
+    )
+
+
+def operations_table(analysis: CrsecAnalysis) -> Table:
+    totals: dict[str, list[float]] = {}
+    for run in analysis.runs:
+        for operation, usage in run.by_operation.items():
+            item = totals.setdefault(operation, [0, 0, 0, 0, 0.0])
+            item[0] += usage.calls
+            item[1] += usage.input_tokens
+            item[2] += usage.cached_input_tokens
+            item[3] += usage.output_tokens
+            item[4] = item[4] + (usage.cost or 0.0)
+    runs = max(1, len(analysis.runs))
+    rows = [
+        [
+            operation,
+            f"{calls:.0f}",
+            f"{calls / runs:.0f}",
+            f"{inputs:.0f}",
+            "–" if not inputs else f"{cached / inputs:.0%}",
+            f"{outputs:.0f}",
+            f"${cost:.4f}" if cost else "–",
+        ]
+        for operation, (calls, inputs, cached, outputs, cost) in sorted(totals.items())
+    ]
+    return Table(
+        caption="Agent calls, tokens and cost by operation, over all runs (per run: calls / runs)",
+        header=["operation", "calls", "per run", "input tokens", "cached", "output", "cost"],
+        rows=rows,
+    )
+
+
+def hours_usage_table(run: RunResult) -> Table:
+    rows = [
+        [
+            metrics.label,
+            str(metrics.usage.calls),
+            str(metrics.usage.input_tokens),
+            str(metrics.usage.output_tokens),
+            "cost unknown" if metrics.usage.unpriced_calls else f"${metrics.usage.cost:.4f}",
+        ]
+        for metrics in run.counts
+    ]
+    return Table(
+        caption=f"Agent calls, tokens and cost per simulated hour ({run.folder})",
+        header=["hour", "calls", "input tokens", "output tokens", "cost"],
+        rows=rows,
+    )
+
+
+def runs_table(analysis: CrsecAnalysis) -> Table:
+    rows = []
+    for run in analysis.runs:
+        rows.append(
+            [
+                run.folder,
+                run.label,
+                str(run.seed),
+                "yes" if run.finished else "no (resume it)",
+                str(len(run.hours)),
+                str(run.usage.calls),
+                format_percent(run.prefix_share),
+                f"{run.usage.parse_failures} / {run.usage.truncations}",
+                f"{run.judge_calls} new, {run.judge_cached} cached, {run.judge_failures} failed",
+            ]
+        )
+    return Table(
+        caption="Runs (prefix reuse: share of each agent's prompt characters that repeat its "
+        "previous prompt, what a prompt cache can reuse)",
+        header=[
+            "run",
+            "setting",
+            "seed",
+            "finished",
+            "hours",
+            "agent calls",
+            "prefix reuse",
+            "parse failures / truncations",
+            "judge verdicts",
+        ],
+        rows=rows,
+    )
+
+
+def database_table(run: RunResult, agent: str) -> Table:
+    rows = []
+    for norm in run.norm_databases.get(agent, []):
+        if norm["activated"] and norm["valid"]:
+            status = "qualified"
+        elif norm["valid"]:
+            status = "valid, folded into an abstract norm"
+        else:
+            status = f"rejected: {norm.get('rejection') or '?'}"
+        rows.append(
+            [
+                f"#{norm['id']}",
+                norm["content"],
+                norm["type"],
+                str(norm["utility"]),
+                norm["origin"],
+                norm["time"],
+                status,
+            ]
+        )
+    return Table(
+        caption=f"{agent}: personal norm database at the end",
+        header=["id", "content", "type", "utility", "origin", "since", "status"],
+        rows=rows,
+    )
+
+
+def write_report(analysis: CrsecAnalysis, out: Path) -> Path:
+    report = HtmlReport("CRSEC: norm emergence in a society of agents")
+    models = {
+        "agent": {run.models.get("agent", "?") for run in analysis.runs},
+        "judge": {analysis.judge_model},
+    }
+    add_common_sections(report, models, [run.folder for run in analysis.runs])
+    unfinished = [run.folder for run in analysis.runs if not run.finished]
+    if unfinished:
+        report.banner(
+            f"Not finished (stopped by a budget or killed): {', '.join(unfinished)}. "
+            "Resume with normlab crsec resume."
+        )
+    targets = {target.id: target.statement for target in analysis.targets}
+    report.heading("Figure 2: emergence over time")
+    for group in analysis.groups:
+        report.figure(
+            figure_2a(group),
+            f"Figure 2(a), {group.label}: social conflicts, norm-related thoughts and chats per "
+            "simulated hour (line: mean over runs; band: min–max).",
+        )
+        report.figure(
+            figure_2b(group, targets),
+            f"Figure 2(b), {group.label}: share of agents holding each norm as a qualified "
+            "personal norm (solid) and adhering to it in plans or actions (dashed); dotted: 70%.",
+        )
+    report.table(emergence_table(analysis))
+    if len(analysis.groups) > 1:
+        report.heading("Ablations")
+        for measure in ("holding", "adhering"):
+            report.figure(
+                figure_ablations(analysis.groups, targets, measure),
+                f"Share of agents that {MEASURE_NAMES[measure]}, per setting (mean, min–max).",
+            )
+    report.heading("Per hour")
+    for group in analysis.groups:
+        report.table(counts_table(group))
+    report.heading("Runs, calls and cost")
+    report.table(runs_table(analysis))
+    report.table(operations_table(analysis))
+    report.table(hours_usage_table(analysis.runs[0]))
+    add_usage_section(report, analysis.usage, "simulated hour")
+    report.heading("Personal norm databases at the end")
+    for group in analysis.groups:
+        first = next(run for run in analysis.runs if run.label == group.label)
+        report.paragraph(f"{group.label}: {first.folder}", "note")
+        for agent in first.norm_databases:
+            report.table(database_table(first, agent))
+    report.heading("Definitions")
+    report.paragraph(
+        "Holding: the judge finds one of the agent's qualified norms expresses the target norm. "
+        "Complying: the judge finds the hour's plan or subtasks explicitly compliant (trivial "
+        "compliance, such as a non-smoker not smoking, does not count). Adhering: compliant in "
+        "the plan or the actions and violating in neither. Conflicts: observations a "
+        "DetectConflict call found in conflict with the observer's norms.",
+        "note",
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(analysis.model_dump_json(indent=1), encoding="utf-8")
+    return report.write(out / "report.html")

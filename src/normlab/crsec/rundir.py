@@ -1,0 +1,138 @@
+"""A run directory: ``config.json``, append-only ``events.jsonl``, ``metrics.jsonl``, a checkpoint.
+
+The simulation writes each tick's events and metrics, forces them to disk, and only then
+replaces ``checkpoint.json`` (through a temporary file and a rename) with a state that
+counts the lines written. A run killed at any moment therefore has a checkpoint that
+matches a prefix of its logs; resuming cuts the logs back to that prefix (dropping a
+half-finished tick) and continues from the checkpoint's tick, so no tick is repeated or
+counted twice and the final event log equals an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import read_json, validate_row
+from normlab.crsec.schemas import Event, HourMetrics, RunConfig, WorldState
+
+CONFIG = "config.json"
+EVENTS = "events.jsonl"
+METRICS = "metrics.jsonl"
+CHECKPOINT = "checkpoint.json"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    temporary.replace(path)
+
+
+def _line(row: BaseModel) -> str:
+    return json.dumps(row.model_dump(mode="json"), ensure_ascii=False) + "\n"
+
+
+def _keep_lines(path: Path, count: int) -> None:
+    """Cut ``path`` back to its first ``count`` complete lines."""
+    if not path.exists():
+        if count:
+            raise InputError(path, f"missing, but the checkpoint counts {count} lines in it")
+        return
+    with path.open("rb") as handle:
+        kept = b"".join(line for _, line in zip(range(count), handle, strict=False))
+    if kept.count(b"\n") < count:
+        raise InputError(path, f"holds fewer lines than the checkpoint counts ({count})")
+    _write_atomically(path, kept.decode("utf-8"))
+
+
+class RunDir:
+    """One simulation run's folder; see the module docstring."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def exists(self) -> bool:
+        return self.file(CONFIG).exists()
+
+    def create(self, config: RunConfig) -> None:
+        if self.exists():
+            raise InputError(
+                self.file(CONFIG), "a run already exists here: resume it, or choose another --out"
+            )
+        self.path.mkdir(parents=True, exist_ok=True)
+        _write_atomically(self.file(CONFIG), config.model_dump_json(indent=1) + "\n")
+
+    def config(self) -> RunConfig:
+        path = self.file(CONFIG)
+        if not path.exists():
+            raise InputError(self.path, "not a CRSEC run directory (no config.json)")
+        return validate_row(RunConfig, read_json(path), path)
+
+    def checkpoint(self) -> WorldState | None:
+        path = self.file(CHECKPOINT)
+        if not path.exists():
+            return None
+        return validate_row(WorldState, read_json(path), path)
+
+    def save(self, state: WorldState, events: list[Event], metrics: list[HourMetrics]) -> None:
+        """Append a tick's events and metrics, force them to disk, then move the checkpoint."""
+        for name, rows in ((EVENTS, events), (METRICS, metrics)):
+            if not rows:
+                continue
+            with self.file(name).open("a", encoding="utf-8") as handle:
+                handle.writelines(_line(row) for row in rows)
+                handle.flush()
+                os.fsync(handle.fileno())
+        state.events_written += len(events)
+        state.metrics_written += len(metrics)
+        _write_atomically(self.file(CHECKPOINT), state.model_dump_json() + "\n")
+
+    def restore(self, state: WorldState) -> None:
+        """Cut the logs back to what ``state`` counts (a tick killed half-way leaves more)."""
+        _keep_lines(self.file(EVENTS), state.events_written)
+        _keep_lines(self.file(METRICS), state.metrics_written)
+
+    def _rows(self, name: str, counted: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The rows the checkpoint counts (a run killed mid-tick leaves a few more)."""
+        path = self.file(name)
+        if not path.exists():
+            return
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError(path, f"cannot read file ({error})") from error
+        for number, line in enumerate(lines[:counted], start=1):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise InputError(path, f"invalid JSON: {error.msg}", line=number) from error
+            if not isinstance(row, dict):
+                raise InputError(path, "each line must be a JSON object", line=number)
+            yield number, row
+
+    def events(self) -> Iterator[Event]:
+        state = self.checkpoint()
+        path = self.file(EVENTS)
+        for number, row in self._rows(EVENTS, state.events_written if state else None):
+            yield validate_row(Event, row, path, number)
+
+    def metrics(self) -> list[HourMetrics]:
+        state = self.checkpoint()
+        path = self.file(METRICS)
+        rows = self._rows(METRICS, state.metrics_written if state else None)
+        return [validate_row(HourMetrics, row, path, number) for number, row in rows]
+
+    def read(self, name: str) -> Any:
+        return read_json(self.file(name))

@@ -1,0 +1,511 @@
+"""CRSEC's data shapes: the society file, the personal norm database, the world state, events.
+
+A society file (JSON or YAML) sets up the experiment without code: the agents
+(the paper's descriptions verbatim, plus our structured fields: role, stances,
+relationships, daily requirement), the places (so that "smoking outside" is a
+place, not only words), the norms at stake, and the clock. A personal norm is the
+paper's ⟨c, u, α, s_act, s_val⟩ with its provenance; qualified = activated ∧ valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+NormType = Literal["descriptive", "injunctive"]
+Origin = Literal["created", "chat", "thought", "synthesis"]
+Stance = Literal["for", "against", "neutral"]
+
+
+class Place(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    indoor: bool
+    description: str = ""
+
+
+class TargetNorm(BaseModel):
+    """A norm at stake, whose emergence the metrics follow."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9_]+$")
+    statement: str = Field(min_length=1)
+    type: NormType
+    compliance: str = Field(min_length=1)
+    violation: str = Field(min_length=1)
+    keywords: list[str] = Field(default_factory=list)
+    """Word beginnings (``smok``, ``tip``) that mark an event as about this norm, for the trace."""
+
+
+class AgentSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    role: Literal["entrepreneur", "ordinary"]
+    age: int | None = None
+    traits: str = ""
+    occupation: str = ""
+    stances: dict[str, Stance] = Field(default_factory=dict)
+    relationships: list[str] = Field(default_factory=list)
+    daily_requirement: str = ""
+
+    @property
+    def first_name(self) -> str:
+        return self.name.split()[0]
+
+    @property
+    def identity(self) -> str:
+        return "a norm entrepreneur" if self.role == "entrepreneur" else "an ordinary agent"
+
+
+class Society(BaseModel):
+    """A society file: agents, places, norms at stake and the clock."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    source: str = ""
+    start: str = "2023-02-13"
+    days: int = Field(default=2, ge=1, le=30)
+    active_hours: tuple[int, int] = (8, 16)
+    tick_minutes: int = Field(default=5, ge=1, le=60)
+    initial_norms_per_entrepreneur: int = Field(default=5, ge=0, le=20)
+    synthesis_threshold: int = Field(default=350, ge=1)
+    places: list[Place] = Field(min_length=1)
+    home: str
+    norms: list[TargetNorm] = Field(min_length=1)
+    agents: list[AgentSpec] = Field(min_length=2)
+
+    @field_validator("active_hours")
+    @classmethod
+    def _hours(cls, value: tuple[int, int]) -> tuple[int, int]:
+        start, end = value
+        if not 0 <= start < end <= 24:
+            raise ValueError("active_hours must be [start, end] with 0 ≤ start < end ≤ 24")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Society:
+        places = [place.name for place in self.places]
+        if len(set(places)) != len(places):
+            raise ValueError("place names must be unique")
+        if self.home not in places:
+            raise ValueError(f"home {self.home!r} is not one of the places {places}")
+        names = [agent.name for agent in self.agents]
+        if len(set(names)) != len(names):
+            raise ValueError("agent names must be unique")
+        norm_ids = {norm.id for norm in self.norms}
+        for agent in self.agents:
+            unknown = set(agent.stances) - norm_ids
+            if unknown:
+                raise ValueError(
+                    f"agent {agent.name!r} has a stance on unknown norm {sorted(unknown)[0]!r}"
+                )
+        if (60 % self.tick_minutes) != 0:
+            raise ValueError("tick_minutes must divide an hour")
+        return self
+
+    def agent(self, name: str) -> AgentSpec:
+        return next(agent for agent in self.agents if agent.name == name)
+
+    @property
+    def ticks_per_hour(self) -> int:
+        return 60 // self.tick_minutes
+
+
+# --- the personal norm database ---------------------------------------------------------
+
+
+class PersonalNorm(BaseModel):
+    """⟨content, utility, type, activated, valid⟩ with provenance."""
+
+    id: int
+    content: str
+    utility: int = Field(ge=0, le=100)
+    type: NormType
+    activated: bool
+    valid: bool
+    origin: Origin
+    source_text: str = ""
+    time: str = ""
+    """Simulated time it entered the database (``day 1 09:15``)."""
+    rejection: str | None = None
+    """Why the immediate evaluation rejected it (it stays, neither activated nor valid)."""
+    members: list[int] = Field(default_factory=list)
+    """For an abstract norm: the ids it was synthesized from."""
+
+    @property
+    def qualified(self) -> bool:
+        return self.activated and self.valid
+
+
+class NormDatabase(BaseModel):
+    norms: list[PersonalNorm] = Field(default_factory=list)
+    synthesis_counter: int = 0
+    """Utility accepted since the last synthesis, initial norms excluded (the authors' trigger)."""
+    last_synthesis_of: str | None = None
+    """The qualified set (ids) the last synthesis saw: not attempted again until it changes."""
+
+    def qualified(self) -> list[PersonalNorm]:
+        return [norm for norm in self.norms if norm.qualified]
+
+    def next_id(self) -> int:
+        return max((norm.id for norm in self.norms), default=0) + 1
+
+    def qualified_utility(self) -> int:
+        return sum(norm.utility for norm in self.qualified())
+
+
+# --- a run ---------------------------------------------------------------------------
+
+Ablation = Literal[
+    "no_entrepreneurs", "no_communication", "no_observation", "no_evaluation", "no_synthesis"
+]
+ABLATIONS: tuple[Ablation, ...] = (
+    "no_entrepreneurs",
+    "no_communication",
+    "no_observation",
+    "no_evaluation",
+    "no_synthesis",
+)
+
+
+class RunConfig(BaseModel):
+    """``config.json``: everything that decides a run's events (a resumed run reads it back)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    society: Society
+    society_file: str
+    seed: int = 0
+    models: dict[str, str]
+    """Role → model: ``agent`` (every agent's calls) and ``judge`` (the metrics)."""
+    faithful: bool = False
+    """One call per operation as the paper describes: conflict detection per observation,
+    the four checks of the immediate evaluation apart, conversations of up to 10 utterances."""
+    ablations: list[Ablation] = Field(default_factory=list)
+    synthesis_trigger: Literal["paper", "counter"] = "paper"
+    max_utterances: int = Field(default=6, ge=2, le=20)
+    pair_buffer_minutes: int = Field(default=120, ge=0)
+    """Two agents do not talk again within this time (the authors' code: 800 steps ≈ 2.2 h)."""
+    max_observations: int = Field(default=8, ge=1)
+    """Attention bandwidth: at most this many new observations per agent per tick."""
+    classify_hint: bool = False
+    """Add the authors' code's steer to ClassifySpecificNorms (smoking-, noise-, tip-related)."""
+    temperature: float | None = None
+
+    @property
+    def evaluation_mode(self) -> Literal["merged", "faithful", "none"]:
+        if "no_evaluation" in self.ablations:
+            return "none"
+        return "faithful" if self.faithful else "merged"
+
+    @property
+    def label(self) -> str:
+        """What sets this run apart in a comparison: its ablations, or ``full``."""
+        return "+".join(self.ablations) or "full"
+
+
+class Subtask(BaseModel):
+    action: str
+    minutes: int
+    place: str
+
+
+class AgentState(BaseModel):
+    name: str
+    place: str
+    action: str
+    """What others see: ``Carlos Gomez is smoking a cigarette at his table``."""
+    doing: str
+    """The subtask under way (what others see unless the agent is talking)."""
+    plan: dict[int, str] = Field(default_factory=dict)
+    """The day's plan: hour → activity."""
+    subtasks: list[Subtask] = Field(default_factory=list)
+    """The current hour's subtasks still to start."""
+    minutes_left: int = 0
+    """Minutes left of the subtask under way."""
+    busy_until: int = -1
+    """Last global tick of the conversation the agent is in."""
+    talking_with: str = ""
+    last_chat: dict[str, int] = Field(default_factory=dict)
+    """Partner → global tick of their last conversation (the re-chat buffer)."""
+    seen: dict[str, str] = Field(default_factory=dict)
+    """Other agent → the last action of theirs this agent perceived."""
+    hour_observations: list[str] = Field(default_factory=list)
+    hour_conversations: list[str] = Field(default_factory=list)
+    actions_this_hour: list[tuple[str, str]] = Field(default_factory=list)
+    """(place, action) of each subtask started this hour, for the compliance metrics."""
+    norms: NormDatabase = Field(default_factory=NormDatabase)
+
+
+class Usage(BaseModel):
+    """Calls, tokens and dollars so far (cost: over the calls a price was known for)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    unpriced_calls: int = 0
+    parse_failures: int = 0
+    truncations: int = 0
+
+    def since(self, before: Usage) -> Usage:
+        """What was used after ``before`` was taken."""
+        return Usage(
+            **{name: getattr(self, name) - getattr(before, name) for name in Usage.model_fields}
+        )
+
+
+class WorldState(BaseModel):
+    """``checkpoint.json``: everything resuming needs to continue the run exactly."""
+
+    tick: int = 0
+    """The next tick to run."""
+    created: bool = False
+    agents: dict[str, AgentState]
+    events_written: int = 0
+    metrics_written: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    hour_usage: Usage = Field(default_factory=Usage)
+    """Usage at the start of the current hour (metrics report the difference)."""
+    hour_counts: dict[str, int] = Field(default_factory=dict)
+    finished: bool = False
+
+
+# --- events and metrics ----------------------------------------------------------------
+
+EventKind = Literal[
+    "call",
+    "create_norm",
+    "plan",
+    "actions",
+    "perceive",
+    "detect",
+    "conversation",
+    "identify",
+    "evaluate",
+    "thought",
+    "synthesis",
+    "hour",
+]
+
+
+class Event(BaseModel):
+    """One line of ``events.jsonl``: what happened, when (simulated), to whom, with what."""
+
+    seq: int
+    tick: int
+    time: str
+    kind: EventKind
+    agent: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class HourMetrics(BaseModel):
+    """One line of ``metrics.jsonl``: what one simulated hour did (no judge needed)."""
+
+    hour: int
+    label: str
+    conflicts: int = 0
+    """Observations a DetectConflict call found in conflict with the observer's norms (Q1 yes)."""
+    talk_decisions: int = 0
+    chats: int = 0
+    norm_chats: int = 0
+    """Conversations in which the receiver identified normative information."""
+    thoughts: int = 0
+    norm_thoughts: int = 0
+    """Thoughts from which normative information was identified."""
+    identified: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    duplicates_skipped: int = 0
+    syntheses: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    qualified: dict[str, int] = Field(default_factory=dict)
+    qualified_utility: dict[str, int] = Field(default_factory=dict)
+
+
+# --- model replies --------------------------------------------------------------------
+
+
+def _flag(value: Any) -> Any:
+    """ "yes"/"no" (the paper's answers) and the like as booleans."""
+    if isinstance(value, str):
+        text = value.strip().strip(".").lower()
+        if text in ("yes", "y", "true", "correct"):
+            return True
+        if text in ("no", "n", "false", "incorrect"):
+            return False
+    return value
+
+
+def _norm_type(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text.startswith("desc"):
+            return "descriptive"
+        if text.startswith("inj") or text.startswith("pre") or text.startswith("pro"):
+            return "injunctive"
+    return value
+
+
+def _utility(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return max(1, min(100, round(value)))
+    return value
+
+
+class Reply(BaseModel):
+    """Model replies: lenient about yes/no flags, norm types and utility ranges."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lenient(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fixed = dict(data)
+        for key, value in data.items():
+            annotation = cls.model_fields.get(key)
+            if annotation is None:
+                continue
+            if annotation.annotation is bool:
+                fixed[key] = _flag(value)
+            elif key == "type":
+                fixed[key] = _norm_type(value)
+            elif key == "utility":
+                fixed[key] = _utility(value)
+        return fixed
+
+
+class CreatedNorm(Reply):
+    type: NormType
+    content: str = Field(min_length=1)
+    utility: int = Field(ge=1, le=100)
+
+
+class CreatedNorms(Reply):
+    norms: list[CreatedNorm] = Field(min_length=1)
+
+
+class ConflictFinding(Reply):
+    observation: int = 1
+    conflict: bool
+    talk: bool = False
+    topic: str = ""
+
+
+class ConflictFindings(Reply):
+    findings: list[ConflictFinding]
+
+
+class Utterance(Reply):
+    utterance: str = Field(min_length=1)
+    end: bool = False
+
+
+class IdentifiedNorm(Reply):
+    content: str = Field(min_length=1)
+    type: NormType = "injunctive"
+    source: int = 1
+
+
+class Identified(Reply):
+    normative: bool
+    norms: list[IdentifiedNorm] = Field(default_factory=list)
+
+
+class Thoughts(Reply):
+    thoughts: list[str] = Field(default_factory=list)
+
+
+class Evaluation(Reply):
+    """The four checks of the immediate evaluation and the utility, in one reply (merged mode)."""
+
+    consistent: bool
+    duplicate: bool
+    is_norm: bool
+    type_correct: bool = True
+    conflict: bool
+    utility: int = Field(ge=1, le=100)
+    reason: str = ""
+
+
+class DuplicationCheck(Reply):
+    duplicate: bool
+
+
+class ConsistencyCheck(Reply):
+    consistent: bool
+
+
+class TypeCheck(Reply):
+    is_norm: bool
+    type_correct: bool = True
+    type: NormType | None = None
+
+
+class ConflictCheck(Reply):
+    conflict: bool
+    reason: str = ""
+
+
+class Utility(Reply):
+    utility: int = Field(ge=1, le=100)
+    reason: str = ""
+
+
+class Category(Reply):
+    theme: str
+    members: list[int]
+
+
+class Categories(Reply):
+    categories: list[Category]
+
+
+class AbstractNorm(Reply):
+    theme: str = ""
+    abstract: str = Field(min_length=1)
+    type: NormType = "injunctive"
+    weights: list[float] = Field(default_factory=list)
+
+
+class PlanItem(Reply):
+    hour: int
+    activity: str = Field(min_length=1)
+
+
+class DayPlan(Reply):
+    plan: list[PlanItem] = Field(min_length=1)
+
+
+class SubtaskReply(Reply):
+    action: str = Field(min_length=1)
+    minutes: int = Field(ge=1)
+    place: str = ""
+
+
+class Subtasks(Reply):
+    subtasks: list[SubtaskReply] = Field(min_length=1)
+
+
+class NormMatches(Reply):
+    matches: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class ComplianceVerdict(Reply):
+    norm: str
+    plan: Literal["complied", "violated", "not shown"] = "not shown"
+    actions: Literal["complied", "violated", "not shown"] = "not shown"
+
+
+class ComplianceVerdicts(Reply):
+    verdicts: list[ComplianceVerdict] = Field(default_factory=list)

@@ -1,0 +1,54 @@
+"""Loading a society file (JSON or YAML): the agents, places, norms at stake and the clock.
+
+Errors name the file and the field (``hobbs.yaml: field 'agents.3.role': …``) and
+exit 2, so a researcher can set up another society without reading a traceback.
+The shipped society is Hobbs Cafe (``data/hobbs_cafe.json``): the paper's ten
+agents with their descriptions verbatim (Figures 5–6).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import validate_row
+from normlab.crsec.schemas import Society
+
+HOBBS_CAFE = Path(str(files("normlab.crsec") / "data" / "hobbs_cafe.json"))
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(path, f"cannot read file ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise InputError(path, f"not UTF-8 text (byte {error.start})") from error
+    if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            raise InputError(
+                path, f"invalid YAML: {getattr(error, 'problem', error)}", line=line
+            ) from error
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"invalid JSON: {error.msg}", line=error.lineno) from error
+    except RecursionError as error:
+        raise InputError(path, "invalid JSON: nested too deeply") from error
+
+
+def load_society(path: Path = HOBBS_CAFE) -> Society:
+    """A validated society, or an :class:`InputError` naming the file and field."""
+    data = _read(path)
+    if not isinstance(data, dict):
+        raise InputError(path, "a society file holds one object (name, places, norms, agents…)")
+    return validate_row(Society, data, path)

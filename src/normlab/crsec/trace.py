@@ -1,0 +1,146 @@
+"""The Figure 3 case study as a timeline: one agent and one norm through a run.
+
+``normlab crsec trace RUN --agent "Carlos Gomez" --norm no_smoking_indoors`` lists, in
+simulated time: what the agent saw and thought, the conflicts it detected or caused, its
+conversations, the normative information it identified, which checks of the immediate
+evaluation each item passed, when an item became qualified, syntheses, and the plans and
+actions that followed. An event is about the norm when it contains one of the norm's
+keywords (from the society file) or, for norm-database items, when the metrics' judge
+matched the item to the norm (read from the run's judge cache, if it was analyzed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from normlab.core.errors import InputError
+from normlab.crsec.judge import cached_matches
+from normlab.crsec.rundir import RunDir
+from normlab.crsec.schemas import Event, TargetNorm
+
+
+class TraceEntry(BaseModel):
+    time: str
+    kind: str
+    text: str
+
+
+def _pattern(target: TargetNorm | None) -> re.Pattern[str] | None:
+    if target is None or not target.keywords:
+        return None
+    words = "|".join(re.escape(word) for word in target.keywords)
+    return re.compile(rf"\b(?:{words})", re.IGNORECASE)
+
+
+def _checks(data: dict[str, Any]) -> str:
+    checks = data.get("checks") or {}
+    passed = [name for name, ok in checks.items() if ok]
+    failed = [name for name, ok in checks.items() if not ok]
+    text = f"passed {', '.join(passed) or 'no check'}"
+    if failed:
+        text += f"; failed {', '.join(failed)}"
+    return text
+
+
+def _describe(event: Event, agent: str) -> Iterable[tuple[str, str]]:
+    """(kind, text) lines an event contributes to ``agent``'s timeline."""
+    data = event.data
+    if event.kind == "perceive" and event.agent == agent:
+        for observation in data["observations"]:
+            yield "saw", observation
+    elif event.kind == "detect":
+        for finding in data["findings"]:
+            if not finding.get("conflict"):
+                continue
+            topic = f" ({finding['topic']})" if finding.get("topic") else ""
+            talk = "; decided to talk" if finding.get("talk") else ""
+            if event.agent == agent:
+                yield "conflict", f"found a conflict with {finding['observation']}{topic}{talk}"
+            elif finding["observed"] == agent:
+                yield "conflict", f"{event.agent} found {agent} in conflict{topic}{talk}"
+    elif event.kind == "conversation" and agent in (event.agent, data.get("receiver")):
+        partner = data["receiver"] if event.agent == agent else event.agent
+        lines = " / ".join(f"{who}: {said}" for who, said in data["transcript"])
+        yield "conversation", f"with {partner} about {data.get('topic') or '?'}: {lines}"
+    elif event.agent != agent:
+        return
+    elif event.kind == "thought":
+        for thought in data["thoughts"]:
+            yield "thought", thought
+    elif event.kind == "identify":
+        for norm in data["norms"]:
+            yield "identified", f"from a {data['source']}: {norm['content']} ({norm['type']})"
+    elif event.kind == "evaluate":
+        if data.get("skipped"):
+            yield "evaluation", f"{data['content']!r}: not evaluated again ({data['skipped']})"
+        elif data.get("qualified"):
+            yield (
+                "qualified",
+                f"#{data['id']} {data['content']!r}, utility {data['utility']}: " + _checks(data),
+            )
+        else:
+            yield (
+                "rejected",
+                f"#{data['id']} {data['content']!r}: {data.get('rejection')} ({_checks(data)})",
+            )
+    elif event.kind == "synthesis":
+        for abstract in data["abstracts"]:
+            verdict = "qualified" if abstract["qualified"] else f"rejected: {abstract['rejection']}"
+            yield (
+                "synthesis",
+                (
+                    f"#{abstract['id']} {abstract['content']!r} from {abstract['members']} "
+                    f"[{abstract['theme']}], utility {abstract['utility']}: {verdict}"
+                ),
+            )
+    elif event.kind == "create_norm":
+        for norm in data["norms"]:
+            yield (
+                "created",
+                f"#{norm['id']} {norm['content']!r} ({norm['type']}, utility {norm['utility']})",
+            )
+    elif event.kind == "plan":
+        for hour, activity in data["plan"].items():
+            yield "plan", f"{hour}:00 {activity}"
+    elif event.kind == "actions":
+        for subtask in data["subtasks"]:
+            yield "action", f"{subtask['action']} at {subtask['place']} ({subtask['minutes']} min)"
+
+
+def trace(folder: Path, agent: str, norm: str | None = None) -> list[TraceEntry]:
+    """The agent's timeline, restricted to events about ``norm`` (a target norm id) if given."""
+    run = RunDir(folder)
+    config = run.config()
+    names = [spec.name for spec in config.society.agents]
+    if agent not in names:
+        raise InputError(folder, f"--agent {agent!r} is not in the society: {', '.join(names)}")
+    target = None
+    if norm is not None:
+        ids = [item.id for item in config.society.norms]
+        if norm not in ids:
+            raise InputError(folder, f"--norm {norm!r} is not a norm at stake: {', '.join(ids)}")
+        target = next(item for item in config.society.norms if item.id == norm)
+    pattern = _pattern(target)
+    matched = cached_matches(folder)
+    entries: list[TraceEntry] = []
+    for event in run.events():
+        if event.kind in ("call", "hour"):
+            continue
+        for kind, text in _describe(event, agent):
+            if target is not None and not _about(text, target, pattern, matched):
+                continue
+            entries.append(TraceEntry(time=event.time, kind=kind, text=text))
+    return entries
+
+
+def _about(
+    text: str, target: TargetNorm, pattern: re.Pattern[str] | None, matched: dict[str, list[str]]
+) -> bool:
+    if pattern is not None and pattern.search(text):
+        return True
+    return any(content in text and target.id in ids for content, ids in matched.items())
