@@ -7,17 +7,18 @@ exits 2; an incomplete run exits 1 and resumes when run again.
 from __future__ import annotations
 
 import logging
+import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from normlab.commands import models_app, reports_errors
-from normlab.crsec import crsec_app
-from normlab.hsii import hsii_app
-from normlab.losona import losona_app, run_losona
+from normlab import crsec, hsii, losona, scene
+from normlab.commands import models_app, note, reports_errors
 from normlab.models import DEFAULT_MODEL
-from normlab.scene import scene_app
+from normlab.report import HtmlReport, Table, embedded_banner
 
 HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
 
@@ -26,33 +27,54 @@ an incomplete run exits 1 and resumes when run again."""
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
 app.add_typer(models_app, name="models")
-app.add_typer(losona_app, name="losona")
-app.add_typer(scene_app, name="scene")
-app.add_typer(hsii_app, name="hsii")
-app.add_typer(crsec_app, name="crsec")
+app.add_typer(losona.losona_app, name="losona")
+app.add_typer(scene.scene_app, name="scene")
+app.add_typer(hsii.hsii_app, name="hsii")
+app.add_typer(crsec.crsec_app, name="crsec")
 
-DEMO_SCENARIO_IDS = [
-    "gift_pool_or_bill_split__no_apology_culture_norm__demos__leaving_present",
-    "activity_log__deadpan_literalism_norm__demos__hill_repeats",
-    "advice_request__banned_epistemic_hedging_norm__demos__orders_db_migration",
+DEMOS: list[tuple[str, str, Callable[[Path], Path]]] = [
+    ("LoSoNA", "static benchmark: write the next message of a group chat", losona.run_demo),
+    ("SCENE", "interactive benchmark: personas enforce a hidden norm", scene.run_demo),
+    ("HSII", "multi-user benchmark: whom to address and what to say", hsii.run_demo),
+    ("CRSEC", "simulation: norms emerge in a society of agents", crsec.run_demo),
 ]
-DEMO_CONDITIONS = ["naive", "norm_informed"]
+
+
+def write_index(out: Path, done: list[tuple[str, str, Path, float]]) -> Path:
+    """One page linking the four reports, with what each took."""
+    page = HtmlReport("normlab demo: the four systems on the embedded model")
+    banner = embedded_banner({"every role": [DEFAULT_MODEL]})
+    if banner:
+        page.banner(banner)
+    rows = []
+    for name, what, report, seconds in done:
+        link = os.path.relpath(report, out)
+        rows.append([name, what, link, f"{seconds / 60:.1f} min"])
+    page.table(
+        Table(
+            "Reports (open the file named in each row)", ["system", "what", "report", "time"], rows
+        )
+    )
+    page.links([(name, os.path.relpath(report, out)) for name, _, report, _ in done])
+    return page.write(out / "index.html")
 
 
 @app.command("demo")
 @reports_errors
 def demo(
-    log_dir: Annotated[Path, typer.Option(help="Where the demo's logs go.")] = Path("runs/demo"),
+    out: Annotated[Path, typer.Option(help="Where the demos' runs and reports go.")] = Path(
+        "runs/demo"
+    ),
 ) -> None:
-    """LoSoNA on the embedded default model: a small subset that runs offline in minutes."""
-    run_losona(
-        DEFAULT_MODEL,
-        {"judge": DEFAULT_MODEL},
-        conditions=DEMO_CONDITIONS,
-        scenario_ids=DEMO_SCENARIO_IDS,
-        log_dir=log_dir / "losona",
-        report_dir=log_dir,
-    )
+    """All four systems, small, on the embedded model, offline; one index page links the reports."""
+    done: list[tuple[str, str, Path, float]] = []
+    for index, (name, what, run) in enumerate(DEMOS, start=1):
+        note(f"[{index}/{len(DEMOS)}] {name}: {what}")
+        started = time.perf_counter()
+        report = run(out)
+        done.append((name, what, report, time.perf_counter() - started))
+        note(f"[{index}/{len(DEMOS)}] {name} done in {done[-1][3] / 60:.1f} min")
+    note(f"index: {write_index(out, done).resolve()}")
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from normlab.models import CallRecord, ModelClient, StructuredResult
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
 AGENT_ROLE = "agent"
-AGENT_MAX_TOKENS = 600
+AGENT_MAX_TOKENS = 300
 
 
 def call_seed(*parts: object) -> int:
@@ -87,6 +87,8 @@ class Caller:
     role: str = AGENT_ROLE
     max_tokens: int = AGENT_MAX_TOKENS
     temperature: float | None = None
+    cap: int | None = None
+    """One output cap for every call (``--max-tokens``: reasoning models think inside it)."""
     prefix: str = ""
     """The agent's stable system message (description, then qualified norms): the prompt prefix
     a provider's or llama.cpp's cache reuses from one of this agent's calls to the next."""
@@ -100,7 +102,7 @@ class Caller:
         if self.prefix:
             messages.insert(0, ChatMessageSystem(content=self.prefix))
         config = GenerateConfig(
-            max_tokens=max_tokens or self.max_tokens,
+            max_tokens=self.cap or max_tokens or self.max_tokens,
             temperature=self.temperature,
             seed=call_seed(self.seed, self.tick, self.phase, self.agent, operation, self.counter),
         )

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from inspect_ai.model import Model, get_model
+from pydantic import ValidationError
 
 from normlab.commands import (
     JsonOption,
@@ -24,6 +25,7 @@ from normlab.commands import (
     say,
 )
 from normlab.core.errors import InputError, NormlabError, RunIncompleteError
+from normlab.core.jsonio import validation_field
 from normlab.crsec.metrics import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.questionnaire import PAPER_FIGURE_4, export, import_ratings
 from normlab.crsec.report import counts_table, emergence_table, operations_table, write_report
@@ -117,8 +119,9 @@ def configure(
         changes["agents"] = [agent for agent in society.agents if agent.name in wanted]
     try:
         society = Society.model_validate({**society.model_dump(), **changes})
-    except ValueError as error:
-        raise InputError("options", str(error).splitlines()[-1].strip()) from None
+    except ValidationError as error:
+        where, problem = validation_field(error)
+        raise InputError("options", problem, field=where or None) from None
     if synthesis_trigger not in ("paper", "counter"):
         raise InputError(
             "--synthesis-trigger", "choose paper or counter", field="synthesis_trigger"
@@ -416,7 +419,7 @@ def run_demo(out: Path, progress: Callable[[str], None] = note) -> Path:
             days=1,
             hours="9-11",
             agents=DEMO_AGENTS,
-            tick_minutes=15,
+            tick_minutes=30,
             faithful=False,
             ablations=[],
             synthesis_trigger="paper",

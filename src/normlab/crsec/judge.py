@@ -93,6 +93,8 @@ class Judge:
     cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     failures: int = 0
     calls: int = 0
+    pending: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    """Verdicts being fetched: a second job with the same prompt waits for the first."""
 
     def __post_init__(self) -> None:
         path = self.folder / JUDGE_CACHE
@@ -110,7 +112,11 @@ class Judge:
     ) -> SchemaT | None:
         key = self._key(prompt)
         row = self.cache.get(key)
+        if row is None and key in self.pending:
+            row = await self.pending[key]
         if row is None:
+            waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            self.pending[key] = waiting
             result = await self.client.structured(
                 JUDGE_ROLE,
                 JUDGE_ROLE,
@@ -131,6 +137,8 @@ class Judge:
             }
             self.cache[key] = row
             append_jsonl(self.folder / JUDGE_CACHE, row)
+            waiting.set_result(row)
+            del self.pending[key]
         if row["parsed"] is None:
             self.failures += 1
             return None

@@ -198,6 +198,9 @@ class RunConfig(BaseModel):
     classify_hint: bool = False
     """Add the authors' code's steer to ClassifySpecificNorms (smoking-, noise-, tip-related)."""
     temperature: float | None = None
+    max_tokens: int | None = Field(default=None, ge=16)
+    """One output cap for every agent call, replacing each operation's own (reasoning models
+    spend thinking tokens inside the cap)."""
 
     @property
     def evaluation_mode(self) -> Literal["merged", "faithful", "none"]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -113,13 +114,20 @@ def initial_state(config: RunConfig) -> WorldState:
     )
 
 
+LEADING_NAME = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?=is |was )")
+"""A subtask written about someone else (weak models copy Figure 18's "Kelly is …")."""
+
+
 def action_text(agent: AgentSpec, action: str) -> str:
-    """What others see: ``<Name> is <action>``, however the model began the subtask."""
+    """What others see: ``<Name> is <action>``, whoever the model wrote the subtask about."""
     text = action.strip().rstrip(".")
     if text.startswith(agent.name):
         return text
     if text.startswith(agent.first_name + " "):
         return agent.name + text[len(agent.first_name) :]
+    text = LEADING_NAME.sub("", text)
+    if text.startswith(("is ", "was ")):
+        return f"{agent.name} {text}"
     return f"{agent.name} is {text[:1].lower()}{text[1:]}"
 
 
@@ -265,6 +273,7 @@ class Simulation:
             phase,
             log=log if log is not None else CallLog(),
             temperature=self.config.temperature,
+            cap=self.config.max_tokens,
             prefix=self.prefix(name),
         )
 

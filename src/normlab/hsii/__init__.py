@@ -2,7 +2,7 @@
 and what to say (r1–r4, the HSII score, COT complexity, dataset clusters)."""
 
 from normlab.hsii.analysis import HsiiAnalysis, analyze, analyze_records, load_run
-from normlab.hsii.cli import hsii_app, run_hsii
+from normlab.hsii.cli import hsii_app, run_demo, run_hsii
 from normlab.hsii.cot import hsii_cot
 from normlab.hsii.dataset import cut_dialogue, load_cases, load_dialogues, load_news
 from normlab.hsii.parse import parse_statement, resolve_target, target_correct
@@ -28,6 +28,7 @@ __all__ = [
     "load_run",
     "parse_statement",
     "resolve_target",
+    "run_demo",
     "run_hsii",
     "target_correct",
     "win_value",

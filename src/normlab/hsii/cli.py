@@ -397,22 +397,32 @@ def hsii_play(
 
 
 DEMO_LIMIT = 3
+DEMO_EPSILON = 3
+
+
+def run_demo(out: Path, limit: int = DEMO_LIMIT, epsilon: int = DEMO_EPSILON) -> Path:
+    """HSII on the embedded model: all four stages on a few cases with a short long run."""
+    folder = out / "hsii"
+    run_hsii(
+        DEFAULT_MODEL,
+        bind_roles(ROLES, None, None),
+        limit=limit,
+        epsilon=epsilon,
+        log_dir=folder,
+        report_dir=folder,
+    )
+    return folder / "report.html"
 
 
 @hsii_app.command("demo")
 @reports_errors
 def hsii_demo(
-    log_dir: Annotated[Path, typer.Option(help="Where the demo's logs go.")] = Path("runs/demo"),
+    out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
     limit: Annotated[int, typer.Option(help="Cases.")] = DEMO_LIMIT,
+    epsilon: Annotated[int, typer.Option(help="Turns of the long run.")] = DEMO_EPSILON,
 ) -> None:
-    """HSII on the embedded model: a few cases, all four stages, offline in minutes."""
-    run_hsii(
-        DEFAULT_MODEL,
-        bind_roles(ROLES, None, None),
-        limit=limit,
-        log_dir=log_dir / "hsii",
-        report_dir=log_dir / "hsii",
-    )
+    """HSII on the embedded model: a case, all four stages, offline in a minute or two."""
+    run_demo(out, limit, epsilon)
 
 
-__all__ = ["hsii_app", "run_hsii"]
+__all__ = ["hsii_app", "run_demo", "run_hsii"]

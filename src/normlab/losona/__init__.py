@@ -1,7 +1,7 @@
 """LoSoNA: the static local-norm benchmark (one reply per scenario, judged on a hidden norm)."""
 
 from normlab.losona.analysis import LosonaAnalysis, analyze, analyze_records, load_records, load_run
-from normlab.losona.cli import losona_app, run_losona
+from normlab.losona.cli import losona_app, run_demo, run_losona
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.prompts import CONDITIONS
 from normlab.losona.schemas import Scenario, TrialRecord
@@ -21,5 +21,6 @@ __all__ = [
     "losona",
     "losona_app",
     "losona_screen",
+    "run_demo",
     "run_losona",
 ]

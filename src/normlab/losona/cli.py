@@ -360,4 +360,35 @@ def losona_screen(
     )
 
 
-__all__ = ["losona_app", "run_losona"]
+__all__ = ["losona_app", "run_demo", "run_losona"]
+
+
+DEMO_SCENARIO_IDS = [
+    "gift_pool_or_bill_split__no_apology_culture_norm__demos__leaving_present",
+    "advice_request__banned_epistemic_hedging_norm__demos__orders_db_migration",
+]
+DEMO_CONDITIONS = ["naive", "norm_informed"]
+
+
+def run_demo(out: Path) -> Path:
+    """LoSoNA on the embedded model: two scenarios, both conditions, one trial each."""
+    folder = out / "losona"
+    run_losona(
+        DEFAULT_MODEL,
+        {"judge": DEFAULT_MODEL},
+        conditions=DEMO_CONDITIONS,
+        scenario_ids=DEMO_SCENARIO_IDS,
+        epochs=1,
+        log_dir=folder,
+        report_dir=folder,
+    )
+    return folder / "report.html"
+
+
+@losona_app.command("demo")
+@reports_errors
+def losona_demo(
+    out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
+) -> None:
+    """LoSoNA on the embedded model: two scenarios, both conditions, offline in a minute or two."""
+    run_demo(out)

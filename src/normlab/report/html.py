@@ -112,6 +112,14 @@ class HtmlReport:
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
 
+    def links(self, targets: list[tuple[str, str]]) -> None:
+        """A list of links (text, relative href), both escaped."""
+        items = "".join(
+            f'<li><a href="{html.escape(href, quote=True)}">{html.escape(text)}</a></li>'
+            for text, href in targets
+        )
+        self.parts.append(f"<ul>{items}</ul>")
+
     def preformatted(self, text: str) -> None:
         self.parts.append(f"<pre>{html.escape(text)}</pre>")
 

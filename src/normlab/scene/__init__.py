@@ -1,7 +1,7 @@
 """SCENE: the interactive benchmark: scripted personas enforce a hidden norm with sanctions."""
 
 from normlab.scene.analysis import SceneAnalysis, analyze, load_episode_records, load_run
-from normlab.scene.cli import scene_app
+from normlab.scene.cli import run_demo, scene_app
 from normlab.scene.dataset import load_scenarios
 from normlab.scene.schemas import Episode, SceneScenario
 from normlab.scene.task import scene
@@ -14,6 +14,7 @@ __all__ = [
     "load_episode_records",
     "load_run",
     "load_scenarios",
+    "run_demo",
     "scene",
     "scene_app",
 ]

@@ -236,3 +236,25 @@ def scene_run(
     )
     folder = log_dir or default_log_dir("scene", model, roles)
     finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
+
+
+DEMO_MAX_TURNS = 2
+DEMO_CAPS = {"judge": 300, "auditor": 150}
+"""Output caps for the demo's labellers: the 0.5B model tends to run on until any cap."""
+
+
+def run_demo(out: Path) -> Path:
+    """SCENE on the embedded model: one episode of two rounds, every role, the report."""
+    folder = out / "scene"
+    task = scene(tuples=1, reps=1, max_turns=DEMO_MAX_TURNS, max_tokens=DEMO_CAPS)
+    finish_run(BENCHMARK, task, DEFAULT_MODEL, bind_roles(ROLES, None, None), folder, folder, False)
+    return folder / "report.html"
+
+
+@scene_app.command("demo")
+@reports_errors
+def scene_demo(
+    out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
+) -> None:
+    """SCENE on the embedded model: one short episode, offline in a few minutes."""
+    run_demo(out)

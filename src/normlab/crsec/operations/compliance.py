@@ -52,7 +52,7 @@ async def plan_day(
         },
         "plan_ours",
     )
-    reply = await caller.ask("plan", prompt, DayPlan, max_tokens=700)
+    reply = await caller.ask("plan", prompt, DayPlan, max_tokens=60 + 45 * (end - first))
     given = {item.hour: item.activity.strip() for item in reply.plan} if reply else {}
     plan: dict[int, str] = {}
     filled: list[int] = []
@@ -146,7 +146,7 @@ async def plan_actions(
         },
         "actions_format_ours",
     )
-    reply = await caller.ask("actions", prompt, Subtasks, max_tokens=700)
+    reply = await caller.ask("actions", prompt, Subtasks, max_tokens=400)
     if reply is None:
         return PlannedHour([Subtask(action=activity, minutes=60, place=home)], failed=True)
     subtasks, adjusted = fit_subtasks(

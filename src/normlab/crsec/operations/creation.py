@@ -14,5 +14,5 @@ async def create_norms(caller: Caller, agent: AgentSpec, count: int) -> list[Cre
         {"agent description": agent.description, "count": str(count)},
         "create_norm_ours",
     )
-    reply = await caller.ask("create_norm", prompt, CreatedNorms, max_tokens=900)
+    reply = await caller.ask("create_norm", prompt, CreatedNorms, max_tokens=60 + 70 * count)
     return [] if reply is None else reply.norms[:count]

@@ -62,7 +62,7 @@ def _failed_call(operation: str) -> Verdict:
 
 async def _utility(caller: Caller, content: str) -> int | None:
     reply = await caller.ask(
-        "utility", render("utility_ours", {"normative info": content}), Utility, max_tokens=200
+        "utility", render("utility_ours", {"normative info": content}), Utility, max_tokens=150
     )
     return None if reply is None else reply.utility
 
@@ -95,7 +95,7 @@ async def evaluate(
                 },
             ),
             Evaluation,
-            max_tokens=300,
+            max_tokens=200,
         )
         if reply is None:
             return _failed_call("evaluate")
@@ -129,7 +129,7 @@ async def _evaluate_faithfully(
             "check_answer_ours",
         ),
         ConsistencyCheck,
-        max_tokens=200,
+        max_tokens=150,
     )
     if consistent is None:
         return _failed_call("check_consistency")
@@ -143,7 +143,7 @@ async def _evaluate_faithfully(
             {"normative information": content, "qualified personal norms": norms},
         ),
         DuplicationCheck,
-        max_tokens=200,
+        max_tokens=150,
     )
     if duplicate is None:
         return _failed_call("check_duplication")
@@ -157,7 +157,7 @@ async def _evaluate_faithfully(
             {"the type of normative info": f'"type": "{type}", "content": "{content}"'},
         ),
         TypeCheck,
-        max_tokens=200,
+        max_tokens=150,
     )
     if typed is None:
         return _failed_call("check_type")
@@ -177,7 +177,7 @@ async def _evaluate_faithfully(
             "check_answer_ours",
         ),
         ConflictCheck,
-        max_tokens=200,
+        max_tokens=150,
     )
     if conflict is None:
         return _failed_call("check_conflict")
@@ -222,7 +222,7 @@ async def synthesize(
         "classify",
         render("classify", {"qualified personal norms": listed}, "classify_ours"),
         Categories,
-        max_tokens=500,
+        max_tokens=60 + 25 * len(qualified),
     )
     if grouped is None:
         return Synthesis(failed="classify: the reply never parsed")
@@ -245,7 +245,7 @@ async def synthesize(
             "abstract",
             render("abstract", {"qualified norm subset": subset}, "abstract_format_ours"),
             AbstractNorm,
-            max_tokens=300,
+            max_tokens=200,
         )
         if reply is None:
             result.failed = "abstract: the reply never parsed"

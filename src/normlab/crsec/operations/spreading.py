@@ -44,7 +44,9 @@ async def detect_conflicts(
                 "identity": identity,
             },
         )
-        reply = await caller.ask("detect_conflict", prompt, ConflictFindings)
+        reply = await caller.ask(
+            "detect_conflict", prompt, ConflictFindings, max_tokens=60 + 45 * len(group)
+        )
         for finding in reply.findings if reply else []:
             if 1 <= finding.observation <= len(group):
                 findings.append(
@@ -72,7 +74,7 @@ async def utterance(
             or "(nothing yet: you speak first)",
         },
     )
-    return await caller.ask("utterance", prompt, Utterance, max_tokens=200)
+    return await caller.ask("utterance", prompt, Utterance, max_tokens=150)
 
 
 async def identify_from_chat(
@@ -91,7 +93,7 @@ async def identify_from_chat(
 async def generate_thoughts(caller: Caller, place: str, observations: list[str]) -> list[str]:
     """GenerateThought(O_A): the paper names it without a prompt; ours."""
     prompt = render("generate_thought", {"place": place, "observations": numbered(observations)})
-    reply = await caller.ask("generate_thought", prompt, Thoughts, max_tokens=300)
+    reply = await caller.ask("generate_thought", prompt, Thoughts, max_tokens=200)
     return [t.strip() for t in (reply.thoughts if reply else []) if t.strip()][:3]
 
 

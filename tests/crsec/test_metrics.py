@@ -1,0 +1,195 @@
+"""Figure 2's measures on hand-built run directories, checked against hand-computed values."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from normlab.crsec.judge import JUDGE_CACHE
+from normlab.crsec.metrics import (
+    CrsecAnalysis,
+    analyze_runs,
+    load_runs,
+    prompt_prefix_shares,
+)
+from normlab.crsec.rundir import RunDir
+from normlab.crsec.schemas import AgentState, Event, HourMetrics, Usage, WorldState
+from normlab.stats import Rate
+from tests.crsec.support import client, config, write_script
+
+AGENTS = ["Bob Johnson", "Carlos Gomez", "Tamara Rodriguez", "Wolfgang Schulz"]
+SMOKE_FREE = {"content": "No smoking inside.", "utility": 90, "id": 1, "origin": "created"}
+QUIET = {"content": "Keep it down.", "utility": 50, "id": 2, "origin": "chat"}
+OUTSIDE = [["outside Hobbs Cafe", "X is smoking outside"]]
+INSIDE = [["Hobbs Cafe", "X is smoking at a table"]]
+
+
+def judge_model(folder: Path) -> str:
+    smoking = {"matches": ["no_smoking_indoors"]}
+    compliant = {"verdicts": [{"norm": "no_smoking_indoors", "actions": "complied"}]}
+    planned = {"verdicts": [{"norm": "no_smoking_indoors", "plan": "complied"},
+                            {"norm": "tipping_after_meals", "plan": "complied"}]}  # fmt: skip
+    violated = {"verdicts": [{"norm": "no_smoking_indoors", "plan": "complied",
+                              "actions": "violated"}]}  # fmt: skip
+    return write_script(
+        folder,
+        [
+            ("PERSONAL NORM: No smoking inside", [smoking]),
+            ("PERSONAL NORM: Keep it down", ["I cannot tell"]),  # never parses: no match
+            ("HOUR: tip after lunch\n.*\nHobbs Cafe: X is smoking at a table", [violated]),
+            ("HOUR: tip after lunch", [planned]),
+            ("outside Hobbs Cafe: X is smoking outside", [compliant]),
+            ("complied", [{"verdicts": []}]),
+        ],
+    )
+
+
+def hand_run(
+    folder: Path, hours: list[dict[str, Any]], calls: list[dict[str, Any]] | None = None
+) -> None:
+    """A finished two-hour run of four agents whose hour snapshots are ``hours``."""
+    run_config = config(agents=AGENTS)
+    run = RunDir(folder)
+    run.create(run_config)
+    events: list[Event] = []
+    for call in calls or []:
+        events.append(Event(seq=0, tick=0, time="day 1 09:00", kind="call", agent=call["agent"],
+                            data={k: v for k, v in call.items() if k != "agent"}))  # fmt: skip
+    for index, agents in enumerate(hours):
+        events.append(
+            Event(seq=0, tick=index * 12 + 11, time="t", kind="hour", data={
+                "hour": index, "label": f"day 1 {9 + index:02d}:00–{10 + index:02d}:00",
+                "agents": agents}),
+        )  # fmt: skip
+    for seq, event in enumerate(events, start=1):
+        event.seq = seq
+    state = WorldState(
+        tick=24,
+        created=True,
+        finished=True,
+        agents={
+            name: AgentState(name=name, place="Hobbs Cafe", action="", doing="") for name in AGENTS
+        },
+        usage=Usage(calls=len(calls or []), input_tokens=10),
+    )
+    metrics = [
+        HourMetrics(
+            hour=index,
+            label=f"h{index}",
+            conflicts=3 - index,
+            chats=index,
+            norm_chats=index,
+            thoughts=2,
+            norm_thoughts=1,
+        )
+        for index in range(len(hours))
+    ]
+    run.save(state, events, metrics)
+
+
+def agent(
+    norms: list[dict[str, Any]], plan: str = "", actions: list[list[str]] | None = None
+) -> dict[str, Any]:
+    return {"qualified": norms, "plan": plan, "actions": actions or []}
+
+
+HOURS = [
+    {  # hour 1: 2 of 4 hold smoking (50%); Bob adheres in actions; Tamara plan ok, acts against
+        "Bob Johnson": agent([SMOKE_FREE], "read", OUTSIDE),
+        "Carlos Gomez": agent([QUIET], "smoke", INSIDE),
+        "Tamara Rodriguez": agent([SMOKE_FREE, QUIET], "tip after lunch", INSIDE),
+        "Wolfgang Schulz": agent([]),
+    },
+    {  # hour 2: 3 of 4 hold (75% ≥ 70%); 3 adhere (Bob, Carlos in actions; Wolfgang in plan)
+        "Bob Johnson": agent([SMOKE_FREE], "read", OUTSIDE),
+        "Carlos Gomez": agent([SMOKE_FREE], "smoke", OUTSIDE),
+        "Tamara Rodriguez": agent([QUIET], "nap", []),
+        "Wolfgang Schulz": agent([SMOKE_FREE], "tip after lunch", []),
+    },
+]
+
+
+def analyze(folders: list[Path], model: str) -> CrsecAnalysis:
+    return asyncio.run(analyze_runs(load_runs(folders), client(model), model))
+
+
+def test_shares_emergence_and_final_values_by_hand(tmp_path: Path) -> None:
+    model = judge_model(tmp_path)
+    hand_run(tmp_path / "run", HOURS)
+    analysis = analyze([tmp_path / "run"], model)
+    (run,) = analysis.runs
+    first, second = run.hours
+    assert first.holding == {
+        "no_smoking_indoors": 0.5,
+        "quiet_in_public": 0.0,
+        "tipping_after_meals": 0.0,
+    }
+    assert first.actions["no_smoking_indoors"] == 0.25 and first.plan["no_smoking_indoors"] == 0.25
+    assert first.adhering["no_smoking_indoors"] == 0.25  # Tamara planned well but smoked inside
+    assert second.holding["no_smoking_indoors"] == 0.75
+    assert second.plan == {
+        "no_smoking_indoors": 0.25,
+        "quiet_in_public": 0.0,
+        "tipping_after_meals": 0.25,
+    }
+    assert second.adhering["no_smoking_indoors"] == 0.75
+    assert run.emergence["no_smoking_indoors"].model_dump() == {"holding": 2, "adhering": 2}
+    assert run.emergence["tipping_after_meals"].model_dump() == {"holding": None, "adhering": None}
+    assert run.judge_failures == 1  # "Keep it down." never parsed: counted, not matched
+    (group,) = analysis.groups
+    final = group.final["no_smoking_indoors"]["holding"]
+    assert isinstance(final, Rate) and (final.k, final.n) == (3, 4)
+    assert group.counts["conflicts"][0].mean == 3 and group.counts["norm_chats"][1].mean == 1
+
+
+def test_bands_and_emergence_over_runs(tmp_path: Path) -> None:
+    model = judge_model(tmp_path)
+    hand_run(tmp_path / "a", HOURS)
+    slower = [HOURS[0], {**HOURS[1], "Carlos Gomez": agent([QUIET], "smoke", INSIDE)}]
+    hand_run(tmp_path / "b", slower)
+    (group,) = analyze([tmp_path / "a", tmp_path / "b"], model).groups
+    band = group.series["holding"]["no_smoking_indoors"][1]
+    assert (band.mean, band.low, band.high, band.n) == (0.625, 0.5, 0.75, 2)
+    assert group.reached["no_smoking_indoors"]["holding"] == "1 of 2 runs"
+    assert group.emergence["no_smoking_indoors"]["holding"].value == 2.0
+    final = group.final["no_smoking_indoors"]["holding"]
+    assert final.value == pytest.approx(0.625) and final.n == 2
+
+
+def test_the_judge_is_cached_in_the_run_and_survives_a_cut_line(tmp_path: Path) -> None:
+    model = judge_model(tmp_path)
+    hand_run(tmp_path / "run", HOURS)
+    first = analyze([tmp_path / "run"], model).runs[0]
+    # 2 norms and 4 agents × 2 hours, Bob's two hours alike: asked once
+    assert first.judge_calls == 2 + 7 and first.judge_cached == 0
+    cache = tmp_path / "run" / JUDGE_CACHE
+    lines = cache.read_text().splitlines()
+    cache.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:20])  # a kill mid-append
+    again = analyze([tmp_path / "run"], model).runs[0]
+    assert again.judge_calls == 1 and again.judge_cached == 8
+    assert again.hours == first.hours
+    assert all(json.loads(line) for line in cache.read_text().splitlines())
+
+
+def test_prefix_share_counts_what_repeats_the_agents_previous_prompt() -> None:
+    calls = [
+        {"agent": "A", "role": "agent", "system": "abcd", "prompt": "xy"},  # 7 chars, 0 shared
+        {"agent": "A", "role": "agent", "system": "abcd", "prompt": "xz"},  # 6 shared of 7
+        {"agent": "B", "role": "agent", "system": "abcd", "prompt": "xy"},  # B's first: 0
+        {"agent": "A", "role": "judge", "system": "", "prompt": "ignored"},
+    ]
+    overall, by_agent = prompt_prefix_shares(calls)
+    assert by_agent == {"A": pytest.approx(6 / 14), "B": 0.0}
+    assert overall == pytest.approx(6 / 21)
+
+
+def test_a_run_with_no_finished_hour_cannot_be_analyzed(tmp_path: Path) -> None:
+    from normlab.core.errors import InputError
+
+    RunDir(tmp_path / "run").create(config())
+    with pytest.raises(InputError, match="has not finished a simulated hour"):
+        load_runs([tmp_path / "run"])
