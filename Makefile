@@ -1,5 +1,5 @@
 # normlab: two commands from a fresh clone.
-#   make demo   set up, then run LoSoNA on the embedded model (offline, a few minutes)
+#   make demo   set up, then a small demo of each of the four systems on the embedded model (offline)
 #   make test   set up, then lint, type-check and run the test suite (network not needed)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)

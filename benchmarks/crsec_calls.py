@@ -24,6 +24,7 @@ from typing import Any
 
 from inspect_ai.model import get_model
 
+from benchmarks import emit
 from normlab.crsec.metrics import prompt_prefix_shares
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import RunConfig
@@ -121,10 +122,7 @@ def main() -> None:
             "default": measure(Path(scratch) / "default", model, faithful=False),
             "faithful": measure(Path(scratch) / "faithful", model, faithful=True),
         }
-    text = json.dumps(summary, indent=2)
-    print(text)
-    if arguments.out:
-        arguments.out.write_text(text + "\n")
+    emit(summary, arguments.out)
 
 
 if __name__ == "__main__":

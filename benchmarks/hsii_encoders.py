@@ -12,11 +12,11 @@ README and closing note quote it.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import emit
 from normlab.hsii import load_cases
 from normlab.hsii.clusters import cluster_cases
 from normlab.models.encoder import load_encoder
@@ -47,10 +47,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     summary = {name: measure(name) for name in ("minilm", "tfidf")}
-    text = json.dumps(summary, indent=2)
-    print(text)
-    if arguments.out:
-        arguments.out.write_text(text + "\n")
+    emit(summary, arguments.out)
 
 
 if __name__ == "__main__":

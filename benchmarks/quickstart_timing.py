@@ -1,19 +1,20 @@
 """Measure the README quickstart from a fresh clone: setup time, demo time, calls and tokens.
 
-    python benchmarks/quickstart_timing.py [--repo PATH] [--out results.json]
+    python -m benchmarks.quickstart_timing [--repo PATH] [--out results.json]
 
 Clones the repository's HEAD into a temporary folder, runs ``make setup`` (fresh
-virtual environment, pinned dependencies) and then ``make demo`` (LoSoNA on the
-embedded model, with an empty model cache so GGUF assembly is included), timing
-each, and reads the demo's Inspect logs for model calls and tokens per role.
+virtual environment, pinned dependencies) and then ``make demo`` (the four systems'
+demos on the embedded model, with an empty model cache so GGUF assembly is included),
+timing each and each system's demo, and reads the benchmarks' Inspect logs for model
+calls and tokens per role (CRSEC's calls are in its run directory's metrics).
 Prints a JSON summary; the closing notes of issues quote it.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import emit
 from normlab.core.logs import read_samples
 from normlab.models.usage import usage_by_role
 
@@ -32,7 +34,7 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, st
     if result.returncode != 0:
         sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
         raise SystemExit(f"{' '.join(command)} failed with exit code {result.returncode}")
-    return elapsed, result.stdout
+    return elapsed, result.stdout + result.stderr
 
 
 def measure(repo: Path) -> dict[str, Any]:
@@ -48,7 +50,11 @@ def measure(repo: Path) -> dict[str, Any]:
         return {
             "setup_seconds": round(setup_s, 1),
             "demo_seconds": round(demo_s, 1),
-            "demo_printed_report": "report:" in demo_output,
+            "demo_printed_index": "index:" in demo_output,
+            "demo_minutes_by_system": {
+                match.group(1): float(match.group(2))
+                for match in re.finditer(r"\[\d/\d\] (\w+) done in ([\d.]+) min", demo_output)
+            },
             "calls_and_tokens": {
                 role: {
                     "calls": item.calls,
@@ -68,10 +74,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     summary = measure(arguments.repo)
-    text = json.dumps(summary, indent=2)
-    print(text)
-    if arguments.out:
-        arguments.out.write_text(text + "\n")
+    emit(summary, arguments.out)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ served from its prompt cache. Prints a JSON summary.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from benchmarks import emit
 from benchmarks.quickstart_timing import timed
 from normlab.scene.analysis import analyze, load_run
 
@@ -76,10 +76,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     summary = measure(arguments.repo, arguments.tuples, arguments.reps, arguments.max_turns)
-    text = json.dumps(summary, indent=2)
-    print(text)
-    if arguments.out:
-        arguments.out.write_text(text + "\n")
+    emit(summary, arguments.out)
 
 
 if __name__ == "__main__":

@@ -191,8 +191,8 @@ class RunConfig(BaseModel):
     ablations: list[Ablation] = Field(default_factory=list)
     synthesis_trigger: Literal["paper", "counter"] = "paper"
     max_utterances: int = Field(default=6, ge=2, le=20)
-    pair_buffer_minutes: int = Field(default=120, ge=0)
-    """Two agents do not talk again within this time (the authors' code: 800 steps ≈ 2.2 h)."""
+    pair_buffer_minutes: int = Field(default=130, ge=0)
+    """Two agents do not talk again within this time (authors' code: 800 steps of 10 s ≈ 2.2 h)."""
     max_observations: int = Field(default=8, ge=1)
     """Attention bandwidth: at most this many new observations per agent per tick."""
     classify_hint: bool = False
