@@ -84,7 +84,7 @@ def test_import_gives_figure_4_by_hand(run_folder: Path, tmp_path: Path) -> None
     [
         ("questionnaire,module,score\nr/A,Plan,8\n", "line 2: field 'score': '8' is not a rating"),
         ("questionnaire,module,score\nr/A,Vibes,3\n", "line 2: field 'module': unknown module"),
-        ("questionnaire,module\nr/A,Plan\n", "missing column 'score'"),
+        ("questionnaire,module\nr/A,Plan\n", "field 'score': missing column"),
         ("questionnaire,module,score\nr/A,Plan,\n", "no scores filled in"),
     ],
 )

@@ -25,7 +25,7 @@ from normlab.commands.console import (
     reports_errors,
     stdout_to_stderr,
 )
-from normlab.commands.options import JsonOption, OutOption, PathsArgument
+from normlab.commands.options import JsonOption, OutOption, PathsArgument, default_log_dir
 from normlab.core.evalrun import run_task
 from normlab.core.logs import SampleSet
 from normlab.models import AnalysisBase
@@ -102,19 +102,21 @@ def finish_run(
     task: Task,
     model: str,
     roles: Mapping[str, str],
-    log_dir: Path,
+    log_dir: Path | None,
     report_dir: Path | None,
     as_json: bool,
 ) -> AnalysisT:
     """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
 
-    A person in the subject's seat (``human/…``) answers one sample at a time.
+    Logs go to ``log_dir``, by default a folder naming every role's model. A person in the
+    subject's seat (``human/…``) answers one sample at a time.
     """
+    folder = log_dir or default_log_dir(bench.name, model, roles)
     with stdout_to_stderr(as_json):
         one_at_a_time = 1 if model.startswith("human/") else None
-        logs = run_task(task, log_dir, model, dict(roles), max_samples=one_at_a_time)
+        logs = run_task(task, folder, model, dict(roles), max_samples=one_at_a_time)
     loaded = bench.load(logs)
     analysis = _analyze_and_emit(bench, loaded, as_json)
-    path = bench.write_report(loaded, analysis, report_dir or log_dir)
+    path = bench.write_report(loaded, analysis, report_dir or folder)
     note(f"report: {path.resolve()}")
     return analysis

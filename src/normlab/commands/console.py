@@ -11,8 +11,8 @@ import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, TypeVar
 
 import typer
 from pydantic import BaseModel
@@ -53,6 +53,19 @@ def say(text: str, *, to_stderr: bool = False) -> None:
 def note(text: str) -> None:
     """A progress line or remark: stderr, so stdout stays the result."""
     say(text, to_stderr=True)
+
+
+class Finding(Protocol):
+    def one_line(self) -> str: ...
+
+
+def report_findings(findings: Sequence[Finding], clean: str) -> None:
+    """A linter's verdict: one line per finding and exit 1, or ``clean`` and exit 0."""
+    for finding in findings:
+        say(finding.one_line())
+    if findings:
+        raise typer.Exit(code=1)
+    say(clean)
 
 
 def print_table(table: Table) -> None:

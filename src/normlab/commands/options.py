@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -68,7 +68,7 @@ def bind_roles(
     return roles
 
 
-def default_log_dir(system: str, model: str, roles: dict[str, str]) -> Path:
+def default_log_dir(system: str, model: str, roles: Mapping[str, str]) -> Path:
     """``runs/SYSTEM/SUBJECT__ROLE-MODEL…``: one folder per set of models, so a rerun resumes
     it and runs with a different judge or persona never share a folder."""
     name = "__".join([slug(model), *(f"{role}-{slug(roles[role])}" for role in sorted(roles))])

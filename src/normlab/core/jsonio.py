@@ -14,12 +14,19 @@ from normlab.core.errors import InputError
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def read_json(path: Path) -> Any:
-    """Parse a whole JSON file, turning any failure into an :class:`InputError`."""
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    """A whole text file, or an :class:`InputError` saying why it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding=encoding)
     except OSError as error:
         raise InputError(path, f"cannot read file ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise InputError(path, f"not UTF-8 text (byte {error.start})") from error
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON file, turning any failure into an :class:`InputError`."""
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -47,13 +54,11 @@ def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> Path:
     return path
 
 
-def read_jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise InputError(path, f"cannot read file ({error.strerror})") from error
-    for number, line in enumerate(lines, start=1):
+def read_jsonl_rows(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (of its first
+    ``limit`` lines, if given: what follows may be a line a killed writer left half-written)."""
+    lines = read_text(path).splitlines()
+    for number, line in enumerate(lines[:limit], start=1):
         if not line.strip():
             continue
         try:

@@ -23,7 +23,7 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import append_jsonl, write_jsonl
+from normlab.core.jsonio import append_jsonl, read_text, write_jsonl
 from normlab.crsec.prompts import render
 from normlab.crsec.schemas import ComplianceVerdicts, NormMatches, TargetNorm
 from normlab.models import ModelClient
@@ -42,10 +42,7 @@ def read_cache(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """The cached verdicts, and whether a last line cut short by a killed analysis was left out."""
     if not path.exists():
         return [], False
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read file ({error})") from error
+    lines = read_text(path).splitlines()
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         try:

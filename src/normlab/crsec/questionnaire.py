@@ -12,15 +12,14 @@ ratings and its n, and the overall mean.
 from __future__ import annotations
 
 import csv
-import io
 import random
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
+from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
 from normlab.core.evalrun import slug
 from normlab.crsec.prompts import PROMPTS
@@ -264,34 +263,13 @@ class Figure4(BaseModel):
     paper: dict[str, float] = PAPER_FIGURE_4
 
 
-def _ratings(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InputError(path, f"cannot read file ({error.strerror})") from error
-    except UnicodeDecodeError as error:
-        raise InputError(path, f"not UTF-8 text (byte {error.start})") from error
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        fields = reader.fieldnames or []
-        rows = list(enumerate(reader, start=2))
-    except csv.Error as error:
-        raise InputError(path, f"not a readable CSV ({error})") from error
-    missing = [c for c in ("questionnaire", "module", "score") if c not in fields]
-    if missing:
-        raise InputError(
-            path, f"missing column {missing[0]!r} (export writes {', '.join(COLUMNS)})"
-        )
-    return rows
-
-
 def import_ratings(paths: list[Path]) -> Figure4:
     """Figure 4 from filled ``ratings.csv`` files; a score must be an integer from 1 to 7."""
     scores: dict[str, list[float]] = {module: [] for module in MODULES.values()}
     unrated = 0
     questionnaires: set[str] = set()
     for path in paths:
-        for line, row in _ratings(path):
+        for line, row in read_csv_rows(path, ("questionnaire", "module", "score")):
             module = (row.get("module") or "").strip()
             if module not in scores:
                 raise InputError(path, f"field 'module': unknown module {module!r}", line=line)

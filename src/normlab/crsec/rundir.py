@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_json, validate_row
+from normlab.core.jsonio import read_json, read_jsonl_rows, validate_row
 from normlab.crsec.schemas import Event, HourMetrics, RunConfig, WorldState
 
 CONFIG = "config.json"
@@ -107,20 +107,8 @@ class RunDir:
     def _rows(self, name: str, counted: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
         """The rows the checkpoint counts (a run killed mid-tick leaves a few more)."""
         path = self.file(name)
-        if not path.exists():
-            return
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(path, f"cannot read file ({error})") from error
-        for number, line in enumerate(lines[:counted], start=1):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(path, f"invalid JSON: {error.msg}", line=number) from error
-            if not isinstance(row, dict):
-                raise InputError(path, "each line must be a JSON object", line=number)
-            yield number, row
+        if path.exists():
+            yield from read_jsonl_rows(path, counted)
 
     def events(self) -> Iterator[Event]:
         state = self.checkpoint()

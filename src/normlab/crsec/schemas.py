@@ -440,23 +440,44 @@ class Evaluation(Reply):
     reason: str = ""
 
 
-class DuplicationCheck(Reply):
-    duplicate: bool
+class CheckReply(Reply):
+    """One check of the faithful immediate evaluation (Figures 11–14)."""
+
+    def outcome(self) -> tuple[bool, str]:
+        """Whether the item passed, and what to add to "failed the … check" if not."""
+        raise NotImplementedError
 
 
-class ConsistencyCheck(Reply):
+class ConsistencyCheck(CheckReply):
     consistent: bool
 
+    def outcome(self) -> tuple[bool, str]:
+        return self.consistent, ""
 
-class TypeCheck(Reply):
+
+class DuplicationCheck(CheckReply):
+    duplicate: bool
+
+    def outcome(self) -> tuple[bool, str]:
+        return not self.duplicate, ""
+
+
+class TypeCheck(CheckReply):
     is_norm: bool
     type_correct: bool = True
     type: NormType | None = None
 
+    def outcome(self) -> tuple[bool, str]:
+        passed = self.is_norm and self.type_correct
+        return passed, " (not a norm)" if not self.is_norm else " (wrong type)"
 
-class ConflictCheck(Reply):
+
+class ConflictCheck(CheckReply):
     conflict: bool
     reason: str = ""
+
+    def outcome(self) -> tuple[bool, str]:
+        return not self.conflict, f": {self.reason}" if self.reason else ""
 
 
 class Utility(Reply):

@@ -14,19 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import validate_row
+from normlab.core.jsonio import read_text, validate_row
 from normlab.crsec.schemas import Society
 
 HOBBS_CAFE = Path(str(files("normlab.crsec") / "data" / "hobbs_cafe.json"))
 
 
 def _read(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(path, f"cannot read file ({error.strerror})") from error
-    except UnicodeDecodeError as error:
-        raise InputError(path, f"not UTF-8 text (byte {error.start})") from error
+    text = read_text(path)
     if path.suffix in (".yaml", ".yml"):
         import yaml
 

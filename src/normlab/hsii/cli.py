@@ -26,6 +26,7 @@ from normlab.commands import (
     finish_run,
     note,
     print_table,
+    report_findings,
     reports_errors,
     role_settings,
     say,
@@ -139,18 +140,15 @@ def run_hsii(
     as_json: bool = False,
 ) -> HsiiAnalysis:
     """Run (or resume) HSII, print Table 1 and write the report."""
-    chosen = settings or RoleSettings()
     task = hsii(
         cases=str(cases) if cases else None,
         case_ids=case_ids,
         limit=limit,
         epsilon=epsilon,
         tie_weight=tie_weight,
-        max_tokens=chosen.max_tokens,
-        reasoning_effort=dict(chosen.reasoning_effort),
+        **(settings or RoleSettings()).task_args(),
     )
-    folder = log_dir or default_log_dir("hsii", model, roles)
-    return finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
+    return finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
 
 
 @hsii_app.command("run")
@@ -201,11 +199,7 @@ def hsii_validate(
     from normlab.hsii.lint import lint_paths
 
     rows, findings = lint_paths(paths or [DIALOGUES_PATH, CASES_PATH], news or NEWS_PATH)
-    for finding in findings:
-        say(finding.one_line())
-    if findings:
-        raise typer.Exit(code=1)
-    say(f"clean: {rows} rows")
+    report_findings(findings, f"clean: {rows} rows")
 
 
 @hsii_app.command("cut")

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from normlab.core.chat import render_transcript
+from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
 from normlab.losona.schemas import Scenario, TrialRecord
@@ -127,40 +128,31 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
     judge: list[bool] = []
     human: list[bool] = []
     unlabelled = 0
-    try:
-        with csv_path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            missing = {"item_id", "human_complies"} - set(reader.fieldnames or [])
-            if missing:
-                raise InputError(csv_path, "missing column", line=1, field=sorted(missing)[0])
-            seen: dict[str, int] = {}
-            for row in reader:
-                line = reader.line_num
-                if row["item_id"] in seen:
-                    raise InputError(
-                        csv_path,
-                        f"item {row['item_id']!r} appears twice (first on line "
-                        f"{seen[row['item_id']]}); each item is labelled once",
-                        line=line,
-                        field="item_id",
-                    )
-                seen[row["item_id"]] = line
-                label = _parse_label(row["human_complies"] or "", csv_path, line)
-                record = keys.get(row["item_id"])
-                if record is None:
-                    raise InputError(
-                        csv_path,
-                        f"item {row['item_id']!r} is not in {key_path.name}",
-                        line=line,
-                        field="item_id",
-                    )
-                if label is None:
-                    unlabelled += 1
-                    continue
-                judge.append(bool(record.complies))
-                human.append(label)
-    except OSError as error:
-        raise InputError(csv_path, f"cannot read file ({error.strerror})") from error
+    seen: dict[str, int] = {}
+    for line, row in read_csv_rows(csv_path, ("item_id", "human_complies")):
+        if row["item_id"] in seen:
+            raise InputError(
+                csv_path,
+                f"item {row['item_id']!r} appears twice (first on line "
+                f"{seen[row['item_id']]}); each item is labelled once",
+                line=line,
+                field="item_id",
+            )
+        seen[row["item_id"]] = line
+        label = _parse_label(row["human_complies"], csv_path, line)
+        record = keys.get(row["item_id"])
+        if record is None:
+            raise InputError(
+                csv_path,
+                f"item {row['item_id']!r} is not in {key_path.name}",
+                line=line,
+                field="item_id",
+            )
+        if label is None:
+            unlabelled += 1
+            continue
+        judge.append(bool(record.complies))
+        human.append(label)
     n = len(judge)
     agreement = Agreement.of(judge, human)
     return AuditResult(

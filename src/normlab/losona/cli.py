@@ -22,11 +22,11 @@ from normlab.commands import (
     RoleOption,
     add_read_commands,
     bind_roles,
-    default_log_dir,
     finish_run,
     note,
     print_json,
     print_table,
+    report_findings,
     reports_errors,
     role_settings,
     say,
@@ -101,7 +101,6 @@ def run_losona(
 ) -> LosonaAnalysis:
     """Run (or resume) LoSoNA, print the analysis and write the report."""
     # Build the task (which validates scenarios and options) before creating any folder.
-    chosen = settings or RoleSettings()
     task = losona(
         scenarios=str(data) if data else None,
         conditions=conditions,
@@ -110,11 +109,9 @@ def run_losona(
         epochs=epochs,
         temperature=temperature,
         judge_addenda=judge_addenda,
-        max_tokens=chosen.max_tokens,
-        reasoning_effort=dict(chosen.reasoning_effort),
+        **(settings or RoleSettings()).task_args(),
     )
-    folder = log_dir or default_log_dir("losona", model, roles)
-    return finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
+    return finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
 
 
 @losona_app.command("run")
@@ -170,11 +167,7 @@ def losona_validate(
     from normlab.losona.lint import lint_paths
 
     findings = lint_paths(paths or [SCENARIOS_PATH])
-    for finding in findings:
-        say(finding.one_line())
-    if findings:
-        raise typer.Exit(code=1)
-    say("clean")
+    report_findings(findings, "clean")
 
 
 DataOption = Annotated[

@@ -40,6 +40,13 @@ class RoleSettings(BaseModel):
             temperature=temperature,
         )
 
+    def task_args(self) -> dict[str, Any]:
+        """As task arguments (every task takes ``max_tokens`` and ``reasoning_effort``)."""
+        return {
+            "max_tokens": dict(self.max_tokens),
+            "reasoning_effort": dict(self.reasoning_effort),
+        }
+
     def cap(self, role: str, default: int) -> int:
         return self.max_tokens.get(role, default)
 

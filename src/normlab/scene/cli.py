@@ -25,9 +25,9 @@ from normlab.commands import (
     RoleOption,
     add_read_commands,
     bind_roles,
-    default_log_dir,
     finish_run,
     print_table,
+    report_findings,
     reports_errors,
     role_settings,
     say,
@@ -141,11 +141,7 @@ def scene_validate(
     from normlab.scene.lint import lint_paths
 
     total, findings = lint_paths(paths or [SCENARIOS_PATH])
-    for finding in findings:
-        say(finding.one_line())
-    if findings:
-        raise typer.Exit(code=1)
-    say(f"clean: {total} scenarios")
+    report_findings(findings, f"clean: {total} scenarios")
 
 
 @scene_app.command("generate")
@@ -221,8 +217,6 @@ def scene_run(
     as_json: JsonOption = False,
 ) -> None:
     """Run SCENE episodes (or resume an interrupted run); print results, write the report."""
-    roles = bind_roles(ROLES, judge, role)
-    settings = role_settings(max_tokens, reasoning_effort)
     task = scene(
         scenarios=str(data) if data else None,
         tuples=tuples,
@@ -231,11 +225,10 @@ def scene_run(
         labeller=labeller,
         sampler=sampler,
         seed=seed,
-        max_tokens=settings.max_tokens,
-        reasoning_effort=dict(settings.reasoning_effort),
+        **role_settings(max_tokens, reasoning_effort).task_args(),
     )
-    folder = log_dir or default_log_dir("scene", model, roles)
-    finish_run(BENCHMARK, task, model, roles, folder, report_dir, as_json)
+    roles = bind_roles(ROLES, judge, role)
+    finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
 
 
 DEMO_MAX_TURNS = 2

@@ -31,6 +31,7 @@ from normlab.crsec.prompts import numbered, render
 from normlab.crsec.schemas import (
     AbstractNorm,
     Categories,
+    CheckReply,
     ConflictCheck,
     ConsistencyCheck,
     DuplicationCheck,
@@ -113,78 +114,69 @@ async def evaluate(
     return await _evaluate_faithfully(caller, content, type, related, norms)
 
 
+def _checks(
+    content: str, type: NormType, related: str, norms: str
+) -> list[tuple[str, str, type[CheckReply]]]:
+    """(check, prompt, reply schema) of Figures 11–14, in the paper's order."""
+    return [
+        (
+            "consistency",
+            render(
+                "check_consistency",
+                {
+                    "normative info": content,
+                    "related chat or thought": related,
+                    "answer shape": '{"consistent": true}',
+                },
+                "check_answer_ours",
+            ),
+            ConsistencyCheck,
+        ),
+        (
+            "duplication",
+            render(
+                "check_duplication",
+                {"normative information": content, "qualified personal norms": norms},
+            ),
+            DuplicationCheck,
+        ),
+        (
+            "type",
+            render(
+                "check_type",
+                {"the type of normative info": f'"type": "{type}", "content": "{content}"'},
+            ),
+            TypeCheck,
+        ),
+        (
+            "conflict",
+            render(
+                "check_conflict",
+                {
+                    "normative information": content,
+                    "qualified personal norms": norms,
+                    "answer shape": '{"conflict": false, "reason": "..."}',
+                },
+                "check_answer_ours",
+            ),
+            ConflictCheck,
+        ),
+    ]
+
+
 async def _evaluate_faithfully(
     caller: Caller, content: str, type: NormType, related: str, norms: str
 ) -> Verdict:
     checks: dict[str, bool] = {}
-    consistent = await caller.ask(
-        "check_consistency",
-        render(
-            "check_consistency",
-            {
-                "normative info": content,
-                "related chat or thought": related,
-                "answer shape": '{"consistent": true}',
-            },
-            "check_answer_ours",
-        ),
-        ConsistencyCheck,
-        max_tokens=150,
-    )
-    if consistent is None:
-        return _failed_call("check_consistency")
-    checks["consistency"] = consistent.consistent
-    if not consistent.consistent:
-        return Verdict(False, 1, checks, "failed the consistency check")
-    duplicate = await caller.ask(
-        "check_duplication",
-        render(
-            "check_duplication",
-            {"normative information": content, "qualified personal norms": norms},
-        ),
-        DuplicationCheck,
-        max_tokens=150,
-    )
-    if duplicate is None:
-        return _failed_call("check_duplication")
-    checks["duplication"] = not duplicate.duplicate
-    if duplicate.duplicate:
-        return Verdict(False, 1, checks, "failed the duplication check")
-    typed = await caller.ask(
-        "check_type",
-        render(
-            "check_type",
-            {"the type of normative info": f'"type": "{type}", "content": "{content}"'},
-        ),
-        TypeCheck,
-        max_tokens=150,
-    )
-    if typed is None:
-        return _failed_call("check_type")
-    checks["type"] = typed.is_norm and typed.type_correct
-    if not checks["type"]:
-        what = "not a norm" if not typed.is_norm else "wrong type"
-        return Verdict(False, 1, checks, f"failed the type check ({what})")
-    conflict = await caller.ask(
-        "check_conflict",
-        render(
-            "check_conflict",
-            {
-                "normative information": content,
-                "qualified personal norms": norms,
-                "answer shape": '{"conflict": false, "reason": "..."}',
-            },
-            "check_answer_ours",
-        ),
-        ConflictCheck,
-        max_tokens=150,
-    )
-    if conflict is None:
-        return _failed_call("check_conflict")
-    checks["conflict"] = not conflict.conflict
-    if conflict.conflict:
-        reason = "failed the conflict check" + (f": {conflict.reason}" if conflict.reason else "")
-        return Verdict(False, 1, checks, reason)
+    for name, prompt, schema in _checks(content, type, related, norms):
+        operation = f"check_{name}"
+        reply = await caller.ask(operation, prompt, schema, max_tokens=150)
+        if reply is None:
+            return _failed_call(operation)
+        passed, why = reply.outcome()
+        checks[name] = passed
+        if not passed:
+            return Verdict(False, 1, checks, f"failed the {name} check{why}")
     utility = await _utility(caller, content)
     if utility is None:
         return Verdict(False, 1, checks, "utility: the reply never parsed")
