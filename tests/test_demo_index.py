@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.cli import DEMOS, write_index
+from normlab.demo import DEMOS, write_index
 
 
 def test_the_index_links_every_report_relative_to_itself(tmp_path: Path) -> None:

@@ -7,18 +7,11 @@ exits 2; an incomplete run exits 1 and resumes when run again.
 from __future__ import annotations
 
 import logging
-import os
-import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated
 
 import typer
 
-from normlab import crsec, hsii, losona, scene
-from normlab.commands import models_app, note, reports_errors
-from normlab.models import DEFAULT_MODEL
-from normlab.report import HtmlReport, Table, embedded_banner
+from normlab import crsec, demo, hsii, losona, scene
+from normlab.commands import models_app
 
 HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
 
@@ -32,49 +25,7 @@ app.add_typer(scene.scene_app, name="scene")
 app.add_typer(hsii.hsii_app, name="hsii")
 app.add_typer(crsec.crsec_app, name="crsec")
 
-DEMOS: list[tuple[str, str, Callable[[Path], Path]]] = [
-    ("LoSoNA", "static benchmark: write the next message of a group chat", losona.run_demo),
-    ("SCENE", "interactive benchmark: personas enforce a hidden norm", scene.run_demo),
-    ("HSII", "multi-user benchmark: whom to address and what to say", hsii.run_demo),
-    ("CRSEC", "simulation: norms emerge in a society of agents", crsec.run_demo),
-]
-
-
-def write_index(out: Path, done: list[tuple[str, str, Path, float]]) -> Path:
-    """One page linking the four reports, with what each took."""
-    page = HtmlReport("normlab demo: the four systems on the embedded model")
-    banner = embedded_banner({"every role": [DEFAULT_MODEL]})
-    if banner:
-        page.banner(banner)
-    rows = []
-    for name, what, report, seconds in done:
-        link = os.path.relpath(report, out)
-        rows.append([name, what, link, f"{seconds / 60:.1f} min"])
-    page.table(
-        Table(
-            "Reports (open the file named in each row)", ["system", "what", "report", "time"], rows
-        )
-    )
-    page.links([(name, os.path.relpath(report, out)) for name, _, report, _ in done])
-    return page.write(out / "index.html")
-
-
-@app.command("demo")
-@reports_errors
-def demo(
-    out: Annotated[Path, typer.Option(help="Where the demos' runs and reports go.")] = Path(
-        "runs/demo"
-    ),
-) -> None:
-    """All four systems, small, on the embedded model, offline; one index page links the reports."""
-    done: list[tuple[str, str, Path, float]] = []
-    for index, (name, what, run) in enumerate(DEMOS, start=1):
-        note(f"[{index}/{len(DEMOS)}] {name}: {what}")
-        started = time.perf_counter()
-        report = run(out)
-        done.append((name, what, report, time.perf_counter() - started))
-        note(f"[{index}/{len(DEMOS)}] {name} done in {done[-1][3] / 60:.1f} min")
-    note(f"index: {write_index(out, done).resolve()}")
+app.command("demo")(demo.demo)
 
 
 def main() -> None:
