@@ -1,4 +1,4 @@
-"""The ``normlab`` command: mounts each system's commands, ``models`` and ``demo``.
+"""The ``normlab`` command: mounts each system's commands, ``models``, ``demo`` and ``serve``.
 
 Every command reports bad input on one line naming file, line and field and
 exits 2; an incomplete run exits 1 and resumes when run again.
@@ -10,7 +10,7 @@ import logging
 
 import typer
 
-from normlab import crsec, demo, hsii, losona, scene
+from normlab import crsec, demo, hsii, losona, scene, web
 from normlab.commands import models_app
 
 HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
@@ -26,6 +26,7 @@ app.add_typer(hsii.hsii_app, name="hsii")
 app.add_typer(crsec.crsec_app, name="crsec")
 
 app.command("demo")(demo.demo)
+app.command("serve")(web.serve)
 
 
 def main() -> None:

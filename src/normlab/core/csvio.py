@@ -1,26 +1,42 @@
-"""Reading CSV files people filled in (ratings, labels) with errors that name file, line, field."""
+"""CSV files people fill in (ratings, labels): reading them with errors that name file, line,
+field, and the blind-export pattern (a CSV for raters, a key file beside it that they never see)."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_text
+from normlab.core.jsonio import read_jsonl_rows, read_text, validate_row, write_jsonl
+
+
+def _line_breaks(row: dict[str | Any, Any]) -> int:
+    """Line breaks inside a row's cells (a short row's missing cells are None, a long row's
+    extra cells a list)."""
+    cells = [
+        cell for value in row.values() for cell in (value if isinstance(value, list) else [value])
+    ]
+    return sum(cell.count("\n") for cell in cells if isinstance(cell, str))
 
 
 def read_csv_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
     """``(line_number, row)`` for each row; a missing ``required`` column is an InputError.
 
-    Spreadsheets often save UTF-8 with a byte-order mark, so one is accepted.
+    The line is the one the row starts on: a quoted cell may span lines (a transcript), and
+    an error should point where a person finds the row. Spreadsheets often save UTF-8 with a
+    byte-order mark, so one is accepted.
     """
     text = read_text(path, "utf-8-sig")
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""))
         fields = reader.fieldnames or []
-        rows = [(reader.line_num, row) for row in reader]
+        rows = [(reader.line_num - _line_breaks(row), row) for row in reader]
     except csv.Error as error:
         raise InputError(path, f"not a readable CSV ({error})") from error
     missing = [column for column in required if column not in fields]
@@ -30,3 +46,116 @@ def read_csv_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[s
         (line, {key: value if isinstance(value, str) else "" for key, value in row.items() if key})
         for line, row in rows
     ]
+
+
+# --- blind exports: a CSV for raters, a key beside it ---------------------------------
+
+
+class KeyRow(BaseModel):
+    """One row of a blind export's key file: the item's id, and (in subclasses) what raters must
+    not see: where the item came from and the model's label for it."""
+
+    item_id: str
+
+
+KeyT = TypeVar("KeyT", bound=KeyRow)
+AnswerT = TypeVar("AnswerT")
+
+
+def key_path_for(csv_path: Path) -> Path:
+    """The key file beside a blind CSV: ``audit.csv`` → ``audit.key.jsonl``."""
+    return csv_path.with_suffix(".key.jsonl")
+
+
+def write_blind(
+    out_csv: Path, columns: Sequence[str], items: Sequence[tuple[dict[str, str], KeyRow]]
+) -> int:
+    """Write the raters' CSV (its ``item_id`` taken from each key, columns a row lacks left blank
+    for the rater) and the key file beside it, replacing both; the count of items written."""
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    with out_csv.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer.writeheader()
+        for row, key in items:
+            writer.writerow(
+                {column: row.get(column, "") for column in columns} | {"item_id": key.item_id}
+            )
+    write_jsonl(key_path_for(out_csv), [key for _, key in items])
+    return len(items)
+
+
+YES_WORDS = frozenset({"yes", "y", "true", "1"})
+NO_WORDS = frozenset({"no", "n", "false", "0"})
+
+
+def yes_no(text: str) -> bool | None:
+    """A yes/no answer as people type it (any case); None when it is neither."""
+    lowered = text.strip().lower()
+    return True if lowered in YES_WORDS else False if lowered in NO_WORDS else None
+
+
+@dataclass
+class Answers(Generic[KeyT, AnswerT]):
+    """A filled blind CSV joined with its key: each answered item with its key row, and the key
+    rows left unanswered (a blank answer, or a row the rater deleted)."""
+
+    answered: list[tuple[KeyT, AnswerT]]
+    unanswered: list[KeyT]
+    keys: list[KeyT]
+
+
+def read_answers(
+    csv_path: Path,
+    key_path: Path,
+    key_model: type[KeyT],
+    column: str,
+    parse: Callable[[str], AnswerT | None],
+    expected: str,
+) -> Answers[KeyT, AnswerT]:
+    """Join the raters' answers in ``column`` with the key written beside the CSV.
+
+    ``parse`` reads a non-blank answer (None: not an answer, reported with ``expected``, e.g.
+    "yes or no"). An item answered twice, an item the key does not hold and an unreadable
+    answer are :class:`InputError` s naming the file, line and field, never skipped rows.
+    """
+    if not key_path.exists():
+        raise InputError(key_path, "key file not found (the export writes it beside its CSV)")
+    keys: dict[str, KeyT] = {}
+    for line, raw in read_jsonl_rows(key_path):
+        key = validate_row(key_model, raw, key_path, line)
+        if key.item_id in keys:
+            raise InputError(
+                key_path, f"item {key.item_id!r} appears twice", line=line, field="item_id"
+            )
+        keys[key.item_id] = key
+    answers: dict[str, AnswerT] = {}
+    seen: dict[str, int] = {}
+    for line, row in read_csv_rows(csv_path, ("item_id", column)):
+        item_id = row["item_id"].strip()
+        if item_id in seen:
+            raise InputError(
+                csv_path,
+                f"item {item_id!r} appears twice (first on line {seen[item_id]}); "
+                "each item is answered once",
+                line=line,
+                field="item_id",
+            )
+        seen[item_id] = line
+        if item_id not in keys:
+            raise InputError(
+                csv_path, f"item {item_id!r} is not in {key_path.name}", line=line, field="item_id"
+            )
+        value = row[column]
+        if not value.strip():
+            continue
+        answer = parse(value)
+        if answer is None:
+            raise InputError(
+                csv_path, f"expected {expected}, got {value!r}", line=line, field=column
+            )
+        answers[item_id] = answer
+    return Answers(
+        answered=[(keys[item], answer) for item, answer in answers.items()],
+        unanswered=[key for item, key in keys.items() if item not in answers],
+        keys=list(keys.values()),
+    )

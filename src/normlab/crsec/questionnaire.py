@@ -206,50 +206,85 @@ def _input_output(task: int, values: dict[str, str]) -> tuple[str, str]:
     return " | ".join(inputs), " | ".join(f"{key}: {values[key]}" for key in outputs)
 
 
-def export(
-    folders: list[Path], out: Path, seed: int = 0, per_task: int = PAIRS_PER_TASK
-) -> tuple[Path, int]:
-    """Write one HTML questionnaire per agent and run, and ``ratings.csv``; (csv, rows)."""
+class QuestionnaireRow(BaseModel):
+    """One line of ``ratings.csv`` with what a rater reads beside it."""
+
+    row: dict[str, str]
+    """The CSV row (``COLUMNS``), ``score`` empty."""
+    introduction: str
+    """The questionnaire's introduction, filled for this agent."""
+    text: str
+    """The pair in the paper's task template (Figures 21–22)."""
+
+
+def questionnaire_rows(
+    folders: list[Path], seed: int = 0, per_task: int = PAIRS_PER_TASK
+) -> list[QuestionnaireRow]:
+    """Every run's agents' questionnaires: up to ``per_task`` random pairs per task, a row per
+    question, in questionnaire, task and pair order (the CSV and the web app both use these)."""
     introduction, tasks = template()
-    out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict[str, str]] = []
+    rows: list[QuestionnaireRow] = []
     for folder in folders:
         run = RunDir(folder)
         config = run.config()
         descriptions = {agent.name: agent.description for agent in config.society.agents}
         for agent, by_task in pairs(run.events(), config).items():
             questionnaire = f"{folder.name}/{agent}"
-            page = HtmlReport(f"Questionnaire: {agent} ({folder.name})")
-            values = {"Agent name": agent, "Agent description": descriptions[agent]}
-            page.preformatted(_fill(introduction, values))
+            intro = _fill(
+                introduction, {"Agent name": agent, "Agent description": descriptions[agent]}
+            )
             for task, found in by_task.items():
                 draw = random.Random(f"{seed}|{questionnaire}|{task}")
                 chosen = draw.sample(found, min(per_task, len(found)))
-                page.heading(f"Task {task}: {MODULES[task]} ({len(chosen)} pairs)")
                 for number, pair in enumerate(chosen, start=1):
-                    page.heading(f"Pair {number}", level=3)
-                    page.preformatted(_fill(tasks[task], pair))
                     given, produced = _input_output(task, pair)
+                    text = _fill(tasks[task], pair)
                     for question in QUESTIONS.get(task, ["Q"]):
-                        rows.append(
-                            {
-                                "questionnaire": questionnaire,
-                                "agent": agent,
-                                "task": str(task),
-                                "module": MODULES[task],
-                                "pair": str(number),
-                                "question": question,
-                                "input": given,
-                                "output": produced,
-                                "score": "",
-                            }
-                        )
-            page.write(out / slug(folder.name) / f"{slug(agent)}.html")
+                        row = {
+                            "questionnaire": questionnaire,
+                            "agent": agent,
+                            "task": str(task),
+                            "module": MODULES[task],
+                            "pair": str(number),
+                            "question": question,
+                            "input": given,
+                            "output": produced,
+                            "score": "",
+                        }
+                        rows.append(QuestionnaireRow(row=row, introduction=intro, text=text))
+    return rows
+
+
+def export(
+    folders: list[Path], out: Path, seed: int = 0, per_task: int = PAIRS_PER_TASK
+) -> tuple[Path, int]:
+    """Write one HTML questionnaire per agent and run, and ``ratings.csv``; (csv, rows)."""
+    rows = questionnaire_rows(folders, seed, per_task)
+    out.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, list[QuestionnaireRow]] = {}
+    for line in rows:
+        pages.setdefault(line.row["questionnaire"], []).append(line)
+    for questionnaire, lines in pages.items():
+        run_name, agent = questionnaire.split("/", 1)
+        page = HtmlReport(f"Questionnaire: {agent} ({run_name})")
+        page.preformatted(lines[0].introduction)
+        shown: set[tuple[str, str]] = set()
+        for line in lines:
+            task, pair = line.row["task"], line.row["pair"]
+            if (task, "") not in shown:
+                shown.add((task, ""))
+                count = len({other.row["pair"] for other in lines if other.row["task"] == task})
+                page.heading(f"Task {task}: {line.row['module']} ({count} pairs)")
+            if (task, pair) not in shown:
+                shown.add((task, pair))
+                page.heading(f"Pair {pair}", level=3)
+                page.preformatted(line.text)
+        page.write(out / slug(run_name) / f"{slug(agent)}.html")
     path = out / "ratings.csv"
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(line.row for line in rows)
     return path, len(rows)
 
 

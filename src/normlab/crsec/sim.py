@@ -744,6 +744,7 @@ class Simulation:
                     "id": norm.id,
                     "theme": abstract.theme,
                     "content": abstract.content,
+                    "type": abstract.type,
                     "members": abstract.members,
                     "member_contents": [n.content for n in before if n.id in abstract.members],
                     "utility": abstract.utility,

@@ -1,5 +1,6 @@
 """``normlab hsii …``: run, analyze, report; the data program (validate, cut, generate);
-COT complexity (cot); dataset clusters (clusters); a person answering cases (play); demo."""
+COT complexity (cot); dataset clusters (clusters); a person answering cases (play); people
+grading the judge's comparisons (grade export, grade import); demo."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from normlab.commands import (
     emit,
     finish_run,
     note,
+    print_json,
     print_table,
     report_findings,
     reports_errors,
@@ -42,11 +44,17 @@ from normlab.hsii.rules import FORMULAS, Formula
 from normlab.hsii.solver import EPSILON
 from normlab.hsii.task import hsii
 from normlab.models import DEFAULT_MODEL, RoleSettings
+from normlab.report import format_number, format_rate
 
 hsii_app = typer.Typer(
     help="HSII: an assistant among several users picks whom to address and what to say.",
     no_args_is_help=True,
 )
+
+grade_app = typer.Typer(
+    help="Human grading of the judge's pairwise comparisons (r3, r4).", no_args_is_help=True
+)
+hsii_app.add_typer(grade_app, name="grade")
 
 ROLES = ("judge", "persona", "reference")
 
@@ -288,7 +296,7 @@ def hsii_cot_command(
     as_json: JsonOption = False,
 ) -> None:
     """COT complexity (Table 2): rounds of guided reflection until the target is right."""
-    from normlab.commands import print_json, stdout_to_stderr
+    from normlab.commands import stdout_to_stderr
     from normlab.core.logs import read_samples
     from normlab.hsii.cot import cot_results, hsii_cot
 
@@ -331,7 +339,6 @@ def hsii_clusters(
     as_json: JsonOption = False,
 ) -> None:
     """Dataset analysis (§6.2): embeddings, DBSCAN, the map (Fig. 3) and the radar (Fig. 5)."""
-    from normlab.commands import print_json
     from normlab.hsii.clusters import cluster_cases, map_figure, radar_figure
 
     if projection not in ("lsh", "pca"):
@@ -390,6 +397,70 @@ def hsii_play(
         )
 
 
+@grade_app.command("export")
+@reports_errors
+def grade_export(
+    paths: PathsArgument,
+    n: Annotated[
+        int | None,
+        typer.Option("--n", help="How many comparisons (pairs) to sample; all if unset."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Random seed of the sample and the row order.")] = 0,
+    stage: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="'first' (vs the golden, r3), 'long' (vs the reference, r4); repeatable."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
+        "grading.csv"
+    ),
+) -> None:
+    """Write the judge's comparisons, each in both orders, as a CSV for blind human grading."""
+    from normlab.hsii.grading import QUESTION, STAGES, export_grading, key_path_for
+
+    count = export_grading(paths, out, n, seed, stages=stage or STAGES)
+    say(f"{count} rows ({count // 2} pair(s), each in both orders): {out.resolve()}")
+    say(f"fill 'human_verdict': {QUESTION}")
+    say(f"key: {key_path_for(out).resolve()} (sides and judge verdicts; keep it from graders)")
+
+
+@grade_app.command("import")
+@reports_errors
+def grade_import(
+    csv_path: Annotated[Path, typer.Argument(help="The graded CSV.")],
+    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Human win rates (ToolEval's rule, both orders) and agreement with the judge per order."""
+    from normlab.hsii.grading import import_grading
+
+    result = import_grading(csv_path, key)
+    if as_json:
+        print_json(result)
+        return
+    say(
+        f"human win rate vs golden (r3): {format_rate(result.win_rate)} of pairs graded in both "
+        f"orders ({result.ties} ties); judge on the same pairs {format_rate(result.judge_win_rate)}"
+    )
+    if result.long_win_rate.n:
+        say(
+            f"human win rate vs reference (r4): {format_rate(result.long_win_rate)}; "
+            f"judge {format_rate(result.judge_long_win_rate)}"
+        )
+    agreement = result.agreement
+    say(
+        f"human vs judge ({', '.join(result.judge_models) or 'no judge verdicts'}), per order: "
+        f"subject preferred, agreement {format_rate(agreement.rate)} (Wilson 95% CI), "
+        f"kappa {format_number(agreement.cohen_kappa)}; "
+        f"same verdict {format_rate(result.verdict_agreement)}"
+    )
+    say(
+        f"{result.n_rows} rows, {result.n_unlabelled} left blank, {result.incomplete_pairs} pairs "
+        f"graded in one order only; subjects: {', '.join(result.subject_models)}"
+    )
+
+
 DEMO_LIMIT = 3
 DEMO_EPSILON = 3
 
@@ -419,4 +490,4 @@ def hsii_demo(
     run_demo(out, limit, epsilon)
 
 
-__all__ = ["hsii_app", "run_demo", "run_hsii"]
+__all__ = ["grade_app", "hsii_app", "run_demo", "run_hsii"]

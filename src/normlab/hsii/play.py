@@ -22,8 +22,8 @@ from normlab.models.human import Answerer
 Ask = Callable[[str], str]
 
 
-def _settings(messages: list[ChatMessage]) -> tuple[Background, list[Message]]:
-    """The case line at the end of Testing Prompt-1."""
+def case_settings(messages: list[ChatMessage]) -> tuple[Background, list[Message]]:
+    """The case line at the end of Testing Prompt-1 (``ValueError`` if there is none)."""
     last = messages[-1].text.rstrip().splitlines()[-1]
     data = json.loads(last)
     return Background.model_validate(data["background"]), [
@@ -48,13 +48,17 @@ def screen(background: Background, history: list[Message]) -> str:
 
 
 def answer(messages: list[ChatMessage], show: Callable[[str], None], ask: Ask) -> str:
-    background, history = _settings(messages)
+    background, history = case_settings(messages)
     show(screen(background, history))
     choice = ask("Address (number or name)").strip()
     target = choice
     if choice.isdigit() and 1 <= int(choice) <= len(background.characters):
         target = background.characters[int(choice) - 1]
-    content = ask("Your statement").strip()
+    return reply(target, ask("Your statement").strip())
+
+
+def reply(target: str, content: str) -> str:
+    """The person's pick as the dict Testing Prompt-1 asks for."""
     return json.dumps({"role_from": ASSISTANT, "role_to": target, "content": content})
 
 

@@ -21,6 +21,7 @@ from importlib.resources import files
 
 from pydantic import BaseModel
 
+from normlab.core.chat import Turn, render_transcript
 from normlab.core.templates import DOUBLE_BRACES, PromptSet
 from normlab.hsii.schemas import ASSISTANT, Background, Case, Message, NewsParagraph, Statement
 
@@ -68,6 +69,23 @@ def statement_dict(statement: Statement | None, raw: str) -> str:
         },
         ensure_ascii=False,
     )
+
+
+def statement_line(statement: Statement | None, raw: str = "") -> str:
+    """A statement as a person reads it, ``→ TARGET: content``; the raw reply if it never parsed."""
+    if statement is None:
+        return raw
+    return f"→ {', '.join(statement.targets)}: {statement.content}"
+
+
+def history_text(messages: Sequence[Message]) -> str:
+    """The history as numbered lines that say who speaks to whom (``[1] A → B: …``), for people
+    reading a case (reports, human grading); models get :func:`case_line`."""
+    turns = [
+        Turn(turn_id=index, actor=f"{m.role_from} → {m.role_to}", content=m.content)
+        for index, m in enumerate(messages, start=1)
+    ]
+    return render_transcript(turns, "numbered", empty="(no history)")
 
 
 def judge_prompt(case: Case, messages: Sequence[Message], a: str, b: str) -> str:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from normlab.core.chat import Turn, render_transcript
 from normlab.core.logs import LogSample
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, StageResult
 from normlab.hsii.clusters import ClusterAnalysis, map_figure, radar_figure
 from normlab.hsii.cot import TARGET_ACCURACY
 from normlab.hsii.dataset import DATA
-from normlab.hsii.schemas import Case, CaseResult, Message
+from normlab.hsii.prompts import history_text, statement_line
+from normlab.hsii.schemas import Case, CaseResult
+from normlab.hsii.scorer import golden_statement
 from normlab.report import (
     HtmlReport,
     Table,
@@ -128,18 +129,6 @@ def table_two(analysis: HsiiAnalysis) -> Table:
     )
 
 
-def _turn(message: Message, index: int) -> Turn:
-    return Turn(
-        turn_id=index, actor=f"{message.role_from} → {message.role_to}", content=message.content
-    )
-
-
-def history_text(messages: list[Message]) -> str:
-    return render_transcript(
-        [_turn(m, i) for i, m in enumerate(messages, start=1)], "numbered", empty="(no history)"
-    )
-
-
 def add_sample_case(report: HtmlReport, item: LogSample) -> None:
     metadata = item.sample.metadata or {}
     case = Case.model_validate(metadata["case"])
@@ -154,12 +143,10 @@ def add_sample_case(report: HtmlReport, item: LogSample) -> None:
     picked = (
         "(no target and statement recovered)"
         if result.parsed is None
-        else f"→ {', '.join(result.parsed.targets)}: {result.parsed.content} "
+        else f"{statement_line(result.parsed)} "
         f"[parsed by rule '{result.parsed.rule}'; target right: {result.target_ok}]"
     )
-    report.preformatted(
-        f"subject:  {picked}\ngolden:   → {case.golden.role_to}: {case.golden.content}"
-    )
+    report.preformatted(f"subject:  {picked}\ngolden:   {statement_line(golden_statement(case))}")
     for stage in ("first", "long"):
         comparison = details.get(stage)
         if isinstance(comparison, dict):

@@ -112,6 +112,20 @@ Better = Literal["A", "B", "equal"]
 Verdict = Literal["win", "loss", "tie"]
 
 
+def parse_better(text: str) -> Better | None:
+    """A pairwise preference as a judge or a person writes it: ``A``, ``B`` or ``equal``, in any
+    case, quoted, with a full stop, or spelled ``statement a``, ``tie``, ``same``, ``both``;
+    None for anything else. One reading for the judge's replies and human grades alike."""
+    lowered = text.strip().strip(".").strip("'\"").lower()
+    if lowered in ("a", "statement a"):
+        return "A"
+    if lowered in ("b", "statement b"):
+        return "B"
+    if lowered in ("equal", "tie", "same", "both"):
+        return "equal"
+    return None
+
+
 class PairwiseJudgement(BaseModel):
     """The judge's reply (ours: the paper's "grading" figure repeats the testing prompt)."""
 
@@ -122,13 +136,7 @@ class PairwiseJudgement(BaseModel):
     @classmethod
     def _normalise(cls, value: Any) -> Any:
         if isinstance(value, str):
-            text = value.strip().strip(".").strip("'\"").lower()
-            if text in ("a", "statement a"):
-                return "A"
-            if text in ("b", "statement b"):
-                return "B"
-            if text in ("equal", "tie", "same", "both"):
-                return "equal"
+            return parse_better(value) or value
         return value
 
 

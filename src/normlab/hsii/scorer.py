@@ -127,7 +127,7 @@ def hsii_stages(
                 case,
                 case.messages,
                 (result.parsed, state.output.completion),
-                (_golden(case), case.golden.content),
+                (golden_statement(case), case.golden.content),
                 "golden",
                 settings,
             )
@@ -156,7 +156,8 @@ def hsii_stages(
     return score
 
 
-def _golden(case: Case) -> Statement:
+def golden_statement(case: Case) -> Statement:
+    """The dataset's next assistant message as a statement, the other side of r3."""
     return Statement(targets=[case.golden.role_to], content=case.golden.content, rule="golden")
 
 

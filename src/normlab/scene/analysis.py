@@ -354,6 +354,9 @@ class EpisodeRecord(BaseModel):
     fidelity: FidelityVerdict | None
     outcome: EpisodeOutcome
     roles: dict[str, str]
+    episode_id: str = ""
+    """The log's sample id (``scenario::repN``, plus ``#epochK`` past the first epoch): which
+    episode of a scenario this is, for anything that points back into the logs."""
 
 
 def _model_name(config: object) -> str:
@@ -391,6 +394,8 @@ def load_run(paths: Iterable[Path]) -> SceneRun:
         )
         records.append(
             EpisodeRecord(
+                episode_id=str(item.sample.id)
+                + (f"#epoch{item.sample.epoch}" if item.sample.epoch > 1 else ""),
                 episode=episode,
                 labels=labels,
                 fidelity=fidelity,

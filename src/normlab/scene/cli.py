@@ -1,4 +1,5 @@
-"""``normlab scene …``: tuples, validate, run, analyze, report."""
+"""``normlab scene …``: tuples, validate, run, analyze, report; the human audit of the judge's
+labels and the auditor's fidelity verdicts (audit export, audit import)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ from normlab.commands import (
     LogDirOption,
     MaxTokensOption,
     ModelOption,
+    PathsArgument,
     ReasoningEffortOption,
     ReportDirOption,
     RoleOption,
     add_read_commands,
     bind_roles,
     finish_run,
+    print_json,
     print_table,
     report_findings,
     reports_errors,
@@ -35,6 +38,7 @@ from normlab.commands import (
 )
 from normlab.core.errors import InputError
 from normlab.models import DEFAULT_MODEL
+from normlab.report import format_number, format_rate
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.dataset import SCENARIOS_PATH
 from normlab.scene.generator import generate_scenario
@@ -51,6 +55,12 @@ from normlab.scene.taxonomy import SAMPLERS, SceneTuple, load_dimensions, sample
 scene_app = typer.Typer(
     help="SCENE: interactive norm episodes with sanctions.", no_args_is_help=True
 )
+
+audit_app = typer.Typer(
+    help="Human audit of the judge's turn labels and the auditor's fidelity verdicts.",
+    no_args_is_help=True,
+)
+scene_app.add_typer(audit_app, name="audit")
 
 ROLES = ("persona", "orchestrator", "judge", "auditor")
 
@@ -229,6 +239,54 @@ def scene_run(
     )
     roles = bind_roles(ROLES, judge, role)
     finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
+
+
+@audit_app.command("export")
+@reports_errors
+def audit_export(
+    paths: PathsArgument,
+    n: Annotated[int, typer.Option("--n", help="How many yes/no questions to write.")] = 50,
+    seed: Annotated[int, typer.Option(help="Random seed of the episodes and questions.")] = 0,
+    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
+        "scene_audit.csv"
+    ),
+) -> None:
+    """Write yes/no questions on sampled episodes (turn labels, fidelity) for blind answers."""
+    from normlab.scene.audit import export_audit, key_path_for
+
+    count = export_audit(paths, out, n, seed)
+    say(f"{count} questions: {out.resolve()} (fill 'human_answer' with yes/no)")
+    say(f"key: {key_path_for(out).resolve()} (model labels; keep it away from raters)")
+
+
+@audit_app.command("import")
+@reports_errors
+def audit_import(
+    csv_path: Annotated[Path, typer.Argument(help="The answered audit CSV.")],
+    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Agreement (and Cohen's kappa) of human answers with the judge, overall and per kind."""
+    from normlab.scene.audit import import_audit
+
+    result = import_audit(csv_path, key)
+    if as_json:
+        print_json(result)
+        return
+    agreement = result.agreement
+    say(
+        f"human vs models ({', '.join(result.judge_models)}): agreement "
+        f"{format_rate(agreement.rate)} (Wilson 95% CI), "
+        f"kappa {format_number(agreement.cohen_kappa)}, n = {agreement.n} answered "
+        f"({result.n_unlabelled} left blank) over {result.episodes} episodes"
+    )
+    for kind, by_kind in result.by_kind.items():
+        say(
+            f"  {kind}: agreement {format_rate(by_kind.rate)}, "
+            f"kappa {format_number(by_kind.cohen_kappa)}; model yes / human no "
+            f"{by_kind.first_true_second_false}, model no / human yes "
+            f"{by_kind.first_false_second_true}"
+        )
 
 
 DEMO_MAX_TURNS = 2

@@ -16,11 +16,13 @@ Only what follows the transcript changes between calls, and it is one line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from normlab.core.chat import Turn, render_transcript
+from normlab.core.chat import Turn, render_transcript, render_turn
 from normlab.core.templates import DOUBLE_BRACES, PromptSet
-from normlab.scene.schemas import SceneScenario
+from normlab.scene.schemas import Episode, SceneScenario
 from normlab.scene.taxonomy import Dimensions
 
 SYSTEM_PREFIX = "SYSTEM: "
@@ -45,6 +47,30 @@ NO_MESSAGES = "(no messages yet)"
 def transcript_text(entries: list[Turn]) -> str:
     """The chat as Appendix B prints it: ``[id] Actor: text``, reactions as their own lines."""
     return render_transcript(entries, "numbered", empty=NO_MESSAGES)
+
+
+STAGED_MARK = "(staged precedent)"
+
+
+def marked_transcript(
+    episode: Episode, notes: Mapping[int, str] | None = None, rounds: bool = False
+) -> str:
+    """The episode for a person to read: the numbered chat (reactions as ``reacted … to [id]``),
+    the subject's turns starred, the precedent sub-script's staged turns marked (the metrics
+    set them apart), a note after any turn in ``notes`` (the report's judge labels) and, with
+    ``rounds``, each turn's round."""
+    lines = []
+    for entry in episode.entries:
+        star = "*" if entry.actor == episode.subject else ""
+        text = render_turn(entry, "numbered").replace(
+            f"] {entry.actor}", f"] {entry.actor}{star}", 1
+        )
+        if entry.phase == "precedent":
+            text += f"   {STAGED_MARK}"
+        if notes and entry.turn_id in notes:
+            text += f"   ## {notes[entry.turn_id]}"
+        lines.append(f"r{entry.round} {text}" if rounds else text)
+    return "\n".join(lines) if lines else NO_MESSAGES
 
 
 def scaffold_turns(scenario: SceneScenario) -> list[Turn]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.core.chat import render_turn
 from normlab.report import (
     BarSeries,
     HtmlReport,
@@ -28,13 +27,14 @@ from normlab.scene.analysis import (
     SceneAnalysis,
     SceneRun,
 )
+from normlab.scene.prompts import marked_transcript
 from normlab.scene.schemas import Episode, EpisodeLabels
 
 SAMPLE_TRANSCRIPTS = 3
 
 
 def annotated_transcript(episode: Episode, labels: EpisodeLabels) -> str:
-    """The chat with the judge's label after each labelled turn (subject turns starred)."""
+    """The chat with the judge's label after each labelled turn, by round."""
     marks: dict[int, str] = {}
     for name, turns in (
         ("DEMONSTRATION", labels.demonstrations),
@@ -45,17 +45,7 @@ def annotated_transcript(episode: Episode, labels: EpisodeLabels) -> str:
     ):
         for turn in turns or []:
             marks[turn] = name
-    lines = []
-    for entry in episode.entries:
-        star = "*" if entry.actor == episode.subject else ""
-        text = render_turn(entry, "numbered").replace(
-            f"] {entry.actor}", f"] {entry.actor}{star}", 1
-        )
-        lines.append(
-            f"r{entry.round} {text}"
-            + (f"   ## {marks[entry.turn_id]}" if entry.turn_id in marks else "")
-        )
-    return "\n".join(lines)
+    return marked_transcript(episode, marks, rounds=True)
 
 
 VIEWS = (

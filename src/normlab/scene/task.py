@@ -51,6 +51,7 @@ def scene(
     seed: int = 0,
     max_tokens: dict[str, int] | str | None = None,
     reasoning_effort: dict[str, str] | str | None = None,
+    scenario_ids: list[str] | None = None,
 ) -> Task:
     """SCENE task.
 
@@ -65,15 +66,21 @@ def scene(
         seed: the uniform sampler's seed.
         max_tokens: output caps by role, e.g. ``{persona: 300, judge: 3000}``.
         reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
+        scenario_ids: run only these scenarios (a person playing one episode, a rerun).
     """
     if labeller not in LABELLERS:
         raise InputError("--labeller", f"choose one of {', '.join(LABELLERS)}", field="labeller")
     if reps < 1 or max_turns < 1:
         raise InputError("--reps", "reps and max_turns must be at least 1", field="reps")
     settings = RoleSettings.of(max_tokens, reasoning_effort)
-    chosen = select_for_sweep(
-        load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH), tuples, sampler, seed
-    )
+    loaded = load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH)
+    if scenario_ids:
+        known = {scenario.scenario_id for scenario in loaded}
+        missing = [scenario_id for scenario_id in scenario_ids if scenario_id not in known]
+        if missing:
+            raise InputError("--scenario", f"no scenario {missing[0]!r}", field="scenario_id")
+        loaded = [scenario for scenario in loaded if scenario.scenario_id in scenario_ids]
+    chosen = select_for_sweep(loaded, tuples, sampler, seed)
     return Task(
         dataset=MemoryDataset(
             samples=[

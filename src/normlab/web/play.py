@@ -1,0 +1,277 @@
+"""A person in the subject's seat, in the browser: LoSoNA, SCENE (live) and HSII.
+
+A seat runs the system's own task, exactly as ``normlab SYSTEM run`` does, with the
+subject played by ``human/<name>`` (``normlab.models.human``) in a background thread.
+Whenever the task asks the subject for a reply, the seat shows the person what the model
+would see and waits for the form; SCENE's scripted personas then answer in real time
+through the same runtime. The run's log lands under ``RUNS/play/SYSTEM/NAME/…``, so the
+answers are judged, analyzed and reported like any model's and show up as ``human/NAME``
+in ``normlab SYSTEM analyze``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from inspect_ai.model import ChatMessage
+
+from normlab.commands import bind_roles
+from normlab.core.errors import NormlabError
+from normlab.core.evalrun import slug
+from normlab.models import answering
+from normlab.web.store import new_token
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class PlayOption:
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """What a seat runs beyond the sample: banks to draw from, episode lengths."""
+
+    banks: dict[str, Path | None] = field(default_factory=dict)
+    scene_rounds: int = 8
+    """SCENE rounds per episode (paper: 8)."""
+    hsii_epsilon: int = 7
+    """HSII long-run turns (paper: 7)."""
+
+
+@dataclass(frozen=True)
+class PlayKind:
+    system: str
+    title: str
+    roles: tuple[str, ...]
+    options: Callable[[Path | None], list[PlayOption]]
+    run: Callable[[str, str, dict[str, str], Path, PlayConfig], None]
+    """(human model, option id, roles, log folder, config) → runs the task to its report."""
+
+
+@dataclass
+class Seat:
+    """One person playing one sample; lives while the server does, its log for good."""
+
+    id: str
+    system: str
+    player: str
+    option: str
+    log_dir: Path
+    status: str = "starting"
+    """starting → your_turn ⇄ waiting → done | failed."""
+    messages: list[ChatMessage] = field(default_factory=list)
+    """What the subject model would see now."""
+    turns: int = 0
+    error: str = ""
+    _answer: str | None = None
+    _ready: threading.Event = field(default_factory=threading.Event)
+
+    async def answerer(self, messages: list[ChatMessage]) -> str:
+        self.messages = list(messages)
+        self._answer = None
+        self._ready.clear()
+        self.status = "your_turn"
+        while not self._ready.is_set():
+            await asyncio.sleep(POLL_SECONDS)
+        self.status = "waiting"
+        self.turns += 1
+        return self._answer or ""
+
+    def give(self, answer: str) -> None:
+        """The person's reply to the question now shown (ignored unless it is their turn)."""
+        if self.status != "your_turn" or self._ready.is_set():
+            return
+        self._answer = answer
+        self.status = "waiting"
+        self._ready.set()
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "failed")
+
+
+def _losona_options(bank: Path | None) -> list[PlayOption]:
+    from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
+
+    scenarios = load_scenarios(bank or SCENARIOS_PATH)
+    return [
+        PlayOption(f"{scenario.scenario_id}::{condition}", f"{scenario.scenario_id} ({condition})")
+        for scenario in scenarios
+        for condition in ("naive", "norm_informed")
+    ]
+
+
+def _losona_run(
+    model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
+) -> None:
+    from normlab.losona import run_losona
+
+    scenario_id, condition = option.rsplit("::", 1)
+    run_losona(
+        model,
+        roles,
+        conditions=[condition],
+        scenario_ids=[scenario_id],
+        epochs=1,
+        data=config.banks.get("losona"),
+        log_dir=folder,
+    )
+
+
+def _scene_options(bank: Path | None) -> list[PlayOption]:
+    from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+
+    return [
+        PlayOption(s.scenario_id, f"{s.scenario_id}")
+        for s in load_scenarios(bank or SCENARIOS_PATH)
+    ]
+
+
+def _scene_run(
+    model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
+) -> None:
+    from normlab.commands import finish_run
+    from normlab.scene.cli import BENCHMARK
+    from normlab.scene.task import scene
+
+    bank = config.banks.get("scene")
+    task = scene(
+        scenarios=str(bank) if bank else None,
+        scenario_ids=[option],
+        reps=1,
+        max_turns=config.scene_rounds,
+    )
+    finish_run(BENCHMARK, task, model, roles, folder, folder, False)
+
+
+def _hsii_options(bank: Path | None) -> list[PlayOption]:
+    from normlab.hsii.dataset import CASES_PATH, load_cases
+
+    return [
+        PlayOption(case.case_id, f"{case.case_id} ({case.domain})")
+        for case in load_cases(bank or CASES_PATH)
+    ]
+
+
+def _hsii_run(
+    model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
+) -> None:
+    from normlab.hsii.cli import run_hsii
+
+    run_hsii(
+        model,
+        roles,
+        cases=config.banks.get("hsii"),
+        case_ids=[option],
+        epsilon=config.hsii_epsilon,
+        log_dir=folder,
+    )
+
+
+KINDS: dict[str, PlayKind] = {
+    "losona": PlayKind(
+        "losona", "LoSoNA: write the next message", ("judge",), _losona_options, _losona_run
+    ),
+    "scene": PlayKind(
+        "scene",
+        "SCENE: a live episode with scripted personas",
+        ("persona", "orchestrator", "judge", "auditor"),
+        _scene_options,
+        _scene_run,
+    ),
+    "hsii": PlayKind(
+        "hsii",
+        "HSII: pick whom to address and what to say",
+        ("judge", "persona", "reference"),
+        _hsii_options,
+        _hsii_run,
+    ),
+}
+
+
+class Seats:
+    """The open seats; one live seat per player, as ``human/<name>`` routes by name."""
+
+    def __init__(
+        self,
+        runs: Path,
+        judge: str | None,
+        role_assignments: list[str],
+        config: PlayConfig,
+    ) -> None:
+        self.runs = runs
+        self.judge = judge
+        self.role_assignments = role_assignments
+        self.config = config
+        self._seats: dict[str, Seat] = {}
+        self._lock = threading.Lock()
+
+    def options(self, system: str) -> list[PlayOption]:
+        return KINDS[system].options(self.config.banks.get(system))
+
+    def get(self, seat_id: str) -> Seat | None:
+        return self._seats.get(seat_id)
+
+    def open(self, system: str, player: str, option: str) -> Seat:
+        kind = KINDS[system]
+        with self._lock:
+            busy = [s for s in self._seats.values() if s.player == player and not s.finished]
+            if busy:
+                raise NormlabError(
+                    f"human/{player} is already playing ({busy[0].system}: {busy[0].option}); "
+                    "finish that first"
+                )
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+            folder = self.runs / "play" / system / slug(player) / f"{slug(option)}-{stamp}"
+            seat = Seat(new_token()[:12], system, player, option, folder)
+            self._seats[seat.id] = seat
+        roles = bind_roles(kind.roles, self.judge, self.role_assignments)
+        thread = threading.Thread(
+            target=self._play, args=(kind, seat, roles), name=f"seat-{seat.id}", daemon=True
+        )
+        thread.start()
+        return seat
+
+    def _play(self, kind: PlayKind, seat: Seat, roles: dict[str, str]) -> None:
+        try:
+            with answering(seat.player, seat.answerer):
+                kind.run(f"human/{seat.player}", seat.option, roles, seat.log_dir, self.config)
+            seat.status = "done"
+        except NormlabError as error:
+            seat.error, seat.status = str(error), "failed"
+        except Exception as error:  # the page shows one line; the server log has the rest
+            log.exception("seat %s failed", seat.id)
+            seat.error, seat.status = f"{type(error).__name__}: {error}", "failed"
+
+
+def hsii_characters(messages: list[ChatMessage]) -> list[str] | None:
+    """The characters to pick from when the prompt is Testing Prompt-1, else ``None`` (a
+    plain text answer)."""
+    from normlab.hsii.play import case_settings
+
+    try:
+        background, _ = case_settings(messages)
+    except (ValueError, KeyError, IndexError):
+        return None
+    return list(background.characters)
+
+
+def scene_answer(action: str, content: str, target: str) -> str:
+    """The person's move as the ``{"action", "content", "target_turn_id"}`` reply the SCENE
+    subject gives (a message, a reaction to a turn, or staying silent)."""
+    from normlab.scene.schemas import ChatAction
+
+    turn = int(target) if target.strip().isdigit() else None
+    move = ChatAction.model_validate({"action": action, "content": content, "target_turn_id": turn})
+    return move.model_dump_json()

@@ -1,0 +1,146 @@
+"""The runs under a folder, each with its headline numbers, models, n, cost and report.
+
+A run is an Inspect log (LoSoNA, SCENE, HSII; read header only, so the home page stays
+fast on big sweeps) or a CRSEC run folder (``config.json`` and ``events.jsonl``). Every
+path the pages take is relative to the runs folder and checked to stay inside it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from normlab.core.errors import InputError
+from normlab.core.logs import local_path
+
+REPORT_FILES = {".html", ".png", ".svg", ".json", ".csv"}
+
+
+@dataclass
+class RunSummary:
+    system: str
+    path: str
+    """Relative to the runs folder: the log file, or the CRSEC run folder."""
+    models: list[tuple[str, str]]
+    n: str
+    headline: list[tuple[str, str]]
+    cost: str
+    status: str
+    report: str | None = None
+    created: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def inside(root: Path, relative: str) -> Path:
+    """``root / relative`` if it stays inside ``root`` (no ``..`` or absolute escapes)."""
+    path = (root / relative).resolve()
+    if not path.is_relative_to(root.resolve()) or not path.exists():
+        raise InputError(relative, "not a run under the runs folder")
+    return path
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "–"
+    return f"{value:.3g}"
+
+
+def _report(root: Path, folder: Path) -> str | None:
+    report = folder / "report.html"
+    return str(report.relative_to(root)) if report.exists() else None
+
+
+def _inspect_runs(root: Path) -> list[RunSummary]:
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    runs = []
+    for info in list_eval_logs(str(root)):
+        path = local_path(info.name)
+        try:
+            log = read_eval_log(str(path), header_only=True)
+        except Exception as error:  # an unreadable log is listed, not fatal to the page
+            runs.append(
+                RunSummary("?", str(path.relative_to(root)), [], "", [], "", f"unreadable: {error}")
+            )
+            continue
+        roles = [("subject", str(log.eval.model))]
+        for role, config in (log.eval.model_roles or {}).items():
+            configs = config if isinstance(config, list) else [config]
+            roles.append((role, ", ".join(str(c.model) for c in configs)))
+        headline: list[tuple[str, str]] = []
+        n = ""
+        if log.results is not None:
+            n = f"{log.results.completed_samples} of {log.results.total_samples} samples"
+            for score in log.results.scores:
+                for name, metric in score.metrics.items():
+                    if len(headline) < 8 and (name, _number(metric.value)) not in headline:
+                        headline.append((name, _number(float(metric.value))))
+        costs = [u.total_cost for u in (log.stats.model_usage or {}).values()]
+        known = [c for c in costs if c is not None]
+        cost = f"${sum(known):.4f}" if known else "unknown"
+        runs.append(
+            RunSummary(
+                system=log.eval.task.split("/")[-1],
+                path=str(path.relative_to(root)),
+                models=roles,
+                n=n,
+                headline=headline,
+                cost=cost,
+                status=log.status,
+                report=_report(root, path.parent),
+                created=log.eval.created,
+            )
+        )
+    return runs
+
+
+def _crsec_runs(root: Path) -> list[RunSummary]:
+    from normlab.crsec.rundir import RunDir
+
+    runs = []
+    for config_path in sorted(root.rglob("config.json")):
+        folder = config_path.parent
+        if not (folder / "events.jsonl").exists():
+            continue
+        try:
+            config = RunDir(folder).config()
+        except InputError as error:
+            runs.append(
+                RunSummary("crsec", str(folder.relative_to(root)), [], "", [], "", str(error))
+            )
+            continue
+        hours = (
+            sum(1 for line in (folder / "metrics.jsonl").open() if line.strip())
+            if (folder / "metrics.jsonl").exists()
+            else 0
+        )
+        headline = [("hours simulated", str(hours))]
+        metrics = folder / "metrics.json"
+        if metrics.exists():
+            summary = json.loads(metrics.read_text(encoding="utf-8"))
+            for run in summary.get("runs", []):
+                final = (run.get("hours") or [{}])[-1].get("holding", {})
+                headline.extend((f"holding {k}", f"{v:.0%}") for k, v in final.items())
+        runs.append(
+            RunSummary(
+                system="crsec",
+                path=str(folder.relative_to(root)),
+                models=list(config.models.items()),
+                n=f"{len(config.society.agents)} agents",
+                headline=headline,
+                cost="",
+                status="analyzed" if metrics.exists() else "not analyzed",
+                report=_report(root, folder),
+            )
+        )
+    return runs
+
+
+def discover(root: Path) -> list[RunSummary]:
+    """Every run under ``root``, Inspect logs first (newest first), then CRSEC runs."""
+    if not root.exists():
+        return []
+    inspect_runs = sorted(_inspect_runs(root), key=lambda run: run.created, reverse=True)
+    return inspect_runs + _crsec_runs(root)

@@ -1,0 +1,210 @@
+"""Everything people enter in the web app, in one SQLite file.
+
+Why SQLite: one file beside the runs, no server, and transactions: a rating is one
+``INSERT`` in its own transaction with ``synchronous=FULL`` in WAL mode, so a process
+killed mid-rating leaves either the whole rating or none of it, never half (the brief's
+"no half-written rating, no lost one"). Each call opens its own connection, so the
+store is safe to use from FastAPI's worker threads and the play threads alike.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS studies (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    source TEXT NOT NULL,
+    invite TEXT NOT NULL UNIQUE,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS items (
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    item_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (study_id, item_id)
+);
+CREATE TABLE IF NOT EXISTS raters (
+    token TEXT PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    name TEXT NOT NULL,
+    created TEXT NOT NULL,
+    UNIQUE (study_id, name)
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    rater TEXT NOT NULL REFERENCES raters(token),
+    item_id TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    notes TEXT NOT NULL,
+    created TEXT NOT NULL,
+    PRIMARY KEY (rater, item_id)
+);
+"""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_token() -> str:
+    """An unguessable token for invite links, rater links and CSRF."""
+    return secrets.token_urlsafe(18)
+
+
+@dataclass(frozen=True)
+class Study:
+    id: str
+    kind: str
+    title: str
+    source: str
+    invite: str
+    created: str
+
+
+@dataclass(frozen=True)
+class Rater:
+    token: str
+    study_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Item:
+    item_id: str
+    position: int
+    payload: str
+
+
+@dataclass(frozen=True)
+class Rating:
+    rater: str
+    item_id: str
+    answer: str
+    notes: str
+
+
+class Store:
+    """The web app's SQLite file (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            with db:  # one transaction: committed whole or rolled back
+                yield db
+        finally:
+            db.close()
+
+    # studies
+    def create_study(
+        self, kind: str, title: str, source: str, items: list[tuple[str, str]]
+    ) -> Study:
+        """A study with its items (``(item_id, payload JSON)``), written in one transaction."""
+        study = Study(new_token()[:10], kind, title, source, new_token(), now())
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO studies VALUES (?, ?, ?, ?, ?, ?)",
+                (study.id, kind, title, source, study.invite, study.created),
+            )
+            db.executemany(
+                "INSERT INTO items VALUES (?, ?, ?, ?)",
+                [(study.id, item_id, n, payload) for n, (item_id, payload) in enumerate(items)],
+            )
+        return study
+
+    def studies(self) -> list[Study]:
+        with self._connect() as db:
+            rows = db.execute("SELECT * FROM studies ORDER BY created, id").fetchall()
+        return [Study(*row) for row in rows]
+
+    def study(self, study_id: str) -> Study | None:
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM studies WHERE id = ?", (study_id,)).fetchone()
+        return Study(*row) if row else None
+
+    def study_by_invite(self, invite: str) -> Study | None:
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM studies WHERE invite = ?", (invite,)).fetchone()
+        return Study(*row) if row else None
+
+    def items(self, study_id: str) -> list[Item]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT item_id, position, payload FROM items WHERE study_id = ? ORDER BY position",
+                (study_id,),
+            ).fetchall()
+        return [Item(*row) for row in rows]
+
+    def item(self, study_id: str, item_id: str) -> Item | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT item_id, position, payload FROM items WHERE study_id = ? AND item_id = ?",
+                (study_id, item_id),
+            ).fetchone()
+        return Item(*row) if row else None
+
+    # raters
+    def join(self, study_id: str, name: str) -> Rater:
+        """The rater called ``name`` in this study: a returning rater gets their own link back."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT token FROM raters WHERE study_id = ? AND name = ?", (study_id, name)
+            ).fetchone()
+            if row:
+                return Rater(row[0], study_id, name)
+            token = new_token()
+            db.execute("INSERT INTO raters VALUES (?, ?, ?, ?)", (token, study_id, name, now()))
+        return Rater(token, study_id, name)
+
+    def rater(self, token: str) -> Rater | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT token, study_id, name FROM raters WHERE token = ?", (token,)
+            ).fetchone()
+        return Rater(*row) if row else None
+
+    def raters(self, study_id: str) -> list[Rater]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT token, study_id, name FROM raters WHERE study_id = ? "
+                "ORDER BY created, name",
+                (study_id,),
+            ).fetchall()
+        return [Rater(*row) for row in rows]
+
+    # ratings
+    def rate(self, rater: Rater, item_id: str, answer: str, notes: str) -> None:
+        """Record (or change) one answer, atomically."""
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) "
+                "DO UPDATE SET answer = excluded.answer, notes = excluded.notes, "
+                "created = excluded.created",
+                (rater.token, item_id, answer, notes, now()),
+            )
+
+    def ratings(self, rater: Rater) -> dict[str, Rating]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT rater, item_id, answer, notes FROM ratings WHERE rater = ?",
+                (rater.token,),
+            ).fetchall()
+        return {row[1]: Rating(*row) for row in rows}

@@ -1,0 +1,228 @@
+"""The web app without a browser: safety rules, the store, studies feeding the analyses."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from normlab.core.errors import InputError
+from normlab.web import create_app
+from normlab.web.store import Store
+from tests.web.conftest import INJECTED, cli, settings_for
+
+
+def csrf(client: TestClient, url: str = "/") -> str:
+    """The token the forms carry (the cookie is set on the first page)."""
+    client.get(url)
+    return str(client.cookies.get("normlab_csrf"))
+
+
+def first_eval(runs: Path, system: str) -> str:
+    return str(next((runs / system).glob("*.eval")).relative_to(runs))
+
+
+def test_off_loopback_needs_an_owner_token(runs: Path) -> None:
+    with pytest.raises(InputError, match="owner-token"):
+        create_app(settings_for(runs, host="0.0.0.0"))
+    output = cli_fails("serve", "--runs", str(runs), "--host", "0.0.0.0")
+    assert "--host" in output and "owner-token" in output and "Traceback" not in output
+
+
+def cli_fails(*args: str) -> str:
+    from typer.testing import CliRunner
+
+    from normlab.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 2, result.output
+    return result.output
+
+
+def test_owner_pages_need_the_token_when_one_is_set(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs, host="0.0.0.0", owner_token="sesame")))
+    assert client.get("/").status_code == 403
+    token = csrf(client, "/login")
+    assert client.post("/login", data={"token": "wrong", "csrf": token}).status_code == 403
+    assert client.post("/login", data={"token": "sesame", "csrf": token}).status_code == 200
+    assert "losona" in client.get("/").text
+
+
+def test_forms_without_the_csrf_token_are_refused(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs)))
+    client.get("/")
+    response = client.post("/studies", data={"kind": "losona-audit", "run": "losona"})
+    assert response.status_code == 403 and "CSRF" in response.text
+
+
+def test_paths_stay_inside_the_runs_folder(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs)))
+    assert client.get("/run", params={"path": "../../etc"}).status_code == 400
+    assert client.get("/files/../scenarios.jsonl").status_code in (400, 404)
+
+
+def test_every_reader_keeps_transcript_markup_as_text(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs)))
+    home = client.get("/").text
+    for system in ("losona", "scene", "hsii", "crsec"):
+        assert f'data-system="{system}"' in home
+    html = client.get("/sample", params={"path": first_eval(runs, "losona"), "n": 0}).text
+    assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in html
+    assert INJECTED not in html
+    for system in ("scene", "hsii"):
+        response = client.get("/sample", params={"path": first_eval(runs, system), "n": 0})
+        assert response.status_code == 200
+    assert "norm database" in client.get("/crsec", params={"path": "crsec", "tick": 2}).text
+
+
+def test_the_crsec_replay_rebuilds_the_norm_databases_the_hour_snapshots_recorded(
+    runs: Path,
+) -> None:
+    from normlab.crsec.replay import moment
+    from normlab.crsec.rundir import RunDir
+
+    run = RunDir(runs / "crsec")
+    events = list(run.events())
+    for hour in [e for e in events if e.kind == "hour"]:
+        now = moment(events, run.config(), hour.tick)
+        for agent in now.agents:
+            qualified = sorted(n.id for n in agent.norms if n.activated and n.valid)
+            assert qualified == sorted(
+                n["id"] for n in hour.data["agents"][agent.name]["qualified"]
+            )
+
+
+def test_a_rater_finishes_a_losona_audit_and_the_agreement_matches_the_import(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs)))
+    token = csrf(client)
+    response = client.post(
+        "/studies",
+        data={"kind": "losona-audit", "run": first_eval(runs, "losona"), "n": "4", "csrf": token},
+    )
+    assert response.status_code == 200
+    study_url = str(response.url.path)
+    invite = re.search(r'id="invite" href="[^"]*(/join/[^"]+)"', response.text)
+    assert invite
+    rater = TestClient(client.app)
+    joined = rater.post(invite.group(1), data={"name": "ann", "csrf": csrf(rater, invite.group(1))})
+    seen = []
+    while 'id="finished"' not in joined.text:
+        item = re.search(r'action="(/rate/[^"]+)"', joined.text)
+        assert item
+        seen.append(item.group(1))
+        assert "complies" not in joined.text.split("<dl")[1].split("</dl>")[0].lower()  # blind
+        answer = "yes" if len(seen) % 2 else "no"
+        joined = rater.post(item.group(1), data={"answer": answer, "csrf": csrf(rater, "/")})
+    assert len(seen) == 4 and len(set(seen)) == 4
+    page = client.get(study_url).text
+    assert "ann: 4 of 4 answered" in page and "agreement" in page
+    csv_path = next(runs.glob(".normlab/studies/*/ratings-ann.csv"))
+    output = cli(
+        "losona",
+        "audit",
+        "import",
+        str(csv_path),
+        "--key",
+        str(csv_path.parent / "items.key.jsonl"),
+        "--json",
+    )
+    result = json.loads(output[output.index("{") :])
+    assert result["agreement"]["n"] == 4
+    shown = f"{result['agreement']['rate']['k']} of 4"
+    assert shown in page or f"{100 * result['agreement']['rate']['value']:.1f}%" in page
+
+
+def test_a_rater_link_opens_only_its_own_study(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs, host="0.0.0.0", owner_token="sesame")))
+    token = csrf(client, "/login")
+    client.post("/login", data={"token": "sesame", "csrf": token})
+    studies = []
+    for kind, run in [
+        ("losona-audit", first_eval(runs, "losona")),
+        ("crsec-questionnaire", "crsec"),
+    ]:
+        page = client.post("/studies", data={"kind": kind, "run": run, "n": "2", "csrf": token})
+        invite = re.search(r'id="invite" href="[^"]*(/join/[^"]+)"', page.text)
+        assert invite
+        studies.append((str(page.url.path), invite.group(1)))
+    (_, invite_a), (study_b, _) = studies
+    stranger = TestClient(client.app)
+    joined = stranger.post(invite_a, data={"name": "bo", "csrf": csrf(stranger, invite_a)})
+    found = re.search(r'action="(/rate/[^/"]+)/', joined.text)
+    assert found
+    rate_link = found.group(1)
+    other_items = client.get(study_b).text  # owner sees study B; its item ids are Q0001…
+    assert stranger.get(f"{rate_link}/Q0001").status_code == 404
+    assert stranger.get(study_b).status_code == 403
+    assert stranger.get("/").status_code == 403
+    assert "Q0001" not in joined.text and other_items
+
+
+def test_a_killed_rater_process_leaves_whole_ratings(tmp_path: Path) -> None:
+    """Kill -9 mid-stream: every rating is there whole or not at all, none after the count."""
+    db = tmp_path / "state.sqlite3"
+    store = Store(db)
+    study = store.create_study("losona-audit", "t", "x", [(f"A{i}", "{}") for i in range(5000)])
+    rater = store.join(study.id, "ann")
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from normlab.web.store import Store
+        store = Store(Path({str(db)!r}))
+        rater = store.rater({rater.token!r})
+        for i in range(5000):
+            store.rate(rater, f"A{{i}}", "yes", "n" * 2000 + str(i))
+            print(i, flush=True)
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    done = [process.stdout.readline() for _ in range(40)]
+    process.kill()
+    process.wait()
+    ratings = Store(db).ratings(rater)
+    assert len(ratings) >= len(done)
+    for item_id, rating in ratings.items():
+        assert rating.answer == "yes" and rating.notes == "n" * 2000 + item_id[1:]
+
+
+@pytest.mark.parametrize(
+    ("kind", "system"),
+    [
+        ("losona-audit", "losona"),
+        ("scene-audit", "scene"),
+        ("hsii-grading", "hsii"),
+        ("crsec-questionnaire", "crsec"),
+    ],
+)
+def test_every_kind_of_study_runs_from_a_run_to_its_analysis(
+    runs: Path, kind: str, system: str
+) -> None:
+    client = TestClient(create_app(settings_for(runs)))
+    token = csrf(client)
+    run = "crsec" if system == "crsec" else first_eval(runs, system)
+    page = client.post("/studies", data={"kind": kind, "run": run, "n": "3", "csrf": token})
+    assert page.status_code == 200, page.text
+    total = int(re.search(r"· (\d+) items ·", page.text).group(1))  # type: ignore[union-attr]
+    invite = re.search(r'id="invite" href="[^"]*(/join/[^"]+)"', page.text)
+    assert invite and total > 0
+    rater = TestClient(client.app)
+    shown = rater.post(invite.group(1), data={"name": "ann", "csrf": csrf(rater, invite.group(1))})
+    answered = 0
+    while 'id="finished"' not in shown.text:
+        item = re.search(r'action="(/rate/[^"]+)"', shown.text)
+        choice = re.search(r'name="answer" value="([^"]+)"', shown.text)
+        assert item and choice
+        shown = rater.post(item.group(1), data={"answer": choice.group(1), "csrf": csrf(rater)})
+        answered += 1
+        assert answered <= total
+    study = client.get(str(page.url.path)).text
+    assert f"ann: {total} of {total} answered" in study
+    assert 'class="analysis"' in study and 'class="error"' not in study

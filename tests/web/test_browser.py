@@ -1,0 +1,163 @@
+"""The web app in a real headless Chromium: readers, play, rating, slider, escaping.
+
+These tests also take the README's screenshots when ``NORMLAB_SCREENSHOTS`` names a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from normlab.scene.analysis import load_episode_records
+from normlab.web.play import PlayConfig
+from tests.web.conftest import (
+    SCENE,
+    SCENE_MODEL,
+    cli,
+    screenshot,
+    serving,
+    settings_for,
+)
+
+TIMEOUT = 60_000
+
+
+def test_home_and_every_reader(runs: Path, page: Any) -> None:
+    with serving(settings_for(runs)) as url:
+        page.goto(url)
+        for system in ("losona", "scene", "hsii", "crsec"):
+            assert page.locator(f'tr.run[data-system="{system}"]').count() == 1
+        screenshot(page, "home")
+        for system, marks in [("losona", "demonstration"), ("scene", "breach"), ("hsii", "golden")]:
+            page.goto(url)
+            page.locator(f'tr.run[data-system="{system}"] a').first.click()
+            page.locator("a.sample-link").first.click()
+            assert page.locator("ol.chat li.turn").count() > 0
+            assert marks in page.content()
+            screenshot(page, f"reader-{system}")
+        page.goto(
+            f"{url}/sample?path={next((runs / 'scene').glob('*.eval')).relative_to(runs)}&n=0"
+        )
+        assert page.locator(".mark-sanction").count() >= 1 or "sanction" in page.content()
+
+
+def test_transcript_markup_stays_inert(runs: Path, page: Any) -> None:
+    with serving(settings_for(runs)) as url:
+        page.goto(url)
+        page.locator('tr.run[data-system="losona"] a').first.click()
+        page.locator("a.sample-link").first.click()
+        assert page.evaluate("window.pwned") is None
+        assert page.locator("b", has_text="bold").count() == 0
+        assert page.get_by_text("<script>window.pwned = 1</script>", exact=False).count() == 1
+        assert page.dialogs == []
+
+
+def test_the_crsec_slider_changes_what_the_page_shows(runs: Path, page: Any) -> None:
+    with serving(settings_for(runs)) as url:
+        page.goto(f"{url}/crsec?path=crsec&tick=0")
+        before = page.locator("#time").inner_text()
+        doing_before = page.locator(".agent .where").all_inner_texts()
+        norms_before = page.locator(".agent summary").all_inner_texts()
+        slider = page.locator("#tick")
+        last = int(slider.get_attribute("max"))
+        slider.fill(str(last))
+        slider.dispatch_event("change")
+        page.wait_for_url(re.compile(rf"tick={last}"), timeout=TIMEOUT)
+        assert page.locator("#time").inner_text() != before
+        assert (
+            page.locator(".agent .where").all_inner_texts() != doing_before
+            or page.locator(".agent summary").all_inner_texts() != norms_before
+        )
+        assert page.locator("svg.figure #moment").count() == 1
+        screenshot(page, "reader-crsec")
+
+
+def test_a_losona_play_answer_is_analyzed_as_human_tester(runs: Path, page: Any) -> None:
+    with serving(settings_for(runs)) as url:
+        page.goto(f"{url}/play?system=losona")
+        page.fill("#player", "tester")
+        page.select_option("#option", index=0)
+        page.click("#start")
+        page.wait_for_selector("#content", timeout=TIMEOUT)
+        screenshot(page, "play-losona")
+        page.fill("#content", "check the wiki <script>window.pwned = 2</script>")
+        page.click("#send")
+        page.wait_for_selector("#done, #failed", timeout=TIMEOUT)
+        assert page.locator("#failed").count() == 0, page.content()
+        assert page.evaluate("window.pwned") is None
+    output = cli("losona", "analyze", str(runs / "play" / "losona"), "--json")
+    analysis = json.loads(output[output.index("{") :])
+    assert "human/tester" in json.dumps(analysis)
+
+
+def test_a_scene_episode_played_live_against_scripted_personas(runs: Path, page: Any) -> None:
+    roles = [f"{role}={SCENE_MODEL}" for role in ("persona", "orchestrator", "auditor")]
+    settings = settings_for(
+        runs,
+        judge=SCENE_MODEL,
+        roles=roles,
+        play=PlayConfig(banks={"scene": SCENE / "scenarios.jsonl"}, scene_rounds=2),
+    )
+    with serving(settings) as url:
+        page.goto(f"{url}/play?system=scene")
+        page.fill("#player", "tester")
+        page.click("#start")
+        replies = 0
+        while True:
+            page.wait_for_selector("#content, #done, #failed", timeout=TIMEOUT)
+            if page.locator("#content").count() == 0:
+                break
+            chat_before = page.locator("ol.prompt li").count()
+            if replies == 1:
+                screenshot(page, "play-scene")
+            page.fill("#content", f"my message number {replies + 1}")
+            page.click("#send")
+            replies += 1
+            assert replies <= 20
+        assert page.locator(".error").count() == 0, page.content()
+        assert replies >= 2 and chat_before > 1
+    assert "human/tester" in cli("scene", "analyze", str(runs / "play" / "scene"), "--json")
+    (record,) = load_episode_records([runs / "play" / "scene"])
+    said = [e.content for e in record.episode.entries if e.actor == record.episode.subject]
+    assert said[:replies] == [f"my message number {n}" for n in range(1, replies + 1)]
+
+
+def test_a_rater_finishes_an_audit_and_sees_only_their_study(runs: Path, page: Any) -> None:
+    with serving(settings_for(runs)) as url:
+        page.goto(f"{url}/studies")
+        page.select_option("#kind", "losona-audit")
+        losona = next((runs / "losona").glob("*.eval")).relative_to(runs)
+        page.select_option("#run", str(losona))
+        page.fill("#n", "4")
+        page.click("#create")
+        invite = page.locator("#invite").get_attribute("href")
+        study_url = page.url
+        page.goto(f"{url}/studies")
+        page.select_option("#kind", "crsec-questionnaire")
+        page.select_option("#run", "crsec")
+        page.fill("#n", "1")
+        page.click("#create")
+        other_item = f"{page.url}"
+        rater = page.context.browser.new_context().new_page()
+        rater.goto(invite)
+        rater.fill("#name", "ann")
+        rater.click("#join")
+        screenshot(rater, "rate-item")
+        answers = 0
+        while rater.locator("#finished").count() == 0:
+            rater.locator("button.choice").nth(answers % 2).click()
+            answers += 1
+            assert answers <= 4
+        assert answers == 4
+        link = re.sub(r"/Q?A?\d+$", "", rater.url)
+        rater.goto(f"{link}/Q0001")
+        assert "no such item in your study" in rater.content()
+        rater.goto(other_item)
+        assert rater.locator("#invite").count() == 1  # loopback without a token: owner pages open
+        page.goto(study_url)
+        assert "ann: 4 of 4 answered" in page.content()
+        assert page.locator("table.analysis").count() == 1
+        assert "agreement" in page.locator("table.analysis").inner_text()
+        screenshot(page, "study")
