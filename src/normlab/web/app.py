@@ -11,7 +11,9 @@ own study's items.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import json
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ from starlette.datastructures import FormData
 
 from normlab.core.errors import InputError, NormlabError
 from normlab.web.play import KINDS as PLAY_KINDS
-from normlab.web.play import PlayConfig, Seats, hsii_characters, scene_answer
+from normlab.web.play import PlayConfig, Seat, Seats, hsii_characters, scene_answer
 from normlab.web.readers import VIEWS, load, sample_label, system_of
 from normlab.web.runs import REPORT_FILES, discover, inside
 from normlab.web.store import Rater, Store, Study, new_token
@@ -225,7 +227,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
         seat = seats.open(system, player, str(data.get("option", "")))
         return RedirectResponse(f"/play/{seat.id}", status_code=303)
 
-    def _seat(seat_id: str) -> Any:
+    def _seat(seat_id: str) -> Seat:
         seat = seats.get(seat_id)
         if seat is None:
             raise HTTPException(404, "no such seat (seats end when the server stops)")
@@ -369,8 +371,6 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     def _order(rater: Rater, item_ids: list[str]) -> list[str]:
         """The rater's own random order, the same on every visit (so stopping is safe)."""
-        import hashlib
-
         return sorted(
             item_ids, key=lambda i: hashlib.sha256(f"{rater.token}|{i}".encode()).hexdigest()
         )
@@ -401,8 +401,6 @@ def create_app(settings: ServeSettings) -> FastAPI:
     def _rate_item(
         request: Request, rater: Rater, study: Study, item_id: str, done: int, total: int
     ) -> HTMLResponse:
-        import json
-
         item = store.item(study.id, item_id)
         if item is None:
             raise HTTPException(404, "no such item in your study")
