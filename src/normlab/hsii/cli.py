@@ -44,7 +44,7 @@ from normlab.hsii.rules import FORMULAS, Formula
 from normlab.hsii.solver import EPSILON
 from normlab.hsii.task import hsii
 from normlab.models import DEFAULT_MODEL, RoleSettings
-from normlab.report import format_number, format_rate
+from normlab.report import format_agreement, format_rate
 
 hsii_app = typer.Typer(
     help="HSII: an assistant among several users picks whom to address and what to say.",
@@ -451,8 +451,7 @@ def grade_import(
     agreement = result.agreement
     say(
         f"human vs judge ({', '.join(result.judge_models) or 'no judge verdicts'}), per order: "
-        f"subject preferred, agreement {format_rate(agreement.rate)} (Wilson 95% CI), "
-        f"kappa {format_number(agreement.cohen_kappa)}; "
+        f"subject preferred, agreement {format_agreement(agreement)}; "
         f"same verdict {format_rate(result.verdict_agreement)}"
     )
     say(

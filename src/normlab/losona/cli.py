@@ -37,7 +37,14 @@ from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.losona.report import has_headline_pairs, headline_table, paired_table, write_report
 from normlab.losona.task import DEFAULT_EPOCHS, losona
 from normlab.models import DEFAULT_MODEL, RoleSettings
-from normlab.report import Table, embedded_banner, format_number, format_percent, format_rate
+from normlab.report import (
+    Table,
+    embedded_banner,
+    format_agreement,
+    format_number,
+    format_percent,
+    format_rate,
+)
 
 losona_app = typer.Typer(
     help="LoSoNA: local social norm adaptation (static).", no_args_is_help=True
@@ -262,8 +269,7 @@ def audit_import(
     agreement = result.agreement
     say(
         f"human vs judge ({', '.join(result.judge_models)}): agreement "
-        f"{format_rate(agreement.rate)} (Wilson 95% CI), "
-        f"kappa {format_number(agreement.cohen_kappa)}, "
+        f"{format_agreement(agreement)}, "
         f"n = {agreement.n} labelled ({result.n_unlabelled} left blank)"
     )
     say(

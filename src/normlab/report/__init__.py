@@ -4,6 +4,7 @@ from normlab.report.figures import BarSeries, LineSeries, grouped_bar_chart, lin
 from normlab.report.html import (
     HtmlReport,
     Table,
+    format_agreement,
     format_count,
     format_delta,
     format_estimate,
@@ -28,6 +29,7 @@ __all__ = [
     "add_common_sections",
     "add_usage_section",
     "embedded_banner",
+    "format_agreement",
     "format_count",
     "format_delta",
     "format_estimate",

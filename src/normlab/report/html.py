@@ -11,7 +11,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from normlab.stats import Estimate, Interval, Rate
+from normlab.stats import Agreement, Estimate, Interval, Rate
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -65,6 +65,14 @@ def format_estimate(
 def format_rate(rate: Rate, digits: int = 1) -> str:
     """``66.7% [33.3, 100.0] (2/3)``: a Wilson-interval rate with its count."""
     return f"{format_estimate(rate, digits)} ({rate.k}/{rate.n})"
+
+
+def format_agreement(agreement: Agreement) -> str:
+    """``80.0% [49.0, 94.3] (8/10) (Wilson 95% CI), kappa 0.600``: two raters' agreement."""
+    return (
+        f"{format_rate(agreement.rate)} (Wilson 95% CI), "
+        f"kappa {format_number(agreement.cohen_kappa)}"
+    )
 
 
 def format_delta(estimate: Estimate, digits: int = 1) -> str:

@@ -38,7 +38,7 @@ from normlab.commands import (
 )
 from normlab.core.errors import InputError
 from normlab.models import DEFAULT_MODEL
-from normlab.report import format_number, format_rate
+from normlab.report import format_agreement, format_number, format_rate
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.dataset import SCENARIOS_PATH
 from normlab.scene.generator import generate_scenario
@@ -276,8 +276,7 @@ def audit_import(
     agreement = result.agreement
     say(
         f"human vs models ({', '.join(result.judge_models)}): agreement "
-        f"{format_rate(agreement.rate)} (Wilson 95% CI), "
-        f"kappa {format_number(agreement.cohen_kappa)}, n = {agreement.n} answered "
+        f"{format_agreement(agreement)}, n = {agreement.n} answered "
         f"({result.n_unlabelled} left blank) over {result.episodes} episodes"
     )
     for kind, by_kind in result.by_kind.items():

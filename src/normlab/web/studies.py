@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
 from normlab.core.evalrun import slug
-from normlab.report.html import format_estimate, format_number, format_rate
+from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.store import Rater, Rating, Store, Study
 
@@ -246,12 +246,7 @@ def summary_lines(result: BaseModel, prefix: str = "") -> list[tuple[str, str]]:
     for name, value in result:
         label = f"{prefix}{name.replace('_', ' ')}"
         if isinstance(value, Agreement):
-            lines.append(
-                (
-                    label,
-                    f"{format_rate(value.rate)} agree, kappa {format_number(value.cohen_kappa)}",
-                )
-            )
+            lines.append((label, format_agreement(value)))
         elif isinstance(value, Rate):
             lines.append((label, format_rate(value)))
         elif isinstance(value, Estimate):
