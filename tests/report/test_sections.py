@@ -37,15 +37,20 @@ def test_usage_table_totals_and_per_unit() -> None:
         units=4,
         roles={
             "judge": RoleUsage(
-                calls=6, input_tokens=1000, cached_input_tokens=250, output_tokens=80, cost=0.02
+                calls=6,
+                input_tokens=1000,
+                cached_input_tokens=250,
+                output_tokens=80,
+                cost=0.02,
+                retries=3,
             ),
             "subject": RoleUsage(calls=4, input_tokens=400, output_tokens=40),
         },
     )
     table = usage_table({"m": run}, "episode")
     judge, subject = table.rows
-    assert judge == ["m", "judge", "6", "1.5", "1000", "250", "25%", "80", "20", "$0.0200"]
-    assert subject[-1] == "cost unknown" and subject[6] == "0%"
+    assert judge == ["m", "judge", "6", "1.5", "3", "1000", "250", "25%", "80", "20", "$0.0200"]
+    assert subject[-1] == "cost unknown" and subject[7] == "0%"
     assert "calls/episode" in table.header
 
 

@@ -43,6 +43,8 @@ class CallRecord(BaseModel):
     cached_input_tokens: int
     output_tokens: int
     attempts: int = 1
+    retries: int = 0
+    """Responses that were no reply and were asked again (:mod:`normlab.models.structured`)."""
     parse_failed: bool = False
     truncated: bool = False
     error: str | None = None
@@ -108,6 +110,7 @@ class ModelClient:
             cached_input_tokens=usage.cached_input_tokens,
             output_tokens=usage.output_tokens,
             attempts=result.attempts,
+            retries=result.retries,
             parse_failed=structured and result.value is None,
             truncated=result.truncated,
             error=result.error,
@@ -167,6 +170,7 @@ class ModelClient:
                 cached_input_tokens=record.cached_input_tokens,
                 output_tokens=record.output_tokens,
                 cost=record.cost,
+                retries=record.retries,
             )
         return dict(sorted(totals.items()))
 

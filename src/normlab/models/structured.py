@@ -8,10 +8,16 @@ through :func:`generate_structured`:
    enforce it;
 2. parse leniently: code fences, prose around the object, control characters
    inside strings (``json.loads(strict=False)``);
-3. a reply cut off by its output cap is retried once with a larger cap and
+3. a response that is no reply at all (a body that is not JSON or cut off in
+   transit, an empty message) is retried up to :data:`UNUSABLE_RETRIES` times
+   and counted in ``retries``; Inspect itself retries rate limits, server errors,
+   dropped connections and attempts past their timeout (every call gets an
+   ``attempt_timeout``, :func:`~normlab.models.settings.attempt_timeout`), so a
+   hung endpoint never hangs a run;
+4. a reply cut off by its output cap is retried once with a larger cap and
    counted as a truncation, apart from parse failures;
-4. on a parse failure, one repair retry that shows the model its reply and the error;
-5. if that fails too, return a result with ``value=None`` and the error, so the
+5. on a parse failure, one repair retry that shows the model its reply and the error;
+6. if that fails too, return a result with ``value=None`` and the error, so the
    caller records a parse failure instead of inventing or dropping a label.
 """
 
@@ -24,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+import anyio
 from inspect_ai.model import (
     CachePolicy,
     ChatMessage,
@@ -31,13 +38,16 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    ModelOutput,
     ModelUsage,
     ResponseSchema,
 )
 from inspect_ai.util import json_schema
 from pydantic import BaseModel, ValidationError
 
+from normlab.core.errors import NormlabError
 from normlab.core.jsonio import validation_field
+from normlab.models.settings import attempt_timeout
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -118,6 +128,8 @@ class StructuredResult(Generic[SchemaT]):
     stop_reasons: list[str] = field(default_factory=list)
     truncations: int = 0
     truncated: bool = False
+    retries: int = 0
+    """Responses that were no reply (unparseable body, empty message) and were asked again."""
 
     @property
     def parse_failed(self) -> bool:
@@ -142,12 +154,81 @@ class StructuredResult(Generic[SchemaT]):
             stop_reasons=[*earlier.stop_reasons, *self.stop_reasons],
             truncations=earlier.truncations + self.truncations,
             truncated=self.truncated,
+            retries=earlier.retries + self.retries,
         )
 
 
 TRUNCATION_CAP_FACTOR = 2
 """A reply cut by its cap is retried once with this many times the cap."""
 DEFAULT_CAP = 512
+
+
+UNUSABLE_RETRIES = 4
+"""How often a response that is no reply at all is asked again before the call fails."""
+UNUSABLE_BACKOFF_S = 0.25
+
+
+class UnusableResponseError(NormlabError):
+    """A model endpoint kept sending responses that are no reply (see ``UNUSABLE_RETRIES``)."""
+
+
+def _unusable_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions meaning the response arrived but was no reply (not a transport error,
+    which Inspect retries itself): a body that is not JSON, or does not fit the API."""
+    errors: list[type[BaseException]] = [json.JSONDecodeError, UnicodeDecodeError]
+    try:
+        from openai import APIResponseValidationError
+
+        errors.append(APIResponseValidationError)
+    except ImportError:  # pragma: no cover - openai is a dependency, but not of Inspect
+        pass
+    return tuple(errors)
+
+
+UNUSABLE_ERRORS = _unusable_errors()
+
+
+def _is_empty(output: ModelOutput) -> bool:
+    """No text and no tool call, and not because the cap cut it (that is a truncation)."""
+    return (
+        not output.completion.strip()
+        and not output.message.tool_calls
+        and output.stop_reason != "max_tokens"
+    )
+
+
+async def _generate_usable(
+    model: Model,
+    conversation: list[ChatMessage],
+    config: GenerateConfig,
+    cache: bool | CachePolicy,
+    result: StructuredResult[SchemaT],
+) -> ModelOutput:
+    """``model.generate``, asked again (counted in ``result.retries``) while the response is
+    no reply; an empty message is returned as it is once the retries are spent."""
+    for attempt in range(UNUSABLE_RETRIES + 1):
+        last = attempt == UNUSABLE_RETRIES
+        try:
+            output = await model.generate(conversation, config=config, cache=cache)
+        except UNUSABLE_ERRORS as error:
+            if last:
+                raise UnusableResponseError(
+                    f"{model}: no usable response after {UNUSABLE_RETRIES + 1} tries "
+                    f"({type(error).__name__}: {str(error)[:200]})"
+                ) from error
+        else:
+            if last or not _is_empty(output):
+                return output
+        result.retries += 1
+        await anyio.sleep(UNUSABLE_BACKOFF_S * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def with_timeout(config: GenerateConfig) -> GenerateConfig:
+    """``config`` with normlab's per-attempt timeout unless it sets its own."""
+    if config.attempt_timeout is not None:
+        return config
+    return config.merge(GenerateConfig(attempt_timeout=attempt_timeout()))
 
 
 def schema_config(schema: type[BaseModel], config: GenerateConfig | None) -> GenerateConfig:
@@ -173,7 +254,7 @@ async def _generate_once(
     result: StructuredResult[SchemaT],
 ) -> str:
     """One reply, retried once with a larger cap if it was cut off; updates ``result``."""
-    output = await model.generate(conversation, config=config, cache=cache)
+    output = await _generate_usable(model, conversation, config, cache, result)
     for retry in (False, True):
         if output.usage is not None:
             result.usage = result.usage + output.usage
@@ -184,7 +265,7 @@ async def _generate_once(
             break
         result.truncations += 1
         config = _larger_cap(config)
-        output = await model.generate(conversation, config=config, cache=cache)
+        output = await _generate_usable(model, conversation, config, cache, result)
     if result.truncated:
         result.truncations += 1
     return output.completion
@@ -203,7 +284,9 @@ async def generate_structured(
     With ``schema=None`` the call is free text: no parsing, only the truncation retry.
     """
     conversation = list(messages)
-    request_config = schema_config(schema, config) if schema else (config or GenerateConfig())
+    request_config = with_timeout(
+        schema_config(schema, config) if schema else (config or GenerateConfig())
+    )
     result: StructuredResult[SchemaT] = StructuredResult(value=None)
     for attempt in range(1 + repair_retries):
         reply = await _generate_once(model, conversation, request_config, cache, result)

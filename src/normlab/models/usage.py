@@ -42,6 +42,9 @@ class RoleUsage(BaseModel):
     output_tokens: int = 0
     cost: float | None = None
     """US dollars, summed over calls Inspect could price (None when it priced none)."""
+    retries: int = 0
+    """Attempts that failed and were made again: rate limits, server errors, timeouts and
+    dropped connections (retried by Inspect) and responses that were no reply (by normlab)."""
 
     @property
     def cached_share(self) -> float | None:
@@ -55,6 +58,7 @@ class RoleUsage(BaseModel):
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cost=_optional_sum(self.cost, other.cost),
+            retries=self.retries + other.retries,
         )
 
     @classmethod
@@ -94,14 +98,20 @@ def sample_usage(sample: EvalSample) -> dict[str, RoleUsage]:
     everything = _sum(RoleUsage.of(usage) for usage in sample.model_usage.values())
     subject = _difference(everything, _sum(roles.values()))
     calls: dict[str, int] = {}
+    retries: dict[str, int] = {}
     for event in sample.events:
         if event.event == "model":
             role = event.role or SUBJECT_ROLE
-            calls[role] = calls.get(role, 0) + 1
+            # An event that ended in an error is an attempt that was made again.
+            failed = 1 if event.error else 0
+            calls[role] = calls.get(role, 0) + 1 - failed
+            retries[role] = retries.get(role, 0) + (event.retries or 0) + failed
     if calls.get(SUBJECT_ROLE) or subject.input_tokens or subject.output_tokens:
         roles[SUBJECT_ROLE] = subject
     for role, count in calls.items():
-        roles.setdefault(role, RoleUsage()).calls = count
+        usage = roles.setdefault(role, RoleUsage())
+        usage.calls = count
+        usage.retries = retries[role]
     return roles
 
 

@@ -52,6 +52,7 @@ def usage_table(usage: Mapping[str, RunUsage], unit: str) -> Table:
                     role,
                     str(item.calls),
                     f"{item.calls / count:.1f}",
+                    str(item.retries),
                     str(item.input_tokens),
                     f"{item.input_tokens / count:.0f}",
                     "–" if cached is None else f"{cached:.0%}",
@@ -62,13 +63,15 @@ def usage_table(usage: Mapping[str, RunUsage], unit: str) -> Table:
             )
     return Table(
         caption=f"Model calls, tokens and cost by role, in total and per {unit} "
-        "(cached: share of input tokens served from the provider's prompt cache; cost where "
-        "Inspect knows the model's price)",
+        "(retries: attempts made again after a rate limit, server error, timeout, dropped "
+        "connection or a response that was no reply; cached: share of input tokens served "
+        "from the provider's prompt cache; cost where Inspect knows the model's price)",
         header=[
             "run",
             "role",
             "calls",
             f"calls/{unit}",
+            "retries",
             "input tokens",
             f"input/{unit}",
             "cached",
