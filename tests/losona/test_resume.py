@@ -36,3 +36,36 @@ def test_killed_and_resumed_run_counts_every_trial_once(workdir: Path) -> None:
     }
     assert len(read_samples(list(logs.glob("*.eval"))).samples) == 2 * planned
     assert any("already read from a finished or newer log" in note for note in run.samples.skipped)
+
+
+def _replies(logs: Path) -> dict[tuple[str, int], str]:
+    return {
+        (str(item.sample.id), item.sample.epoch): item.sample.output.completion
+        for item in read_samples(list(logs.glob("*.eval"))).samples
+    }
+
+
+def test_a_resumed_scripted_run_reproduces_an_uninterrupted_one(workdir: Path) -> None:
+    """The scripted model picks replies per sample and epoch, not per process (issue 12): the
+    samples killed part-way get, on resume, the replies an uninterrupted run gets."""
+    script = json.loads(SCRIPT.read_text())
+    wiki_verdict = script["rules"][0]["replies"]
+    # Judging the third naive reply hangs, so one epoch per scenario is cut off.
+    hang = {"match": "(?s)^You are judging.*the wiki covers it", "replies": wiki_verdict}
+    path = workdir / "script.json"
+    path.write_text(json.dumps({**script, "rules": [{**hang, "delay": 120}, *script["rules"]]}))
+    model = f"scripted/{path}"
+
+    def args(logs: Path) -> list[str]:
+        return ["losona", "run", "--model", model, "--judge", model, "--data", str(SCENARIOS),
+                "-c", "naive", "-c", "norm_informed", "--log-dir", str(logs)]  # fmt: skip
+
+    resumed = workdir / "resumed"
+    kill_when(args(resumed), lambda: finished_samples(resumed) >= 10, workdir)
+    path.write_text(SCRIPT.read_text())
+    assert run_cli(*args(resumed))[0] == 0
+    whole = workdir / "whole"
+    assert run_cli(*args(whole))[0] == 0
+    replies = _replies(whole)
+    assert len(replies) == 12 and "the wiki covers it" in replies.values()
+    assert _replies(resumed) == replies

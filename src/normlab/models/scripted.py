@@ -7,13 +7,18 @@ Registered for Inspect as the ``scripted`` provider: ``scripted/PATH`` (or
      "default": "reply when no rule matches"}
 
 The first rule whose regex is found in the conversation (all message texts
-joined by blank lines) answers. When a rule has several replies, the n-th call
-with the *same* prompt gets reply n (cycling), so the K epochs of a sample get
-a fixed multiset of replies whatever order they run in. A call that carries a
-seed (``GenerateConfig.seed``, as every CRSEC call does) gets the reply the seed
-picks instead, so the same call answers the same way in another process: a
-resumed simulation sees what an uninterrupted one saw. Token usage is always
-set (whitespace-separated words), because Inspect's own mock model would try to
+joined by blank lines) answers. When a rule has several replies, which one
+answers never depends on what else the process ran, so a resumed run (a new
+process) reproduces an uninterrupted one:
+
+* inside an Inspect sample, epoch e's n-th call with the same prompt gets reply
+  e - 1 + n (cycling), counted within that attempt at the sample: the K epochs
+  of a sample get a fixed multiset of replies in whatever order they run;
+* a call that carries a seed (``GenerateConfig.seed``, as every CRSEC call does)
+  gets the reply the seed picks;
+* any other call (outside a sample, with no seed) counts per prompt in the process.
+
+Token usage is always set (whitespace-separated words), because Inspect's own mock model would try to
 fetch a tokenizer, which fails offline. A reply longer than the call's
 ``max_tokens`` words is cut there with stop reason ``max_tokens``, as a real
 model's would be, so truncation handling runs in tests.
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -88,23 +94,29 @@ class ScriptedResponder:
         self.script = script
         self.source = source
         self._patterns = [re.compile(rule.match) for rule in script.rules]
-        self._seen: Counter[str] = Counter()
+        self._seen: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
 
     @property
     def prompts_seen(self) -> list[str]:
         """Every distinct prompt answered so far (for tests that check what a model was shown)."""
         with self._lock:
-            return list(self._seen)
+            return list(dict.fromkeys(prompt for _, prompt in self._seen))
 
     def reply(self, prompt: str) -> str:
         return self.answer(prompt)[0]
 
-    def answer(self, prompt: str, seed: int | None = None) -> tuple[str, float]:
-        """The reply to ``prompt`` (picked by ``seed`` if given) and how many seconds it takes."""
+    def answer(
+        self, prompt: str, seed: int | None = None, scope: tuple[str, int] | None = None
+    ) -> tuple[str, float]:
+        """The reply to ``prompt`` and how many seconds it takes: picked by ``seed`` if given,
+        else by the call's rank among same-prompt calls in ``scope`` (an attempt at a sample
+        and its epoch) offset by the epoch, else by its rank in the process."""
+        attempt, epoch = scope or ("", 1)
         with self._lock:
-            occurrence = self._seen[prompt] if seed is None else seed
-            self._seen[prompt] += 1
+            rank = self._seen[(attempt, prompt)]
+            self._seen[(attempt, prompt)] += 1
+        occurrence = seed if seed is not None else epoch - 1 + rank
         for rule, pattern in zip(self.script.rules, self._patterns, strict=True):
             if pattern.search(prompt):
                 delay = self.script.delay if rule.delay is None else rule.delay
@@ -148,7 +160,9 @@ class ScriptedModel(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         prompt = conversation_text(input)
-        reply, delay = self.responder.answer(prompt, config.seed)
+        active = sample_active()
+        scope = (active.id, active.epoch) if active is not None else None
+        reply, delay = self.responder.answer(prompt, config.seed, scope)
         if delay:
             await anyio.sleep(delay)
         words = reply.split(" ")

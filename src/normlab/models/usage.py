@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
 
+from normlab.core.logs import subject_of
+
 if TYPE_CHECKING:
     from inspect_ai.log import EvalSample
 
@@ -137,10 +139,10 @@ class RunUsage(BaseModel):
 
 
 def usage_by_run(samples: SampleSet) -> dict[str, RunUsage]:
-    """Per subject model: usage by role over its samples."""
+    """Per subject (the model, or ``MODEL + AGENT``): usage by role over its samples."""
     by_model: dict[str, list[dict[str, RoleUsage]]] = {}
     for item in samples.samples:
-        by_model.setdefault(item.log.eval.model, []).append(sample_usage(item.sample))
+        by_model.setdefault(subject_of(item.log), []).append(sample_usage(item.sample))
     return {
         model: RunUsage(units=len(parts), roles=merge_usage(parts))
         for model, parts in sorted(by_model.items())
