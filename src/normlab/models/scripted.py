@@ -18,8 +18,8 @@ process) reproduces an uninterrupted one:
   gets the reply the seed picks;
 * any other call (outside a sample, with no seed) counts per prompt in the process.
 
-Token usage is always set (whitespace-separated words), because Inspect's own mock model would try to
-fetch a tokenizer, which fails offline. A reply longer than the call's
+Token usage is always set (whitespace-separated words), because Inspect's own
+mock model would try to fetch a tokenizer, which fails offline. A reply longer than the call's
 ``max_tokens`` words is cut there with stop reason ``max_tokens``, as a real
 model's would be, so truncation handling runs in tests.
 """
