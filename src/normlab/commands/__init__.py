@@ -9,6 +9,7 @@ from normlab.commands.benchmark import (
     add_read_commands,
     emit,
     finish_run,
+    load_some,
 )
 from normlab.commands.console import (
     console,
@@ -56,6 +57,7 @@ __all__ = [
     "default_log_dir",
     "emit",
     "finish_run",
+    "load_some",
     "models_app",
     "note",
     "print_json",

@@ -10,7 +10,7 @@ report path go to stderr; every log is read once and every sample counted once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
@@ -26,6 +26,7 @@ from normlab.commands.console import (
     stdout_to_stderr,
 )
 from normlab.commands.options import JsonOption, OutOption, PathsArgument, default_log_dir
+from normlab.core.errors import InputError
 from normlab.core.evalrun import run_task
 from normlab.core.logs import SampleSet
 from normlab.models import AnalysisBase
@@ -33,10 +34,14 @@ from normlab.report import usage_table
 
 
 class Loaded(Protocol):
-    """What a system's loader returns: at least the deduplicated samples it read."""
+    """What a system's loader returns: at least the deduplicated samples it read and the
+    records (trials, episodes, cases) they and any record files hold."""
 
     @property
     def samples(self) -> SampleSet: ...
+
+    @property
+    def records(self) -> Sized: ...
 
 
 LoadedT = TypeVar("LoadedT", bound=Loaded)
@@ -70,6 +75,18 @@ def emit(
             print_table(usage_table(analysis.usage, bench.unit))
 
 
+def load_some(bench: Benchmark[LoadedT, AnalysisT], paths: list[Path]) -> LoadedT:
+    """``bench.load(paths)``, or an :class:`InputError` when they hold nothing to analyze: an
+    empty table with exit 0 would read as a run that measured nothing."""
+    loaded = bench.load(paths)
+    if not len(loaded.records):
+        raise InputError(
+            ", ".join(str(path) for path in paths),
+            f"no {bench.name} {bench.unit}s found (no scored samples in logs, no record rows)",
+        )
+    return loaded
+
+
 def _analyze_and_emit(
     bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, as_json: bool
 ) -> AnalysisT:
@@ -86,13 +103,13 @@ def add_read_commands(app: typer.Typer, bench: Benchmark[LoadedT, AnalysisT]) ->
     @reports_errors
     def analyze(paths: PathsArgument, as_json: JsonOption = False) -> None:
         """Compute the benchmark's metrics, with n and 95% intervals, from logs or records."""
-        _analyze_and_emit(bench, bench.load(paths), as_json)
+        _analyze_and_emit(bench, load_some(bench, paths), as_json)
 
     @app.command("report")
     @reports_errors
     def report(paths: PathsArgument, out: OutOption = Path(".")) -> None:
         """Write report.html: the paper's figures and tables, usage and cost, sample transcripts."""
-        loaded = bench.load(paths)
+        loaded = load_some(bench, paths)
         path = bench.write_report(loaded, bench.analyze(loaded), out)
         note(f"report: {path.resolve()}")
 

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, quoted
 from normlab.core.jsonio import read_jsonl_rows, read_text, validate_row, write_jsonl
 
 
@@ -25,20 +25,45 @@ def _line_breaks(row: dict[str | Any, Any]) -> int:
     return sum(cell.count("\n") for cell in cells if isinstance(cell, str))
 
 
+def _csv_problem(error: csv.Error) -> str:
+    """The csv module's complaint in the words of someone who edits the file in a spreadsheet."""
+    text = str(error)
+    if text == "unexpected end of data":
+        return 'a quoted cell in the row starting here is never closed (no closing ")'
+    if text.startswith("field larger than field limit"):
+        return f"a cell is longer than {csv.field_size_limit()} characters"
+    if text.startswith("',' expected after '\"'"):
+        return 'text follows a closing quote (a " inside a quoted cell is written "")'
+    return f"not a readable CSV ({text})"
+
+
 def read_csv_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
     """``(line_number, row)`` for each row; a missing ``required`` column is an InputError.
 
     The line is the one the row starts on: a quoted cell may span lines (a transcript), and
     an error should point where a person finds the row. Spreadsheets often save UTF-8 with a
-    byte-order mark, so one is accepted.
+    byte-order mark, so one is accepted. The reader is strict: a quote left open, which the
+    csv module would otherwise close at the end of the file (swallowing every row after it
+    into one cell), is an error naming the line where that row starts.
     """
     text = read_text(path, "utf-8-sig")
+    if not text.strip():
+        raise InputError(path, "empty file (no header row)")
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, dict[str | Any, Any]]] = []
+    start = 1
     try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
         fields = reader.fieldnames or []
-        rows = [(reader.line_num - _line_breaks(row), row) for row in reader]
+        start = reader.line_num + 1
+        for row in reader:
+            rows.append((reader.line_num - _line_breaks(row), row))
+            start = reader.line_num + 1
     except csv.Error as error:
-        raise InputError(path, f"not a readable CSV ({error})") from error
+        raise InputError(path, _csv_problem(error), line=start) from error
+    # Blank names (a spreadsheet's trailing empty columns) are dropped, so only named ones count.
+    repeated = sorted({column for column in fields if column and fields.count(column) > 1})
+    if repeated:
+        raise InputError(path, "column appears twice in the header", line=1, field=repeated[0])
     missing = [column for column in required if column not in fields]
     if missing:
         raise InputError(path, "missing column", line=1, field=missing[0])
@@ -135,7 +160,7 @@ def read_answers(
         if item_id in seen:
             raise InputError(
                 csv_path,
-                f"item {item_id!r} appears twice (first on line {seen[item_id]}); "
+                f"item {quoted(item_id)} appears twice (first on line {seen[item_id]}); "
                 "each item is answered once",
                 line=line,
                 field="item_id",
@@ -143,7 +168,10 @@ def read_answers(
         seen[item_id] = line
         if item_id not in keys:
             raise InputError(
-                csv_path, f"item {item_id!r} is not in {key_path.name}", line=line, field="item_id"
+                csv_path,
+                f"item {quoted(item_id)} is not in {key_path.name}",
+                line=line,
+                field="item_id",
             )
         value = row[column]
         if not value.strip():
@@ -151,7 +179,7 @@ def read_answers(
         answer = parse(value)
         if answer is None:
             raise InputError(
-                csv_path, f"expected {expected}, got {value!r}", line=line, field=column
+                csv_path, f"expected {expected}, got {quoted(value)}", line=line, field=column
             )
         answers[item_id] = answer
     return Answers(

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+
+
+def printable(text: str) -> str:
+    """``text`` with any lone surrogate spelled ``\\udc80``: an error or a line of output must
+    print on any terminal, whatever bytes a file or a command-line argument held."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def quoted(value: str, limit: int = 60) -> str:
+    """A user's value quoted for an error message, cut at ``limit`` characters: a 10 MB cell
+    must not become a 10 MB error line."""
+    return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value)} characters)"
 
 
 class NormlabError(Exception):
@@ -44,4 +59,61 @@ class InputError(NormlabError):
             where += f":{self.line}"
         if self.field:
             where += f": field '{self.field}'"
-        return f"{where}: {self.problem}"
+        return printable(f"{where}: {self.problem}")
+
+
+class OutputError(NormlabError):
+    """A file or folder normlab must write cannot be written (a read-only folder, a path under
+    a file, a full disk): one line naming the path and the operating system's reason."""
+
+    exit_code = 2
+
+    def __init__(self, path: str | Path | None, problem: str) -> None:
+        self.path = None if path is None else str(path)
+        self.problem = problem
+        message = problem if self.path is None else f"{self.path}: {problem}"
+        super().__init__(printable(message))
+
+
+FILESYSTEM_ERRNOS = frozenset(
+    {
+        errno.EACCES,
+        errno.EPERM,
+        errno.EROFS,
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EFBIG,
+        errno.ENOTDIR,
+        errno.EISDIR,
+        errno.EEXIST,
+        errno.ENOENT,
+        errno.ENAMETOOLONG,
+        errno.ELOOP,
+        errno.EIO,
+    }
+)
+"""What a full disk, a read-only folder or a bad path raise, with or without a file name (a
+``write`` to an open file that hits a full disk names none)."""
+
+
+def filesystem_error(error: OSError) -> OutputError | None:
+    """The one-line error for an OSError about files, or None for any other OSError (a network
+    failure keeps its traceback)."""
+    if error.filename is None and error.errno not in FILESYSTEM_ERRNOS:
+        return None
+    reason = error.strerror or str(error)
+    if error.filename is None:
+        return OutputError(None, reason)
+    target = f" -> {error.filename2}" if error.filename2 is not None else ""
+    return OutputError(f"{error.filename}{target}", reason)
+
+
+def at_least(option: str, value: float | None, minimum: float) -> None:
+    """A numeric command-line option below its minimum is an :class:`InputError` on one line
+    (typer's own ``min=`` prints a multi-line usage panel)."""
+    if value is not None and value < minimum:
+        raise InputError(
+            option,
+            f"must be at least {minimum}, got {value}",
+            field=option.lstrip("-").replace("-", "_"),
+        )

@@ -1,36 +1,184 @@
-"""Reading JSON and JSONL with errors that name file, line and field."""
+"""Reading JSON, JSONL and YAML with errors that name file, line and field.
+
+Every file a user hands normlab is read here, so whatever bytes are on disk the
+only error that comes out is an :class:`~normlab.core.errors.InputError`: bytes
+that are not UTF-8 (with the line of the first bad byte), JSON too deeply nested
+for Python's parser, integers longer than Python will convert, a key given twice
+in one object, and ``\\ud800``-style escapes that decode to a lone surrogate, which is
+not text (printing or encoding it later would crash far from the file).
+"""
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, printable
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
+MAX_DEPTH = 100
+"""Nesting deeper than any normlab file needs; deeper input would reach Python's recursion limit
+in the parser, in pydantic or in ``json.dumps`` later on."""
+MAX_VALUES = 2_000_000
+"""Values one document may expand to (YAML aliases can make a small file expand to billions)."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A JSON escape in the surrogate range: the only way JSON text can hold a lone surrogate."""
+
 
 def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """A whole text file, or an :class:`InputError` saying why it cannot be read."""
+    """A whole text file, or an :class:`InputError` saying why it cannot be read (for bytes that
+    are not UTF-8: the line of the first bad byte, so it can be found)."""
     try:
-        return path.read_text(encoding=encoding)
+        data = path.read_bytes()
     except OSError as error:
-        raise InputError(path, f"cannot read file ({error.strerror})") from error
+        raise InputError(path, f"cannot read file ({error.strerror or error})") from error
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise InputError(path, f"not UTF-8 text (byte {error.start})") from error
+        decoded = error.object  # with ``utf-8-sig`` the codec sees the bytes after the BOM
+        line = decoded.count(b"\n", 0, error.start) + 1
+        raise InputError(
+            path, f"not UTF-8 text (byte 0x{decoded[error.start]:02x} cannot be decoded)", line=line
+        ) from error
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (it holds no lone surrogate)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _child(where: str, key: object) -> str:
+    return f"{where}.{key}" if where else str(key)
+
+
+def check_value(value: Any, path: Path, line: int | None = None) -> None:
+    """Reject a parsed document nested deeper than :data:`MAX_DEPTH`, larger than
+    :data:`MAX_VALUES`, or holding a string that is not text; the error names the field."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    visited = 0
+    while stack:
+        item, where, depth = stack.pop()
+        visited += 1
+        if visited > MAX_VALUES:
+            raise InputError(path, f"holds more than {MAX_VALUES} values", line=line)
+        if isinstance(item, str):
+            if not is_text(item):
+                raise InputError(
+                    path,
+                    "holds a lone surrogate escape (\\ud800-\\udfff without its pair): not text",
+                    line=line,
+                    field=printable(where) or None,
+                )
+            continue
+        if isinstance(item, dict):
+            children: Iterable[tuple[Any, Any]] = item.items()
+        elif isinstance(item, list | tuple):
+            children = enumerate(item)
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            raise InputError(path, f"nested more than {MAX_DEPTH} levels deep", line=line)
+        for key, child in children:
+            if isinstance(key, str) and not is_text(key):
+                raise InputError(
+                    path,
+                    "a key holds a lone surrogate escape (\\ud800-\\udfff without its pair): "
+                    "not text",
+                    line=line,
+                    field=printable(_child(where, key)),
+                )
+            stack.append((child, _child(where, key), depth + 1))
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` keeps the last of two equal keys silently; a file that says a field twice
+    (``"complies": true, "complies": false``) is ambiguous, so it is an error."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def parse_json(text: str, path: Path, line: int | None = None) -> Any:
+    """One JSON document (a whole file, or line ``line`` of a JSONL file), checked with
+    :func:`check_value`; every failure is an :class:`InputError`."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        at = error.lineno if line is None else line
+        raise InputError(path, f"invalid JSON: {error.msg}", line=at) from error
+    except _DuplicateKey as error:
+        raise InputError(
+            path, "key appears twice in one object", line=line, field=printable(error.key)
+        ) from error
+    except RecursionError as error:
+        raise InputError(path, f"nested more than {MAX_DEPTH} levels deep", line=line) from error
+    except ValueError as error:  # only Python's limit on digits in an integer is left
+        digits = sys.get_int_max_str_digits()
+        raise InputError(path, f"a number has more than {digits} digits", line=line) from error
+    if _SURROGATE_ESCAPE.search(text) or text.count("[") + text.count("{") > MAX_DEPTH:
+        check_value(value, path, line)
+    return value
 
 
 def read_json(path: Path) -> Any:
-    """Parse a whole JSON file, turning any failure into an :class:`InputError`."""
-    text = read_text(path)
+    """Parse a whole JSON file (a byte-order mark is allowed), turning any failure into an
+    :class:`InputError`; an empty file is one."""
+    text = read_text(path, "utf-8-sig")
+    if not text.strip():
+        raise InputError(path, "empty file")
+    return parse_json(text, path)
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse a whole YAML file; its loader's own failures (syntax, an integer too long, an
+    impossible date, nesting past Python's recursion limit) become :class:`InputError` s."""
+    import yaml
+
+    text = read_text(path, "utf-8-sig")
+    if not text.strip():
+        raise InputError(path, "empty file")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"invalid JSON: {error.msg}", line=error.lineno) from error
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(error, "problem", None) or error
+        raise InputError(path, f"invalid YAML: {problem}", line=line) from error
+    except RecursionError as error:
+        raise InputError(path, f"nested more than {MAX_DEPTH} levels deep") from error
+    except (ValueError, TypeError, OverflowError) as error:  # raised by YAML's constructors
+        raise InputError(path, f"invalid YAML: {error}") from error
+    check_value(value, path)
+    return value
+
+
+def read_document(path: Path) -> Any:
+    """A whole JSON or YAML file (by its suffix: ``.yaml``/``.yml`` is YAML)."""
+    return read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json(path)
 
 
 def append_jsonl(path: Path, row: BaseModel | dict[str, Any]) -> None:
@@ -54,17 +202,19 @@ def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> Path:
     return path
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSONL text: split at ``\\n`` only (``str.splitlines`` would also split at
+    U+2028 and other separators that JSON strings may hold unescaped)."""
+    return text.split("\n")
+
+
 def read_jsonl_rows(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (of its first
     ``limit`` lines, if given: what follows may be a line a killed writer left half-written)."""
-    lines = read_text(path).splitlines()
-    for number, line in enumerate(lines[:limit], start=1):
+    for number, line in enumerate(jsonl_lines(read_text(path, "utf-8-sig"))[:limit], start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(path, f"invalid JSON: {error.msg}", line=number) from error
+        row = parse_json(line, path, number)
         if not isinstance(row, dict):
             raise InputError(path, "each line must be a JSON object", line=number)
         yield number, row
@@ -119,6 +269,8 @@ def read_collection(
         for line, row in read_jsonl_rows(file):
             item = parse_row(row, file, line)
             ident = id_of(item)
+            if not ident.strip():
+                raise InputError(file, f"{id_field} is blank", line=line, field=id_field)
             if ident in seen:
                 raise InputError(
                     file,

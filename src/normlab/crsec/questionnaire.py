@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, quoted
 from normlab.core.evalrun import slug
 from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import RunDir
@@ -298,6 +298,10 @@ class Figure4(BaseModel):
     paper: dict[str, float] = PAPER_FIGURE_4
 
 
+RATINGS = frozenset(str(score) for score in range(1, 8))
+"""The answers a rater may write in ``score``: the integers 1 to 7 (Appendix D's scale)."""
+
+
 def import_ratings(paths: list[Path]) -> Figure4:
     """Figure 4 from filled ``ratings.csv`` files; a score must be an integer from 1 to 7."""
     scores: dict[str, list[float]] = {module: [] for module in MODULES.values()}
@@ -307,14 +311,17 @@ def import_ratings(paths: list[Path]) -> Figure4:
         for line, row in read_csv_rows(path, ("questionnaire", "module", "score")):
             module = (row.get("module") or "").strip()
             if module not in scores:
-                raise InputError(path, f"field 'module': unknown module {module!r}", line=line)
+                raise InputError(
+                    path, f"field 'module': unknown module {quoted(module)}", line=line
+                )
             text = (row.get("score") or "").strip()
             if not text:
                 unrated += 1
                 continue
-            if not text.isdigit() or not 1 <= int(text) <= 7:
+            # Compared as text: ``isdigit`` also accepts "²", which ``int`` then rejects.
+            if text not in RATINGS:
                 raise InputError(
-                    path, f"field 'score': {text!r} is not a rating from 1 to 7", line=line
+                    path, f"field 'score': {quoted(text)} is not a rating from 1 to 7", line=line
                 )
             scores[module].append(float(text))
             questionnaires.add(str(row.get("questionnaire")))

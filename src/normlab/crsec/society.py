@@ -8,42 +8,19 @@ agents with their descriptions verbatim (Figures 5–6).
 
 from __future__ import annotations
 
-import json
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_text, validate_row
+from normlab.core.jsonio import read_document, validate_row
 from normlab.crsec.schemas import Society
 
 HOBBS_CAFE = Path(str(files("normlab.crsec") / "data" / "hobbs_cafe.json"))
 
 
-def _read(path: Path) -> Any:
-    text = read_text(path)
-    if path.suffix in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            raise InputError(
-                path, f"invalid YAML: {getattr(error, 'problem', error)}", line=line
-            ) from error
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"invalid JSON: {error.msg}", line=error.lineno) from error
-    except RecursionError as error:
-        raise InputError(path, "invalid JSON: nested too deeply") from error
-
-
 def load_society(path: Path = HOBBS_CAFE) -> Society:
     """A validated society, or an :class:`InputError` naming the file and field."""
-    data = _read(path)
+    data = read_document(path)
     if not isinstance(data, dict):
         raise InputError(path, "a society file holds one object (name, places, norms, agents…)")
     return validate_row(Society, data, path)

@@ -25,6 +25,7 @@ from normlab.commands import (
     default_log_dir,
     emit,
     finish_run,
+    load_some,
     note,
     print_json,
     print_table,
@@ -104,7 +105,7 @@ def hsii_analyze(
     as_json: JsonOption = False,
 ) -> None:
     """r1–r4 and the HSII score (both forms) with intervals, from logs or trial records."""
-    run = load_run(paths)
+    run = load_some(BENCHMARK, paths)
     analysis = analyze(run, weights(formula, tie_weight, alpha, beta, gamma))
     emit(BENCHMARK, run, analysis, as_json)
     if not as_json:
@@ -123,7 +124,7 @@ def hsii_report(
     tie_weight: TieWeightOption = 0.0,
 ) -> None:
     """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
-    run = load_run(paths)
+    run = load_some(BENCHMARK, paths)
     path = write_report(run, analyze(run, weights(formula, tie_weight, 1.0, 1.0, 1.0)), out)
     note(f"report: {path.resolve()}")
 

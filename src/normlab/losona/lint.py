@@ -142,9 +142,13 @@ def check_scenario(scenario: Scenario, taxonomy: Taxonomy) -> Iterator[tuple[str
 
 
 def lint_file(path: Path, taxonomy: Taxonomy, seen_ids: dict[str, str]) -> list[Finding]:
-    """All findings of one JSONL file; ``seen_ids`` carries ids across files."""
+    """All findings of one JSONL file; ``seen_ids`` carries ids across files. A file with no
+    scenario is an error, not "clean": it is an empty export or the wrong file."""
     findings: list[Finding] = []
-    for line, row in read_jsonl_rows(path):
+    rows = list(read_jsonl_rows(path))
+    if not rows:
+        raise InputError(path, "holds no rows (no scenario_id found)")
+    for line, row in rows:
         row_id = str(row.get("scenario_id", "?"))
         try:
             scenario, _ = parse_scenario(row, path, line)
