@@ -130,6 +130,43 @@ def paired_bootstrap_delta(
     )
 
 
+def _pooled_rate_difference(rows: NDArray[np.float64]) -> float:
+    """Σkₜ/Σnₜ − Σk꜀/Σn꜀ over rows ``(kₜ, nₜ, k꜀, n꜀)``; NaN when either Σn is 0."""
+    treatment_n, control_n = float(rows[:, 1].sum()), float(rows[:, 3].sum())
+    if treatment_n == 0 or control_n == 0:
+        return math.nan
+    return float(rows[:, 0].sum()) / treatment_n - float(rows[:, 2].sum()) / control_n
+
+
+def paired_rate_delta(
+    treatment: Sequence[tuple[int, int]],
+    control: Sequence[tuple[int, int]],
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, FloatInterval]:
+    """Difference of two pooled rates measured on the same units, with a paired bootstrap.
+
+    ``treatment[i] = (kᵢ, nᵢ)`` and ``control[i]`` belong to unit i (a scenario); the rates
+    pool their units' counts (SCENE's repair rate: repaired sanctions over sanctions), so
+    Δ = Σkₜ/Σnₜ − Σk꜀/Σn꜀. Units are resampled whole, both arms together, which keeps the
+    pairing; resamples where either arm has no denominator are left out. NaN when undefined.
+    """
+    if len(treatment) != len(control):
+        raise ValueError(f"paired samples differ in length: {len(treatment)} vs {len(control)}")
+    rows = np.array(
+        [[kt, nt, kc, nc] for (kt, nt), (kc, nc) in zip(treatment, control, strict=True)],
+        dtype=np.float64,
+    ).reshape(-1, 4)
+    if rows.shape[0] == 0:
+        return (math.nan, (math.nan, math.nan))
+    delta = _pooled_rate_difference(rows)
+    if math.isnan(delta):
+        return (math.nan, (math.nan, math.nan))
+    interval = bootstrap_ci(rows, _pooled_rate_difference, confidence, n_resamples, seed)
+    return delta, interval
+
+
 def _ranks(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """Ranks 1..n with ties given their average rank (as Spearman's ρ requires)."""
     order = np.argsort(values, kind="mergesort")
@@ -295,6 +332,26 @@ class Estimate(BaseModel):
         """Mean paired difference with its bootstrap interval over pairs."""
         delta, interval = paired_bootstrap_delta(treatment, control)
         return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+
+    @classmethod
+    def paired_rate_delta(
+        cls, treatment: Sequence[tuple[int, int]], control: Sequence[tuple[int, int]]
+    ) -> Estimate:
+        """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
+        delta, interval = paired_rate_delta(treatment, control)
+        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+
+    @classmethod
+    def difference(cls, treatment: Estimate, control: Estimate) -> Estimate:
+        """``treatment − control`` as a point difference, with no interval: for statistics that
+        are not paired unit by unit (two Spearman ρ over different episodes); ``n`` is the
+        smaller of the two counts."""
+        value = (
+            None
+            if treatment.value is None or control.value is None
+            else treatment.value - control.value
+        )
+        return cls(value=value, ci=(None, None), n=min(treatment.n, control.n))
 
     @classmethod
     def spearman(cls, x: Sequence[float], y: Sequence[float]) -> Estimate:

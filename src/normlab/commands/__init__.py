@@ -24,6 +24,7 @@ from normlab.commands.console import (
 from normlab.commands.generation import write_generated
 from normlab.commands.models import models_app
 from normlab.commands.options import (
+    AgentOption,
     JsonOption,
     JudgeOption,
     LogDirOption,
@@ -40,6 +41,7 @@ from normlab.commands.options import (
 )
 
 __all__ = [
+    "AgentOption",
     "Benchmark",
     "JsonOption",
     "JudgeOption",

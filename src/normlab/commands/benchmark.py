@@ -29,6 +29,7 @@ from normlab.commands.options import JsonOption, OutOption, PathsArgument, defau
 from normlab.core.errors import InputError
 from normlab.core.evalrun import run_task
 from normlab.core.logs import SampleSet
+from normlab.core.outputs import output_folder
 from normlab.models import AnalysisBase
 from normlab.report import usage_table
 
@@ -109,6 +110,7 @@ def add_read_commands(app: typer.Typer, bench: Benchmark[LoadedT, AnalysisT]) ->
     @reports_errors
     def report(paths: PathsArgument, out: OutOption = Path(".")) -> None:
         """Write report.html: the paper's figures and tables, usage and cost, sample transcripts."""
+        output_folder(out, "--out")
         loaded = load_some(bench, paths)
         path = bench.write_report(loaded, bench.analyze(loaded), out)
         note(f"report: {path.resolve()}")
@@ -129,6 +131,10 @@ def finish_run(
     subject's seat (``human/…``) answers one sample at a time.
     """
     folder = log_dir or default_log_dir(bench.name, model, roles)
+    # Checked before the run, which may take hours, rather than when its logs are written.
+    output_folder(folder, "--log-dir")
+    if report_dir is not None:
+        output_folder(report_dir, "--report-dir")
     with stdout_to_stderr(as_json):
         one_at_a_time = 1 if model.startswith("human/") else None
         logs = run_task(task, folder, model, dict(roles), max_samples=one_at_a_time)

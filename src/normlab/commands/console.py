@@ -12,7 +12,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import typer
 from pydantic import BaseModel
@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from normlab.core.errors import NormlabError
+from normlab.core.errors import NormlabError, filesystem_error, printable
 from normlab.report import Table
 
 # Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
@@ -31,23 +31,38 @@ CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
 
 def reports_errors(command: CommandT) -> CommandT:
-    """Turn normlab errors into one line on stderr and the error's exit code."""
+    """Turn normlab errors into one line on stderr and the error's exit code.
+
+    An OSError about a file (a read-only folder, a path under a file, a full disk) is one
+    too, naming the path and the system's reason, exit 2: outputs are written in many places,
+    and none of them should end a long run in a traceback.
+    """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except NormlabError as error:
-            # Plain write: a one-line error must stay one line, never wrapped.
-            sys.stderr.write(f"normlab: error: {error}\n")
-            raise typer.Exit(code=error.exit_code) from None
+            _report(error)
+        except OSError as error:
+            reported = filesystem_error(error)
+            if reported is None:
+                raise
+            _report(reported)
 
     return wrapper  # type: ignore[return-value]
 
 
+def _report(error: NormlabError) -> NoReturn:
+    # Plain write: a one-line error must stay one line, never wrapped.
+    sys.stderr.write(f"normlab: error: {printable(str(error))}\n")
+    raise typer.Exit(code=error.exit_code) from None
+
+
 def say(text: str, *, to_stderr: bool = False) -> None:
-    """Print a line as plain text (user data never becomes markup)."""
-    (notes if to_stderr else console).print(Text(text), soft_wrap=True)
+    """Print a line as plain text (user data never becomes markup, and a lone surrogate from
+    a file name or an argument is spelled out rather than crashing the print)."""
+    (notes if to_stderr else console).print(Text(printable(text)), soft_wrap=True)
 
 
 def note(text: str) -> None:
@@ -69,11 +84,13 @@ def report_findings(findings: Sequence[Finding], clean: str) -> None:
 
 
 def print_table(table: Table) -> None:
-    rich_table = RichTable(title=Text(table.caption), show_lines=False)
+    """A report table on the terminal; every caption, header and cell is text, never markup
+    (a model named ``[/bold]`` would otherwise crash rich, ``[red]x[/red]`` lose its brackets)."""
+    rich_table = RichTable(title=Text(printable(table.caption)), show_lines=False)
     for column in table.header:
-        rich_table.add_column(Text(column), no_wrap=True)
+        rich_table.add_column(Text(printable(column)), no_wrap=True)
     for row in table.rows:
-        rich_table.add_row(*(Text(cell) for cell in row))
+        rich_table.add_row(*(Text(printable(cell)) for cell in row))
     console.print(rich_table)
 
 
@@ -84,7 +101,7 @@ def print_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
         if isinstance(value, BaseModel)
         else json.dumps(value, indent=2, ensure_ascii=False)
     )
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(printable(text) + "\n")
 
 
 @contextlib.contextmanager

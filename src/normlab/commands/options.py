@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from normlab.core.evalrun import slug
+from normlab.core.logs import BASE_AGENT
 from normlab.models import DEFAULT_MODEL, RoleSettings, parse_role_assignments
 from normlab.models.roles import parse_assignments
 
@@ -46,6 +47,15 @@ ReasoningEffortOption = Annotated[
         help="Reasoning effort for a role: ROLE=none|minimal|low|medium|high|xhigh (repeatable).",
     ),
 ]
+AgentOption = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        help="The subject: 'base' (the model alone) or 'norm-memory' (the norm-learning "
+        "subject: the same model with a personal norm database; its own calls use the "
+        "norm_memory role, bound to --model unless --role norm_memory=M).",
+    ),
+]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print only the analysis, as JSON, on stdout.")
 ]
@@ -68,10 +78,15 @@ def bind_roles(
     return roles
 
 
-def default_log_dir(system: str, model: str, roles: Mapping[str, str]) -> Path:
+def default_log_dir(
+    system: str, model: str, roles: Mapping[str, str], agent: str = BASE_AGENT
+) -> Path:
     """``runs/SYSTEM/SUBJECT__ROLE-MODEL…``: one folder per set of models, so a rerun resumes
-    it and runs with a different judge or persona never share a folder."""
-    name = "__".join([slug(model), *(f"{role}-{slug(roles[role])}" for role in sorted(roles))])
+    it and runs with a different judge or persona never share a folder; an agent's name
+    follows the subject's (``MODEL+norm-memory``), so a base run and an agent run of the same
+    model never resume into each other."""
+    subject = slug(model) if agent == BASE_AGENT else f"{slug(model)}+{slug(agent)}"
+    name = "__".join([subject, *(f"{role}-{slug(roles[role])}" for role in sorted(roles))])
     if len(name) > MAX_FOLDER_NAME:
         digest = hashlib.sha256(name.encode()).hexdigest()[:10]
         name = f"{name[: MAX_FOLDER_NAME - 12]}__{digest}"

@@ -35,7 +35,8 @@ async def run_batch(
     semaphore = asyncio.Semaphore(max(1, concurrency))
     results: list[ResultT | None] = [None] * len(items)
     with Progress(
-        TextColumn("{task.description}"),
+        # The description names user data (models, norms): text, never rich markup.
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 TurnKind = Literal["message", "reaction", "no-op"]
 Visibility = Literal["public", "hidden"]
@@ -54,7 +54,8 @@ class Turn(BaseModel):
     round: int | None = None
     phase: str | None = None
     visibility: Visibility = "public"
-    is_elicitor: bool = False
+    is_elicitor: StrictBool = False
+    """Strict: in a scenario file ``1`` or ``"yes"`` is a malformed field, not a flag."""
 
     @model_validator(mode="before")
     @classmethod
@@ -69,6 +70,16 @@ class Turn(BaseModel):
     @property
     def visible(self) -> bool:
         return self.visibility == "public" and self.kind != "no-op"
+
+
+def check_turn_ids(turn_ids: Iterable[int]) -> None:
+    """A ``ValueError`` (a schema error naming the field) when a transcript numbers two turns
+    alike: labels, reactions and demonstrations point at turns by id."""
+    seen: set[int] = set()
+    for turn_id in turn_ids:
+        if turn_id in seen:
+            raise ValueError(f"duplicate turn_id {turn_id} in transcript")
+        seen.add(turn_id)
 
 
 def render_turn(turn: Turn, style: RenderStyle = "plain") -> str:

@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 
 LOG_SUFFIXES = (".eval", ".json")
 
+BASE_AGENT = "base"
+"""The subject with no agent around it: the eval's model answering the benchmark's prompt."""
+AGENT_KEY = "agent"
+"""The task metadata key naming the agent that wrapped the subject model (absent: base)."""
+
 
 def local_path(location: str) -> Path:
     """A filesystem path from an Inspect log location (``file://…``, ``file:…`` or plain)."""
@@ -91,12 +96,27 @@ class SampleSet:
     """One note per log that contributed duplicates, e.g. "x.eval: 3 samples superseded"."""
 
 
+def agent_of(log: EvalLog) -> str:
+    """The agent that wrapped the log's subject model (``base`` for logs without one)."""
+    return str((log.eval.metadata or {}).get(AGENT_KEY) or BASE_AGENT)
+
+
+def subject_label(model: str, agent: str = BASE_AGENT) -> str:
+    """How analyses and reports name a subject: the model, or ``MODEL + AGENT`` when an agent
+    wrapped it, so a base run and an agent run of one model never merge."""
+    return model if agent == BASE_AGENT else f"{model} + {agent}"
+
+
+def subject_of(log: EvalLog) -> str:
+    return subject_label(log.eval.model, agent_of(log))
+
+
 def _sample_key(log: EvalLog, sample: EvalSample) -> tuple[str, ...]:
     roles = log.eval.model_roles or {}
     role_models = ",".join(
         f"{name}={getattr(cfg, 'model', cfg)}" for name, cfg in sorted(roles.items())
     )
-    return (log.eval.task, log.eval.model, role_models, str(sample.id), str(sample.epoch))
+    return (log.eval.task, subject_of(log), role_models, str(sample.id), str(sample.epoch))
 
 
 def _preference(log: EvalLog) -> tuple[int, str]:

@@ -69,10 +69,21 @@ def cached_matches(folder: Path, model: str | None = None) -> dict[str, list[str
     return matches
 
 
+def target_line(norm_id: str, statement: str) -> str:
+    """One target norm as the judge's prompts list it."""
+    return f"- {norm_id}: {statement}"
+
+
+def match_prompt(content: str, targets: str) -> str:
+    """``judge_match`` filled: does the personal norm ``content`` express one of ``targets``
+    (lines from :func:`target_line`)? Shared with the norm-learning subject's inference check."""
+    return render("judge_match", {"personal norm": content, "targets": targets})
+
+
 def targets_text(targets: Iterable[TargetNorm], compliance: bool = False) -> str:
     lines = []
     for norm in targets:
-        line = f"- {norm.id}: {norm.statement}"
+        line = target_line(norm.id, norm.statement)
         if compliance:
             line += f" (complying: {norm.compliance}; violating: {norm.violation})"
         lines.append(line)
@@ -143,9 +154,7 @@ class Judge:
 
     async def matches(self, content: str) -> list[str]:
         """The ids of the target norms ``content`` expresses."""
-        prompt = render(
-            "judge_match", {"personal norm": content, "targets": targets_text(self.targets)}
-        )
+        prompt = match_prompt(content, targets_text(self.targets))
         reply = await self._ask("judge_match", content, prompt, NormMatches)
         known = {norm.id for norm in self.targets}
         return [] if reply is None else [m for m in dict.fromkeys(reply.matches) if m in known]

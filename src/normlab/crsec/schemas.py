@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 NormType = Literal["descriptive", "injunctive"]
 Origin = Literal["created", "chat", "thought", "synthesis"]
@@ -22,7 +22,8 @@ class Place(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
-    indoor: bool
+    indoor: StrictBool
+    """Strict: a society file that says ``1`` or ``"yes"`` is malformed, not indoor."""
     description: str = ""
 
 

@@ -11,7 +11,8 @@ Unit of analysis: the scenario. For each (model, condition, scenario) the K
 trial labels reduce to majority (accuracy-at-K), compliance and consistency;
 benchmark numbers are means over scenarios, with bootstrap intervals over
 scenarios. Paired deltas compare a condition with ``naive`` on the scenarios
-both have.
+both have, and the norm-learning subject (``MODEL + AGENT``) with its model alone,
+condition by condition, by the same paired machinery.
 """
 
 from __future__ import annotations
@@ -24,8 +25,17 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from normlab import stats
+from normlab.agents import INFERENCE_KEY, InferenceSummary
 from normlab.core.jsonio import read_jsonl_rows, validate_row
-from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
+from normlab.core.logs import (
+    BASE_AGENT,
+    LogSample,
+    SampleSet,
+    agent_of,
+    expand_paths,
+    is_log,
+    read_samples,
+)
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
 from normlab.losona.schemas import Scenario, TrialRecord
 from normlab.models import AnalysisBase, usage_by_run
@@ -62,6 +72,8 @@ def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None
         subject_temperature=str(metadata.get("subject_temperature", "unknown")),
         judge_temperature=str(score_metadata.get("judge_temperature", "unknown")),
         judge_addenda=str(score_metadata.get("judge_addenda", "unknown")),
+        agent=agent_of(item.log),
+        norm_inference=score_metadata.get(INFERENCE_KEY),
     )
 
 
@@ -161,9 +173,24 @@ class ModelResult(BaseModel):
     by_event: dict[str, dict[str, Rate]] = Field(default_factory=dict)
 
 
+class AgentComparison(BaseModel):
+    """The norm-learning subject against its own model alone (the base run), per condition."""
+
+    model: str
+    """The base subject: the same model with no agent."""
+    agent: str
+    paired: dict[str, PairedResult] = Field(default_factory=dict)
+    """Accuracy-at-K, agent − base, over the scenarios both ran (empty without a base run)."""
+    inference: dict[str, InferenceSummary] = Field(default_factory=dict)
+    """Whether the agent's kept norms expressed the hidden norm (per trial)."""
+
+
 class LosonaAnalysis(AnalysisBase):
     models: dict[str, ModelResult]
+    """Per subject: the model, or ``MODEL + AGENT`` for an agent run."""
     development_conditions: list[str] = Field(default_factory=list)
+    agents: dict[str, AgentComparison] = Field(default_factory=dict)
+    """Per agent subject (``MODEL + AGENT``): its comparison with the base model."""
 
 
 def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
@@ -249,14 +276,46 @@ def _condition_order(condition: str) -> tuple[int, str]:
     return (order.index(condition) if condition in order else len(order), condition)
 
 
+def agent_comparisons(
+    by_subject: dict[str, dict[str, list[TrialRecord]]],
+    outcomes: dict[str, dict[str, list[ScenarioOutcome]]],
+) -> dict[str, AgentComparison]:
+    """Each agent subject against the base run of its model, condition by condition: the
+    paired accuracy-at-K delta (the machinery of the prompt-condition contrasts), and what
+    the agent inferred."""
+    comparisons: dict[str, AgentComparison] = {}
+    for subject, per_condition in by_subject.items():
+        first = next(record for trials in per_condition.values() for record in trials)
+        if first.agent == BASE_AGENT:
+            continue
+        base = outcomes.get(first.subject_model, {})
+        comparisons[subject] = AgentComparison(
+            model=first.subject_model,
+            agent=first.agent,
+            paired={
+                condition: paired_result(treated, base[condition])
+                for condition, treated in outcomes[subject].items()
+                if condition in base
+            },
+            inference={
+                condition: InferenceSummary.of([r.norm_inference for r in trials])
+                for condition, trials in sorted(
+                    per_condition.items(), key=lambda item: _condition_order(item[0])
+                )
+            },
+        )
+    return comparisons
+
+
 def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
-    """All LoSoNA numbers per subject model × condition."""
+    """All LoSoNA numbers per subject (model, or model + agent) × condition."""
     by_model_condition: dict[str, dict[str, list[TrialRecord]]] = defaultdict(
         lambda: defaultdict(list)
     )
     for record in records:
-        by_model_condition[record.subject_model][record.condition].append(record)
+        by_model_condition[record.subject][record.condition].append(record)
     models: dict[str, ModelResult] = {}
+    all_outcomes: dict[str, dict[str, list[ScenarioOutcome]]] = {}
     development: set[str] = set()
     for model in sorted(by_model_condition):
         per_condition = by_model_condition[model]
@@ -265,6 +324,7 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
             condition: scenario_outcomes(per_condition[condition])
             for condition in sorted(per_condition, key=_condition_order)
         }
+        all_outcomes[model] = outcomes
         development.update(c for c in outcomes if c in DEVELOPMENT_CONDITIONS)
         paired = (
             {
@@ -287,7 +347,11 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
             by_norm={c: breakdown(o, "norm_id") for c, o in outcomes.items()},
             by_event={c: breakdown(o, "event_type") for c, o in outcomes.items()},
         )
-    return LosonaAnalysis(models=models, development_conditions=sorted(development))
+    return LosonaAnalysis(
+        models=models,
+        development_conditions=sorted(development),
+        agents=agent_comparisons(by_model_condition, all_outcomes),
+    )
 
 
 def analyze(run: LosonaRun) -> LosonaAnalysis:

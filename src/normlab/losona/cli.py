@@ -10,6 +10,7 @@ import typer
 from inspect_ai.model import get_model
 
 from normlab.commands import (
+    AgentOption,
     Benchmark,
     JsonOption,
     JudgeOption,
@@ -34,7 +35,15 @@ from normlab.commands import (
 )
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
-from normlab.losona.report import has_headline_pairs, headline_table, paired_table, write_report
+from normlab.losona.report import (
+    agent_inference_table,
+    agent_table,
+    has_agent_pairs,
+    has_headline_pairs,
+    headline_table,
+    paired_table,
+    write_report,
+)
 from normlab.losona.task import DEFAULT_EPOCHS, losona
 from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.report import (
@@ -73,6 +82,10 @@ def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
     print_table(headline_table(analysis))
     if has_headline_pairs(analysis):
         print_table(paired_table(analysis))
+    if has_agent_pairs(analysis):
+        print_table(agent_table(analysis))
+    if analysis.agents:
+        print_table(agent_inference_table(analysis))
     judges = [judge for result in analysis.models.values() for judge in result.judge_models]
     banner = embedded_banner({"judge": judges})
     if banner:
@@ -105,6 +118,7 @@ def run_losona(
     log_dir: Path | None = None,
     report_dir: Path | None = None,
     as_json: bool = False,
+    agent: str = "base",
 ) -> LosonaAnalysis:
     """Run (or resume) LoSoNA, print the analysis and write the report."""
     # Build the task (which validates scenarios and options) before creating any folder.
@@ -116,9 +130,10 @@ def run_losona(
         epochs=epochs,
         temperature=temperature,
         judge_addenda=judge_addenda,
+        agent=agent,
         **(settings or RoleSettings()).task_args(),
     )
-    return finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
+    return finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent)
 
 
 @losona_app.command("run")
@@ -140,6 +155,7 @@ def losona_run(
     judge_addenda: JudgeAddendaOption = "default",
     max_tokens: MaxTokensOption = None,
     reasoning_effort: ReasoningEffortOption = None,
+    agent: AgentOption = "base",
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
@@ -159,6 +175,7 @@ def losona_run(
         log_dir=log_dir,
         report_dir=report_dir,
         as_json=as_json,
+        agent=agent,
     )
 
 

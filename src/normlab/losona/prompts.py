@@ -36,8 +36,12 @@ def condition_prefix(condition: str, elicitor_actor: str) -> str:
     return fill(load_template(f"condition_{condition}"), {"elicitor_actor": elicitor_actor})
 
 
-def render_subject_prompt(scenario: Scenario, condition: str) -> str:
-    """The subject-visible prompt: never the norm, its statement, demos or notes."""
+def render_subject_prompt(scenario: Scenario, condition: str, norms: str = "") -> str:
+    """The subject-visible prompt: never the norm, its statement, demos or notes.
+
+    ``norms``: a norm-learning subject's compliance block (its qualified norms), placed after
+    the messages and before "Your next message:", where the reply is asked for.
+    """
     template = load_template("subject_base")
     cast = "\n".join(
         CAST_LINE.replace("{name}", member.name).replace("{bio}", member.bio)
@@ -56,7 +60,8 @@ def render_subject_prompt(scenario: Scenario, condition: str) -> str:
             "venue": scenario.venue,
             "cast_lines": cast,
             "condition_prefix": prefix,
-            "prior_transcript_plus_elicitor": render_transcript(scenario.visible_turns),
+            "prior_transcript_plus_elicitor": render_transcript(scenario.visible_turns)
+            + (f"\n\n{norms}" if norms else ""),
         },
     )
 

@@ -3,6 +3,8 @@
 - Figure 2: accuracy-at-K by model × condition, 95% scenario-bootstrap CIs.
 - Figure 3: paired delta vs naive per model and condition, 95% CIs.
 - Figure 4: recovered naive failures vs introduced regressions (k/n).
+- The norm-learning subject (:mod:`normlab.agents`) against its model alone: paired
+  accuracy-at-K deltas over the same scenarios, what it inferred, and its norm database.
 Development conditions (the oracle) never enter these; a banner says so when
 they are present, and another when the judge is the embedded 0.5B model.
 """
@@ -11,12 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from normlab.agents import MEMORY_KEY, MemoryLog, inference_table, memory_trace
 from normlab.losona.analysis import (
     BASELINE_CONDITION,
     LosonaAnalysis,
     LosonaRun,
     headline_conditions,
 )
+from normlab.losona.prompts import DEVELOPMENT_CONDITIONS
 from normlab.report import (
     BarSeries,
     HtmlReport,
@@ -196,6 +200,127 @@ def recovery_figure(analysis: LosonaAnalysis) -> bytes:
     )
 
 
+def agent_table(analysis: LosonaAnalysis) -> Table:
+    """Base model vs the same model with the agent, paired over the scenarios both ran."""
+    rows = []
+    for subject, comparison in analysis.agents.items():
+        base, treated = analysis.models.get(comparison.model), analysis.models[subject]
+        for condition, paired in comparison.paired.items():
+            if condition in DEVELOPMENT_CONDITIONS:
+                continue
+            rows.append(
+                [
+                    comparison.model,
+                    comparison.agent,
+                    condition,
+                    format_estimate(base.conditions[condition].accuracy) if base else "–",
+                    format_estimate(treated.conditions[condition].accuracy),
+                    format_delta(paired.delta),
+                    format_count(paired.recovered),
+                    format_count(paired.regressed),
+                    str(paired.n_scenarios),
+                ]
+            )
+    return Table(
+        caption="The norm-learning subject vs its model alone, per condition (accuracy-at-K, "
+        "each over its own scenarios [95% bootstrap CI]); delta = agent − base over the "
+        "scenarios both ran [95% paired bootstrap CI]; recovered = k/n of the base model's "
+        "failures the agent passes, regressed = k/n of its successes the agent fails",
+        header=[
+            "model",
+            "agent",
+            "condition",
+            "base",
+            "with agent",
+            "delta",
+            "recovered",
+            "regressed",
+            "n scenarios",
+        ],
+        rows=rows,
+    )
+
+
+def has_agent_pairs(analysis: LosonaAnalysis) -> bool:
+    return any(comparison.paired for comparison in analysis.agents.values())
+
+
+def agent_inference_table(analysis: LosonaAnalysis) -> Table:
+    return inference_table(
+        (
+            (subject, condition, summary)
+            for subject, comparison in analysis.agents.items()
+            for condition, summary in comparison.inference.items()
+            if condition not in DEVELOPMENT_CONDITIONS
+        ),
+        "trial",
+    )
+
+
+def agent_delta_figure(analysis: LosonaAnalysis) -> bytes:
+    conditions = _conditions_in(analysis)
+    series = []
+    for subject, comparison in analysis.agents.items():
+        cells = [comparison.paired.get(condition) for condition in conditions]
+        series.append(
+            BarSeries(
+                label=subject,
+                values=[c.delta.value if c else None for c in cells],
+                intervals=[c.delta.ci if c else (None, None) for c in cells],
+                annotations=[
+                    f"{100 * c.delta.value:+.1f} pp" if c and c.delta.value is not None else ""
+                    for c in cells
+                ],
+            )
+        )
+    return grouped_bar_chart(
+        conditions,
+        series,
+        "Norm-learning subject vs its model alone",
+        "Δ accuracy-at-K (agent − base)",
+        ylim=(-1.0, 1.0),
+        baseline=0.0,
+    )
+
+
+SAMPLE_TRACES = 3
+
+
+def add_agent_section(report: HtmlReport, run: LosonaRun, analysis: LosonaAnalysis) -> None:
+    """The comparison, what the agent inferred, and a few of its norm databases, reply by
+    reply (read back from the samples' metadata)."""
+    report.heading("Norm-learning subject vs base model")
+    report.paragraph(
+        "The norm-learning subject wraps the same model in CRSEC's architecture (identify "
+        "normative information, the immediate evaluation, compliance with qualified norms). "
+        "Whether that helps is what this section measures; it is not assumed.",
+        "note",
+    )
+    if has_agent_pairs(analysis):
+        report.table(agent_table(analysis))
+        report.figure(
+            agent_delta_figure(analysis),
+            "Paired delta, agent − base, per condition (95% paired bootstrap CIs).",
+        )
+    else:
+        report.paragraph(
+            "No base run of the same model was given: pass both runs' logs to compare.", "note"
+        )
+    report.table(agent_inference_table(analysis))
+    shown = 0
+    for item in run.samples.samples:
+        metadata = item.sample.metadata or {}
+        if MEMORY_KEY not in metadata or shown >= SAMPLE_TRACES:
+            continue
+        shown += 1
+        report.paragraph(
+            f"{metadata.get('scenario_id')} ({metadata.get('condition')}, trial "
+            f"{item.sample.epoch}): reply {item.sample.output.completion!r}",
+            "note",
+        )
+        report.preformatted(memory_trace(MemoryLog.model_validate(metadata[MEMORY_KEY])))
+
+
 def settings_table(analysis: LosonaAnalysis) -> Table:
     """What each model ran at: temperatures (§6) and the judge prompt used."""
     return Table(
@@ -253,6 +378,8 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
             "Figure 4: recovered naive failures (k/n of naive failures) and introduced "
             "regressions (k/n of naive successes); counts in the table above.",
         )
+    if analysis.agents:
+        add_agent_section(report, run, analysis)
     report.heading("Per norm")
     report.table(breakdown_table(analysis, "norm"))
     report.heading("Per event")

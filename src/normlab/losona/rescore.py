@@ -41,7 +41,7 @@ RESCORED_SUFFIX = ".rescored.eval"
 
 
 def trial_key(record: TrialRecord) -> tuple[str, str, str, int]:
-    return (record.subject_model, record.scenario_id, record.condition, record.trial)
+    return (record.subject, record.scenario_id, record.condition, record.trial)
 
 
 class Disagreement(BaseModel):

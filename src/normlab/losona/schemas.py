@@ -9,11 +9,9 @@ fields (end goal, notes).
 
 from __future__ import annotations
 
-from collections import Counter
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
-
-from normlab.core.chat import Participant, Turn
+from normlab.core.chat import Participant, Turn, check_turn_ids
 from normlab.losona.taxonomy import NormExample, load_taxonomy
 
 WORKPLACE_VENUE = "workplace"
@@ -44,10 +42,7 @@ class Scenario(BaseModel):
     @field_validator("transcript")
     @classmethod
     def _turn_ids_unique(cls, transcript: list[Turn]) -> list[Turn]:
-        counts = Counter(turn.turn_id for turn in transcript)
-        duplicates = sorted(turn_id for turn_id, count in counts.items() if count > 1)
-        if duplicates:
-            raise ValueError(f"duplicate turn_id {duplicates[0]} in transcript")
+        check_turn_ids(turn.turn_id for turn in transcript)
         return transcript
 
     @field_validator("elicitor_turn_id")
@@ -109,7 +104,11 @@ class JudgeVerdict(BaseModel):
 
 
 class TrialRecord(BaseModel):
-    """One judged subject response (paper §4.2). ``complies=None``: judge parse failure."""
+    """One judged subject response (paper §4.2). ``complies=None``: judge parse failure.
+
+    Flags are strict booleans: in an imported record ``1`` or ``"yes"`` is a malformed field,
+    not a pass.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
@@ -121,11 +120,11 @@ class TrialRecord(BaseModel):
     subject_model: str
     judge_model: str
     response: str
-    complies: bool | None
+    complies: StrictBool | None
     judge_reasoning: str = ""
-    judge_truncated: bool = False
+    judge_truncated: StrictBool = False
     """The judge's reply was cut off at its output cap (a missing label, not a parse failure)."""
-    subject_truncated: bool = False
+    subject_truncated: StrictBool = False
     """The subject's reply was cut off at its output cap even after the larger-cap retry."""
     subject_temperature: str = "unknown"
     judge_temperature: str = "unknown"

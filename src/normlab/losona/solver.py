@@ -6,18 +6,34 @@ series and Claude Fable 5, whose APIs fix or reject a temperature). A reply cut
 off by the output cap (thinking tokens count against it on reasoning models) is a
 *truncation*: it is retried once with a larger cap and recorded in the sample's
 metadata, never passed off as a complete message.
+
+With ``agent="norm-memory"`` the subject is the norm-learning agent (:mod:`normlab.agents`):
+before replying it reads the chat, keeps the norms that pass CRSEC's immediate evaluation,
+and the same model writes the reply to the same prompt plus the agent's compliance block.
+The agent's database goes into the sample's metadata.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessageAssistant, ModelOutput, get_model
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel
 
+from normlab.agents import (
+    MEMORY_KEY,
+    NORM_MEMORY,
+    NORM_MEMORY_ROLE,
+    NormMemory,
+    memory_model,
+)
+from normlab.core.chat import render_transcript
 from normlab.core.errors import InputError
-from normlab.models import RoleSettings, StructuredResult, generate_structured
+from normlab.core.logs import BASE_AGENT
+from normlab.losona.prompts import render_subject_prompt
+from normlab.losona.schemas import Scenario
+from normlab.models import ModelClient, RoleSettings, StructuredResult, generate_structured
 
 PAPER_TEMPERATURE = 0.9
 PROVIDER_DEFAULT_MODELS = (
@@ -66,16 +82,35 @@ def temperature_label(value: float | None) -> str:
     return "provider default" if value is None else f"{value:g}"
 
 
+async def read_norms(state: TaskState, subject: Model, settings: RoleSettings) -> None:
+    """The norm-learning subject reads the chat the prompt shows and keeps the norms that pass;
+    the prompt gains its compliance block and the metadata its norm database."""
+    scenario = Scenario.model_validate(state.metadata["scenario"])
+    client = ModelClient({NORM_MEMORY_ROLE: memory_model(subject)})
+    memory = NormMemory.for_sample(state, client, scenario.subject, settings)
+    block = await memory.before_reply(
+        render_transcript(scenario.visible_turns), scenario.elicitor_turn_id
+    )
+    prompt = render_subject_prompt(scenario, str(state.metadata["condition"]), block)
+    state.messages = [ChatMessageUser(content=prompt)]
+    state.metadata[MEMORY_KEY] = memory.log.model_dump(mode="json")
+
+
 @solver
 def subject_reply(
-    temperature: SubjectTemperature | None = None, settings: RoleSettings | None = None
+    temperature: SubjectTemperature | None = None,
+    settings: RoleSettings | None = None,
+    agent: str = BASE_AGENT,
 ) -> Solver:
-    """The subject's next message, at the subject's temperature, cap and reasoning effort."""
+    """The subject's next message, at the subject's temperature, cap and reasoning effort;
+    under ``agent="norm-memory"``, written with the agent's qualified norms in view."""
     chosen = temperature or SubjectTemperature("paper")
     roles = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
+        if agent == NORM_MEMORY:
+            await read_norms(state, model, roles)
         value = chosen.for_model(str(model))
         result: StructuredResult[BaseModel] = await generate_structured(
             model,

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
 
+from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
+from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, select_scenarios
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.scorer import compliance, consistency, majority, norm_judge
@@ -65,6 +67,7 @@ def losona(
     judge_addenda: str = "default",
     max_tokens: dict[str, int] | str | None = None,
     reasoning_effort: dict[str, str] | str | None = None,
+    agent: str = BASE_AGENT,
 ) -> Task:
     """LoSoNA task.
 
@@ -80,7 +83,10 @@ def losona(
         judge_addenda: "default" (our edge-case instructions after Appendix C) or "none".
         max_tokens: output caps by role, e.g. ``{subject: 512, judge: 2000}``.
         reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
+        agent: the subject: "base" (the model alone) or "norm-memory" (the norm-learning
+            subject around the same model; its own calls use the ``norm_memory`` role).
     """
+    resolve_agent(agent)
     if epochs < 1:
         raise InputError("--epochs", "must be at least 1", field="epochs")
     if judge_addenda not in JUDGE_ADDENDA:
@@ -96,7 +102,7 @@ def losona(
     )
     return Task(
         dataset=build_dataset(selected, resolve_conditions(conditions)),
-        solver=subject_reply(subject_temperature, settings),
+        solver=subject_reply(subject_temperature, settings, agent),
         scorer=norm_judge(
             judge_model=judge,
             addenda=judge_addenda,
@@ -104,6 +110,11 @@ def losona(
             reasoning_effort=dict(settings.reasoning_effort),
         ),
         epochs=Epochs(epochs, [majority(), compliance(), consistency()]),
-        metadata={"benchmark": "losona", "epochs": epochs, "judge_addenda": judge_addenda},
+        metadata={
+            "benchmark": "losona",
+            "epochs": epochs,
+            "judge_addenda": judge_addenda,
+            AGENT_KEY: agent,
+        },
         version=TASK_VERSION,
     )

@@ -14,6 +14,10 @@ how much of each role's prompts repeats its previous prompt. INVALID episodes
 leave the headline numbers; PARTIAL ones are reported apart. Tokens and cost come
 from the one usage path (:mod:`normlab.models.usage`).
 
+A norm-learning subject (``MODEL + AGENT``) is set beside the base run of its model
+(:func:`compare_agent`): repair, ρ(d, b), compliance and compliance per pole over the
+scenarios both ran, with agent − base, and how often it inferred the hidden norm.
+
 Outcomes are recomputed from each log's episode and labels at analysis time, so
 logs written by earlier versions are read under today's definitions.
 """
@@ -26,9 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from normlab.core.logs import SampleSet, expand_paths, read_samples
+from normlab.agents import INFERENCE_KEY, InferenceSummary, NormInference
+from normlab.core.logs import (
+    BASE_AGENT,
+    SampleSet,
+    expand_paths,
+    read_samples,
+    subject_label,
+    subject_of,
+)
 from normlab.models import AnalysisBase, prefix_shares, usage_by_run
 from normlab.scene.schemas import Episode, EpisodeLabels, FidelityVerdict, LogEvent
 from normlab.scene.taxonomy import Dimensions, SceneTuple, load_dimensions
@@ -55,6 +67,13 @@ class EpisodeOutcome(BaseModel):
     persona_breach: bool | None
     sanction_delivered: bool | None
     sanction_shape_match: bool | None
+    agent: str = BASE_AGENT
+    """The agent around the subject model (``base``: none)."""
+
+    @property
+    def subject(self) -> str:
+        """The model, or ``MODEL + AGENT``: what analyses group by."""
+        return subject_label(self.subject_model, self.agent)
 
 
 def _position_of(episode: Episode, turn_id: int) -> int:
@@ -183,6 +202,7 @@ def episode_outcome(
         sanction_shape_match=shape_match(labels, sanctions, episode.tuple.sanction)
         if breached
         else None,
+        agent=episode.agent,
     )
 
 
@@ -242,9 +262,53 @@ class ModelResult(BaseModel):
     """How the episodes were chosen: sampler, repetitions, tuples (from the task's arguments)."""
 
 
+class Shift(BaseModel):
+    """One measure of the base model and of the agent around it, side by side, and agent − base."""
+
+    base: Estimate
+    agent: Estimate
+    delta: Estimate
+    """Paired over scenarios (bootstrap CI) where the measure allows it; else a point
+    difference with no interval."""
+
+
+class RateShift(Shift):
+    base: Rate
+    agent: Rate
+
+
+class PoleShift(RateShift):
+    pole: str
+
+
+class AgentComparison(BaseModel):
+    """The norm-learning subject against its model alone, over the scenarios both ran
+    (every labelled episode, the headline view)."""
+
+    model: str
+    agent: str
+    scenarios: int
+    """Scenarios both runs have labelled episodes of (what the comparison covers)."""
+    episodes: tuple[int, int]
+    """(base, agent) labelled episodes of those scenarios."""
+    repair: RateShift
+    """Repair rate; Δ with a paired bootstrap over scenarios of the pooled rates."""
+    adaptation: Shift
+    """Spearman ρ(d, b); Δ a point difference (the two ρ are over different episodes)."""
+    compliance: RateShift
+    """Share of episodes without a subject breach; Δ paired over scenarios."""
+    poles: list[PoleShift]
+    """Compliance per norm pole of the opposing pairs (point differences)."""
+    inference: InferenceSummary
+    """Whether the agent's kept norms expressed the hidden norm, and from which reply on."""
+
+
 class SceneAnalysis(AnalysisBase):
     models: dict[str, ModelResult]
+    """Per subject: the model, or ``MODEL + AGENT`` for an agent run."""
     headline_view: str = "all_episodes"
+    agents: dict[str, AgentComparison] = Field(default_factory=dict)
+    """Per agent subject: its comparison with the base run of its model."""
 
 
 def behaviour(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) -> BehaviourView:
@@ -324,6 +388,80 @@ def call_failures(records: Sequence[EpisodeRecord]) -> dict[str, CallFailures]:
     return dict(sorted(failures.items()))
 
 
+def _per_scenario(outcomes: Iterable[EpisodeOutcome]) -> dict[str, list[EpisodeOutcome]]:
+    grouped: dict[str, list[EpisodeOutcome]] = defaultdict(list)
+    for outcome in outcomes:
+        grouped[outcome.scenario_id].append(outcome)
+    return grouped
+
+
+def _compliance(outcomes: Sequence[EpisodeOutcome]) -> float:
+    return sum(o.breaches == 0 for o in outcomes) / len(outcomes)
+
+
+def compare_agent(
+    base: Sequence[EpisodeOutcome],
+    treated: Sequence[EpisodeOutcome],
+    dimensions: Dimensions,
+    inference: InferenceSummary,
+) -> AgentComparison:
+    """The agent's labelled episodes against the base model's, on the scenarios both ran."""
+    base_by, treated_by = (_per_scenario(o for o in side if o.labelled) for side in (base, treated))
+    shared = sorted(set(base_by) & set(treated_by))
+    base_view = behaviour([o for s in shared for o in base_by[s]], dimensions)
+    treated_view = behaviour([o for s in shared for o in treated_by[s]], dimensions)
+
+    def counts(group: list[EpisodeOutcome]) -> tuple[int, int]:
+        return sum(o.repaired for o in group), sum(o.sanctions for o in group)
+
+    poles = []
+    for base_pair, treated_pair in zip(
+        base_view.opposing_pairs, treated_view.opposing_pairs, strict=True
+    ):
+        for pole, base_rate, treated_rate in (
+            (base_pair.pole_a, base_pair.compliance_a, treated_pair.compliance_a),
+            (base_pair.pole_b, base_pair.compliance_b, treated_pair.compliance_b),
+        ):
+            if base_rate.n or treated_rate.n:
+                poles.append(
+                    PoleShift(
+                        pole=pole,
+                        base=base_rate,
+                        agent=treated_rate,
+                        delta=Estimate.difference(treated_rate, base_rate),
+                    )
+                )
+    first = treated[0]
+    return AgentComparison(
+        model=first.subject_model,
+        agent=first.agent,
+        scenarios=len(shared),
+        episodes=(base_view.episodes, treated_view.episodes),
+        repair=RateShift(
+            base=base_view.repair,
+            agent=treated_view.repair,
+            delta=Estimate.paired_rate_delta(
+                [counts(treated_by[s]) for s in shared], [counts(base_by[s]) for s in shared]
+            ),
+        ),
+        adaptation=Shift(
+            base=base_view.adaptation,
+            agent=treated_view.adaptation,
+            delta=Estimate.difference(treated_view.adaptation, base_view.adaptation),
+        ),
+        compliance=RateShift(
+            base=Rate.where([o.breaches == 0 for s in shared for o in base_by[s]]),
+            agent=Rate.where([o.breaches == 0 for s in shared for o in treated_by[s]]),
+            delta=Estimate.paired_delta(
+                [_compliance(treated_by[s]) for s in shared],
+                [_compliance(base_by[s]) for s in shared],
+            ),
+        ),
+        poles=poles,
+        inference=inference,
+    )
+
+
 def analyze_outcomes(
     outcomes: Sequence[EpisodeOutcome],
     dimensions: Dimensions,
@@ -332,17 +470,29 @@ def analyze_outcomes(
 ) -> SceneAnalysis:
     by_model: dict[str, list[EpisodeOutcome]] = defaultdict(list)
     for outcome in outcomes:
-        by_model[outcome.subject_model].append(outcome)
+        by_model[outcome.subject].append(outcome)
+    agents = {}
+    for subject, group in sorted(by_model.items()):
+        first = group[0]
+        if first.agent == BASE_AGENT:
+            continue
+        inference = InferenceSummary.of(
+            [r.norm_inference for r in records if r.outcome.subject == subject]
+        )
+        agents[subject] = compare_agent(
+            by_model.get(first.subject_model, []), group, dimensions, inference
+        )
     return SceneAnalysis(
         models={
             model: summarize_model(
                 group,
                 dimensions,
-                [r for r in records if r.outcome.subject_model == model],
+                [r for r in records if r.outcome.subject == model],
                 (sweeps or {}).get(model),
             )
             for model, group in sorted(by_model.items())
-        }
+        },
+        agents=agents,
     )
 
 
@@ -354,6 +504,8 @@ class EpisodeRecord(BaseModel):
     fidelity: FidelityVerdict | None
     outcome: EpisodeOutcome
     roles: dict[str, str]
+    norm_inference: NormInference | None = None
+    """For the norm-learning subject: whether its kept norms expressed the hidden norm."""
     episode_id: str = ""
     """The log's sample id (``scenario::repN``, plus ``#epochK`` past the first epoch): which
     episode of a scenario this is, for anything that points back into the logs."""
@@ -408,6 +560,7 @@ def load_run(paths: Iterable[Path]) -> SceneRun:
                         for role, config in (item.log.eval.model_roles or {}).items()
                     },
                 },
+                norm_inference=metadata.get(INFERENCE_KEY),
             )
         )
     return SceneRun(samples, records)
@@ -425,10 +578,11 @@ def sweep_settings(samples: SampleSet) -> dict[str, dict[str, str]]:
     settings: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for log in samples.logs:
         metadata = log.eval.metadata or {}
+        subject = subject_of(log)
         for name in SWEEP_SETTINGS:
-            settings[log.eval.model][name].add(str(metadata.get(name, "unknown")))
+            settings[subject][name].add(str(metadata.get(name, "unknown")))
         tuples = (log.eval.task_args or {}).get("tuples")
-        settings[log.eval.model]["tuples"].add("all" if tuples is None else str(tuples))
+        settings[subject]["tuples"].add("all" if tuples is None else str(tuples))
     return {
         model: {name: ", ".join(sorted(values)) for name, values in by_name.items()}
         for model, by_name in settings.items()

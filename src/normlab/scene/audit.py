@@ -30,7 +30,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, StrictBool
 
 from normlab.core.csvio import KeyRow, key_path_for, read_answers, write_blind, yes_no
 from normlab.core.errors import InputError
@@ -88,7 +88,7 @@ class SceneAuditKeyRow(KeyRow):
     labeller: str
     kind: LabelKind
     turn_id: int | None = None
-    judge_label: bool
+    judge_label: StrictBool
     """The model's answer to the question: the turn is in the judge's list of that kind, or
     the auditor said VALID."""
     judge_verdict: str | None = None

@@ -15,6 +15,7 @@ from inspect_ai.model import get_model
 from pydantic import ValidationError
 
 from normlab.commands import (
+    AgentOption,
     Benchmark,
     JsonOption,
     JudgeOption,
@@ -43,6 +44,8 @@ from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.dataset import SCENARIOS_PATH
 from normlab.scene.generator import generate_scenario
 from normlab.scene.report import (
+    agent_inference_table,
+    agent_table,
     headline_table,
     pairs_table,
     prompt_reuse_table,
@@ -69,6 +72,10 @@ def show(run: SceneRun, analysis: SceneAnalysis) -> None:
     print_table(headline_table(analysis))
     print_table(pairs_table(analysis))
     print_table(prompt_reuse_table(analysis))
+    if any(comparison.scenarios for comparison in analysis.agents.values()):
+        print_table(agent_table(analysis))
+    if analysis.agents:
+        print_table(agent_inference_table(analysis))
 
 
 BENCHMARK = Benchmark(
@@ -222,6 +229,7 @@ def scene_run(
     data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
     max_tokens: MaxTokensOption = None,
     reasoning_effort: ReasoningEffortOption = None,
+    agent: AgentOption = "base",
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
@@ -235,10 +243,11 @@ def scene_run(
         labeller=labeller,
         sampler=sampler,
         seed=seed,
+        agent=agent,
         **role_settings(max_tokens, reasoning_effort).task_args(),
     )
     roles = bind_roles(ROLES, judge, role)
-    finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
+    finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent)
 
 
 @audit_app.command("export")

@@ -49,6 +49,22 @@ def transcript_text(entries: list[Turn]) -> str:
     return render_transcript(entries, "numbered", empty=NO_MESSAGES)
 
 
+YOU_MARK = " (you)"
+
+
+def subject_view_text(entries: list[Turn], subject: str) -> str:
+    """The chat the subject sees, with its own turns marked, so that the reactions and
+    sanctions aimed at it show (what the norm-learning subject reads before each reply)."""
+    return transcript_text(
+        [
+            entry.model_copy(update={"actor": entry.actor + YOU_MARK})
+            if entry.actor == subject
+            else entry
+            for entry in entries
+        ]
+    )
+
+
 STAGED_MARK = "(staged precedent)"
 
 
@@ -154,9 +170,13 @@ def cast_text(scenario: SceneScenario) -> str:
 
 
 def subject_messages(
-    scenario: SceneScenario, entries: list[Turn], open_floor: bool = False
+    scenario: SceneScenario, entries: list[Turn], open_floor: bool = False, norms: str = ""
 ) -> list[ChatMessage]:
-    """B.4 for the subject: channel-visible context only, never hidden fields."""
+    """B.4 for the subject: channel-visible context only, never hidden fields.
+
+    ``norms``: a norm-learning subject's compliance block (its qualified norms), placed after
+    the transcript and before B.4's closing line, where the action is asked for.
+    """
     channel = scenario.scaffold.channel
     filled = system_text(
         "subject",
@@ -171,6 +191,8 @@ def subject_messages(
     user = f"{TRANSCRIPT_MARKER}\n{transcript_text(entries)}"
     if open_floor:
         user += f"\n\n{OPEN_FLOOR_NOTE}"
+    if norms:
+        user += f"\n\n{norms}"
     user += tail
     return [ChatMessageSystem(content=head.rstrip()), ChatMessageUser(content=user)]
 

@@ -15,6 +15,11 @@ all-silent rounds in which the subject also no-ops. A reply that fails to parse
 (after the structured helper's repair retry) is logged as a parse failure and
 played as a no-op — never a crash. The subject's prompts are built from the
 scaffold only; it never sees hidden fields.
+
+A norm-learning subject (:class:`~normlab.agents.NormMemory`) reads the chat before each
+of its actions (its own turns marked, so the reactions and sanctions aimed at it show),
+and its prompt gains the agent's compliance block; the episode record keeps its norm
+database reply by reply, and its calls (role ``norm_memory``) among the episode's calls.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel
 
+from normlab.agents import NORM_MEMORY, NORM_MEMORY_ROLE, NormMemory, memory_model
 from normlab.core.chat import Turn, render_turn
+from normlab.core.logs import BASE_AGENT
 from normlab.models import ModelClient, RoleSettings, role_model
 from normlab.scene.prompts import (
     PRECEDENT_NOTE,
@@ -41,6 +48,7 @@ from normlab.scene.prompts import (
     persona_messages,
     scaffold_turns,
     subject_messages,
+    subject_view_text,
     transcript_text,
 )
 from normlab.scene.schemas import (
@@ -82,6 +90,8 @@ class EpisodeRun:
     client: ModelClient
     max_turns: int = DEFAULT_MAX_TURNS
     settings: RoleSettings = field(default_factory=RoleSettings)
+    memory: NormMemory | None = None
+    """The norm-learning subject's database, when the subject is that agent."""
     episode: Episode = field(init=False)
     _round: int = 0
 
@@ -90,6 +100,7 @@ class EpisodeRun:
             scenario_id=self.scenario.scenario_id,
             tuple=self.scenario.tuple,
             subject=self.scenario.subject.name,
+            agent=self.memory.log.agent if self.memory else BASE_AGENT,
         )
 
     # --- bookkeeping -------------------------------------------------------------
@@ -151,9 +162,22 @@ class EpisodeRun:
             name, action if isinstance(action, ChatAction) else ChatAction(action="no-op"), phase
         )
 
+    async def read_norms(self, memory: NormMemory) -> str:
+        """The norm-learning subject reads the chat so far; returns its compliance block."""
+        start = len(self.client.records)
+        entries = self.episode.entries
+        block = await memory.before_reply(
+            subject_view_text(entries, self.scenario.subject.name),
+            entries[-1].turn_id if entries else None,
+        )
+        self.episode.calls.extend(self.client.records[start:])
+        self.episode.norm_memory = memory.log
+        return block
+
     async def subject_turn(self, open_floor: bool = False) -> Turn | None:
         name = self.scenario.subject.name
-        messages = subject_messages(self.scenario, self.episode.entries, open_floor)
+        norms = await self.read_norms(self.memory) if self.memory else ""
+        messages = subject_messages(self.scenario, self.episode.entries, open_floor, norms)
         self.log("prompt", name, open_floor=open_floor)
         self.log("subject_view", name, messages=[m.text for m in messages])
         action = await self.call("subject", name, messages, ChatAction, ACTION_MAX_TOKENS)
@@ -238,11 +262,13 @@ async def run_episode(
     models: EpisodeModels | ModelClient,
     max_turns: int = DEFAULT_MAX_TURNS,
     settings: RoleSettings | None = None,
+    memory: NormMemory | None = None,
 ) -> Episode:
-    """Play one episode of ``scenario`` and return its full record."""
+    """Play one episode of ``scenario`` and return its full record; with ``memory``, the
+    subject is the norm-learning agent (its client must bind the ``norm_memory`` role)."""
     client = models.client() if isinstance(models, EpisodeModels) else models
     return await EpisodeRun(
-        scenario, dimensions, client, max_turns, settings or RoleSettings()
+        scenario, dimensions, client, max_turns, settings or RoleSettings(), memory
     ).run()
 
 
@@ -261,15 +287,30 @@ def subject_chat(scenario: SceneScenario, episode: Episode) -> list[ChatMessage]
 
 @solver
 def play_episode(
-    max_turns: int = DEFAULT_MAX_TURNS, settings: RoleSettings | None = None
+    max_turns: int = DEFAULT_MAX_TURNS,
+    settings: RoleSettings | None = None,
+    agent: str = BASE_AGENT,
 ) -> Solver:
-    """Run the episode with the subject (the eval's model), personas and orchestrator."""
+    """Run the episode with the subject (the eval's model, or the norm-learning agent around
+    it), personas and orchestrator."""
+    roles = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = SceneScenario.model_validate(state.metadata["scenario"])
         subject = get_model()
-        client = ModelClient(lambda role: subject if role == "subject" else role_model(role))
-        episode = await run_episode(scenario, load_dimensions(), client, max_turns, settings)
+
+        def model_for(role: str) -> Model:
+            if role == "subject":
+                return subject
+            return memory_model(subject) if role == NORM_MEMORY_ROLE else role_model(role)
+
+        client = ModelClient(model_for)
+        memory = (
+            NormMemory.for_sample(state, client, scenario.subject.name, roles)
+            if agent == NORM_MEMORY
+            else None
+        )
+        episode = await run_episode(scenario, load_dimensions(), client, max_turns, roles, memory)
         state.metadata["episode"] = episode.model_dump(mode="json")
         state.messages = subject_chat(scenario, episode)
         state.output = ModelOutput.from_content(

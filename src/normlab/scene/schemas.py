@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from normlab.core.chat import Turn
+from normlab.core.chat import Turn, check_turn_ids
 from normlab.models import CallRecord
 from normlab.scene.taxonomy import SceneTuple
 
@@ -63,6 +63,11 @@ class ScaffoldTranscript(BaseModel):
 
     opening_turns: list[ScaffoldTurn] = Field(min_length=1)
     elicitor_turn: ScaffoldTurn
+
+    @model_validator(mode="after")
+    def _turn_ids_unique(self) -> ScaffoldTranscript:
+        check_turn_ids(turn.turn_id for turn in [*self.opening_turns, self.elicitor_turn])
+        return self
 
 
 class Scaffold(BaseModel):
@@ -126,7 +131,7 @@ class SceneScenario(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    scenario_id: str
+    scenario_id: str = Field(min_length=1)
     scaffold: Scaffold
     tuple: SceneTuple
     hidden: Hidden

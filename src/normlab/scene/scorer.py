@@ -9,7 +9,9 @@ Two labellers, and results say which one produced the labels:
   S (SP sanctions of subject breaches) or R (subject repairs).
 
 Both are normalised to :class:`EpisodeLabels`. The fidelity auditor returns
-VALID / PARTIAL / INVALID with a one-sentence justification. A reply that fails
+VALID / PARTIAL / INVALID with a one-sentence justification. For the norm-learning
+subject the judge also says whether the norms it kept express the hidden norm, and
+from which of its replies on (:func:`normlab.agents.judge_inference`). A reply that fails
 to parse after the repair retry leaves its labels ``None`` and is counted as a
 parse failure, never as an empty list. Judge and auditor calls run at temperature 0
 through Inspect's cache, so a rerun never pays for, or changes, a verdict.
@@ -32,6 +34,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from pydantic import Field, create_model
 
+from normlab.agents import INFERENCE_KEY, judge_inference
 from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, RoleSettings, generate_structured
 from normlab.scene.analysis import episode_outcome
 from normlab.scene.prompts import load_template, norm_values, system_text, transcript_text
@@ -300,6 +303,16 @@ def episode_judge(
         labels = await label_episode(judge, scenario, episode, dimensions, labeller, settings)
         fidelity = await audit_fidelity(auditor, scenario, episode, dimensions, settings)
         outcome = episode_outcome(episode, labels, fidelity, str(get_model()))
+        inference = (
+            await judge_inference(
+                judge,
+                episode.norm_memory,
+                dimensions.norms[scenario.tuple.norm].statement,
+                settings,
+            )
+            if episode.norm_memory is not None
+            else None
+        )
         return Score(
             value={
                 "breached": float(outcome.breaches > 0),
@@ -313,6 +326,7 @@ def episode_judge(
                 "outcome": outcome.model_dump(mode="json"),
                 "judge_model": str(judge),
                 "auditor_model": str(auditor),
+                INFERENCE_KEY: inference.model_dump(mode="json") if inference else None,
             },
         )
 

@@ -17,7 +17,9 @@ from pathlib import Path
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
+from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.models import RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
 from normlab.scene.prompts import scaffold_turns, subject_messages
@@ -52,6 +54,7 @@ def scene(
     max_tokens: dict[str, int] | str | None = None,
     reasoning_effort: dict[str, str] | str | None = None,
     scenario_ids: list[str] | None = None,
+    agent: str = BASE_AGENT,
 ) -> Task:
     """SCENE task.
 
@@ -67,7 +70,10 @@ def scene(
         max_tokens: output caps by role, e.g. ``{persona: 300, judge: 3000}``.
         reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
         scenario_ids: run only these scenarios (a person playing one episode, a rerun).
+        agent: the subject: "base" (the model alone) or "norm-memory" (the norm-learning
+            subject around the same model; its own calls use the ``norm_memory`` role).
     """
+    resolve_agent(agent)
     if labeller not in LABELLERS:
         raise InputError("--labeller", f"choose one of {', '.join(LABELLERS)}", field="labeller")
     if reps < 1 or max_turns < 1:
@@ -88,7 +94,7 @@ def scene(
             ],
             name="scene",
         ),
-        solver=play_episode(max_turns, settings),
+        solver=play_episode(max_turns, settings, agent),
         scorer=episode_judge(labeller, settings.max_tokens, dict(settings.reasoning_effort)),
         metadata={
             "benchmark": "scene",
@@ -96,6 +102,7 @@ def scene(
             "max_turns": max_turns,
             "sampler": sampler,
             "reps": reps,
+            AGENT_KEY: agent,
         },
         version=TASK_VERSION,
     )

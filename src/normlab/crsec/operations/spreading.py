@@ -81,11 +81,14 @@ async def identify_from_chat(
     caller: Caller, transcript: list[tuple[str, str]]
 ) -> list[IdentifiedNorm]:
     """n̄_R ← IdentifyNormativeInformation(T_S→R) (Figure 9)."""
-    prompt = render(
-        "identify_chat",
-        {"conversation": "\n".join(f"{who}: {said}" for who, said in transcript)},
-        "identify_ours",
+    return await identify_in_conversation(
+        caller, "\n".join(f"{who}: {said}" for who, said in transcript)
     )
+
+
+async def identify_in_conversation(caller: Caller, conversation: str) -> list[IdentifiedNorm]:
+    """Figure 9 on a conversation already rendered (a group chat with reactions, say)."""
+    prompt = render("identify_chat", {"conversation": conversation}, "identify_ours")
     reply = await caller.ask("identify_chat", prompt, Identified)
     return reply.norms if reply and reply.normative else []
 

@@ -1,0 +1,36 @@
+"""Subjects that wrap a model: the norm-learning subject, CRSEC's architecture taking
+LoSoNA and SCENE (see ``agents/README.md``)."""
+
+from normlab.agents.inference import (
+    INFERENCE_KEY,
+    InferenceSummary,
+    NormInference,
+    judge_inference,
+)
+from normlab.agents.names import AGENTS, NORM_MEMORY, NORM_MEMORY_ROLE, resolve_agent
+from normlab.agents.norm_memory import (
+    MEMORY_KEY,
+    MemoryLog,
+    NormMemory,
+    Reading,
+    memory_model,
+)
+from normlab.agents.report import inference_table, memory_trace
+
+__all__ = [
+    "AGENTS",
+    "INFERENCE_KEY",
+    "MEMORY_KEY",
+    "NORM_MEMORY",
+    "NORM_MEMORY_ROLE",
+    "InferenceSummary",
+    "MemoryLog",
+    "NormInference",
+    "NormMemory",
+    "Reading",
+    "inference_table",
+    "judge_inference",
+    "memory_model",
+    "memory_trace",
+    "resolve_agent",
+]

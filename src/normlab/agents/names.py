@@ -1,0 +1,25 @@
+"""Which subject answers a benchmark: the bare model (``base``) or an agent wrapping it.
+
+One name per agent, validated once, so ``--agent``, ``-T agent=…`` and every analysis
+use the same spelling; the name is written into each log's task metadata
+(:data:`normlab.core.logs.AGENT_KEY`), which is how analyses tell a base run from an
+agent run of the same model and pair them.
+"""
+
+from __future__ import annotations
+
+from normlab.core.errors import InputError
+from normlab.core.logs import BASE_AGENT
+
+NORM_MEMORY = "norm-memory"
+AGENTS: tuple[str, ...] = (BASE_AGENT, NORM_MEMORY)
+NORM_MEMORY_ROLE = "norm_memory"
+"""The model role of the agent's own calls (identify, evaluate): bound to the subject model
+unless ``--role norm_memory=M`` says otherwise, and counted apart in the usage tables."""
+
+
+def resolve_agent(name: str) -> str:
+    """``name`` if it is a known agent; otherwise one-line :class:`InputError`."""
+    if name not in AGENTS:
+        raise InputError("--agent", f"unknown agent {name!r}; choose from {', '.join(AGENTS)}")
+    return name
