@@ -28,7 +28,7 @@ from normlab.commands.console import (
 from normlab.commands.options import JsonOption, OutOption, PathsArgument, default_log_dir
 from normlab.core.errors import InputError
 from normlab.core.evalrun import run_task
-from normlab.core.logs import SampleSet
+from normlab.core.logs import BASE_AGENT, SampleSet
 from normlab.core.outputs import output_folder
 from normlab.models import AnalysisBase
 from normlab.report import usage_table
@@ -124,13 +124,15 @@ def finish_run(
     log_dir: Path | None,
     report_dir: Path | None,
     as_json: bool,
+    agent: str = BASE_AGENT,
 ) -> AnalysisT:
     """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
 
-    Logs go to ``log_dir``, by default a folder naming every role's model. A person in the
-    subject's seat (``human/…``) answers one sample at a time.
+    Logs go to ``log_dir``, by default a folder naming every role's model and the ``agent``
+    wrapping the subject, if any. A person in the subject's seat (``human/…``) answers one
+    sample at a time.
     """
-    folder = log_dir or default_log_dir(bench.name, model, roles)
+    folder = log_dir or default_log_dir(bench.name, model, roles, agent)
     # Checked before the run, which may take hours, rather than when its logs are written.
     output_folder(folder, "--log-dir")
     if report_dir is not None:

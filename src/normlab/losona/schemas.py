@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
+from normlab.agents import NormInference
 from normlab.core.chat import Participant, Turn, check_turn_ids
+from normlab.core.logs import BASE_AGENT, subject_label
 from normlab.losona.taxonomy import NormExample, load_taxonomy
 
 WORKPLACE_VENUE = "workplace"
@@ -129,7 +131,16 @@ class TrialRecord(BaseModel):
     subject_temperature: str = "unknown"
     judge_temperature: str = "unknown"
     judge_addenda: str = "unknown"
+    agent: str = BASE_AGENT
+    """The agent that wrapped the subject model (``base``: none; see :mod:`normlab.agents`)."""
+    norm_inference: NormInference | None = None
+    """For the norm-learning subject: whether its kept norms expressed the hidden norm."""
+
+    @property
+    def subject(self) -> str:
+        """The model, or ``MODEL + AGENT``: what analyses group by."""
+        return subject_label(self.subject_model, self.agent)
 
     def key(self) -> tuple[str, str, str, str, int]:
         """One trial of one subject under one judge: what a record counts once."""
-        return (self.subject_model, self.judge_model, self.scenario_id, self.condition, self.trial)
+        return (self.subject, self.judge_model, self.scenario_id, self.condition, self.trial)

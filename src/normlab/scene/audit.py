@@ -106,7 +106,7 @@ def episode_items(record: EpisodeRecord, rng: random.Random) -> list[SceneAuditK
             item_id="",
             episode_id=record.episode_id,
             scenario_id=episode.scenario_id,
-            subject_model=record.outcome.subject_model,
+            subject_model=record.outcome.subject,
             judge_model=record.roles.get("auditor" if kind == "fidelity" else "judge", ""),
             labeller=labels.labeller,
             kind=kind,

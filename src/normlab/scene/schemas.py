@@ -27,7 +27,9 @@ from pydantic import (
     model_validator,
 )
 
+from normlab.agents import MemoryLog
 from normlab.core.chat import Turn, check_turn_ids
+from normlab.core.logs import BASE_AGENT
 from normlab.models import CallRecord
 from normlab.scene.taxonomy import SceneTuple
 
@@ -254,6 +256,10 @@ class Episode(BaseModel):
     calls: list[CallRecord] = Field(default_factory=list)
     rounds: int = 0
     termination: str = ""
+    agent: str = BASE_AGENT
+    """The agent around the subject model (``base``: none; see :mod:`normlab.agents`)."""
+    norm_memory: MemoryLog | None = None
+    """The norm-learning subject's readings and norm database, reply by reply."""
 
     def subject_entries(self) -> list[Turn]:
         return [entry for entry in self.entries if entry.actor == self.subject]
