@@ -27,7 +27,7 @@ from normlab.commands.console import (
 )
 from normlab.commands.options import JsonOption, OutOption, PathsArgument, default_log_dir
 from normlab.core.errors import InputError
-from normlab.core.evalrun import run_task
+from normlab.core.evalrun import Shard, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
 from normlab.core.outputs import output_folder
 from normlab.models import AnalysisBase
@@ -125,6 +125,8 @@ def finish_run(
     report_dir: Path | None,
     as_json: bool,
     agent: str = BASE_AGENT,
+    max_connections: int | None = None,
+    shard: str | None = None,
 ) -> AnalysisT:
     """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
 
@@ -133,13 +135,24 @@ def finish_run(
     sample at a time.
     """
     folder = log_dir or default_log_dir(bench.name, model, roles, agent)
+    if shard is not None:
+        part = Shard.parse(shard)
+        task = part.apply(task)
+        folder = folder / part.folder
     # Checked before the run, which may take hours, rather than when its logs are written.
     output_folder(folder, "--log-dir")
     if report_dir is not None:
         output_folder(report_dir, "--report-dir")
     with stdout_to_stderr(as_json):
         one_at_a_time = 1 if model.startswith("human/") else None
-        logs = run_task(task, folder, model, dict(roles), max_samples=one_at_a_time)
+        logs = run_task(
+            task,
+            folder,
+            model,
+            dict(roles),
+            max_samples=one_at_a_time,
+            max_connections=max_connections,
+        )
     loaded = bench.load(logs)
     analysis = _analyze_and_emit(bench, loaded, as_json)
     path = bench.write_report(loaded, analysis, report_dir or folder)

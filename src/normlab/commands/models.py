@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
 import typer
 
@@ -15,11 +16,16 @@ models_app = typer.Typer(help="Check the models normlab can call.", no_args_is_h
 
 @models_app.command("check")
 @reports_errors
-def models_check(model: ModelOption = DEFAULT_MODEL) -> None:
+def models_check(
+    model: ModelOption = DEFAULT_MODEL,
+    timeout: Annotated[
+        int, typer.Option(min=1, help="Seconds to wait for the answer before failing.")
+    ] = 30,
+) -> None:
     """Make one small call and print the reply, latency and tokens."""
     from normlab.models.check import check_model
 
-    result = asyncio.run(check_model(model))
+    result = asyncio.run(check_model(model, timeout_s=timeout))
     say(f"model:   {result.model}")
     say(f"reply:   {result.reply}")
     say(f"latency: {result.latency_s:.2f} s")

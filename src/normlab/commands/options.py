@@ -56,6 +56,23 @@ AgentOption = Annotated[
         "norm_memory role, bound to --model unless --role norm_memory=M).",
     ),
 ]
+MaxConnectionsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-connections",
+        min=1,
+        help="Concurrent calls per model (every role inherits it) and as many samples at once; "
+        "default: the provider's (Inspect's) own limit.",
+    ),
+]
+ShardOption = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        help="Run part I of N of the sweep (every N-th sample), in its own log folder "
+        "(LOG_DIR/shard-I-of-N); analyze the parent folder to read all shards as one run.",
+    ),
+]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print only the analysis, as JSON, on stdout.")
 ]

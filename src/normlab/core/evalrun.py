@@ -8,11 +8,13 @@ run resumes without redoing or losing work.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_ai import Task, eval_set
+from inspect_ai.dataset import MemoryDataset
 
-from normlab.core.errors import RunIncompleteError
+from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.logs import local_path
 
 
@@ -35,6 +37,43 @@ def failure_reason(message: str) -> str:
     return reason if len(reason) <= MAX_REASON else reason[:MAX_REASON] + "…"
 
 
+@dataclass(frozen=True)
+class Shard:
+    """Part ``index`` (1-based) of ``count``: every ``count``-th sample of the task's dataset.
+
+    A sweep too large for one process or machine runs as shards, each its own eval set in
+    its own log folder; the dataset's order is fixed by the task's options, so the shards
+    of one sweep never overlap and together cover it, and an analysis of all their folders
+    reads them as one run (each sample and epoch counted once).
+    """
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        index, slash, count = text.partition("/")
+        if not (slash and index.isdigit() and count.isdigit()):
+            raise InputError("--shard", f"expected I/N such as 1/4, got {text[:40]!r}")
+        shard = cls(int(index), int(count))
+        if not 1 <= shard.index <= shard.count:
+            raise InputError("--shard", f"I must be between 1 and N, got {text!r}")
+        return shard
+
+    @property
+    def folder(self) -> str:
+        return f"shard-{self.index}-of-{self.count}"
+
+    def apply(self, task: Task) -> Task:
+        samples = [
+            sample
+            for position, sample in enumerate(task.dataset)
+            if position % self.count == self.index - 1
+        ]
+        task.dataset = MemoryDataset(samples, name=task.dataset.name)
+        return task
+
+
 def run_task(
     task: Task,
     log_dir: Path,
@@ -42,8 +81,17 @@ def run_task(
     roles: dict[str, str],
     display: str | None = None,
     max_samples: int | None = None,
+    max_connections: int | None = None,
 ) -> list[Path]:
-    """Run (or resume) ``task`` with ``model`` (one or several) as eval model, ``roles`` bound."""
+    """Run (or resume) ``task`` with ``model`` (one or several) as eval model, ``roles`` bound.
+
+    ``max_connections`` caps concurrent calls per model (every role inherits it) and, unless
+    ``max_samples`` says otherwise, as many samples run at once, so an episode of many
+    sequential calls still keeps every connection busy. Events are not streamed to a live
+    database (``log_realtime``): finished samples still reach the log every few samples, so a
+    killed run resumes, and each call costs about a quarter less CPU
+    (``python -m benchmarks.sweep``).
+    """
     log_dir.mkdir(parents=True, exist_ok=True)
     success, logs = eval_set(
         tasks=[task],
@@ -52,7 +100,9 @@ def run_task(
         model_roles=roles,
         display=display,  # type: ignore[arg-type]
         retry_attempts=2,
-        max_samples=max_samples,
+        max_samples=max_samples or max_connections,
+        max_connections=max_connections,
+        log_realtime=False,
     )
     if not success:
         failed = [log for log in logs if log.status != "success"]

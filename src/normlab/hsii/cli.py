@@ -15,12 +15,14 @@ from normlab.commands import (
     JsonOption,
     JudgeOption,
     LogDirOption,
+    MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
     PathsArgument,
     ReasoningEffortOption,
     ReportDirOption,
     RoleOption,
+    ShardOption,
     bind_roles,
     default_log_dir,
     emit,
@@ -147,6 +149,8 @@ def run_hsii(
     log_dir: Path | None = None,
     report_dir: Path | None = None,
     as_json: bool = False,
+    max_connections: int | None = None,
+    shard: str | None = None,
 ) -> HsiiAnalysis:
     """Run (or resume) HSII, print Table 1 and write the report."""
     task = hsii(
@@ -157,7 +161,10 @@ def run_hsii(
         tie_weight=tie_weight,
         **(settings or RoleSettings()).task_args(),
     )
-    return finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json)
+    return finish_run(
+        BENCHMARK, task, model, roles, log_dir, report_dir, as_json,
+        max_connections=max_connections, shard=shard,
+    )  # fmt: skip
 
 
 @hsii_app.command("run")
@@ -173,6 +180,8 @@ def hsii_run(
     tie_weight: TieWeightOption = 0.0,
     max_tokens: MaxTokensOption = None,
     reasoning_effort: ReasoningEffortOption = None,
+    max_connections: MaxConnectionsOption = None,
+    shard: ShardOption = None,
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
@@ -190,6 +199,8 @@ def hsii_run(
         log_dir=log_dir,
         report_dir=report_dir,
         as_json=as_json,
+        max_connections=max_connections,
+        shard=shard,
     )
 
 

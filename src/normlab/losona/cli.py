@@ -15,12 +15,14 @@ from normlab.commands import (
     JsonOption,
     JudgeOption,
     LogDirOption,
+    MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
     PathsArgument,
     ReasoningEffortOption,
     ReportDirOption,
     RoleOption,
+    ShardOption,
     add_read_commands,
     bind_roles,
     finish_run,
@@ -119,6 +121,8 @@ def run_losona(
     report_dir: Path | None = None,
     as_json: bool = False,
     agent: str = "base",
+    max_connections: int | None = None,
+    shard: str | None = None,
 ) -> LosonaAnalysis:
     """Run (or resume) LoSoNA, print the analysis and write the report."""
     # Build the task (which validates scenarios and options) before creating any folder.
@@ -133,7 +137,9 @@ def run_losona(
         agent=agent,
         **(settings or RoleSettings()).task_args(),
     )
-    return finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent)
+    return finish_run(
+        BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent, max_connections, shard
+    )
 
 
 @losona_app.command("run")
@@ -156,6 +162,8 @@ def losona_run(
     max_tokens: MaxTokensOption = None,
     reasoning_effort: ReasoningEffortOption = None,
     agent: AgentOption = "base",
+    max_connections: MaxConnectionsOption = None,
+    shard: ShardOption = None,
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
@@ -176,6 +184,8 @@ def losona_run(
         report_dir=report_dir,
         as_json=as_json,
         agent=agent,
+        max_connections=max_connections,
+        shard=shard,
     )
 
 

@@ -24,6 +24,7 @@ through :func:`generate_structured`:
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -224,20 +225,21 @@ async def _generate_usable(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def with_timeout(config: GenerateConfig) -> GenerateConfig:
-    """``config`` with normlab's per-attempt timeout unless it sets its own."""
-    if config.attempt_timeout is not None:
-        return config
-    return config.merge(GenerateConfig(attempt_timeout=attempt_timeout()))
+@functools.cache
+def response_schema(schema: type[BaseModel]) -> ResponseSchema:
+    """The schema as Inspect's ``response_schema``, built once per schema (not per call)."""
+    return ResponseSchema(name=schema.__name__, json_schema=json_schema(schema))
 
 
-def schema_config(schema: type[BaseModel], config: GenerateConfig | None) -> GenerateConfig:
+def request_config(schema: type[BaseModel] | None, config: GenerateConfig | None) -> GenerateConfig:
+    """``config`` with the schema attached and normlab's per-attempt timeout (unless it sets
+    its own), in one merge: each merge deep-copies the config, schema included."""
     base = config or GenerateConfig()
-    return base.merge(
-        GenerateConfig(
-            response_schema=ResponseSchema(name=schema.__name__, json_schema=json_schema(schema))
-        )
+    extra = GenerateConfig(
+        response_schema=response_schema(schema) if schema else None,
+        attempt_timeout=None if base.attempt_timeout is not None else attempt_timeout(),
     )
+    return base.merge(extra)
 
 
 def _larger_cap(config: GenerateConfig) -> GenerateConfig:
@@ -284,12 +286,10 @@ async def generate_structured(
     With ``schema=None`` the call is free text: no parsing, only the truncation retry.
     """
     conversation = list(messages)
-    request_config = with_timeout(
-        schema_config(schema, config) if schema else (config or GenerateConfig())
-    )
+    call_config = request_config(schema, config)
     result: StructuredResult[SchemaT] = StructuredResult(value=None)
     for attempt in range(1 + repair_retries):
-        reply = await _generate_once(model, conversation, request_config, cache, result)
+        reply = await _generate_once(model, conversation, call_config, cache, result)
         if schema is None:
             result.error = "reply cut off at the output cap" if result.truncated else None
             return result

@@ -20,12 +20,14 @@ from normlab.commands import (
     JsonOption,
     JudgeOption,
     LogDirOption,
+    MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
     PathsArgument,
     ReasoningEffortOption,
     ReportDirOption,
     RoleOption,
+    ShardOption,
     add_read_commands,
     bind_roles,
     finish_run,
@@ -230,6 +232,8 @@ def scene_run(
     max_tokens: MaxTokensOption = None,
     reasoning_effort: ReasoningEffortOption = None,
     agent: AgentOption = "base",
+    max_connections: MaxConnectionsOption = None,
+    shard: ShardOption = None,
     log_dir: LogDirOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
@@ -247,7 +251,9 @@ def scene_run(
         **role_settings(max_tokens, reasoning_effort).task_args(),
     )
     roles = bind_roles(ROLES, judge, role)
-    finish_run(BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent)
+    finish_run(
+        BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent, max_connections, shard
+    )
 
 
 @audit_app.command("export")

@@ -1,0 +1,51 @@
+"""A sweep run as two shards analyzes to the same n and numbers as the unsharded run (issue 12)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
+
+MODEL = f"scripted/{SCRIPT}"
+
+
+def _analysis(*paths: Path) -> dict[str, Any]:
+    code, output = run_cli("losona", "analyze", *map(str, paths), "--json")
+    assert code == 0, output
+    start = output.index("{")
+    value: dict[str, Any] = json.loads(output[start:])
+    return value
+
+
+def test_two_shards_analyze_as_the_unsharded_run(workdir: Path) -> None:
+    base = ["losona", "run", "--model", MODEL, "--judge", MODEL, "--data", str(SCENARIOS),
+            "-c", "naive", "-c", "norm_informed"]  # fmt: skip
+    assert run_cli(*base, "--log-dir", str(workdir / "whole"))[0] == 0
+    sharded = workdir / "sharded"
+    for part in ("1/2", "2/2"):
+        code, output = run_cli(*base, "--log-dir", str(sharded), "--shard", part)
+        assert code == 0, output
+    shards = sorted(path.name for path in sharded.iterdir())
+    assert shards == ["shard-1-of-2", "shard-2-of-2"]
+    one = _analysis(sharded / "shard-1-of-2")["models"][MODEL]["conditions"]
+    assert sum(c["n_trials"] for c in one.values()) == 6  # half of 4 samples × K=3
+    whole, merged = _analysis(workdir / "whole"), _analysis(sharded)
+    # The judge's verdicts are cached (temperature 0), so the shards, run after the whole
+    # sweep, got them from the cache: the same calls, fewer tokens billed.
+    usage, merged_usage = whole.pop("usage"), merged.pop("usage")
+    assert merged == whole
+
+    def calls(value: dict[str, Any]) -> dict[str, int]:
+        return {role: item["calls"] for role, item in value[MODEL]["roles"].items()}
+
+    assert calls(merged_usage) == calls(usage)
+    assert {c["n_trials"] for c in merged["models"][MODEL]["conditions"].values()} == {6}
+
+
+def test_a_malformed_shard_is_one_line(workdir: Path) -> None:
+    for bad in ("3/2", "0/2", "a/b", "1"):
+        code, output = run_cli("losona", "run", "--model", MODEL, "--shard", bad)
+        assert code == 2, output
+        assert output.strip().splitlines()[-1].startswith("normlab: error: --shard")
