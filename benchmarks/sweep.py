@@ -1,0 +1,342 @@
+"""Sweeps against the model endpoint: wall time beside the physical bound, calls/s, faults.
+
+    python -m benchmarks.sweep [--systems losona,scene,hsii] [--latency 0.5]
+        [--connections 64] [--size 8] [--shards 1] [--faults] [--bare] [--out F]
+
+For each system, starts ``benchmarks/endpoint.py`` answering from that system's
+scripted-model test script (so every reply parses), and runs the system's own
+``normlab SYSTEM run`` in a child process against it as ``openai-api/…`` (the
+provider path of any OpenAI-compatible URL), every role on the endpoint, with
+``--max-connections``. ``--shards N`` runs the sweep as N ``--shard I/N``
+processes at once into one log folder. From the logs and the endpoint's counts:
+
+* ``calls``: requests the endpoint answered (retries included, cache hits not);
+* ``depth``: the most model calls one sample made (its calls run one after
+  another, so the sample cannot finish sooner than depth × latency);
+* ``bound_s``: max(depth × latency, calls × latency / connections);
+* ``eval_wall_s``: the eval's own wall time (the logs' start to end);
+  ``command_wall_s`` adds process start, analysis and the report;
+* ``bound_ratio``: bound / eval wall (1.0 = as fast as the endpoint allows);
+* ``cpu_ms_per_call``: CPU of the run's processes per call.
+
+``--bare`` also runs a bare Inspect task (one generate, one judge call per
+sample, no normlab code) against the same endpoint: its CPU per call is
+Inspect's and the OpenAI client's share, normlab's is the rest. ``--faults``
+injects 20% rate limits and server errors, 10% malformed or cut-off bodies and
+5% held requests (``NORMLAB_ATTEMPT_TIMEOUT`` 2 s) and reports how many planned
+samples completed and the retries the report counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks import emit
+from benchmarks.endpoint import EndpointConfig, EndpointProcess, Faults
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests"
+SWEEP_FAULTS = Faults(
+    rate_limit=0.1, server_error=0.1, malformed=0.05, truncated=0.05, timeout=0.05
+)
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    script: Path
+    roles: tuple[str, ...]
+    arguments: Callable[[Path, int], list[str]]
+    """The run's options for a sweep of ``size`` (given a scratch folder for inputs)."""
+    planned: Callable[[int], int]
+    """Samples × epochs the sweep of ``size`` plans."""
+    second_script: tuple[str, Path] | None = None
+    """A role answered by another script (HSII's reference), on an endpoint of its own."""
+
+
+def _losona(scratch: Path, size: int) -> list[str]:
+    return ["--data", str(FIXTURES / "losona/fixtures/scenarios.jsonl"), "-c", "naive",
+            "-c", "norm_informed", "-k", str(size)]  # fmt: skip
+
+
+def _scene(scratch: Path, size: int) -> list[str]:
+    return ["--data", str(FIXTURES / "scene/fixtures/scenarios.jsonl"), "--reps", str(size)]
+
+
+def _hsii(scratch: Path, size: int) -> list[str]:
+    """The three printed cases, each ``size`` times under new ids."""
+    source = FIXTURES / "hsii/fixtures/paper_tables.jsonl"
+    rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    cases = scratch / "cases.jsonl"
+    with cases.open("w") as out:
+        for copy in range(size):
+            for number, row in enumerate(rows):
+                out.write(json.dumps({**row, "case_id": f"case{number}-copy{copy}"}) + "\n")
+    return ["--cases", str(cases), "--epsilon", "2"]
+
+
+SYSTEMS = {
+    "losona": System(
+        "losona",
+        FIXTURES / "losona/fixtures/script.json",
+        ("judge",),
+        _losona,
+        lambda size: 2 * 2 * size,
+    ),
+    "scene": System(
+        "scene",
+        FIXTURES / "scene/fixtures/script.json",
+        ("judge", "persona", "orchestrator", "auditor"),
+        _scene,
+        lambda size: 2 * size,
+    ),
+    "hsii": System(
+        "hsii",
+        FIXTURES / "hsii/fixtures/script.json",
+        ("judge", "persona"),
+        _hsii,
+        lambda size: 3 * size,
+        second_script=("reference", FIXTURES / "hsii/fixtures/reference.json"),
+    ),
+}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _read_logs(folder: Path) -> dict[str, Any]:
+    from normlab.core.logs import logs_in_folder, read_samples
+
+    paths = [path for path in logs_in_folder(folder) if path.suffix == ".eval"]
+    samples = read_samples(paths).samples
+    depth = 0
+    retries = 0
+    for item in samples:
+        events = [e for e in item.sample.events if e.event == "model"]
+        depth = max(depth, sum(1 for e in events if not e.error))
+        retries += sum((e.retries or 0) + (1 if e.error else 0) for e in events)
+    # The eval's span: its first sample's start to its last sample's end (the logs' own
+    # start and end times are whole seconds).
+    starts = [item.sample.started_at for item in samples if item.sample.started_at]
+    ends = [item.sample.completed_at for item in samples if item.sample.completed_at]
+    wall = (
+        (max(map(_instant, ends)) - min(map(_instant, starts))).total_seconds()
+        if starts and ends
+        else None
+    )
+    return {"samples": len(samples), "depth": depth, "retries": retries, "eval_wall_s": wall}
+
+
+def sweep(
+    system: System,
+    latency: float,
+    connections: int,
+    size: int,
+    shards: int,
+    faults: Faults,
+    scratch: Path,
+) -> dict[str, Any]:
+    folder = scratch / system.name
+    folder.mkdir(parents=True)
+    logs = folder / "logs"
+    with EndpointProcess(
+        EndpointConfig(script=system.script, latency=latency, faults=faults, timeout_hold=60),
+        folder,
+    ) as endpoint:
+        model = "openai-api/sweep/scripted"
+        env = {
+            **os.environ,
+            **endpoint.env("sweep"),
+            "INSPECT_DISPLAY": "none",
+            "INSPECT_CACHE_DIR": str(folder / "cache"),
+            "NORMLAB_ATTEMPT_TIMEOUT": "2" if faults.timeout else "600",
+        }
+        roles = [arg for role in system.roles for arg in ("--role", f"{role}={model}")]
+        extra_endpoints: list[EndpointProcess] = []
+        if system.second_script:
+            role, script = system.second_script
+            other = EndpointProcess(
+                EndpointConfig(script=script, latency=latency, faults=faults, timeout_hold=60),
+                folder / role,
+            )
+            (folder / role).mkdir()
+            extra_endpoints.append(other.__enter__())
+            env.update(other.env("second"))
+            roles += ["--role", f"{role}=openai-api/second/scripted"]
+        try:
+            command = [
+                sys.executable, "-m", "normlab.cli", system.name, "run", "--model", model,
+                *roles, *system.arguments(folder, size), "--max-connections", str(connections),
+                "--log-dir", str(logs), "--json",
+            ]  # fmt: skip
+            cpu_before = _children_cpu()
+            started = time.perf_counter()
+            processes = [
+                subprocess.Popen(
+                    [*command, *(["--shard", f"{i}/{shards}"] if shards > 1 else [])],
+                    env=env,
+                    cwd=folder,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for i in range(1, shards + 1)
+            ]
+            errors = [p.communicate()[1] for p in processes]
+            command_wall = time.perf_counter() - started
+            cpu = _children_cpu() - cpu_before
+            failed = [e.strip().splitlines()[-1] for p, e in zip(processes, errors, strict=True)
+                      if p.returncode != 0 and e.strip()]  # fmt: skip
+            counts = endpoint.stats()
+            calls = counts["replies"] + sum(other.stats()["replies"] for other in extra_endpoints)
+            requests = counts["requests"] + sum(
+                other.stats()["requests"] for other in extra_endpoints
+            )
+        finally:
+            for other in extra_endpoints:
+                other.__exit__(None, None, None)
+    found = _read_logs(logs)
+    bound = max(found["depth"] * latency, requests * latency / connections)
+    wall = found["eval_wall_s"]
+    return {
+        "system": system.name,
+        "planned_samples": system.planned(size),
+        "completed_samples": found["samples"],
+        "failed": failed,
+        "calls": calls,
+        "requests": requests,
+        "endpoint_faults": counts["faults"],
+        "retries_in_logs": found["retries"],
+        "depth": found["depth"],
+        "bound_s": round(bound, 2),
+        "eval_wall_s": None if wall is None else round(wall, 2),
+        "command_wall_s": round(command_wall, 2),
+        "bound_ratio": None if not wall else round(bound / wall, 3),
+        "calls_per_s": None if not wall else round(requests / wall, 1),
+        "cpu_s": round(cpu, 2),
+        "cpu_ms_per_call": round(1000 * cpu / max(1, requests), 2),
+        "peak_in_flight": counts["peak_in_flight"],
+    }
+
+
+def bare(latency: float, connections: int, samples: int, scratch: Path) -> dict[str, Any]:
+    """The same shape of work (two calls per sample) as a bare Inspect task: no normlab."""
+    folder = scratch / "bare"
+    folder.mkdir()
+    script = FIXTURES / "losona/fixtures/script.json"
+    with EndpointProcess(EndpointConfig(script=script, latency=latency), folder) as endpoint:
+        env = {**os.environ, **endpoint.env("bare"), "INSPECT_DISPLAY": "none"}
+        cpu_before = _children_cpu()
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "benchmarks.sweep", "--bare-child", str(samples),
+             "--connections", str(connections), "--out", str(folder / "logs")],
+            env=env, cwd=REPO, check=True,
+        )  # fmt: skip
+        wall = time.perf_counter() - started
+        cpu = _children_cpu() - cpu_before
+        requests = endpoint.stats()["requests"]
+    return {
+        "system": "bare inspect",
+        "requests": requests,
+        "command_wall_s": round(wall, 2),
+        "cpu_ms_per_call": round(1000 * cpu / max(1, requests), 2),
+    }
+
+
+def _bare_child(samples: int, connections: int, log_dir: Path) -> None:
+    from inspect_ai import Task, eval_set
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer
+    from inspect_ai.solver import TaskState, generate
+
+    @scorer(metrics=[accuracy()])
+    def judge() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            prompt = f"You are judging\nMESSAGE BEING JUDGED\n{state.output.completion}"
+            await get_model(role="judge").generate(prompt)
+            return Score(value=1)
+
+        return score
+
+    text = "There may be a repeated local pattern. Your next message: " + "word " * 300
+    dataset = [Sample(id=i, input=text) for i in range(samples)]
+    eval_set(
+        [Task(dataset=dataset, solver=generate(), scorer=judge())],
+        log_dir=str(log_dir),
+        model="openai-api/bare/scripted",
+        model_roles={"judge": "openai-api/bare/scripted"},
+        max_connections=connections,
+        max_samples=connections,
+        log_realtime=False,
+        display="none",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--systems", default="losona,scene,hsii")
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--size", type=int, default=40, help="K, reps or copies per system")
+    parser.add_argument("--shards", type=int, default=1)
+    parser.add_argument("--faults", action="store_true")
+    parser.add_argument("--bare", action="store_true")
+    parser.add_argument("--bare-child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=None)
+    arguments = parser.parse_args()
+    if arguments.bare_child is not None:
+        _bare_child(arguments.bare_child, arguments.connections, arguments.out)
+        return
+    faults = SWEEP_FAULTS if arguments.faults else Faults()
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="normlab-sweep-") as scratch:
+        for name in arguments.systems.split(","):
+            results.append(
+                sweep(
+                    SYSTEMS[name],
+                    arguments.latency,
+                    arguments.connections,
+                    arguments.size,
+                    arguments.shards,
+                    faults,
+                    Path(scratch),
+                )
+            )
+            print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+        if arguments.bare:
+            samples = max(r["requests"] for r in results) // 2
+            results.append(bare(arguments.latency, arguments.connections, samples, Path(scratch)))
+    summary = {
+        "latency_s": arguments.latency,
+        "connections": arguments.connections,
+        "size": arguments.size,
+        "shards": arguments.shards,
+        "faults": arguments.faults,
+        "cores": os.cpu_count(),
+        "sweeps": results,
+    }
+    emit(summary, arguments.out)
+
+
+if __name__ == "__main__":
+    main()
