@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from normlab.commands.console import say
 from normlab.core.batch import run_batch_to_jsonl
+from normlab.core.outputs import output_file
 from normlab.models import Generated
 
 RequestT = TypeVar("RequestT")
@@ -29,6 +30,7 @@ def write_generated(
     description: str,
 ) -> list[Generated[ValueT]]:
     """Generate for every request; exit 1 after listing the ones that stayed invalid."""
+    output_file(out, "--out")  # before the first model call, not when its result lands
     outcomes = run_batch_to_jsonl(
         requests,
         generate,

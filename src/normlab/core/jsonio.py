@@ -39,6 +39,12 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(path, f"cannot read file ({error.strerror or error})") from error
+    return decode_text(data, path, encoding)
+
+
+def decode_text(data: bytes, path: Path, encoding: str = "utf-8") -> str:
+    """The bytes of ``path`` as text, or an :class:`InputError` at the line of the first byte
+    that is not UTF-8."""
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:

@@ -24,7 +24,7 @@ from normlab.commands import (
     reports_errors,
     say,
 )
-from normlab.core.errors import InputError, NormlabError, RunIncompleteError
+from normlab.core.errors import InputError, NormlabError, RunIncompleteError, at_least
 from normlab.core.jsonio import validation_field
 from normlab.crsec.metrics import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.questionnaire import PAPER_FIGURE_4, export, import_ratings
@@ -61,6 +61,12 @@ MaxCostOption = Annotated[
 ReportOption = Annotated[
     bool, typer.Option("--report/--no-report", help="Analyze and write report.html at the end.")
 ]
+
+
+def check_budget(max_calls: int | None, max_cost: float | None) -> None:
+    """A budget below what any run spends would stop every run at its first checkpoint."""
+    at_least("--max-calls", max_calls, 1)
+    at_least("--max-cost", max_cost, 0)
 
 
 def _client(models: dict[str, str]) -> ModelClient:
@@ -117,26 +123,26 @@ def configure(
                 "--agents", f"{unknown[0]!r} is not in {society_file.name}", field="agents"
             )
         changes["agents"] = [agent for agent in society.agents if agent.name in wanted]
-    try:
-        society = Society.model_validate({**society.model_dump(), **changes})
-    except ValidationError as error:
-        where, problem = validation_field(error)
-        raise InputError("options", problem, field=where or None) from None
     if synthesis_trigger not in ("paper", "counter"):
         raise InputError(
             "--synthesis-trigger", "choose paper or counter", field="synthesis_trigger"
         )
-    return RunConfig(
-        society=society,
-        society_file=str(society_file),
-        seed=seed,
-        models=models,
-        faithful=faithful,
-        ablations=ablations,
-        synthesis_trigger="paper" if synthesis_trigger == "paper" else "counter",
-        max_utterances=max_utterances or (10 if faithful else 6),
-        classify_hint=classify_hint,
-    )
+    # Both validate command-line values (--days, --max-utterances…): one line, never a traceback.
+    try:
+        return RunConfig(
+            society=Society.model_validate({**society.model_dump(), **changes}),
+            society_file=str(society_file),
+            seed=seed,
+            models=models,
+            faithful=faithful,
+            ablations=ablations,
+            synthesis_trigger="paper" if synthesis_trigger == "paper" else "counter",
+            max_utterances=(10 if faithful else 6) if max_utterances is None else max_utterances,
+            classify_hint=classify_hint,
+        )
+    except ValidationError as error:
+        where, problem = validation_field(error)
+        raise InputError("options", problem, field=where or None) from None
 
 
 async def _simulate(
@@ -219,7 +225,7 @@ def crsec_run(
     society: Annotated[
         Path, typer.Option(help="Society file (JSON or YAML).", show_default="Hobbs Cafe")
     ] = HOBBS_CAFE,
-    runs: Annotated[int, typer.Option(min=1, help="Independent runs (seeds seed … seed+N-1).")] = 1,
+    runs: Annotated[int, typer.Option(help="Independent runs (seeds seed … seed+N-1).")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the first run.")] = 0,
     days: Annotated[int | None, typer.Option(help="Simulated days (default: society's).")] = None,
     hours: Annotated[str | None, typer.Option(help="Active hours START-END, e.g. 8-16.")] = None,
@@ -255,6 +261,8 @@ def crsec_run(
     report: ReportOption = True,
 ) -> None:
     """Simulate the society; progress per simulated hour; resumable; then analyze and report."""
+    at_least("--runs", runs, 1)
+    check_budget(max_calls, max_cost)
     roles = bind_roles(ROLES, judge, role)
     if not role or not any(item.startswith("agent=") for item in role):
         roles["agent"] = model
@@ -298,6 +306,7 @@ def crsec_resume(
     report: ReportOption = True,
 ) -> None:
     """Continue runs from their last checkpoint (a finished run is left as it is)."""
+    check_budget(max_calls, max_cost)
     for folder in folders:
         RunDir(folder).config()
     simulate(folders, max_calls, max_cost, report)
@@ -365,10 +374,11 @@ def crsec_trace(
 def questionnaire_export(
     folders: RunsArgument,
     out: Annotated[Path, typer.Option(help="Folder for the questionnaires and ratings.csv.")],
-    pairs: Annotated[int, typer.Option(min=1, help="Pairs per task and agent.")] = 20,
+    pairs: Annotated[int, typer.Option(help="Pairs per task and agent.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the random choice of pairs.")] = 0,
 ) -> None:
     """One questionnaire per agent and run (8 tasks, random pairs), and ratings.csv to fill."""
+    at_least("--pairs", pairs, 1)
     for folder in folders:
         RunDir(folder).config()
     path, rows = export(folders, out, seed, pairs)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import append_jsonl, read_text, write_jsonl
+from normlab.core.jsonio import append_jsonl, jsonl_lines, parse_json, read_text, write_jsonl
 from normlab.crsec.prompts import render
 from normlab.crsec.schemas import ComplianceVerdicts, NormMatches, TargetNorm
 from normlab.models import ModelClient
@@ -42,15 +41,16 @@ def read_cache(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """The cached verdicts, and whether a last line cut short by a killed analysis was left out."""
     if not path.exists():
         return [], False
-    lines = read_text(path).splitlines()
+    text = read_text(path).removesuffix("\n")
+    lines = jsonl_lines(text) if text else []
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
+            row = parse_json(line, path, number)
+        except InputError:
             if number == len(lines):
                 return rows, True
-            raise InputError(path, f"invalid JSON: {error.msg}", line=number) from error
+            raise
         if not isinstance(row, dict) or "key" not in row or "parsed" not in row:
             raise InputError(path, "each line must be a cached verdict (key, parsed…)", line=number)
         rows.append(row)

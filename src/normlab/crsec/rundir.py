@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_json, read_jsonl_rows, validate_row
+from normlab.core.jsonio import decode_text, read_json, read_jsonl_rows, validate_row
 from normlab.crsec.schemas import Event, HourMetrics, RunConfig, WorldState
 
 CONFIG = "config.json"
@@ -51,7 +51,7 @@ def _keep_lines(path: Path, count: int) -> None:
         kept = b"".join(line for _, line in zip(range(count), handle, strict=False))
     if kept.count(b"\n") < count:
         raise InputError(path, f"holds fewer lines than the checkpoint counts ({count})")
-    _write_atomically(path, kept.decode("utf-8"))
+    _write_atomically(path, decode_text(kept, path))
 
 
 class RunDir:

@@ -37,7 +37,7 @@ from normlab.commands import (
     say,
     write_generated,
 )
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, at_least
 from normlab.core.evalrun import run_task
 from normlab.core.jsonio import write_jsonl
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, Weights, analyze, load_run
@@ -266,6 +266,7 @@ def hsii_generate(
     cases_out: Annotated[Path | None, typer.Option(help="Case JSONL (default: beside).")] = None,
 ) -> None:
     """Scene from news (Prompt-1), dialogue from scene (Prompt-2), linted, repaired, cut."""
+    at_least("--repairs", repairs, 0)
     from normlab.hsii.dataset import load_dialogues, load_news
     from normlab.hsii.generator import generate_dialogue
 

@@ -14,9 +14,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from normlab.core.jsonio import read_json, validate_row
 from normlab.core.logs import LogSample
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, StageResult
 from normlab.hsii.clusters import ClusterAnalysis, map_figure, radar_figure
@@ -167,10 +167,10 @@ def load_clusters(run: HsiiRun) -> tuple[ClusterAnalysis | None, str]:
     for path in run.files:
         candidate = path.parent / CLUSTERS_FILE
         if candidate.is_file():
-            return ClusterAnalysis.model_validate(json.loads(candidate.read_text())), str(candidate)
+            return validate_row(ClusterAnalysis, read_json(candidate), candidate), str(candidate)
     if SHIPPED_CLUSTERS.is_file():
         return (
-            ClusterAnalysis.model_validate(json.loads(SHIPPED_CLUSTERS.read_text())),
+            validate_row(ClusterAnalysis, read_json(SHIPPED_CLUSTERS), SHIPPED_CLUSTERS),
             "the shipped case bank",
         )
     return None, ""

@@ -18,8 +18,9 @@ from pydantic import BaseModel
 
 from normlab.core.chat import render_transcript
 from normlab.core.csvio import read_csv_rows
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, at_least
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
+from normlab.core.outputs import output_file
 from normlab.losona.schemas import Scenario, TrialRecord
 from normlab.stats import Agreement
 
@@ -54,6 +55,8 @@ def export_audit(
     seed: int = 0,
 ) -> int:
     """Write ``n`` random judged trials (parse failures excluded) for blind labelling."""
+    at_least("--n", n, 1)
+    output_file(out_csv, "--out")
     labelled = [record for record in records if record.complies is not None]
     if not labelled:
         raise InputError(out_csv, "no judged trials to audit")

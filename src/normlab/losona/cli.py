@@ -35,6 +35,8 @@ from normlab.commands import (
     say,
     write_generated,
 )
+from normlab.core.errors import at_least
+from normlab.core.outputs import output_folder
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.losona.report import (
@@ -225,6 +227,7 @@ def losona_rescore(
     """Re-judge a run with another judge: agreement, Cohen's kappa, disagreement table."""
     from normlab.losona.rescore import RESCORED_FILE, rescore
 
+    output_folder(out, "--out")
     result = rescore(paths, judge, out, data, judge_addenda)
     if as_json:
         print_json(result)
@@ -320,6 +323,7 @@ def losona_export(
     from normlab.losona.export import export_dataset
     from normlab.losona.taxonomy import load_taxonomy
 
+    output_folder(out, "--out")
     scenarios = load_scenarios(data or SCENARIOS_PATH)
     path = export_dataset(scenarios, load_taxonomy(), out)
     say(f"{len(scenarios)} scenarios: {path.resolve()}")
@@ -340,6 +344,8 @@ def losona_generate(
     ] = Path("generated.jsonl"),
 ) -> None:
     """Generate candidate scenarios for one (event, norm) cell; only lint-clean ones are written."""
+    at_least("--count", count, 1)
+    at_least("--repairs", repairs, 0)
     from normlab.losona.generator import GenerationRequest, generate_scenario
     from normlab.losona.taxonomy import load_taxonomy
 

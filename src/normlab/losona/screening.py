@@ -24,9 +24,11 @@ from typing import Literal
 from inspect_ai import Task, task
 from pydantic import BaseModel
 
+from normlab.core.errors import at_least
 from normlab.core.evalrun import run_task
 from normlab.core.jsonio import write_jsonl
 from normlab.core.logs import read_samples
+from normlab.core.outputs import output_folder
 from normlab.losona.analysis import record_of
 from normlab.losona.dataset import build_dataset, load_scenarios
 from normlab.losona.schemas import Scenario
@@ -128,7 +130,8 @@ def screen(
     out_dir: Path,
 ) -> list[ScreeningResult]:
     """Run (or resume) screening of ``scenarios``; write and return the decisions."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    at_least("--samples", samples, 1)
+    output_folder(out_dir, "--out")
     candidates = out_dir / "candidates.jsonl"
     write_jsonl(candidates, scenarios)
     logs = run_task(

@@ -39,7 +39,7 @@ from normlab.commands import (
     say,
     write_generated,
 )
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, at_least
 from normlab.models import DEFAULT_MODEL
 from normlab.report import format_agreement, format_number, format_rate
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
@@ -127,9 +127,10 @@ def scene_tuples(
     ] = False,
 ) -> None:
     """Count the valid tuples (applicability filter, A.7) or draw a coverage-greedy sweep."""
+    at_least("--reps", reps, 1)
     dimensions = load_dimensions()
     tuples = list(dimensions.valid_tuples())
-    chosen = _sample(sample, sampler, seed) if sample else tuples
+    chosen = _sample(sample, sampler, seed) if sample is not None else tuples
     if as_json:
         for item in chosen:
             for rep in range(1, reps + 1):
@@ -139,7 +140,7 @@ def scene_tuples(
         f"valid tuples: {len(tuples)} of {len(dimensions.events)} events × {len(dimensions.norms)} "
         f"norms × {len(dimensions.elicitors)} elicitors × {len(dimensions.sanctions)} sanctions × 2"
     )
-    if sample:
+    if sample is not None:
         say(
             f"drawn ({sampler}): {len(chosen)} tuples × {reps} repetitions = "
             f"{len(chosen) * reps} episodes"
@@ -183,8 +184,9 @@ def scene_generate(
     ),
 ) -> None:
     """Two-stage generation (norm-blind scaffold, then norm-aware hidden fields)."""
+    at_least("--repairs", repairs, 0)
     dimensions = load_dimensions()
-    if sample:
+    if sample is not None:
         tuples = _sample(sample, sampler, seed)
     else:
         try:
