@@ -113,6 +113,16 @@ SYSTEMS = {
 }
 
 
+def run_arguments(
+    system: System, model: str, scratch: Path, size: int, second: str | None = None
+) -> list[str]:
+    """``SYSTEM run`` with every role on ``model`` (the second script's role on ``second``)."""
+    roles = [arg for role in system.roles for arg in ("--role", f"{role}={model}")]
+    if system.second_script and second:
+        roles += ["--role", f"{system.second_script[0]}={second}"]
+    return [system.name, "run", "--model", model, *roles, *system.arguments(scratch, size)]
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -169,8 +179,8 @@ def sweep(
             "INSPECT_CACHE_DIR": str(folder / "cache"),
             "NORMLAB_ATTEMPT_TIMEOUT": "2" if faults.timeout else "600",
         }
-        roles = [arg for role in system.roles for arg in ("--role", f"{role}={model}")]
         extra_endpoints: list[EndpointProcess] = []
+        second = None
         if system.second_script:
             role, script = system.second_script
             other = EndpointProcess(
@@ -180,12 +190,12 @@ def sweep(
             (folder / role).mkdir()
             extra_endpoints.append(other.__enter__())
             env.update(other.env("second"))
-            roles += ["--role", f"{role}=openai-api/second/scripted"]
+            second = "openai-api/second/scripted"
         try:
             command = [
-                sys.executable, "-m", "normlab.cli", system.name, "run", "--model", model,
-                *roles, *system.arguments(folder, size), "--max-connections", str(connections),
-                "--log-dir", str(logs), "--json",
+                sys.executable, "-m", "normlab.cli",
+                *run_arguments(system, model, folder, size, second),
+                "--max-connections", str(connections), "--log-dir", str(logs), "--json",
             ]  # fmt: skip
             cpu_before = _children_cpu()
             started = time.perf_counter()
