@@ -2,19 +2,20 @@
 
 Loaded by Inspect through ``[project.entry-points.inspect_ai]``, so that
 ``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/hsii``, ``normlab/hsii_cot``,
-``normlab/losona_screen``) and ``--model embedded/…``, ``scripted/…`` or ``human/…``
+``normlab/losona_screen``) and ``--model embedded/…``, ``scripted/…``, ``human/…`` or ``spread/…``
 work. Imports only from the packages' public faces.
 """
 
 from normlab.hsii import hsii, hsii_cot
 from normlab.losona import losona, losona_screen
-from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel
+from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel, SpreadModel
 from normlab.scene import scene
 
 __all__ = [
     "EmbeddedLlamaCpp",
     "HumanModel",
     "ScriptedModel",
+    "SpreadModel",
     "hsii",
     "hsii_cot",
     "losona",

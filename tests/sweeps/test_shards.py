@@ -1,11 +1,15 @@
-"""A sweep run as two shards analyzes to the same n and numbers as the unsharded run (issue 12)."""
+"""Scale-out (issue 12): two shards analyze as the unsharded run; a role spreads over endpoints."""
 
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.helpers.endpoint import model_name, serving
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 
 MODEL = f"scripted/{SCRIPT}"
@@ -49,3 +53,25 @@ def test_a_malformed_shard_is_one_line(workdir: Path) -> None:
         code, output = run_cli("losona", "run", "--model", MODEL, "--shard", bad)
         assert code == 2, output
         assert output.strip().splitlines()[-1].startswith("normlab: error: --shard")
+
+
+def test_a_role_spread_over_two_endpoints_uses_both(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ExitStack() as stack:
+        first, second = (
+            stack.enter_context(serving(workdir / name, SCRIPT, monkeypatch, latency=0.05))
+            for name in ("first", "second")
+        )
+        spread = f"spread/{model_name(first)}+{model_name(second)}"
+        code, output = run_cli(
+            "losona", "run", "--model", spread, "--judge", spread, "--data", str(SCENARIOS),
+            "-c", "naive", "--log-dir", str(workdir / "logs"), "--max-connections", "4",
+        )  # fmt: skip
+        assert code == 0, output
+        served = [first.stats()["replies"], second.stats()["replies"]]
+    assert min(served) > 0
+    analysis = _analysis(workdir / "logs")
+    assert analysis["models"][spread]["conditions"]["naive"]["n_trials"] == 6
+    calls = sum(role["calls"] for role in analysis["usage"][spread]["roles"].values())
+    assert sum(served) == calls  # the judge's verdicts are cached, so some calls repeat none

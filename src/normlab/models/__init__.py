@@ -13,6 +13,7 @@ from normlab.models.human import HumanModel, answering
 from normlab.models.roles import DEFAULT_MODEL, is_embedded, parse_role_assignments
 from normlab.models.scripted import ScriptedModel
 from normlab.models.settings import RoleSettings
+from normlab.models.spread import SpreadModel
 from normlab.models.structured import (
     CheckedResult,
     Generated,
@@ -48,6 +49,7 @@ __all__ = [
     "RoleUsage",
     "RunUsage",
     "ScriptedModel",
+    "SpreadModel",
     "StructuredResult",
     "answering",
     "generate_checked",
