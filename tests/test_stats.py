@@ -63,6 +63,31 @@ def test_paired_delta_requires_pairs() -> None:
     assert math.isnan(delta) and all(math.isnan(x) for x in interval)
 
 
+def test_paired_rate_delta_pools_counts_and_keeps_units_paired() -> None:
+    # scenarios (k/n): treatment 2/2, 1/2, 0/0; control 0/2, 1/2, 0/1
+    # pooled: 3/4 − 1/5 = 0.55; a scenario without sanctions still counts for control's n
+    treatment, control = [(2, 2), (1, 2), (0, 0)], [(0, 2), (1, 2), (0, 1)]
+    delta, (lo, hi) = stats.paired_rate_delta(treatment, control)
+    assert delta == pytest.approx(0.55)
+    assert -1.0 <= lo <= delta <= hi <= 1.0
+    # identical arms: zero with a zero-width interval (every resample is paired)
+    assert stats.paired_rate_delta(treatment, treatment) == (0.0, (0.0, 0.0))
+    delta, interval = stats.paired_rate_delta([(0, 0)], [(1, 2)])
+    assert math.isnan(delta) and all(math.isnan(x) for x in interval)
+    with pytest.raises(ValueError):
+        stats.paired_rate_delta([(1, 2)], [])
+
+
+def test_difference_of_estimates_has_no_interval() -> None:
+    a = stats.Estimate(value=0.5, ci=(0.1, 0.9), n=10)
+    b = stats.Estimate(value=0.2, ci=(0.0, 0.6), n=8)
+    difference = stats.Estimate.difference(a, b)
+    assert difference.value == pytest.approx(0.3)
+    assert (difference.ci, difference.n) == ((None, None), 8)
+    undefined = stats.Estimate(value=None, ci=(None, None), n=1)
+    assert stats.Estimate.difference(a, undefined).value is None
+
+
 def test_spearman_hand_computed_with_ties() -> None:
     # x ranks: [1, 2.5, 2.5, 4]; y ranks: [2, 1, 3, 4]
     # centred: [-1.5, 0, 0, 1.5] · [-0.5, -1.5, 0.5, 1.5] = 0.75 + 2.25 = 3.0

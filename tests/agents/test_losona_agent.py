@@ -139,3 +139,13 @@ def test_an_unknown_agent_is_refused_on_one_line(workdir: Path) -> None:
         "normlab: error: --agent: unknown agent 'memory'; choose from base, norm-memory"
     ]
     assert not (workdir / "runs").exists()
+
+
+def test_the_web_reader_shows_its_norm_database(both_runs: Path) -> None:
+    from normlab.web.readers import losona_view
+
+    agent = next(p for p in both_runs.iterdir() if "+norm-memory" in p.name)
+    (path,) = sorted(agent.glob("*.eval"))
+    view = losona_view(read_eval_log(str(path)), 0)
+    assert ("subject model", AGENT_SUBJECT) in view.facts
+    assert f"+ {KEPT}" in view.replies[0].reasons and f"− {REJECTED}" in view.replies[0].reasons

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import Model, get_model
 from typer.testing import CliRunner
 
@@ -125,3 +126,9 @@ def test_the_report_sets_the_agent_beside_its_model(workdir: Path) -> None:
         "repair rate" in section and "ρ(d, b)" in section and "pole concise_answer_norm" in section
     )
     assert f"+ {KEPT}" in section and f"− {REJECTED}" in section
+    from normlab.web.readers import scene_view
+
+    agent_log = next(p for p in runs.iterdir() if "+norm-memory" in p.name)
+    (path,) = sorted(agent_log.glob("*.eval"))
+    facts = dict(scene_view(read_eval_log(str(path)), 0).facts)
+    assert "norm memory (reply by reply)" in facts and "+ norm-memory" in facts["subject"]

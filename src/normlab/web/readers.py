@@ -18,7 +18,8 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from normlab.core.logs import read_log
+from normlab.agents import MEMORY_KEY, MemoryLog, memory_trace
+from normlab.core.logs import read_log, subject_of
 
 
 @dataclass
@@ -128,6 +129,9 @@ def losona_view(log: EvalLog, index: int) -> SampleView:
         if meta.get("scenario_id") != scenario_id:
             continue
         value, explanation, _ = _score(sample)
+        if MEMORY_KEY in meta:
+            trace = memory_trace(MemoryLog.model_validate(meta[MEMORY_KEY]))
+            explanation += f"\n\nnorm memory:\n{trace}"
         replies.append(
             Reply(
                 f"{meta.get('condition')} · epoch {sample.epoch}",
@@ -142,7 +146,7 @@ def losona_view(log: EvalLog, index: int) -> SampleView:
             ("norm (hidden from the subject)", scenario.get("norm_statement", "")),
             ("subject", scenario.get("subject", "")),
             ("venue", f"{scenario.get('venue', '')}: {scenario.get('channel_description', '')}"),
-            ("subject model", str(log.eval.model)),
+            ("subject model", subject_of(log)),
         ],
         chat,
         replies,
@@ -193,7 +197,7 @@ def scene_view(log: EvalLog, index: int) -> SampleView:
     facts = [
         ("scenario", str(episode.get("scenario_id", ""))),
         ("tuple", ", ".join(f"{k} {v}" for k, v in tuple_.items())),
-        ("subject", f"{episode.get('subject', '')} ({log.eval.model})"),
+        ("subject", f"{episode.get('subject', '')} ({subject_of(log)})"),
         ("labeller", str(labels.get("labeller", ""))),
         (
             "fidelity",
@@ -210,6 +214,9 @@ def scene_view(log: EvalLog, index: int) -> SampleView:
         ),
         ("ended", str(episode.get("termination", ""))),
     ]
+    if episode.get(MEMORY_KEY):
+        trace = memory_trace(MemoryLog.model_validate(episode[MEMORY_KEY]))
+        facts.append(("norm memory (reply by reply)", trace))
     return SampleView(f"SCENE: {episode.get('scenario_id', sample.id)}", facts, chat)
 
 
