@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from normlab.core.errors import NormlabError, filesystem_error, printable
+from normlab.core.errors import NormlabError, filesystem_error, flat, printable
 from normlab.report import Table
 
 # Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
@@ -55,7 +55,7 @@ def reports_errors(command: CommandT) -> CommandT:
 
 def _report(error: NormlabError) -> NoReturn:
     # Plain write: a one-line error must stay one line, never wrapped.
-    sys.stderr.write(f"normlab: error: {printable(str(error))}\n")
+    sys.stderr.write(f"normlab: error: {flat(str(error))}\n")
     raise typer.Exit(code=error.exit_code) from None
 
 

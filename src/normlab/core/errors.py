@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import re
 from pathlib import Path
 
 
@@ -14,9 +15,33 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+_LONG_WORD = re.compile(r"\S{81,}")
+MAX_PROBLEM = 1000
+
+
+def flat(text: str) -> str:
+    """``text`` printable on one line: line breaks spelled ``\\n``, lone surrogates escaped."""
+    return printable(text).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def tidy(problem: str) -> str:
+    """What went wrong, as one line of bounded length: any run of more than 80 non-space
+    characters (a pasted value, a key of five thousand digits) shortened, the whole cut at
+    :data:`MAX_PROBLEM` characters. Every error's problem goes through it, so no message built
+    from a user's file spans lines or pages (paths are kept whole: they say where to look)."""
+    return shortened(
+        _LONG_WORD.sub(lambda found: shortened(found.group(0)), flat(problem)), MAX_PROBLEM
+    )
+
+
+def shortened(text: str, limit: int = 60) -> str:
+    """``text`` cut at ``limit`` characters, saying how long it was: a 10 MB cell or a key of
+    five thousand digits must not become a 10 MB error line."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
 def quoted(value: str, limit: int = 60) -> str:
-    """A user's value quoted for an error message, cut at ``limit`` characters: a 10 MB cell
-    must not become a 10 MB error line."""
+    """A user's value quoted for an error message, cut at ``limit`` characters."""
     return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value)} characters)"
 
 
@@ -58,8 +83,8 @@ class InputError(NormlabError):
         if self.line is not None:
             where += f":{self.line}"
         if self.field:
-            where += f": field '{self.field}'"
-        return printable(f"{where}: {self.problem}")
+            where += f": field '{shortened(self.field)}'"
+        return f"{flat(where)}: {tidy(self.problem)}"
 
 
 class OutputError(NormlabError):
@@ -71,8 +96,8 @@ class OutputError(NormlabError):
     def __init__(self, path: str | Path | None, problem: str) -> None:
         self.path = None if path is None else str(path)
         self.problem = problem
-        message = problem if self.path is None else f"{self.path}: {problem}"
-        super().__init__(printable(message))
+        message = tidy(problem) if self.path is None else f"{flat(self.path)}: {tidy(problem)}"
+        super().__init__(message)
 
 
 FILESYSTEM_ERRNOS = frozenset(

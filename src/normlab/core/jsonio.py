@@ -28,6 +28,8 @@ MAX_DEPTH = 100
 in the parser, in pydantic or in ``json.dumps`` later on."""
 MAX_VALUES = 2_000_000
 """Values one document may expand to (YAML aliases can make a small file expand to billions)."""
+TOO_MANY_DIGITS = f"a number has more than {sys.get_int_max_str_digits()} digits"
+"""Python refuses to convert longer integers (a guard against quadratic-time parsing)."""
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A JSON escape in the surrogate range: the only way JSON text can hold a lone surrogate."""
 
@@ -143,8 +145,7 @@ def parse_json(text: str, path: Path, line: int | None = None) -> Any:
     except RecursionError as error:
         raise InputError(path, f"nested more than {MAX_DEPTH} levels deep", line=line) from error
     except ValueError as error:  # only Python's limit on digits in an integer is left
-        digits = sys.get_int_max_str_digits()
-        raise InputError(path, f"a number has more than {digits} digits", line=line) from error
+        raise InputError(path, TOO_MANY_DIGITS, line=line) from error
     if _SURROGATE_ESCAPE.search(text) or text.count("[") + text.count("{") > MAX_DEPTH:
         check_value(value, path, line)
     return value
@@ -169,15 +170,24 @@ def read_yaml(path: Path) -> Any:
         raise InputError(path, "empty file")
     try:
         value = yaml.safe_load(text)
+    except yaml.reader.ReaderError as error:  # a control character; says only its offset
+        character: int | str = error.character
+        code = character if isinstance(character, int) else ord(character)
+        line = text.count("\n", 0, error.position) + 1
+        raise InputError(
+            path, f"invalid YAML: character U+{code:04X} is not allowed", line=line
+        ) from error
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
         problem = getattr(error, "problem", None) or error
-        raise InputError(path, f"invalid YAML: {problem}", line=line) from error
+        raise InputError(
+            path, f"invalid YAML: {problem}", line=mark.line + 1 if mark is not None else None
+        ) from error
     except RecursionError as error:
         raise InputError(path, f"nested more than {MAX_DEPTH} levels deep") from error
     except (ValueError, TypeError, OverflowError) as error:  # raised by YAML's constructors
-        raise InputError(path, f"invalid YAML: {error}") from error
+        digits = "integer string conversion" in str(error)
+        raise InputError(path, TOO_MANY_DIGITS if digits else f"invalid YAML: {error}") from error
     check_value(value, path)
     return value
 
