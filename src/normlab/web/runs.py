@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from normlab.core.errors import InputError
-from normlab.core.logs import local_path
+from normlab.core.logs import local_path, subject_of
 
 REPORT_FILES = {".html", ".png", ".svg", ".json", ".csv"}
 
@@ -65,7 +65,7 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
                 RunSummary("?", str(path.relative_to(root)), [], "", [], "", f"unreadable: {error}")
             )
             continue
-        roles = [("subject", str(log.eval.model))]
+        roles = [("subject", subject_of(log))]
         for role, config in (log.eval.model_roles or {}).items():
             configs = config if isinstance(config, list) else [config]
             roles.append((role, ", ".join(str(c.model) for c in configs)))
