@@ -40,6 +40,7 @@ from normlab.commands import (
 from normlab.core.errors import InputError, at_least
 from normlab.core.evalrun import run_task
 from normlab.core.jsonio import write_jsonl
+from normlab.core.outputs import output_folder
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, Weights, analyze, load_run
 from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, NEWS_PATH, cut_dialogues, load_cases
 from normlab.hsii.report import breakdown_table, table_one, table_two, write_report
@@ -126,6 +127,7 @@ def hsii_report(
     tie_weight: TieWeightOption = 0.0,
 ) -> None:
     """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
+    output_folder(out, "--out")
     run = load_some(BENCHMARK, paths)
     path = write_report(run, analyze(run, weights(formula, tie_weight, 1.0, 1.0, 1.0)), out)
     note(f"report: {path.resolve()}")
