@@ -9,7 +9,12 @@ import pytest
 from inspect_ai.model import ChatMessageUser, get_model
 from pydantic import BaseModel
 
-from normlab.models.structured import ReplyParseError, generate_structured, parse_reply
+from normlab.models.structured import (
+    ReplyParseError,
+    extract_json_object,
+    generate_structured,
+    parse_reply,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -69,3 +74,8 @@ async def test_failure_after_repair_is_recorded(tmp_path: Path) -> None:
     assert result.value is None and result.parse_failed
     assert result.replies == ["still not json", "still not json"]
     assert result.error is not None and "JSON" in result.error
+
+
+def test_a_reply_with_a_number_past_pythons_digit_limit_is_a_parse_failure() -> None:
+    with pytest.raises(ReplyParseError, match="too long"):
+        extract_json_object('{"n": ' + "9" * 5000 + "}")

@@ -96,6 +96,8 @@ def extract_json_object(text: str) -> Any:
             last_error = f"invalid JSON ({error.msg} at line {error.lineno})"
         except RecursionError:
             last_error = "invalid JSON (nested too deeply)"
+        except ValueError:  # an integer past Python's digit limit
+            last_error = "invalid JSON (a number too long to read)"
     for candidate in candidates:
         value = load_object(candidate)
         if value is not None:
