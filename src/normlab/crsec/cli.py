@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import ValidationError
 
 from normlab.commands import (
     JsonOption,
     JudgeOption,
+    MaxConnectionsOption,
     ModelOption,
     RoleOption,
     bind_roles,
@@ -28,14 +29,20 @@ from normlab.core.errors import InputError, NormlabError, RunIncompleteError, at
 from normlab.core.jsonio import validation_field
 from normlab.crsec.metrics import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.questionnaire import PAPER_FIGURE_4, export, import_ratings
-from normlab.crsec.report import counts_table, emergence_table, operations_table, write_report
+from normlab.crsec.report import (
+    counts_table,
+    emergence_table,
+    operations_table,
+    runs_table,
+    write_report,
+)
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation, RunConfig, Society
 from normlab.crsec.sim import Outcome, Simulation
-from normlab.crsec.society import HOBBS_CAFE, load_society
+from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
 from normlab.crsec.trace import trace
 from normlab.models import DEFAULT_MODEL, ModelClient
-from normlab.report import Table, format_estimate
+from normlab.report import Table, format_estimate, usage_table
 
 crsec_app = typer.Typer(
     help="CRSEC: a society of agents in which norms are created, spread, evaluated, "
@@ -69,12 +76,15 @@ def check_budget(max_calls: int | None, max_cost: float | None) -> None:
     at_least("--max-cost", max_cost, 0)
 
 
-def _client(models: dict[str, str]) -> ModelClient:
+def model_client(models: dict[str, str], max_connections: int | None = None) -> ModelClient:
+    """A client for the roles' models; ``max_connections`` calls at once per model (default:
+    the provider's own limit, or Inspect's adaptive one)."""
+    config = GenerateConfig(max_connections=max_connections)
     resolved: dict[str, Model] = {}
 
     def model(role: str) -> Model:
         if role not in resolved:
-            resolved[role] = get_model(models[role])
+            resolved[role] = get_model(models[role], config=config)
         return resolved[role]
 
     return ModelClient(model)
@@ -146,13 +156,17 @@ def configure(
 
 
 async def _simulate(
-    folders: list[Path], max_calls: int | None, max_cost: float | None
+    folders: list[Path],
+    max_calls: int | None,
+    max_cost: float | None,
+    max_connections: int | None,
 ) -> list[tuple[Path, Outcome]]:
     async def one(folder: Path) -> tuple[Path, Outcome]:
         run = RunDir(folder)
         config = run.config()
         prefix = f"{folder.name}: " if len(folders) > 1 else ""
-        simulation = Simulation(run, _client(config.models), lambda line: note(prefix + line))
+        client = model_client(config.models, max_connections)
+        simulation = Simulation(run, client, lambda line: note(prefix + line))
         try:
             return folder, await simulation.run(max_calls, max_cost)
         except NormlabError:
@@ -173,9 +187,10 @@ def simulate(
     max_cost: float | None,
     report: bool,
     judge: str | None = None,
+    max_connections: int | None = None,
 ) -> None:
     """Run (or resume) the runs, say how each ended, then analyze and report them."""
-    outcomes = asyncio.run(_simulate(folders, max_calls, max_cost))
+    outcomes = asyncio.run(_simulate(folders, max_calls, max_cost, max_connections))
     stopped = [(folder, outcome) for folder, outcome in outcomes if outcome != "finished"]
     for folder, outcome in stopped:
         if outcome == "cost unknown":
@@ -187,13 +202,15 @@ def simulate(
             note(f"{folder}: stopped at the budget; raise it and run normlab crsec resume {folder}")
     if report:
         out = folders[0].parent if len(folders) > 1 else folders[0]
-        path = write_report(analyze(folders, judge), out)
+        path = write_report(analyze(folders, judge, max_connections), out)
         note(f"report: {path.resolve()}")
     if stopped:
         raise RunIncompleteError(f"{len(stopped)} run(s) stopped before the end")
 
 
-def analyze(folders: list[Path], judge: str | None) -> CrsecAnalysis:
+def analyze(
+    folders: list[Path], judge: str | None, max_connections: int | None = None
+) -> CrsecAnalysis:
     loaded = load_runs(folders)
     model = judge or loaded[0].config.models.get("judge", DEFAULT_MODEL)
     needed = judge_jobs(loaded)
@@ -205,7 +222,8 @@ def analyze(folders: list[Path], judge: str | None) -> CrsecAnalysis:
         if done % 50 == 0 or done == needed:
             note(f"judge: {done}/{needed} verdicts")
 
-    return asyncio.run(analyze_runs(loaded, _client({"judge": model}), model, progress))
+    client = model_client({"judge": model}, max_connections)
+    return asyncio.run(analyze_runs(loaded, client, model, progress))
 
 
 def _ablations(**flags: bool) -> list[Ablation]:
@@ -258,6 +276,7 @@ def crsec_run(
     ] = False,
     max_calls: MaxCallsOption = None,
     max_cost: MaxCostOption = None,
+    max_connections: MaxConnectionsOption = None,
     report: ReportOption = True,
 ) -> None:
     """Simulate the society; progress per simulated hour; resumable; then analyze and report."""
@@ -294,7 +313,7 @@ def crsec_run(
         )
         RunDir(run_folder).create(config)
     note(f"runs: {', '.join(str(f) for f in folders)}")
-    simulate(folders, max_calls, max_cost, report)
+    simulate(folders, max_calls, max_cost, report, max_connections=max_connections)
 
 
 @crsec_app.command("resume")
@@ -303,20 +322,23 @@ def crsec_resume(
     folders: RunsArgument,
     max_calls: MaxCallsOption = None,
     max_cost: MaxCostOption = None,
+    max_connections: MaxConnectionsOption = None,
     report: ReportOption = True,
 ) -> None:
     """Continue runs from their last checkpoint (a finished run is left as it is)."""
     check_budget(max_calls, max_cost)
     for folder in folders:
         RunDir(folder).config()
-    simulate(folders, max_calls, max_cost, report)
+    simulate(folders, max_calls, max_cost, report, max_connections=max_connections)
 
 
 def show(analysis: CrsecAnalysis) -> None:
     print_table(emergence_table(analysis))
     for group in analysis.groups:
         print_table(counts_table(group))
+    print_table(runs_table(analysis))
     print_table(operations_table(analysis))
+    print_table(usage_table(analysis.usage, "simulated hour"))
 
 
 @crsec_app.command("analyze")
@@ -346,6 +368,23 @@ def crsec_report(
     """Write report.html: Figure 2's panels, emergence, ablations, norm databases, cost."""
     path = write_report(analyze(folders, judge), out or folders[0])
     note(f"report: {path.resolve()}")
+
+
+@crsec_app.command("society")
+@reports_errors
+def crsec_society(
+    agents: Annotated[int, typer.Option(help="How many agents the society has.")],
+    out: Annotated[Path, typer.Option(help="Where the society file (JSON) goes.")],
+    society: Annotated[
+        Path, typer.Option(help="The society to grow or cut.", show_default="Hobbs Cafe")
+    ] = HOBBS_CAFE,
+) -> None:
+    """A society of N agents: the file's agents, then copies of them under new surnames."""
+    at_least("--agents", agents, 2)
+    grown = scaled_society(load_society(society), agents)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(grown.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    note(f"{len(grown.agents)} agents: {out.resolve()}")
 
 
 @crsec_app.command("trace")

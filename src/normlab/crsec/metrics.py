@@ -170,6 +170,7 @@ def usage_by_operation(calls: list[dict[str, Any]]) -> dict[str, RoleUsage]:
             cached_input_tokens=call["cached_input_tokens"],
             output_tokens=call["output_tokens"],
             cost=call["cost"],
+            retries=call.get("retries", 0),  # not logged before retries were counted
         )
     return dict(sorted(totals.items()))
 
@@ -410,6 +411,7 @@ async def analyze_runs(
                     cached_input_tokens=result.usage.cached_input_tokens,
                     output_tokens=result.usage.output_tokens,
                     cost=None if result.usage.unpriced_calls else result.usage.cost,
+                    retries=result.usage.retries,
                 )
             },
         )

@@ -153,12 +153,13 @@ def operations_table(analysis: CrsecAnalysis) -> Table:
     totals: dict[str, list[float]] = {}
     for run in analysis.runs:
         for operation, usage in run.by_operation.items():
-            item = totals.setdefault(operation, [0, 0, 0, 0, 0.0])
+            item = totals.setdefault(operation, [0, 0, 0, 0, 0.0, 0])
             item[0] += usage.calls
             item[1] += usage.input_tokens
             item[2] += usage.cached_input_tokens
             item[3] += usage.output_tokens
             item[4] = item[4] + (usage.cost or 0.0)
+            item[5] += usage.retries
     runs = max(1, len(analysis.runs))
     rows = [
         [
@@ -169,12 +170,24 @@ def operations_table(analysis: CrsecAnalysis) -> Table:
             "–" if not inputs else f"{cached / inputs:.0%}",
             f"{outputs:.0f}",
             f"${cost:.4f}" if cost else "–",
+            f"{retries:.0f}",
         ]
-        for operation, (calls, inputs, cached, outputs, cost) in sorted(totals.items())
+        for operation, (calls, inputs, cached, outputs, cost, retries) in sorted(totals.items())
     ]
     return Table(
-        caption="Agent calls, tokens and cost by operation, over all runs (per run: calls / runs)",
-        header=["operation", "calls", "per run", "input tokens", "cached", "output", "cost"],
+        caption="Agent calls, tokens and cost by operation, over all runs (per run: calls / runs; "
+        "retries: requests made again after a rate limit, server error, timeout, dropped "
+        "connection or a response that was no reply)",
+        header=[
+            "operation",
+            "calls",
+            "per run",
+            "input tokens",
+            "cached",
+            "output",
+            "cost",
+            "retries",
+        ],
         rows=rows,
     )
 
@@ -209,7 +222,7 @@ def runs_table(analysis: CrsecAnalysis) -> Table:
                 str(len(run.hours)),
                 str(run.usage.calls),
                 format_percent(run.prefix_share),
-                f"{run.usage.parse_failures} / {run.usage.truncations}",
+                f"{run.usage.parse_failures} / {run.usage.truncations} / {run.usage.retries}",
                 f"{run.judge_calls} new, {run.judge_cached} cached, {run.judge_failures} failed",
             ]
         )
@@ -224,7 +237,7 @@ def runs_table(analysis: CrsecAnalysis) -> Table:
             "hours",
             "agent calls",
             "prefix reuse",
-            "parse failures / truncations",
+            "parse failures / truncations / retries",
             "judge verdicts",
         ],
         rows=rows,

@@ -259,6 +259,9 @@ class Usage(BaseModel):
     unpriced_calls: int = 0
     parse_failures: int = 0
     truncations: int = 0
+    retries: int = 0
+    """Requests made again after a rate limit, server error, timeout, dropped connection or a
+    response that was no reply."""
 
     def since(self, before: Usage) -> Usage:
         """What was used after ``before`` was taken."""

@@ -7,7 +7,7 @@ Each tick (5 simulated minutes by default) runs these phases:
    (GenerateNormativeActions);
 3. agents start their next subtask; an agent in a conversation is seen talking;
 4. each agent perceives the co-located agents whose visible action changed (at most
-   ``max_observations``);
+   ``max_observations``, the nearest first: the society's order is a ring of seats);
 5. every free agent that holds qualified norms and saw something new runs
    DetectConflict + DecideToTalk;
 6. senders who decided to talk are paired with free receivers (one conflict each, drawn
@@ -131,6 +131,18 @@ def action_text(agent: AgentSpec, action: str) -> str:
     return f"{agent.name} is {text[:1].lower()}{text[1:]}"
 
 
+def nearest_first(order: list[str], name: str) -> list[str]:
+    """The others in ``order`` by their distance from ``name`` on a ring of seats: the next,
+    the previous, the one after next… With a cap on what an agent notices, the cap then keeps
+    its neighbours; taking the others in the society's order would have every agent of a large
+    society watch the same first few."""
+    count, index = len(order), order.index(name)
+    return [
+        order[(index + (step + 1) // 2 * (1 if step % 2 else -1)) % count]
+        for step in range(1, count)
+    ]
+
+
 @dataclass
 class Assessment:
     """One identified item through the duplicate pre-check and the immediate evaluation."""
@@ -183,6 +195,7 @@ class Simulation:
         self.progress = progress
         self.specs = {agent.name: agent for agent in self.society.agents}
         self.order = [agent.name for agent in self.society.agents]
+        self.neighbours = {name: nearest_first(self.order, name) for name in self.order}
         checkpoint = run.checkpoint()
         if checkpoint is None:
             self.state = initial_state(self.config)
@@ -244,6 +257,7 @@ class Simulation:
                 usage.cost += entry["cost"]
             usage.parse_failures += entry["parse_failed"]
             usage.truncations += entry["truncated"]
+            usage.retries += entry["retries"]
             self.emit(
                 tick, "call", entry["agent"], **{k: v for k, v in entry.items() if k != "agent"}
             )
@@ -449,16 +463,17 @@ class Simulation:
     # --- spreading ---------------------------------------------------------------------
 
     def perceive(self, tick: int) -> dict[str, list[tuple[str, str]]]:
-        """Each free agent notices co-located agents whose visible action changed."""
+        """Each free agent notices co-located agents whose visible action changed, the nearest
+        first."""
         seen: dict[str, list[tuple[str, str]]] = {}
         for name in self.order:
             me = self.agent(name)
             if self.busy(name, tick):
                 continue
             new: list[tuple[str, str]] = []
-            for other in self.order:
+            for other in self.neighbours[name]:
                 them = self.agent(other)
-                if other == name or them.place != me.place or me.seen.get(other) == them.action:
+                if them.place != me.place or me.seen.get(other) == them.action:
                     continue
                 if len(new) >= self.config.max_observations:
                     break

@@ -226,9 +226,9 @@ async def synthesize(
         placed.update(indices)
         if indices:
             result.categories.append((category.theme, [qualified[i - 1].id for i in indices]))
-    for theme, member_ids in result.categories:
-        if len(member_ids) < 2:
-            continue
+
+    async def abstract(caller: Caller, category: tuple[str, list[int]]) -> Synthesized | None:
+        theme, member_ids = category
         members = [norm for norm in qualified if norm.id in member_ids]
         subset = f"[{theme}] " + " ".join(
             f"{qualified.index(norm) + 1}. {norm.content}" for norm in members
@@ -240,8 +240,7 @@ async def synthesize(
             max_tokens=200,
         )
         if reply is None:
-            result.failed = "abstract: the reply never parsed"
-            continue
+            return None
         utility, weights_used = weighted_utility([norm.utility for norm in members], reply.weights)
         others = [norm for norm in qualified if norm.id not in member_ids]
         verdict = (
@@ -249,15 +248,22 @@ async def synthesize(
             if mode == "none"
             else await evaluate(caller, reply.abstract.strip(), reply.type, subset, others, mode)
         )
-        result.abstracts.append(
-            Synthesized(
-                theme=reply.theme or theme,
-                content=reply.abstract.strip(),
-                type=reply.type,
-                members=member_ids,
-                utility=utility,
-                weights_used=weights_used,
-                verdict=verdict,
-            )
+        return Synthesized(
+            theme=reply.theme or theme,
+            content=reply.abstract.strip(),
+            type=reply.type,
+            members=member_ids,
+            utility=utility,
+            weights_used=weights_used,
+            verdict=verdict,
         )
+
+    # Each category's abstract norm and its check see the qualified norms as they were before
+    # the synthesis, never another category's abstract: the categories run at once.
+    groups = [category for category in result.categories if len(category[1]) >= 2]
+    for synthesized in await caller.each(groups, abstract):
+        if synthesized is None:
+            result.failed = "abstract: the reply never parsed"
+        else:
+            result.abstracts.append(synthesized)
     return result

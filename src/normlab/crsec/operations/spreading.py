@@ -31,22 +31,28 @@ async def detect_conflicts(
     per observation, as the paper describes (``--faithful``).
     """
     groups = [observations] if batched else [[observation] for observation in observations]
-    findings: list[ConflictFinding] = []
-    offset = 0
-    for group in groups:
+    listed = numbered([n.content for n in norms])
+
+    async def detect(caller: Caller, group: list[str]) -> ConflictFindings | None:
         prompt = render(
             "detect_conflict",
             {
                 "observation": numbered(group),
-                "qualified personal norms": numbered([n.content for n in norms]),
+                "qualified personal norms": listed,
                 "agent description": agent.description,
                 "agent name": agent.name,
                 "identity": identity,
             },
         )
-        reply = await caller.ask(
+        return await caller.ask(
             "detect_conflict", prompt, ConflictFindings, max_tokens=60 + 45 * len(group)
         )
+
+    # One observation per call (faithful): the calls are independent, so they run at once.
+    replies = [await detect(caller, observations)] if batched else await caller.each(groups, detect)
+    findings: list[ConflictFinding] = []
+    offset = 0
+    for group, reply in zip(groups, replies, strict=True):
         for finding in reply.findings if reply else []:
             if 1 <= finding.observation <= len(group):
                 findings.append(
