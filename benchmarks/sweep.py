@@ -8,7 +8,8 @@ scripted-model test script (so every reply parses), and runs the system's own
 ``normlab SYSTEM run`` in a child process against it as ``openai-api/…`` (the
 provider path of any OpenAI-compatible URL), every role on the endpoint, with
 ``--max-connections``. ``--shards N`` runs the sweep as N ``--shard I/N``
-processes at once into one log folder. From the logs and the endpoint's counts:
+processes at once into one log folder, the connections shared among them.
+From the logs and the endpoint's counts:
 
 * ``calls``: requests the endpoint answered (retries included, cache hits not);
 * ``depth``: the most model calls one sample made (its calls run one after
@@ -195,7 +196,8 @@ def sweep(
             command = [
                 sys.executable, "-m", "normlab.cli",
                 *run_arguments(system, model, folder, size, second),
-                "--max-connections", str(connections), "--log-dir", str(logs), "--json",
+                "--max-connections", str(max(1, connections // shards)),
+                "--log-dir", str(logs), "--json",
             ]  # fmt: skip
             cpu_before = _children_cpu()
             started = time.perf_counter()
