@@ -1,7 +1,7 @@
 """Sweeps against the model endpoint: wall time beside the physical bound, calls/s, faults.
 
     python -m benchmarks.sweep [--systems losona,scene,hsii] [--latency 0.5]
-        [--connections 64] [--size 8] [--shards 1] [--faults] [--bare] [--out F]
+        [--connections 64] [--size 40] [--shards 1] [--faults] [--bare] [--out F]
 
 For each system, starts ``benchmarks/endpoint.py`` answering from that system's
 scripted-model test script (so every reply parses), and runs the system's own
@@ -11,10 +11,11 @@ provider path of any OpenAI-compatible URL), every role on the endpoint, with
 processes at once into one log folder, the connections shared among them.
 From the logs and the endpoint's counts:
 
-* ``calls``: requests the endpoint answered (retries included, cache hits not);
+* ``calls``: replies the endpoint sent; ``requests``: every request it got, faults
+  included (calls Inspect's cache answered reach neither);
 * ``depth``: the most model calls one sample made (its calls run one after
   another, so the sample cannot finish sooner than depth × latency);
-* ``bound_s``: max(depth × latency, calls × latency / connections);
+* ``bound_s``: max(depth × latency, requests × latency / connections);
 * ``eval_wall_s``: the eval's own wall time (the logs' start to end);
   ``command_wall_s`` adds process start, analysis and the report;
 * ``bound_ratio``: bound / eval wall (1.0 = as fast as the endpoint allows);
