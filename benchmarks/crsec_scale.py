@@ -29,7 +29,11 @@ hour (12 ticks) per size; ``--hours 8-16`` is the society's whole day. Per size:
 * ``bound_s``: max(depth × latency, requests × latency / connections), the physical bound the
   issue names; ``phase_bound_s`` takes the same max per tick and phase and sums it (the
   phases are barriers, so this one is reachable); ``bound_ratio`` = bound / wall and
-  ``phase_bound_ratio`` = phase bound / wall (1.0 = as fast as the endpoint allows).
+  ``phase_bound_ratio`` = phase bound / wall (1.0 = as fast as the endpoint allows);
+* ``chain_plus_cpu_s``: depth × latency + ``cpu_s``. The simulation is one event loop: the
+  units of a phase advance in lockstep (every conversation's next turn waits for the replies
+  of this one), so each step's CPU adds to the latency instead of hiding behind it, and the
+  wall time comes out near this sum once the CPU per tick is a fair share of it.
 
 ``growth`` gives each measure's exponent: the slope of log(measure) on log(agents), least squares.
 """
@@ -220,6 +224,7 @@ def measure(
         "bound_ratio": round(bound / wall, 3),
         "phase_bound_s": round(phase_bound, 1),
         "phase_bound_ratio": round(phase_bound / wall, 3),
+        "chain_plus_cpu_s": round(depth * latency + cpu, 1),
         "peak_rss_mb": round(timing["peak_rss_mb"], 1),
         "rss_growth_mb": round(timing["peak_rss_mb"] - timing["baseline_rss_mb"], 1),
         "cpu_s": round(cpu, 1),

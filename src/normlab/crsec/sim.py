@@ -326,6 +326,9 @@ class Simulation:
             if self.metrics and self.progress is not None:
                 self.progress(self.progress_line(self.metrics[-1]))
             self.events, self.metrics = [], []
+            # The tick's calls are in the event log; the client's own records would otherwise
+            # grow with every call of the run (tens of thousands in a large society's day).
+            self.client.records.clear()
         return "finished"
 
     def progress_line(self, metrics: HourMetrics) -> str:
