@@ -49,9 +49,7 @@ class SpreadModel(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         names = [name.strip() for name in model_name.split("+") if name.strip()]
         if len(names) < 2:
-            raise InputError(
-                f"spread/{model_name}", "expected two or more models joined by '+'"
-            )
+            raise InputError(f"spread/{model_name}", "expected two or more models joined by '+'")
         self.apis = [get_model(name, config=config, memoize=False).api for name in names]
         self.in_flight = [0] * len(self.apis)
         self._turn = itertools.count()
