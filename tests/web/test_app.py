@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -226,3 +227,18 @@ def test_every_kind_of_study_runs_from_a_run_to_its_analysis(
     study = client.get(str(page.url.path)).text
     assert f"ann: {total} of {total} answered" in study
     assert 'class="analysis"' in study and 'class="error"' not in study
+
+
+def test_an_unreadable_crsec_metrics_file_is_a_line_on_the_page(runs: Path, tmp_path: Path) -> None:
+    shutil.copytree(runs / "crsec", tmp_path / "crsec")
+    for bad in (
+        b'{"runs": [',
+        b"\xff\xfe",
+        b'["not", "a", "summary"]',
+        b'{"runs": [{"hours": 3}]}',
+    ):
+        (tmp_path / "crsec" / "metrics.json").write_bytes(bad)
+        client = TestClient(create_app(settings_for(tmp_path)))
+        home = client.get("/")
+        assert home.status_code == 200 and "metrics" in home.text
+        assert client.get("/crsec", params={"path": "crsec", "tick": 2}).status_code == 200

@@ -7,9 +7,12 @@ run's ``metrics.json`` (written by ``normlab crsec analyze``/``report``).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import read_json
 
 WIDTH, HEIGHT, PAD = 640, 240, 36
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
@@ -33,10 +36,18 @@ class Figure:
 
 
 def figure_2(metrics_path: Path, hour_index: int) -> Figure | None:
-    """Figure 2b's share of agents holding each target norm, hour by hour (first run)."""
+    """Figure 2b's share of agents holding each target norm, hour by hour (first run); none
+    when ``crsec analyze`` has not written the metrics or they cannot be read (the run's line
+    on the home page says why)."""
     if not metrics_path.exists():
         return None
-    summary = json.loads(metrics_path.read_text(encoding="utf-8"))
+    try:
+        return _figure_2(read_json(metrics_path), hour_index)
+    except (InputError, AttributeError, TypeError, ValueError, IndexError, KeyError):
+        return None  # unreadable, or not the shape crsec analyze writes
+
+
+def _figure_2(summary: Any, hour_index: int) -> Figure | None:
     runs = summary.get("runs") or []
     if not runs or not runs[0].get("hours"):
         return None
@@ -48,7 +59,7 @@ def figure_2(metrics_path: Path, hour_index: int) -> Figure | None:
         return PAD + (WIDTH - 2 * PAD) * index / span
 
     def y(share: float) -> float:
-        return HEIGHT - PAD - (HEIGHT - 2 * PAD) * share
+        return HEIGHT - PAD - (HEIGHT - 2 * PAD) * float(share)
 
     series = [
         Series(

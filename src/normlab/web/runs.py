@@ -7,12 +7,12 @@ path the pages take is relative to the runs folder and checked to stay inside it
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from normlab.core.errors import InputError
+from normlab.core.jsonio import read_json
 from normlab.core.logs import local_path, subject_of
 
 REPORT_FILES = {".html", ".png", ".svg", ".json", ".csv"}
@@ -119,10 +119,7 @@ def _crsec_runs(root: Path) -> list[RunSummary]:
         headline = [("hours simulated", str(hours))]
         metrics = folder / "metrics.json"
         if metrics.exists():
-            summary = json.loads(metrics.read_text(encoding="utf-8"))
-            for run in summary.get("runs", []):
-                final = (run.get("hours") or [{}])[-1].get("holding", {})
-                headline.extend((f"holding {k}", f"{v:.0%}") for k, v in final.items())
+            headline.extend(_holding(metrics))
         runs.append(
             RunSummary(
                 system="crsec",
@@ -144,3 +141,19 @@ def discover(root: Path) -> list[RunSummary]:
         return []
     inspect_runs = sorted(_inspect_runs(root), key=lambda run: run.created, reverse=True)
     return inspect_runs + _crsec_runs(root)
+
+
+def _holding(metrics: Path) -> list[tuple[str, str]]:
+    """The last hour's share holding each target norm, from ``crsec analyze``'s metrics.json;
+    a file that cannot be read is one line on the page, never a server error."""
+    try:
+        summary = read_json(metrics)
+        rows: list[tuple[str, str]] = []
+        for run in summary.get("runs", []):
+            final = (run.get("hours") or [{}])[-1].get("holding", {})
+            rows.extend((f"holding {k}", f"{float(v):.0%}") for k, v in final.items())
+        return rows
+    except InputError as error:
+        return [("metrics", str(error))]
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return [("metrics", f"{metrics.name}: not the shape crsec analyze writes")]
