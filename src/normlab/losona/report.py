@@ -11,6 +11,7 @@ they are present, and another when the judge is the embedded 0.5B model.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from normlab.agents import MEMORY_KEY, MemoryLog, inference_table, memory_trace
@@ -18,6 +19,7 @@ from normlab.losona.analysis import (
     BASELINE_CONDITION,
     LosonaAnalysis,
     LosonaRun,
+    PairedResult,
     headline_conditions,
 )
 from normlab.losona.prompts import DEVELOPMENT_CONDITIONS
@@ -148,6 +150,19 @@ def accuracy_figure(analysis: LosonaAnalysis) -> bytes:
     )
 
 
+def _delta_series(label: str, cells: Sequence[PairedResult | None]) -> BarSeries:
+    """One bar per cell: a paired delta with its interval, labelled in percentage points."""
+    return BarSeries(
+        label=label,
+        values=[c.delta.value if c else None for c in cells],
+        intervals=[c.delta.ci if c else (None, None) for c in cells],
+        annotations=[
+            f"{100 * c.delta.value:+.1f} pp" if c and c.delta.value is not None else ""
+            for c in cells
+        ],
+    )
+
+
 def delta_figure(analysis: LosonaAnalysis) -> bytes:
     models = list(analysis.models)
     series = []
@@ -155,17 +170,7 @@ def delta_figure(analysis: LosonaAnalysis) -> bytes:
         if condition == BASELINE_CONDITION:
             continue
         cells = [analysis.models[m].paired.get(condition) for m in models]
-        series.append(
-            BarSeries(
-                label=condition,
-                values=[c.delta.value if c else None for c in cells],
-                intervals=[c.delta.ci if c else (None, None) for c in cells],
-                annotations=[
-                    f"{100 * c.delta.value:+.1f} pp" if c and c.delta.value is not None else ""
-                    for c in cells
-                ],
-            )
-        )
+        series.append(_delta_series(condition, cells))
     return grouped_bar_chart(
         models, series, "Paired delta vs naive", "Δ accuracy-at-K", ylim=(-1.0, 1.0), baseline=0.0
     )
@@ -262,17 +267,7 @@ def agent_delta_figure(analysis: LosonaAnalysis) -> bytes:
     series = []
     for subject, comparison in analysis.agents.items():
         cells = [comparison.paired.get(condition) for condition in conditions]
-        series.append(
-            BarSeries(
-                label=subject,
-                values=[c.delta.value if c else None for c in cells],
-                intervals=[c.delta.ci if c else (None, None) for c in cells],
-                annotations=[
-                    f"{100 * c.delta.value:+.1f} pp" if c and c.delta.value is not None else ""
-                    for c in cells
-                ],
-            )
-        )
+        series.append(_delta_series(subject, cells))
     return grouped_bar_chart(
         conditions,
         series,
