@@ -27,6 +27,7 @@ from normlab.commands import (
 )
 from normlab.core.errors import InputError, NormlabError, RunIncompleteError, at_least
 from normlab.core.jsonio import validation_field
+from normlab.core.outputs import output_file
 from normlab.crsec.metrics import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.questionnaire import PAPER_FIGURE_4, export, import_ratings
 from normlab.crsec.report import (
@@ -381,8 +382,8 @@ def crsec_society(
 ) -> None:
     """A society of N agents: the file's agents, then copies of them under new surnames."""
     at_least("--agents", agents, 2)
+    output_file(out, "--out")
     grown = scaled_society(load_society(society), agents)
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(grown.model_dump_json(indent=1) + "\n", encoding="utf-8")
     note(f"{len(grown.agents)} agents: {out.resolve()}")
 
