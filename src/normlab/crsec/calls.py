@@ -10,27 +10,19 @@ uninterrupted one. Each call's prompt, reply and usage become a ``call`` event,
 appended in the fixed order the simulation applies results, never in the order
 the concurrent calls happened to finish.
 
-A call's ``retries`` are the requests that failed and were made again: rate limits,
-server errors, attempts past their timeout and dropped connections (which Inspect and
-the provider's SDK retry) and responses that were no reply (which normlab retries).
-Inside an eval Inspect counts them per sample; the simulation runs outside any sample,
-so each call gets a transcript of its own whose model events are that call's attempts.
+A call's ``retries`` are its client record's (:class:`~normlab.models.CallRecord`):
+every request that failed and was made again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from inspect_ai.event import ModelEvent
-from inspect_ai.log import Transcript
-from inspect_ai.log._samples import sample_active
-from inspect_ai.log._transcript import _transcript
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
@@ -50,41 +42,6 @@ def call_seed(*parts: object) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-@contextlib.contextmanager
-def own_transcript() -> Iterator[Transcript]:
-    """A fresh transcript for the block: the model events it gathers are the block's attempts.
-
-    Inspect has no public way to scope a transcript outside a sample; without one, each
-    task's first call makes a transcript that keeps every attempt of the task's calls.
-    """
-    transcript = Transcript()
-    token = _transcript.set(transcript)
-    try:
-        yield transcript
-    finally:
-        _transcript.reset(token)
-
-
-@contextlib.contextmanager
-def call_transcript() -> Iterator[Transcript | None]:
-    """The call's own transcript in the simulation; ``None`` inside an eval's sample (CRSEC's
-    operations run by the norm-learning subject, :mod:`normlab.agents`), where the sample's
-    transcript must keep the call, so that Inspect counts it, its usage and its retries."""
-    if sample_active() is not None:
-        yield None
-        return
-    with own_transcript() as transcript:
-        yield transcript
-
-
-def requests_made(transcript: Transcript) -> int:
-    """HTTP requests behind the attempts in ``transcript``: one per attempt Inspect made
-    (failed or not), plus those the provider's SDK repeated within it."""
-    return sum(
-        1 + (event.retries or 0) for event in transcript.events if isinstance(event, ModelEvent)
-    )
-
-
 @dataclass
 class CallLog:
     """The calls one agent made in one phase of a tick, in the order it made them."""
@@ -99,7 +56,6 @@ class CallLog:
         messages: Sequence[ChatMessage],
         result: StructuredResult[Any],
         record: CallRecord,
-        retries: int = 0,
     ) -> None:
         """Everything about the call but its timing, so a resumed run logs it identically (given
         a model that answers by seed and no faults to retry)."""
@@ -116,7 +72,7 @@ class CallLog:
                 if isinstance(result.value, BaseModel)
                 else None,
                 "attempts": record.attempts,
-                "retries": retries,
+                "retries": record.retries,
                 "parse_failed": record.parse_failed,
                 "truncated": record.truncated,
                 "error": record.error,
@@ -178,14 +134,9 @@ class Caller:
             temperature=self.temperature,
             seed=call_seed(self.seed, self.tick, self.phase, self.agent, operation, self.counter),
         )
-        with call_transcript() as transcript:
-            result = await self.client.structured(
-                self.role, self.agent, messages, schema, config, operation=operation
-            )
+        result = await self.client.structured(
+            self.role, self.agent, messages, schema, config, operation=operation
+        )
         record = self.client.records[-1]
-        # Every request that brought no usable reply was made again: a rate limit, a server
-        # error, a timeout, a dropped connection or a body that was no reply.
-        made = record.retries if transcript is None else requests_made(transcript)
-        retries = max(record.retries, made - len(result.replies))
-        self.log.add(self.agent, self.phase, operation, messages, result, record, retries)
+        self.log.add(self.agent, self.phase, operation, messages, result, record)
         return result.value

@@ -10,13 +10,24 @@ of the prompt repeats that caller's previous prompt (what a prompt cache can
 reuse). It works the same inside an Inspect solver, where ``get_model(role=…)``
 binds the eval's model roles and Inspect records ``role_usage``, and from a plain
 asyncio loop (the CRSEC simulation), where the records are the usage.
+
+A record's ``retries`` are the requests that failed and were made again: rate limits,
+server errors, attempts past their timeout and dropped connections (which Inspect and
+the provider's SDK retry) and responses that were no reply (which normlab retries).
+Inside an eval Inspect counts them per sample; outside one, each call gets a transcript
+of its own whose model events are that call's attempts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import Transcript
+from inspect_ai.log._samples import sample_active
+from inspect_ai.log._transcript import _transcript
 from inspect_ai.model import CachePolicy, ChatMessage, GenerateConfig, Model, get_model
 from pydantic import BaseModel
 
@@ -49,6 +60,41 @@ class CallRecord(BaseModel):
     truncated: bool = False
     error: str | None = None
     cost: float | None = None
+
+
+@contextlib.contextmanager
+def _own_transcript() -> Iterator[Transcript]:
+    """A fresh transcript for the block: the model events it gathers are the block's attempts.
+
+    Inspect has no public way to scope a transcript outside a sample; without one, each
+    task's first call makes a transcript that keeps every attempt of the task's calls.
+    """
+    transcript = Transcript()
+    token = _transcript.set(transcript)
+    try:
+        yield transcript
+    finally:
+        _transcript.reset(token)
+
+
+@contextlib.contextmanager
+def _call_transcript() -> Iterator[Transcript | None]:
+    """The call's own transcript outside an eval's sample (the CRSEC simulation); ``None``
+    inside one, where the sample's transcript must keep the call, so that Inspect counts it,
+    its usage and its retries."""
+    if sample_active() is not None:
+        yield None
+        return
+    with _own_transcript() as transcript:
+        yield transcript
+
+
+def _requests_made(transcript: Transcript) -> int:
+    """HTTP requests behind the attempts in ``transcript``: one per attempt Inspect made
+    (failed or not), plus those the provider's SDK repeated within it."""
+    return sum(
+        1 + (event.retries or 0) for event in transcript.events if isinstance(event, ModelEvent)
+    )
 
 
 def role_model(role: str) -> Model:
@@ -94,12 +140,17 @@ class ModelClient:
         messages: Sequence[ChatMessage],
         result: StructuredResult[SchemaT] | StructuredResult[BaseModel],
         structured: bool,
+        transcript: Transcript | None,
     ) -> CallRecord:
         prompt = prompt_text(messages)
         caller = (role, actor)
         shared = shared_prefix_length(prompt, self._last_prompt.get(caller, ""))
         self._last_prompt[caller] = prompt
         usage = RoleUsage.of(result.usage)
+        retries = result.retries
+        if transcript is not None:
+            # Every request that brought no usable reply was made again.
+            retries = max(retries, _requests_made(transcript) - len(result.replies))
         record = CallRecord(
             role=role,
             actor=actor,
@@ -110,7 +161,7 @@ class ModelClient:
             cached_input_tokens=usage.cached_input_tokens,
             output_tokens=usage.output_tokens,
             attempts=result.attempts,
-            retries=result.retries,
+            retries=retries,
             parse_failed=structured and result.value is None,
             truncated=result.truncated,
             error=result.error,
@@ -134,10 +185,16 @@ class ModelClient:
         repair_retries: int = 1,
     ) -> StructuredResult[SchemaT]:
         """A JSON reply parsed into ``schema``, or a recorded parse failure (``value=None``)."""
-        result = await generate_structured(
-            self.model(role), messages, schema, config, repair_retries=repair_retries, cache=cache
-        )
-        self._record(role, actor, operation, messages, result, structured=True)
+        with _call_transcript() as transcript:
+            result = await generate_structured(
+                self.model(role),
+                messages,
+                schema,
+                config,
+                repair_retries=repair_retries,
+                cache=cache,
+            )
+        self._record(role, actor, operation, messages, result, True, transcript)
         return result
 
     async def text(
@@ -151,10 +208,11 @@ class ModelClient:
         cache: bool | CachePolicy = False,
     ) -> StructuredResult[BaseModel]:
         """A free-text reply (``replies[-1]``), retried once with a larger cap if cut off."""
-        result: StructuredResult[BaseModel] = await generate_structured(
-            self.model(role), messages, None, config, repair_retries=0, cache=cache
-        )
-        self._record(role, actor, operation, messages, result, structured=False)
+        with _call_transcript() as transcript:
+            result: StructuredResult[BaseModel] = await generate_structured(
+                self.model(role), messages, None, config, repair_retries=0, cache=cache
+            )
+        self._record(role, actor, operation, messages, result, False, transcript)
         return result
 
     def usage(
