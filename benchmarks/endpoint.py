@@ -34,7 +34,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
 import signal
 import subprocess
@@ -42,7 +41,6 @@ import sys
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -341,21 +339,6 @@ class EndpointProcess:
         request = urllib.request.Request(f"{self.base_url}/stats/reset", method="POST")
         with urllib.request.urlopen(request, timeout=10):
             pass
-
-
-@contextlib.contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    """Set environment variables for the duration (restoring what was there)."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ samples completed and the retries the report counts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -169,10 +170,16 @@ def sweep(
     folder = scratch / system.name
     folder.mkdir(parents=True)
     logs = folder / "logs"
-    with EndpointProcess(
-        EndpointConfig(script=system.script, latency=latency, faults=faults, timeout_hold=60),
-        folder,
-    ) as endpoint:
+    with contextlib.ExitStack() as stack:
+        endpoint = stack.enter_context(
+            EndpointProcess(
+                EndpointConfig(
+                    script=system.script, latency=latency, faults=faults, timeout_hold=60
+                ),
+                folder,
+            )
+        )
+        endpoints = [endpoint]
         model = "openai-api/sweep/scripted"
         env = {
             **os.environ,
@@ -181,51 +188,46 @@ def sweep(
             "INSPECT_CACHE_DIR": str(folder / "cache"),
             "NORMLAB_ATTEMPT_TIMEOUT": "2" if faults.timeout else "600",
         }
-        extra_endpoints: list[EndpointProcess] = []
         second = None
         if system.second_script:
             role, script = system.second_script
-            other = EndpointProcess(
-                EndpointConfig(script=script, latency=latency, faults=faults, timeout_hold=60),
-                folder / role,
-            )
             (folder / role).mkdir()
-            extra_endpoints.append(other.__enter__())
+            other = stack.enter_context(
+                EndpointProcess(
+                    EndpointConfig(script=script, latency=latency, faults=faults, timeout_hold=60),
+                    folder / role,
+                )
+            )
+            endpoints.append(other)
             env.update(other.env("second"))
             second = "openai-api/second/scripted"
-        try:
-            command = [
-                sys.executable, "-m", "normlab.cli",
-                *run_arguments(system, model, folder, size, second),
-                "--max-connections", str(max(1, connections // shards)),
-                "--log-dir", str(logs), "--json",
-            ]  # fmt: skip
-            cpu_before = _children_cpu()
-            started = time.perf_counter()
-            processes = [
-                subprocess.Popen(
-                    [*command, *(["--shard", f"{i}/{shards}"] if shards > 1 else [])],
-                    env=env,
-                    cwd=folder,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-                for i in range(1, shards + 1)
-            ]
-            errors = [p.communicate()[1] for p in processes]
-            command_wall = time.perf_counter() - started
-            cpu = _children_cpu() - cpu_before
-            failed = [e.strip().splitlines()[-1] for p, e in zip(processes, errors, strict=True)
-                      if p.returncode != 0 and e.strip()]  # fmt: skip
-            counts = endpoint.stats()
-            calls = counts["replies"] + sum(other.stats()["replies"] for other in extra_endpoints)
-            requests = counts["requests"] + sum(
-                other.stats()["requests"] for other in extra_endpoints
+        command = [
+            sys.executable, "-m", "normlab.cli",
+            *run_arguments(system, model, folder, size, second),
+            "--max-connections", str(max(1, connections // shards)),
+            "--log-dir", str(logs), "--json",
+        ]  # fmt: skip
+        cpu_before = _children_cpu()
+        started = time.perf_counter()
+        processes = [
+            subprocess.Popen(
+                [*command, *(["--shard", f"{i}/{shards}"] if shards > 1 else [])],
+                env=env,
+                cwd=folder,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
             )
-        finally:
-            for other in extra_endpoints:
-                other.__exit__(None, None, None)
+            for i in range(1, shards + 1)
+        ]
+        errors = [p.communicate()[1] for p in processes]
+        command_wall = time.perf_counter() - started
+        cpu = _children_cpu() - cpu_before
+        failed = [e.strip().splitlines()[-1] for p, e in zip(processes, errors, strict=True)
+                  if p.returncode != 0 and e.strip()]  # fmt: skip
+        counts = [item.stats() for item in endpoints]
+    calls = sum(count["replies"] for count in counts)
+    requests = sum(count["requests"] for count in counts)
     found = _read_logs(logs)
     bound = max(found["depth"] * latency, requests * latency / connections)
     wall = found["eval_wall_s"]
@@ -236,7 +238,7 @@ def sweep(
         "failed": failed,
         "calls": calls,
         "requests": requests,
-        "endpoint_faults": counts["faults"],
+        "endpoint_faults": counts[0]["faults"],
         "retries_in_logs": found["retries"],
         "depth": found["depth"],
         "bound_s": round(bound, 2),
@@ -246,7 +248,7 @@ def sweep(
         "calls_per_s": None if not wall else round(requests / wall, 1),
         "cpu_s": round(cpu, 2),
         "cpu_ms_per_call": round(1000 * cpu / max(1, requests), 2),
-        "peak_in_flight": counts["peak_in_flight"],
+        "peak_in_flight": counts[0]["peak_in_flight"],
     }
 
 
