@@ -143,7 +143,10 @@ def test_a_run_killed_three_times_resumes_to_the_uninterrupted_runs_norms_and_me
     crsec("run", "--model", f"scripted/{BUSY}", "--judge", judge, "--out",
           str(workdir / "whole"), *options)  # fmt: skip
     slow = json.loads(BUSY.read_text())
-    slow["delay"] = 0.1  # a tick takes about a second
+    # Every tick waits for at least one reply, so takes 0.25 s or more (0.1 s was too little: a
+    # loaded machine's kill landed past the last tick): the last target lies three ticks, about
+    # 1.8 s, before the run's end, against a pause of at most 0.5 s and a poll of 0.05 s.
+    slow["delay"] = 0.25
     script = workdir / "slow.json"
     script.write_text(json.dumps(slow))
     folder = workdir / "killed"
@@ -164,9 +167,10 @@ def test_a_run_killed_three_times_resumes_to_the_uninterrupted_runs_norms_and_me
             return bool(at) and time.monotonic() - at[0] >= pause
 
         args = run if kill == 0 else ["crsec", "resume", str(folder), "--no-report"]
-        kill_when(args, ready, workdir)
+        kill_when(args, ready, workdir, poll=0.05)
         state = RunDir(folder).checkpoint()
-        assert state is not None and goal <= state.tick < total and not state.finished
+        assert state is not None, "killed before its first checkpoint"
+        assert goal <= state.tick < total and not state.finished, (goal, state.tick, total)
         done = state.tick
     crsec("resume", str(folder), "--no-report")
     assert_every_tick_once(folder)
