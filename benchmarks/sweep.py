@@ -22,8 +22,10 @@ From the logs and the endpoint's counts:
 * ``cpu_ms_per_call``: CPU of the run's processes per call.
 
 ``--bare`` also runs a bare Inspect task (one generate, one judge call per
-sample, no normlab code) against the same endpoint: its CPU per call is
-Inspect's and the OpenAI client's share, normlab's is the rest. ``--faults``
+sample, no normlab code; as many samples as the largest sweep's requests / 2,
+in as many shards) against the same endpoint: its CPU per call is Inspect's
+and the OpenAI client's share, normlab's is the rest, and its bound ratio is
+the most any Inspect-based tool reaches on this machine. ``--faults``
 injects 20% rate limits and server errors, 10% malformed or cut-off bodies and
 5% held requests (``NORMLAB_ATTEMPT_TIMEOUT`` 2 s) and reports how many planned
 samples completed and the retries the report counts.
@@ -226,20 +228,33 @@ def sweep(
         failed = [e.strip().splitlines()[-1] for p, e in zip(processes, errors, strict=True)
                   if p.returncode != 0 and e.strip()]  # fmt: skip
         counts = [item.stats() for item in endpoints]
-    calls = sum(count["replies"] for count in counts)
-    requests = sum(count["requests"] for count in counts)
     found = _read_logs(logs)
-    bound = max(found["depth"] * latency, requests * latency / connections)
-    wall = found["eval_wall_s"]
     return {
         "system": system.name,
         "planned_samples": system.planned(size),
         "completed_samples": found["samples"],
         "failed": failed,
-        "calls": calls,
-        "requests": requests,
+        "calls": sum(count["replies"] for count in counts),
         "endpoint_faults": counts[0]["faults"],
         "retries_in_logs": found["retries"],
+        **_figures(found, counts, latency, connections, command_wall, cpu),
+    }
+
+
+def _figures(
+    found: dict[str, Any],
+    counts: list[dict[str, Any]],
+    latency: float,
+    connections: int,
+    command_wall: float,
+    cpu: float,
+) -> dict[str, Any]:
+    """Requests, depth, the bound and the measured times beside it (see the module docstring)."""
+    requests = sum(count["requests"] for count in counts)
+    bound = max(found["depth"] * latency, requests * latency / connections)
+    wall = found["eval_wall_s"]
+    return {
+        "requests": requests,
         "depth": found["depth"],
         "bound_s": round(bound, 2),
         "eval_wall_s": None if wall is None else round(wall, 2),
@@ -252,32 +267,44 @@ def sweep(
     }
 
 
-def bare(latency: float, connections: int, samples: int, scratch: Path) -> dict[str, Any]:
-    """The same shape of work (two calls per sample) as a bare Inspect task: no normlab."""
+def bare(
+    latency: float, connections: int, samples: int, shards: int, scratch: Path
+) -> dict[str, Any]:
+    """The same shape of work (two calls per sample) as a bare Inspect task, no normlab code,
+    in as many processes as the sweep's shards: the most any Inspect-based tool gets here."""
     folder = scratch / "bare"
     folder.mkdir()
+    logs = folder / "logs"
     script = FIXTURES / "losona/fixtures/script.json"
     with EndpointProcess(EndpointConfig(script=script, latency=latency), folder) as endpoint:
         env = {**os.environ, **endpoint.env("bare"), "INSPECT_DISPLAY": "none"}
         cpu_before = _children_cpu()
         started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "benchmarks.sweep", "--bare-child", str(samples),
-             "--connections", str(connections), "--out", str(folder / "logs")],
-            env=env, cwd=REPO, check=True,
-        )  # fmt: skip
-        wall = time.perf_counter() - started
+        each = samples // shards
+        child = [sys.executable, "-m", "benchmarks.sweep", "--bare-child", str(each),
+                 "--connections", str(max(1, connections // shards))]  # fmt: skip
+        processes = [
+            subprocess.Popen(
+                [*child, "--bare-first", str(i * each), "--out", str(logs / f"shard-{i}")],
+                env=env,
+                cwd=REPO,
+            )
+            for i in range(shards)
+        ]
+        if any(process.wait() != 0 for process in processes):
+            raise SystemExit("the bare Inspect task failed")
+        command_wall = time.perf_counter() - started
         cpu = _children_cpu() - cpu_before
-        requests = endpoint.stats()["requests"]
+        counts = [endpoint.stats()]
+    found = _read_logs(logs)
     return {
         "system": "bare inspect",
-        "requests": requests,
-        "command_wall_s": round(wall, 2),
-        "cpu_ms_per_call": round(1000 * cpu / max(1, requests), 2),
+        "completed_samples": found["samples"],
+        **_figures(found, counts, latency, connections, command_wall, cpu),
     }
 
 
-def _bare_child(samples: int, connections: int, log_dir: Path) -> None:
+def _bare_child(first: int, samples: int, connections: int, log_dir: Path) -> None:
     from inspect_ai import Task, eval_set
     from inspect_ai.dataset import Sample
     from inspect_ai.model import get_model
@@ -294,7 +321,7 @@ def _bare_child(samples: int, connections: int, log_dir: Path) -> None:
         return score
 
     text = "There may be a repeated local pattern. Your next message: " + "word " * 300
-    dataset = [Sample(id=i, input=text) for i in range(samples)]
+    dataset = [Sample(id=i, input=text) for i in range(first, first + samples)]
     eval_set(
         [Task(dataset=dataset, solver=generate(), scorer=judge())],
         log_dir=str(log_dir),
@@ -317,10 +344,13 @@ def main() -> None:
     parser.add_argument("--faults", action="store_true")
     parser.add_argument("--bare", action="store_true")
     parser.add_argument("--bare-child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--bare-first", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     if arguments.bare_child is not None:
-        _bare_child(arguments.bare_child, arguments.connections, arguments.out)
+        _bare_child(
+            arguments.bare_first, arguments.bare_child, arguments.connections, arguments.out
+        )
         return
     faults = SWEEP_FAULTS if arguments.faults else Faults()
     results: list[dict[str, Any]] = []
@@ -340,7 +370,15 @@ def main() -> None:
             print(json.dumps(results[-1]), file=sys.stderr, flush=True)
         if arguments.bare:
             samples = max(r["requests"] for r in results) // 2
-            results.append(bare(arguments.latency, arguments.connections, samples, Path(scratch)))
+            results.append(
+                bare(
+                    arguments.latency,
+                    arguments.connections,
+                    samples,
+                    arguments.shards,
+                    Path(scratch),
+                )
+            )
     summary = {
         "latency_s": arguments.latency,
         "connections": arguments.connections,
