@@ -30,6 +30,13 @@ from normlab.core.errors import InputError
 from normlab.core.evalrun import Shard, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
 from normlab.core.outputs import output_folder
+from normlab.core.storage import (
+    check_remote_folder,
+    log_location,
+    log_paths,
+    mirror_folder,
+    within,
+)
 from normlab.models import AnalysisBase
 from normlab.report import usage_table
 
@@ -104,14 +111,14 @@ def add_read_commands(app: typer.Typer, bench: Benchmark[LoadedT, AnalysisT]) ->
     @reports_errors
     def analyze(paths: PathsArgument, as_json: JsonOption = False) -> None:
         """Compute the benchmark's metrics, with n and 95% intervals, from logs or records."""
-        _analyze_and_emit(bench, load_some(bench, paths), as_json)
+        _analyze_and_emit(bench, load_some(bench, log_paths(paths)), as_json)
 
     @app.command("report")
     @reports_errors
     def report(paths: PathsArgument, out: OutOption = Path(".")) -> None:
         """Write report.html: the paper's figures and tables, usage and cost, sample transcripts."""
         output_folder(out, "--out")
-        loaded = load_some(bench, paths)
+        loaded = load_some(bench, log_paths(paths))
         path = bench.write_report(loaded, bench.analyze(loaded), out)
         note(f"report: {path.resolve()}")
 
@@ -121,7 +128,7 @@ def finish_run(
     task: Task,
     model: str,
     roles: Mapping[str, str],
-    log_dir: Path | None,
+    log_dir: str | Path | None,
     report_dir: Path | None,
     as_json: bool,
     agent: str = BASE_AGENT,
@@ -131,16 +138,20 @@ def finish_run(
     """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
 
     Logs go to ``log_dir``, by default a folder naming every role's model and the ``agent``
-    wrapping the subject, if any. A person in the subject's seat (``human/…``) answers one
+    wrapping the subject, if any; a URL puts them in object storage, and the report then goes
+    beside their local mirror. A person in the subject's seat (``human/…``) answers one
     sample at a time.
     """
-    folder = log_dir or default_log_dir(bench.name, model, roles, agent)
+    folder = log_location(log_dir or default_log_dir(bench.name, model, roles, agent))
     if shard is not None:
         part = Shard.parse(shard)
         task = part.apply(task)
-        folder = folder / part.folder
+        folder = within(folder, part.folder)
     # Checked before the run, which may take hours, rather than when its logs are written.
-    output_folder(folder, "--log-dir")
+    if isinstance(folder, Path):
+        output_folder(folder, "--log-dir")
+    else:
+        check_remote_folder(folder, "--log-dir")
     if report_dir is not None:
         output_folder(report_dir, "--report-dir")
     with stdout_to_stderr(as_json):
@@ -155,6 +166,7 @@ def finish_run(
         )
     loaded = bench.load(logs)
     analysis = _analyze_and_emit(bench, loaded, as_json)
-    path = bench.write_report(loaded, analysis, report_dir or folder)
+    local = folder if isinstance(folder, Path) else mirror_folder(folder)
+    path = bench.write_report(loaded, analysis, report_dir or local)
     note(f"report: {path.resolve()}")
     return analysis

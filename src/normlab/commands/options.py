@@ -29,6 +29,13 @@ LogDirOption = Annotated[
     typer.Option(help="Where .eval logs go (default: runs/SYSTEM/<every role's model>); "
                  "rerunning on the same folder resumes."),
 ]  # fmt: skip
+LogLocationOption = Annotated[
+    str | None,
+    typer.Option("--log-dir",
+                 help="Where .eval logs go (default: runs/SYSTEM/<every role's model>), a folder "
+                 "or an s3://… (any fsspec) URL; rerunning on the same place resumes."),
+]  # fmt: skip
+"""``--log-dir`` of the sweep commands (``run``, with ``--shard``): object storage allowed."""
 ReportDirOption = Annotated[
     Path | None, typer.Option(help="Where report.html goes (default: the log folder).")
 ]
@@ -77,8 +84,14 @@ JsonOption = Annotated[
     bool, typer.Option("--json", help="Print only the analysis, as JSON, on stdout.")
 ]
 PathsArgument = Annotated[
-    list[Path], typer.Argument(help=".eval logs, folders of logs, or record JSONL files.")
+    list[str],
+    typer.Argument(
+        help=".eval logs, folders of logs, or record JSONL files; s3://… (or any fsspec URL) "
+        "for logs in object storage, read through a local mirror under runs/remote."
+    ),
 ]
+"""Strings, not paths: a path would turn ``s3://b/x`` into ``s3:/b/x``; each command reads
+them through :func:`normlab.core.storage.log_paths`."""
 OutOption = Annotated[Path, typer.Option(help="Folder for report.html.")]
 
 MAX_FOLDER_NAME = 160

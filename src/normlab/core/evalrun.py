@@ -16,6 +16,7 @@ from inspect_ai.dataset import MemoryDataset
 
 from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.logs import local_path
+from normlab.core.storage import mirrored, pull
 
 
 def slug(text: str) -> str:
@@ -76,7 +77,7 @@ class Shard:
 
 def run_task(
     task: Task,
-    log_dir: Path,
+    log_dir: Path | str,
     model: str | list[str],
     roles: dict[str, str],
     display: str | None = None,
@@ -90,9 +91,11 @@ def run_task(
     sequential calls still keeps every connection busy. Events are not streamed to a live
     database (``log_realtime``): finished samples still reach the log every few samples, so a
     killed run resumes, and each call costs about a quarter less CPU
-    (``python -m benchmarks.sweep``).
+    (``python -m benchmarks.sweep``). A URL ``log_dir`` (object storage) is written by
+    Inspect itself; the logs returned are then their local mirror (:mod:`normlab.core.storage`).
     """
-    log_dir.mkdir(parents=True, exist_ok=True)
+    if isinstance(log_dir, Path):
+        log_dir.mkdir(parents=True, exist_ok=True)
     success, logs = eval_set(
         tasks=[task],
         log_dir=str(log_dir),
@@ -112,4 +115,7 @@ def run_task(
             f"{log_dir}: eval did not complete{because} "
             f"({', '.join(log.location for log in failed)}); rerun the same command to resume"
         )
+    if isinstance(log_dir, str):
+        pull(log_dir)
+        return [mirrored(log.location, log_dir) for log in logs]
     return [local_path(log.location) for log in logs]

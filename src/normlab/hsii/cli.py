@@ -15,6 +15,7 @@ from normlab.commands import (
     JsonOption,
     JudgeOption,
     LogDirOption,
+    LogLocationOption,
     MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
@@ -41,6 +42,7 @@ from normlab.core.errors import InputError, at_least
 from normlab.core.evalrun import run_task
 from normlab.core.jsonio import write_jsonl
 from normlab.core.outputs import output_folder
+from normlab.core.storage import log_paths
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, Weights, analyze, load_run
 from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, NEWS_PATH, cut_dialogues, load_cases
 from normlab.hsii.report import breakdown_table, table_one, table_two, write_report
@@ -108,7 +110,7 @@ def hsii_analyze(
     as_json: JsonOption = False,
 ) -> None:
     """r1–r4 and the HSII score (both forms) with intervals, from logs or trial records."""
-    run = load_some(BENCHMARK, paths)
+    run = load_some(BENCHMARK, log_paths(paths))
     analysis = analyze(run, weights(formula, tie_weight, alpha, beta, gamma))
     emit(BENCHMARK, run, analysis, as_json)
     if not as_json:
@@ -128,7 +130,7 @@ def hsii_report(
 ) -> None:
     """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
     output_folder(out, "--out")
-    run = load_some(BENCHMARK, paths)
+    run = load_some(BENCHMARK, log_paths(paths))
     path = write_report(run, analyze(run, weights(formula, tie_weight, 1.0, 1.0, 1.0)), out)
     note(f"report: {path.resolve()}")
 
@@ -148,7 +150,7 @@ def run_hsii(
     epsilon: int = EPSILON,
     tie_weight: float = 0.0,
     settings: RoleSettings | None = None,
-    log_dir: Path | None = None,
+    log_dir: str | Path | None = None,
     report_dir: Path | None = None,
     as_json: bool = False,
     max_connections: int | None = None,
@@ -184,7 +186,7 @@ def hsii_run(
     reasoning_effort: ReasoningEffortOption = None,
     max_connections: MaxConnectionsOption = None,
     shard: ShardOption = None,
-    log_dir: LogDirOption = None,
+    log_dir: LogLocationOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -434,7 +436,7 @@ def grade_export(
     """Write the judge's comparisons, each in both orders, as a CSV for blind human grading."""
     from normlab.hsii.grading import QUESTION, STAGES, export_grading, key_path_for
 
-    count = export_grading(paths, out, n, seed, stages=stage or STAGES)
+    count = export_grading(log_paths(paths), out, n, seed, stages=stage or STAGES)
     say(f"{count} rows ({count // 2} pair(s), each in both orders): {out.resolve()}")
     say(f"fill 'human_verdict': {QUESTION}")
     say(f"key: {key_path_for(out).resolve()} (sides and judge verdicts; keep it from graders)")

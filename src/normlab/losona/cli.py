@@ -14,7 +14,7 @@ from normlab.commands import (
     Benchmark,
     JsonOption,
     JudgeOption,
-    LogDirOption,
+    LogLocationOption,
     MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
@@ -37,6 +37,7 @@ from normlab.commands import (
 )
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_folder
+from normlab.core.storage import log_paths
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.losona.report import (
@@ -119,7 +120,7 @@ def run_losona(
     temperature: str = "paper",
     judge_addenda: str = "default",
     settings: RoleSettings | None = None,
-    log_dir: Path | None = None,
+    log_dir: str | Path | None = None,
     report_dir: Path | None = None,
     as_json: bool = False,
     agent: str = "base",
@@ -166,7 +167,7 @@ def losona_run(
     agent: AgentOption = "base",
     max_connections: MaxConnectionsOption = None,
     shard: ShardOption = None,
-    log_dir: LogDirOption = None,
+    log_dir: LogLocationOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -228,7 +229,7 @@ def losona_rescore(
     from normlab.losona.rescore import RESCORED_FILE, rescore
 
     output_folder(out, "--out")
-    result = rescore(paths, judge, out, data, judge_addenda)
+    result = rescore(log_paths(paths), judge, out, data, judge_addenda)
     if as_json:
         print_json(result)
         return
@@ -276,7 +277,7 @@ def audit_export(
     from normlab.losona.audit import export_audit, key_path_for
     from normlab.losona.rescore import records_and_scenarios
 
-    records, scenarios = records_and_scenarios(paths, data)
+    records, scenarios = records_and_scenarios(log_paths(paths), data)
     count = export_audit(records, scenarios, n, out, seed)
     say(f"{count} items: {out.resolve()} (fill 'human_complies' with yes/no)")
     say(f"key: {key_path_for(out).resolve()} (judge labels; keep it away from labellers)")

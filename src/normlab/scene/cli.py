@@ -19,7 +19,7 @@ from normlab.commands import (
     Benchmark,
     JsonOption,
     JudgeOption,
-    LogDirOption,
+    LogLocationOption,
     MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
@@ -40,6 +40,7 @@ from normlab.commands import (
     write_generated,
 )
 from normlab.core.errors import InputError, at_least
+from normlab.core.storage import log_paths
 from normlab.models import DEFAULT_MODEL
 from normlab.report import format_agreement, format_number, format_rate
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
@@ -236,7 +237,7 @@ def scene_run(
     agent: AgentOption = "base",
     max_connections: MaxConnectionsOption = None,
     shard: ShardOption = None,
-    log_dir: LogDirOption = None,
+    log_dir: LogLocationOption = None,
     report_dir: ReportDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -271,7 +272,7 @@ def audit_export(
     """Write yes/no questions on sampled episodes (turn labels, fidelity) for blind answers."""
     from normlab.scene.audit import export_audit, key_path_for
 
-    count = export_audit(paths, out, n, seed)
+    count = export_audit(log_paths(paths), out, n, seed)
     say(f"{count} questions: {out.resolve()} (fill 'human_answer' with yes/no)")
     say(f"key: {key_path_for(out).resolve()} (model labels; keep it away from raters)")
 

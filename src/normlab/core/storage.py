@@ -1,0 +1,148 @@
+"""Log folders in object storage: ``s3://bucket/sweep`` (or any URL fsspec knows) as a place
+for a run's logs and as an input to every analysis.
+
+A sweep too large for one machine runs as shards on several, each writing its Inspect logs
+straight to one bucket (``--shard 2/8 --log-dir s3://bucket/sweep``: Inspect writes and
+resumes there itself). normlab's readers work on local files, so a remote folder is first
+mirrored into ``runs/remote/SCHEME/BUCKET/PREFIX``: every file under the URL is copied once,
+and again only when its size or version (ETag, else modification time) changed, so reading a
+growing sweep again fetches only the logs that changed. The mirror's analysis is the run's.
+
+Credentials and endpoints come from the storage library's own settings (for S3, the
+``AWS_*`` variables or profiles, ``AWS_ENDPOINT_URL`` for MinIO or another S3 server); no
+URL, key or secret is ever written into a log or report by normlab.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from normlab.core.errors import InputError, OutputError
+from normlab.core.outputs import output_folder
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
+
+MIRROR_ROOT = Path("runs") / "remote"
+MANIFEST = ".normlab-mirror.json"
+"""In a mirror folder: each copied file's version, to copy it again only when it changed."""
+_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$")
+_PROBE = ".normlab-write-check"
+
+
+def is_remote(location: str | Path) -> bool:
+    """Whether ``location`` is a URL naming object storage (``file://`` is a local path)."""
+    found = _URL.match(str(location)) if isinstance(location, str) else None
+    return found is not None and found["scheme"].lower() != "file"
+
+
+def log_location(text: str | Path) -> Path | str:
+    """A ``--log-dir`` as given: a URL stays a string, anything else is a local path."""
+    return text if isinstance(text, str) and is_remote(text) else Path(text)
+
+
+def within(location: Path | str, name: str) -> Path | str:
+    """The folder ``name`` inside a local or remote folder."""
+    return location / name if isinstance(location, Path) else f"{location.rstrip('/')}/{name}"
+
+
+def _parts(url: str) -> tuple[str, list[str]]:
+    found = _URL.match(url)
+    if found is None:
+        raise InputError(url, "not a URL")
+    parts = [part for part in found["rest"].split("/") if part]
+    if not parts or any(part in (".", "..") for part in parts):
+        raise InputError(url, "names no folder in object storage (SCHEME://BUCKET/PREFIX)")
+    return found["scheme"].lower(), parts
+
+
+def mirror_folder(url: str) -> Path:
+    """Where the files under ``url`` are mirrored: ``runs/remote/SCHEME/BUCKET/PREFIX``."""
+    scheme, parts = _parts(url)
+    return MIRROR_ROOT.joinpath(scheme, *parts)
+
+
+def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+    _parts(url)
+    try:
+        from fsspec.core import url_to_fs
+
+        filesystem, root = url_to_fs(url)
+    except (ImportError, ValueError) as error:
+        raise InputError(url, f"no storage library for this URL ({error})") from error
+    return filesystem, str(root).rstrip("/")
+
+
+def _reason(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def check_remote_folder(url: str, option: str) -> None:
+    """Prove that files can be written under ``url`` (a probe written and removed), before a
+    run that may take hours writes its first log there."""
+    filesystem, root = _filesystem(url)
+    probe = f"{root}/{_PROBE}"
+    try:
+        filesystem.pipe_file(probe, b"")
+        filesystem.rm_file(probe)
+    except Exception as error:  # each storage library raises its own types
+        raise OutputError(url, f"{option}: cannot write here ({_reason(error)})") from error
+
+
+def _version(info: dict[str, Any]) -> list[str]:
+    version = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified")
+    return [str(info.get("size")), str(version or "")]
+
+
+def pull(url: str) -> Path:
+    """Mirror every file under ``url`` (a folder, or one file) and return its local copy."""
+    filesystem, root = _filesystem(url)
+    try:
+        found: dict[str, dict[str, Any]] = filesystem.find(root, detail=True)
+    except Exception as error:  # each storage library raises its own types
+        raise InputError(url, f"cannot list ({_reason(error)})") from error
+    if not found:
+        raise InputError(url, "no files here")
+    single = list(found) == [root]
+    base = PurePosixPath(root).parent if single else PurePosixPath(root)
+    local = mirror_folder(url)
+    folder = output_folder(local.parent if single else local, "the mirror of a remote folder")
+    manifest_path = folder / MANIFEST
+    manifest: dict[str, Any] = (
+        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    )
+    for name, info in sorted(found.items()):
+        relative = PurePosixPath(name).relative_to(base)
+        if ".." in relative.parts or relative.name == _PROBE:
+            continue
+        target = folder.joinpath(*relative.parts)
+        version = _version(info)
+        if manifest.get(str(relative)) == version and target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.part")
+        try:
+            filesystem.get_file(name, str(partial))
+        except Exception as error:  # each storage library raises its own types
+            raise InputError(f"{url.rstrip('/')}/{relative}", _reason(error)) from error
+        partial.replace(target)
+        manifest[str(relative)] = version
+        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return local
+
+
+def log_paths(texts: Iterable[str]) -> list[Path]:
+    """Paths a command was given, each URL replaced by its mirrored local copy."""
+    return [pull(text) if is_remote(text) else Path(text) for text in texts]
+
+
+def mirrored(location: str, url: str) -> Path:
+    """The mirror's copy of ``location``, a file Inspect wrote under the remote folder ``url``."""
+    prefix = url.rstrip("/") + "/"
+    if not location.startswith(prefix):
+        raise InputError(location, f"not under {url}")
+    return mirror_folder(url).joinpath(*PurePosixPath(location.removeprefix(prefix)).parts)
