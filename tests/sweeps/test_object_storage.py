@@ -98,6 +98,16 @@ def test_shards_written_to_a_bucket_analyze_as_the_unsharded_run(
     assert sorted(name for name in manifest if name.endswith(".eval")) == sorted(
         key.removeprefix("sweep/") for key in keys(bucket) if key.endswith(".eval")
     )
+    one = next(key for key in keys(bucket) if key.endswith(".eval"))
+    assert analysis(f"{bucket}/{one}")["models"][MODEL]  # one log, named by its URL
+    (mirror / MANIFEST).write_text("[]")
+    code, output = run_cli("losona", "analyze", sweep)
+    assert code == 2, output
+    assert (
+        output.strip()
+        .splitlines()[-1]
+        .endswith("not a mirror manifest (delete it to copy every file)")
+    )
 
 
 def test_a_bucket_that_cannot_be_written_or_read_is_one_line(workdir: Path, bucket: str) -> None:

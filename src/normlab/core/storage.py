@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from normlab.core.errors import InputError, OutputError
+from normlab.core.jsonio import read_json
 from normlab.core.outputs import output_folder
 
 if TYPE_CHECKING:
@@ -112,9 +113,9 @@ def pull(url: str) -> Path:
     local = mirror_folder(url)
     folder = output_folder(local.parent if single else local, "the mirror of a remote folder")
     manifest_path = folder / MANIFEST
-    manifest: dict[str, Any] = (
-        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    )
+    manifest = read_json(manifest_path) if manifest_path.exists() else {}
+    if not isinstance(manifest, dict):
+        raise InputError(manifest_path, "not a mirror manifest (delete it to copy every file)")
     for name, info in sorted(found.items()):
         relative = PurePosixPath(name).relative_to(base)
         if ".." in relative.parts or relative.name == _PROBE:
