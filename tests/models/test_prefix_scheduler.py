@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from normlab.models.prefix_scheduler import PrefixScheduler, scheduler_for_loop
+from normlab.models.prefix_scheduler import PrefixScheduler, SlotTimeoutError, scheduler_for_loop
 
 pytestmark = pytest.mark.anyio
 
@@ -75,3 +75,139 @@ async def test_a_failing_job_frees_its_slot() -> None:
 async def test_one_scheduler_per_loop_and_slot_count() -> None:
     assert scheduler_for_loop(2) is scheduler_for_loop(2)
     assert scheduler_for_loop(2) is not scheduler_for_loop(3)
+
+
+async def _settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("slots", [1, 2])
+@pytest.mark.parametrize(
+    "order",
+    [
+        ("waiting", "running"),
+        ("running", "waiting"),
+        ("running",),
+        ("waiting",),
+        ("waiting", "waiting", "running", "running"),
+    ],
+)
+async def test_cancelled_requests_give_their_slots_back(slots: int, order: tuple[str, ...]) -> None:
+    """Cancel waiting and running requests in every order; later requests still complete."""
+    scheduler = PrefixScheduler(slots=slots)
+    gate = asyncio.Event()
+
+    async def blocked() -> str:
+        await gate.wait()
+        return "blocked"
+
+    running = [asyncio.create_task(scheduler.run(f"r{i}", blocked)) for i in range(slots)]
+    waiting = [asyncio.create_task(scheduler.run(f"w{i}", blocked)) for i in range(3)]
+    await _settle()
+    assert scheduler.free_slots == 0 and scheduler.waiting == 3
+    pools = {"running": list(running), "waiting": list(waiting)}
+    for kind in order:
+        if pools[kind]:
+            victim = pools[kind].pop(0)
+            victim.cancel()
+            await _settle()
+            assert victim.cancelled()
+    gate.set()
+    await asyncio.wait_for(asyncio.gather(*running, *waiting, return_exceptions=True), 5)
+
+    async def quick(value: int) -> int:
+        await asyncio.sleep(0)
+        return value
+
+    results = await asyncio.wait_for(
+        asyncio.gather(*(scheduler.run(str(i), lambda i=i: quick(i)) for i in range(8))),  # type: ignore[misc]
+        timeout=5,
+    )
+    assert results == list(range(8))
+    assert scheduler.free_slots == slots and scheduler.waiting == 0
+
+
+async def test_a_request_cancelled_the_moment_it_gets_its_slot_hands_the_slot_on() -> None:
+    scheduler = PrefixScheduler(slots=1)
+    gate = asyncio.Event()
+
+    async def blocked() -> str:
+        await gate.wait()
+        return "done"
+
+    first = asyncio.create_task(scheduler.run("a", blocked))
+    second = asyncio.create_task(scheduler.run("b", blocked))
+    third = asyncio.create_task(scheduler.run("c", blocked))
+    await _settle()
+    gate.set()
+    # The first job's end grants the slot to "b" in a callback; cancel "b" before it wakes.
+    await asyncio.sleep(0)
+    second.cancel()
+    assert await asyncio.wait_for(first, 5) == "done"
+    assert await asyncio.wait_for(third, 5) == "done"
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    assert scheduler.free_slots == 1 and scheduler.waiting == 0
+
+
+async def test_a_cancelled_running_job_keeps_its_slot_until_it_really_ends() -> None:
+    """The llama.cpp call in a thread cannot be stopped: its slot is busy until it returns."""
+    scheduler = PrefixScheduler(slots=1)
+    gate = asyncio.Event()
+
+    async def blocked() -> str:
+        await gate.wait()
+        return "done"
+
+    running = asyncio.create_task(scheduler.run("a", blocked))
+    await _settle()
+    running.cancel()
+    await _settle()
+    assert scheduler.free_slots == 0, "the job still runs after its caller stopped waiting"
+    gate.set()
+    await _settle()
+    assert scheduler.free_slots == 1
+    with pytest.raises(asyncio.CancelledError):
+        await running
+
+
+async def test_the_timeout_counts_from_the_slot_not_from_the_queue() -> None:
+    scheduler = PrefixScheduler(slots=1)
+
+    async def slow() -> str:
+        await asyncio.sleep(0.15)
+        return "slow"
+
+    async def hangs() -> str:
+        await asyncio.sleep(10)
+        return "never"
+
+    # Each waits 0.3 s or more in the queue, longer than its 0.2 s timeout, and still succeeds.
+    queued = [asyncio.create_task(scheduler.run(str(i), slow, timeout=0.2)) for i in range(3)]
+    assert await asyncio.gather(*queued) == ["slow"] * 3
+    with pytest.raises(SlotTimeoutError):
+        await scheduler.run("h", hangs, timeout=0.05)
+
+
+async def test_inspects_attempt_timer_cancelling_waiters_leaks_nothing() -> None:
+    """Inspect wraps each attempt in ``anyio.move_on_after``, which cancels again at every
+    await until the scope ends: waiters timed out so must still leave the queue cleanly."""
+    import anyio
+
+    scheduler = PrefixScheduler(slots=2)
+
+    async def slow() -> str:
+        await asyncio.sleep(0.2)
+        return "ok"
+
+    async def attempt(key: str) -> str | None:
+        with anyio.move_on_after(0.05):
+            return await scheduler.run(key, slow)
+        return None
+
+    outcomes = await asyncio.gather(*(attempt(str(i)) for i in range(6)))
+    assert outcomes == [None] * 6
+    await asyncio.sleep(0.3)  # the two jobs that started run to their end
+    assert scheduler.free_slots == 2 and scheduler.waiting == 0
+    assert await scheduler.run("after", slow) == "ok"

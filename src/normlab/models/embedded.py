@@ -15,6 +15,11 @@ Why this shape:
   that runs prompts sharing a prefix back to back: Inspect may send up to
   ``max_connections`` requests, and whenever a slot frees, the waiting request
   most similar to that slot's last prompt goes next;
+- every attempt is timed from the moment it gets a slot (``NORMLAB_ATTEMPT_TIMEOUT``,
+  default 600 s), not from when Inspect sent it: a request queued behind a slow or busy
+  CPU is waiting, not hung, and Inspect's own attempt timer (which normlab leaves unset
+  for this provider, ``times_own_attempts``) would time it out for waiting; a timed-out
+  attempt is retried by Inspect like its own;
 - token usage comes from llama.cpp itself, with cache hits reported as
   ``input_tokens_cache_read``.
 """
@@ -39,7 +44,8 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.models.embedded_weights import embedded_gguf_path
-from normlab.models.prefix_scheduler import scheduler_for_loop
+from normlab.models.prefix_scheduler import SlotTimeoutError, scheduler_for_loop
+from normlab.models.timeouts import attempt_timeout
 
 EMBEDDED_MODEL = "embedded/qwen2.5-coder-0.5b"
 DEFAULT_MAX_TOKENS = 512
@@ -115,6 +121,9 @@ def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[s
 class EmbeddedLlamaCpp(ModelAPI):
     """Inspect provider for the embedded GGUF (llama.cpp via xllamacpp, CPU)."""
 
+    times_own_attempts = True
+    """Attempts are timed from their slot, not from Inspect's call (see the module)."""
+
     def __init__(
         self,
         model_name: str,
@@ -139,6 +148,9 @@ class EmbeddedLlamaCpp(ModelAPI):
     def connection_key(self) -> str:
         return "embedded"
 
+    def should_retry(self, ex: Exception) -> bool:
+        return isinstance(ex, SlotTimeoutError)
+
     async def generate(
         self,
         input: list[ChatMessage],
@@ -154,6 +166,7 @@ class EmbeddedLlamaCpp(ModelAPI):
         response: dict[str, Any] = await scheduler.run(
             prompt_key(request),
             lambda: anyio.to_thread.run_sync(server.handle_chat_completions, request),
+            timeout=config.attempt_timeout or attempt_timeout(),
         )
         call = ModelCall.create(request=request, response=response)
         if "error" in response or not response.get("choices"):

@@ -9,9 +9,25 @@ server at a time; whenever a slot frees up, it starts the waiting request whose
 prompt shares the longest prefix with the prompt that slot just finished
 (ties: the longest-waiting request), instead of first-come first-served.
 
-It keeps no background tasks: waiting requests sleep on a condition, and the
-request that frees a slot picks its successor. One scheduler exists per event
-loop, because asyncio primitives belong to the loop that created them.
+A slot can never leak, whatever is cancelled when (Inspect cancels a request
+after its attempt timeout, a sample limit or Ctrl-C cancels whole samples):
+
+- every change of state is synchronous (no lock, no ``await`` on the way out),
+  so a cancellation delivered again and again by an anyio cancel scope cannot
+  interrupt a release half-way;
+- a request cancelled while it waits leaves the queue, and if a slot was handed
+  to it in the same instant, gives that slot straight to the next request;
+- a job runs as a task of its own that frees its slot when it finishes: the
+  caller may stop waiting for it (cancelled, or past ``timeout``), but the
+  llama.cpp call in its thread cannot be stopped, so the slot stays taken
+  until the server is really free again.
+
+``timeout`` counts from the moment a request gets its slot: time spent waiting
+in this queue behind a slow CPU is not the endpoint hanging, and must not be
+timed out as if it were.
+
+One scheduler exists per event loop, because asyncio primitives belong to the
+loop that created them.
 """
 
 from __future__ import annotations
@@ -21,9 +37,17 @@ import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from itertools import count
-from typing import TypeVar
+from typing import Any, TypeVar
 
 ResultT = TypeVar("ResultT")
+
+
+class SlotTimeoutError(TimeoutError):
+    """A job held its slot for longer than the request's ``timeout``."""
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__(f"no reply within {timeout:g} s of getting a slot")
+        self.timeout = timeout
 
 
 def shared_prefix_length(a: str, b: str) -> int:
@@ -35,11 +59,11 @@ def shared_prefix_length(a: str, b: str) -> int:
     return limit
 
 
-@dataclass
+@dataclass(eq=False)
 class _Waiting:
     key: str
     order: int
-    slot: int | None = None
+    granted: asyncio.Future[int]
 
 
 @dataclass
@@ -48,12 +72,20 @@ class PrefixScheduler:
     _last_keys: list[str] = field(default_factory=list)
     _free: list[int] = field(default_factory=list)
     _waiting: list[_Waiting] = field(default_factory=list)
-    _condition: asyncio.Condition = field(default_factory=asyncio.Condition)
     _counter: count[int] = field(default_factory=count)
+    _running: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self._last_keys = [""] * self.slots
         self._free = list(range(self.slots))
+
+    @property
+    def free_slots(self) -> int:
+        return len(self._free)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
 
     def _assign(self) -> None:
         """Give each free slot the waiting request with the longest shared prefix."""
@@ -66,26 +98,63 @@ class PrefixScheduler:
             )
             self._waiting.remove(best)
             self._free.pop(0)
-            best.slot = slot
+            best.granted.set_result(slot)
 
-    async def run(self, key: str, job: Callable[[], Awaitable[ResultT]]) -> ResultT:
-        """Run ``job`` when a slot is free and this request is the best match for it."""
-        entry = _Waiting(key=key, order=next(self._counter))
-        async with self._condition:
-            self._waiting.append(entry)
-            self._assign()
-            self._condition.notify_all()
-            await self._condition.wait_for(lambda: entry.slot is not None)
-        slot = entry.slot
-        assert slot is not None
+    def _release(self, slot: int, key: str | None) -> None:
+        """Free ``slot`` (after serving ``key``, if it served anything) and refill it."""
+        if key is not None:
+            self._last_keys[slot] = key
+        self._free.append(slot)
+        self._assign()
+
+    async def _wait_for_slot(self, entry: _Waiting) -> int:
         try:
+            return await asyncio.shield(entry.granted)
+        except BaseException:
+            # Cancelled while waiting: leave the queue, or hand on a slot granted meanwhile.
+            if entry in self._waiting:
+                self._waiting.remove(entry)
+            elif entry.granted.done() and not entry.granted.cancelled():
+                self._release(entry.granted.result(), None)
+            raise
+
+    async def run(
+        self,
+        key: str,
+        job: Callable[[], Awaitable[ResultT]],
+        timeout: float | None = None,
+    ) -> ResultT:
+        """Run ``job`` when a slot is free and this request is the best match for it.
+
+        Raises :class:`SlotTimeoutError` if the job has not finished ``timeout`` seconds
+        after it started (the slot is freed when the job really ends).
+        """
+        loop = asyncio.get_running_loop()
+        entry = _Waiting(key=key, order=next(self._counter), granted=loop.create_future())
+        self._waiting.append(entry)
+        self._assign()
+        slot = await self._wait_for_slot(entry)
+
+        async def hold() -> ResultT:
             return await job()
-        finally:
-            async with self._condition:
-                self._last_keys[slot] = key
-                self._free.append(slot)
-                self._assign()
-                self._condition.notify_all()
+
+        task = loop.create_task(hold())
+        self._running.add(task)
+
+        def finished(done: asyncio.Task[ResultT]) -> None:
+            self._running.discard(done)
+            if not done.cancelled():
+                done.exception()  # retrieved: a caller that stopped waiting cannot see it
+            self._release(slot, key)
+
+        task.add_done_callback(finished)
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError as error:
+            if task.done():
+                raise  # the job's own TimeoutError
+            assert timeout is not None
+            raise SlotTimeoutError(timeout) from error
 
 
 _schedulers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, PrefixScheduler]] = (

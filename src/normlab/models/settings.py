@@ -11,7 +11,6 @@ counted apart (:mod:`normlab.models.structured`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
@@ -77,22 +76,3 @@ def _mapping(value: Any, name: str) -> dict[str, Any]:
     if isinstance(value, str):
         return parse_assignments(value.split(","), name)
     raise InputError(f"--{name}".replace("_", "-"), "expected ROLE=VALUE pairs", field=name)
-
-
-ATTEMPT_TIMEOUT_ENV = "NORMLAB_ATTEMPT_TIMEOUT"
-DEFAULT_ATTEMPT_TIMEOUT_S = 600
-
-
-def attempt_timeout() -> int:
-    """Seconds one attempt of a model call may take before Inspect abandons and retries it.
-
-    Inspect sets none by default, so an endpoint that accepts a request and never
-    answers hangs a run forever. Ten minutes covers a slow CPU model writing a
-    long reply; ``NORMLAB_ATTEMPT_TIMEOUT`` sets another value (whole seconds).
-    """
-    text = os.environ.get(ATTEMPT_TIMEOUT_ENV, "").strip()
-    if not text:
-        return DEFAULT_ATTEMPT_TIMEOUT_S
-    if not text.isdigit() or int(text) < 1:
-        raise InputError(ATTEMPT_TIMEOUT_ENV, f"expected whole seconds ≥ 1, got {text[:40]!r}")
-    return int(text)

@@ -48,7 +48,7 @@ from pydantic import BaseModel, ValidationError
 
 from normlab.core.errors import NormlabError
 from normlab.core.jsonio import validation_field
-from normlab.models.settings import attempt_timeout
+from normlab.models.timeouts import attempt_timeout
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -233,13 +233,24 @@ def response_schema(schema: type[BaseModel]) -> ResponseSchema:
     return ResponseSchema(name=schema.__name__, json_schema=json_schema(schema))
 
 
-def request_config(schema: type[BaseModel] | None, config: GenerateConfig | None) -> GenerateConfig:
+def request_config(
+    schema: type[BaseModel] | None, config: GenerateConfig | None, model: Model | None = None
+) -> GenerateConfig:
     """``config`` with the schema attached and normlab's per-attempt timeout (unless it sets
-    its own), in one merge: each merge deep-copies the config, schema included."""
+    its own), in one merge: each merge deep-copies the config, schema included.
+
+    A provider that queues requests inside its own ``generate`` (the embedded model, whose
+    slots a CPU serves one reply at a time) times its attempts itself, from the moment a
+    request gets a slot: Inspect's timer would also count the wait in that queue, and time
+    out requests that are merely waiting behind a slow CPU.
+    """
     base = config or GenerateConfig()
+    timed_by_provider = model is not None and getattr(model.api, "times_own_attempts", False)
     extra = GenerateConfig(
         response_schema=response_schema(schema) if schema else None,
-        attempt_timeout=None if base.attempt_timeout is not None else attempt_timeout(),
+        attempt_timeout=(
+            None if base.attempt_timeout is not None or timed_by_provider else attempt_timeout()
+        ),
     )
     return base.merge(extra)
 
@@ -288,7 +299,7 @@ async def generate_structured(
     With ``schema=None`` the call is free text: no parsing, only the truncation retry.
     """
     conversation = list(messages)
-    call_config = request_config(schema, config)
+    call_config = request_config(schema, config, model)
     result: StructuredResult[SchemaT] = StructuredResult(value=None)
     for attempt in range(1 + repair_retries):
         reply = await _generate_once(model, conversation, call_config, cache, result)
