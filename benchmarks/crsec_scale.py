@@ -57,8 +57,8 @@ from typing import Any
 from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
 from benchmarks.endpoint import EndpointConfig, EndpointProcess
-from normlab.crsec.cli import configure, model_client
 from normlab.crsec.rundir import RunDir
+from normlab.crsec.runner import configure, model_client
 from normlab.crsec.schemas import Event, HourMetrics, WorldState
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import load_society, scaled_society

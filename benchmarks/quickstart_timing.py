@@ -1,30 +1,38 @@
 """Measure the README quickstart from a fresh clone: setup time, demo time, calls and tokens.
 
-    python -m benchmarks.quickstart_timing [--repo PATH] [--out results.json]
+    python -m benchmarks.quickstart_timing [--repo PATH] [--busy N] [--skip-setup] [--out FILE]
 
 Clones the repository's HEAD into a temporary folder, runs ``make setup`` (fresh
 virtual environment, pinned dependencies) and then ``make demo`` (the four systems'
-demos on the embedded model, with an empty model cache so GGUF assembly is included),
-timing each and each system's demo, and reads the benchmarks' Inspect logs for model
-calls and tokens per role (CRSEC's calls are in its run directory's metrics).
+demos on the embedded model, with an empty model cache, so GGUF assembly is included, and
+an empty Inspect cache, so no reply is replayed), timing each and each system's demo, and
+reads the benchmarks' Inspect logs for model calls and tokens per role (CRSEC's calls are
+in its run directory's metrics). ``--busy N`` keeps N busy loops running on the cores for
+the whole demo, as on a laptop that is doing other work; ``--skip-setup`` runs this
+checkout's ``normlab demo`` (its ``.venv`` and working tree) in the clone's folder instead of
+building a virtual environment, for a quick measurement of uncommitted work.
 Prints a JSON summary; the closing notes of issues quote it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
 from normlab.core.logs import read_samples
 from normlab.models.usage import usage_by_role
+
+BUSY_LOOP = "while True: pass"
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str]:
@@ -37,32 +45,80 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, st
     return elapsed, result.stdout + result.stderr
 
 
-def measure(repo: Path) -> dict[str, Any]:
+@contextlib.contextmanager
+def busy_loops(count: int) -> Iterator[None]:
+    """``count`` processes spinning on the CPU for as long as the block runs."""
+    loops = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def calls_and_tokens(folder: Path) -> dict[str, dict[str, int]]:
+    """Model calls and tokens per role of one system's demo (its logs, or CRSEC's events)."""
+    if (folder / "events.jsonl").exists():
+        from normlab.crsec.rundir import RunDir
+
+        calls = [event.data for event in RunDir(folder).events() if event.kind == "call"]
+        verdicts = folder / "judge_cache.jsonl"
+        return {
+            "agent": {
+                "calls": len(calls),
+                "input_tokens": sum(call["input_tokens"] for call in calls),
+                "cached_input_tokens": sum(call["cached_input_tokens"] for call in calls),
+                "output_tokens": sum(call["output_tokens"] for call in calls),
+            },
+            "judge": {"calls": len(verdicts.read_text().splitlines()) if verdicts.exists() else 0},
+        }
+    usage = usage_by_role(
+        item.sample for item in read_samples(sorted(folder.rglob("*.eval"))).samples
+    )
+    return {
+        role: {
+            "calls": item.calls,
+            "input_tokens": item.input_tokens,
+            "cached_input_tokens": item.cached_input_tokens,
+            "output_tokens": item.output_tokens,
+        }
+        for role, item in sorted(usage.items())
+    }
+
+
+def measure(repo: Path, busy: int, skip_setup: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="normlab-quickstart-") as scratch:
         clone = Path(scratch) / "normlab"
         subprocess.run(["git", "clone", "--quiet", str(repo), str(clone)], check=True)
-        env = {**os.environ, "NORMLAB_CACHE_DIR": str(Path(scratch) / "cache")}
+        env = {
+            **os.environ,
+            "NORMLAB_CACHE_DIR": str(Path(scratch) / "cache"),
+            "INSPECT_CACHE_DIR": str(Path(scratch) / "inspect-cache"),
+        }
         env.pop("VIRTUAL_ENV", None)
-        setup_s, _ = timed(["make", "setup"], clone, env)
-        demo_s, demo_output = timed(["make", "demo"], clone, env)
-        logs = sorted((clone / "runs" / "demo").rglob("*.eval"))
-        usage = usage_by_role(item.sample for item in read_samples(logs).samples)
+        if skip_setup:
+            setup_s = 0.0
+            demo = [str(repo / ".venv" / "bin" / "normlab"), "demo"]
+        else:
+            setup_s, _ = timed(["make", "setup"], clone, env)
+            demo = ["make", "demo"]
+        with busy_loops(busy):
+            demo_s, demo_output = timed(demo, clone, env)
+        demo_runs = clone / "runs" / "demo"
         return {
             "setup_seconds": round(setup_s, 1),
             "demo_seconds": round(demo_s, 1),
+            "demo_minutes": round(demo_s / 60, 2),
+            "busy_loops": busy,
             "demo_printed_index": "index:" in demo_output,
             "demo_minutes_by_system": {
                 match.group(1): float(match.group(2))
                 for match in re.finditer(r"\[\d/\d\] (\w+) done in ([\d.]+) min", demo_output)
             },
             "calls_and_tokens": {
-                role: {
-                    "calls": item.calls,
-                    "input_tokens": item.input_tokens,
-                    "cached_input_tokens": item.cached_input_tokens,
-                    "output_tokens": item.output_tokens,
-                }
-                for role, item in sorted(usage.items())
+                system: calls_and_tokens(demo_runs / system)
+                for system in ("losona", "scene", "hsii", "crsec")
             },
             "cpu_count": os.cpu_count(),
         }
@@ -71,9 +127,11 @@ def measure(repo: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--busy", type=int, default=0, help="Busy loops on the cores meanwhile.")
+    parser.add_argument("--skip-setup", action="store_true", help="Reuse this checkout's .venv.")
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
-    summary = measure(arguments.repo)
+    summary = measure(arguments.repo.resolve(), arguments.busy, arguments.skip_setup)
     emit(summary, arguments.out)
 
 

@@ -15,6 +15,7 @@ import normlab
 
 SOURCE = Path(normlab.__file__).parent
 LAYERS = {
+    "_faces": 0,
     "core": 0,
     "stats": 0,
     "models": 1,

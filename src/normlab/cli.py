@@ -2,31 +2,76 @@
 
 Every command reports bad input on one line naming file, line and field and
 exits 2; an incomplete run exits 1 and resumes when run again.
+
+The systems' command groups load when one of their commands (or their ``--help``) runs,
+not before: ``normlab --help`` lists them from the table below without importing Inspect,
+matplotlib or FastAPI, so it answers at once.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-from normlab import crsec, demo, hsii, losona, scene, web
-from normlab.commands import models_app
+from normlab.demo import demo
+from normlab.web.cli import serve
 
 HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
 
 Every command reports bad input on one line naming file, line and field and exits 2;
 an incomplete run exits 1 and resumes when run again."""
 
-app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False)
-app.add_typer(models_app, name="models")
-app.add_typer(losona.losona_app, name="losona")
-app.add_typer(scene.scene_app, name="scene")
-app.add_typer(hsii.hsii_app, name="hsii")
-app.add_typer(crsec.crsec_app, name="crsec")
+GROUPS: dict[str, tuple[str, str]] = {
+    "models": ("normlab.commands.models", "Check the models normlab can call."),
+    "losona": ("normlab.losona.cli", "LoSoNA: local social norm adaptation (static)."),
+    "scene": ("normlab.scene.cli", "SCENE: interactive norm episodes with sanctions."),
+    "hsii": (
+        "normlab.hsii.cli",
+        "HSII: an assistant among several users picks whom to address and what to say.",
+    ),
+    "crsec": (
+        "normlab.crsec.cli",
+        "CRSEC: a society of agents in which norms are created, spread, evaluated, "
+        "synthesized and obeyed, over simulated days.",
+    ),
+}
+"""Command group → (module whose ``app`` is the group, the group's help)."""
 
-app.command("demo")(demo.demo)
-app.command("serve")(web.serve)
+
+class LazyGroup(TyperGroup):
+    """A group whose subgroups are imported when used; its own help lists them unloaded."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self._listing = False
+        for name, (_, text) in GROUPS.items():
+            self.commands.setdefault(name, TyperGroup(name=name, help=text))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = self.commands.get(cmd_name)
+        if cmd_name in GROUPS and not self._listing and not getattr(command, "loaded", False):
+            module, text = GROUPS[cmd_name]
+            command = typer.main.get_group(importlib.import_module(module).app)
+            command.name, command.help = cmd_name, text
+            command.loaded = True  # type: ignore[attr-defined]
+            self.commands[cmd_name] = command
+        return command
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, cls=LazyGroup)
+app.command("demo")(demo)
+app.command("serve")(serve)
 
 
 def main() -> None:

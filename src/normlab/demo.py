@@ -11,20 +11,26 @@ from typing import Annotated
 import typer
 
 from normlab import crsec, hsii, losona, scene
-from normlab.commands import note, reports_errors
-from normlab.models import DEFAULT_MODEL
-from normlab.report import HtmlReport, Table, embedded_banner
+from normlab.commands.console import note, reports_errors
+from normlab.models.roles import DEFAULT_MODEL
 
+# Each demo is looked up on its system's face when it runs (the faces load on first use).
 DEMOS: list[tuple[str, str, Callable[[Path], Path]]] = [
-    ("LoSoNA", "static benchmark: write the next message of a group chat", losona.run_demo),
-    ("SCENE", "interactive benchmark: personas enforce a hidden norm", scene.run_demo),
-    ("HSII", "multi-user benchmark: whom to address and what to say", hsii.run_demo),
-    ("CRSEC", "simulation: norms emerge in a society of agents", crsec.run_demo),
-]
+    ("LoSoNA", "static benchmark: write the next message of a group chat",
+     lambda out: losona.run_demo(out)),
+    ("SCENE", "interactive benchmark: personas enforce a hidden norm",
+     lambda out: scene.run_demo(out)),
+    ("HSII", "multi-user benchmark: whom to address and what to say",
+     lambda out: hsii.run_demo(out)),
+    ("CRSEC", "simulation: norms emerge in a society of agents",
+     lambda out: crsec.run_demo(out)),
+]  # fmt: skip
 
 
 def write_index(out: Path, done: list[tuple[str, str, Path, float]]) -> Path:
     """One page linking the four reports, with what each took."""
+    from normlab.report import HtmlReport, Table, embedded_banner
+
     page = HtmlReport("normlab demo: the four systems on the embedded model")
     banner = embedded_banner({"every role": [DEFAULT_MODEL]})
     if banner:

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.crsec.calls import Caller
-from normlab.crsec.cli import model_client
 from normlab.crsec.rundir import RunDir
+from normlab.crsec.runner import model_client
 from normlab.crsec.schemas import RunConfig, Utterance
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import load_society, scaled_society

@@ -128,8 +128,8 @@ def test_duplicate_scenario_ids_are_rejected(tmp_path: Path) -> None:
 
 
 def test_shipped_set_covers_the_taxonomy_and_holds_the_demo_scenarios() -> None:
-    from normlab.losona.cli import DEMO_SCENARIO_IDS
     from normlab.losona.dataset import SCENARIOS_PATH
+    from normlab.losona.runner import DEMO_SCENARIO_IDS
     from normlab.losona.taxonomy import load_taxonomy
 
     scenarios = load_scenarios(SCENARIOS_PATH)

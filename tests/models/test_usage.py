@@ -37,3 +37,10 @@ def test_usage_sums_calls_tokens_and_known_costs(workdir: Path) -> None:
     write_eval_log(log, str(path))
     priced = usage_of(path)
     assert priced["judge"].cost is not None and abs(priced["judge"].cost - 0.02) < 1e-9
+
+
+def test_the_retried_error_names_are_the_errors_structured_output_retries() -> None:
+    from normlab.models.structured import unusable_errors
+    from normlab.models.usage import UNUSABLE_ERROR_NAMES
+
+    assert tuple(error.__name__ for error in unusable_errors()) == UNUSABLE_ERROR_NAMES

@@ -4,44 +4,44 @@ Above the shared ground (core, models, stats, report) and below the systems:
 each system's ``cli.py`` builds its commands from these pieces.
 """
 
-from normlab.commands.benchmark import (
-    Benchmark,
-    add_read_commands,
-    emit,
-    finish_run,
-    load_some,
-)
-from normlab.commands.console import (
-    console,
-    note,
-    print_json,
-    print_table,
-    report_findings,
-    reports_errors,
-    say,
-    stdout_to_stderr,
-)
-from normlab.commands.generation import write_generated
-from normlab.commands.models import models_app
-from normlab.commands.options import (
-    AgentOption,
-    JsonOption,
-    JudgeOption,
-    LogDirOption,
-    LogLocationOption,
-    MaxConnectionsOption,
-    MaxTokensOption,
-    ModelOption,
-    OutOption,
-    PathsArgument,
-    ReasoningEffortOption,
-    ReportDirOption,
-    RoleOption,
-    ShardOption,
-    bind_roles,
-    default_log_dir,
-    role_settings,
-)
+from typing import TYPE_CHECKING
+
+from normlab._faces import lazy_face
+
+if TYPE_CHECKING:
+    from normlab.commands.benchmark import Benchmark, emit, finish_run, load_some
+    from normlab.commands.console import (
+        note,
+        print_json,
+        print_table,
+        report_findings,
+        reports_errors,
+        say,
+        stdout_to_stderr,
+    )
+    from normlab.commands.generation import write_generated
+    from normlab.commands.options import (
+        AgentOption,
+        JsonOption,
+        JudgeOption,
+        LogDirOption,
+        LogLocationOption,
+        MaxConnectionsOption,
+        MaxTokensOption,
+        ModelOption,
+        OutOption,
+        PathsArgument,
+        ReasoningEffortOption,
+        ReportDirOption,
+        RoleOption,
+        ShardOption,
+        bind_roles,
+        default_log_dir,
+        role_settings,
+    )
+    from normlab.commands.reading import add_read_commands
+else:
+    __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
     "AgentOption",
@@ -61,12 +61,10 @@ __all__ = [
     "ShardOption",
     "add_read_commands",
     "bind_roles",
-    "console",
     "default_log_dir",
     "emit",
     "finish_run",
     "load_some",
-    "models_app",
     "note",
     "print_json",
     "print_table",

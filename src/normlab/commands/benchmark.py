@@ -1,9 +1,10 @@
 """The one command factory: every benchmark's ``run``, ``analyze`` and ``report`` behave alike.
 
 A system describes its read side once (:class:`Benchmark`: how to load logs,
-analyze them, show the analysis and write the report); :func:`add_read_commands`
-gives it ``analyze PATHS [--json]`` and ``report PATHS [--out DIR]``, and its own
-``run`` command (whose options are the system's) ends in :func:`finish_run`.
+analyze them, show the analysis and write the report);
+:func:`~normlab.commands.reading.add_read_commands` gives it ``analyze PATHS [--json]`` and
+``report PATHS [--out DIR]``, and its own ``run`` command (whose options are the system's)
+ends in :func:`finish_run`.
 Conventions: ``--json`` prints only JSON on stdout; progress, notes and the
 report path go to stderr; every log is read once and every sample counted once.
 """
@@ -15,17 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-import typer
 from inspect_ai import Task
 
 from normlab.commands.console import (
     note,
     print_json,
     print_table,
-    reports_errors,
     stdout_to_stderr,
 )
-from normlab.commands.options import JsonOption, OutOption, PathsArgument, default_log_dir
+from normlab.commands.options import default_log_dir
 from normlab.core.errors import InputError
 from normlab.core.evalrun import Shard, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
@@ -33,7 +32,6 @@ from normlab.core.outputs import output_folder
 from normlab.core.storage import (
     check_remote_folder,
     log_location,
-    log_paths,
     mirror_folder,
     within,
 )
@@ -95,32 +93,12 @@ def load_some(bench: Benchmark[LoadedT, AnalysisT], paths: list[Path]) -> Loaded
     return loaded
 
 
-def _analyze_and_emit(
+def analyze_and_emit(
     bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, as_json: bool
 ) -> AnalysisT:
     analysis = bench.analyze(loaded)
     emit(bench, loaded, analysis, as_json)
     return analysis
-
-
-def add_read_commands(app: typer.Typer, bench: Benchmark[LoadedT, AnalysisT]) -> None:
-    """``analyze`` and ``report`` for ``bench``, the same for every system (a system with
-    scoring options of its own writes these two itself around :func:`emit`)."""
-
-    @app.command("analyze")
-    @reports_errors
-    def analyze(paths: PathsArgument, as_json: JsonOption = False) -> None:
-        """Compute the benchmark's metrics, with n and 95% intervals, from logs or records."""
-        _analyze_and_emit(bench, load_some(bench, log_paths(paths)), as_json)
-
-    @app.command("report")
-    @reports_errors
-    def report(paths: PathsArgument, out: OutOption = Path(".")) -> None:
-        """Write report.html: the paper's figures and tables, usage and cost, sample transcripts."""
-        output_folder(out, "--out")
-        loaded = load_some(bench, log_paths(paths))
-        path = bench.write_report(loaded, bench.analyze(loaded), out)
-        note(f"report: {path.resolve()}")
 
 
 def finish_run(
@@ -165,7 +143,7 @@ def finish_run(
             max_connections=max_connections,
         )
     loaded = bench.load(logs)
-    analysis = _analyze_and_emit(bench, loaded, as_json)
+    analysis = analyze_and_emit(bench, loaded, as_json)
     local = folder if isinstance(folder, Path) else mirror_folder(folder)
     path = bench.write_report(loaded, analysis, report_dir or local)
     note(f"report: {path.resolve()}")

@@ -12,7 +12,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import typer
 from pydantic import BaseModel
@@ -21,7 +21,9 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from normlab.core.errors import NormlabError, filesystem_error, flat, printable
-from normlab.report import Table
+
+if TYPE_CHECKING:
+    from normlab.report import Table
 
 # Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
 console = Console(width=None if sys.stdout.isatty() else 200, highlight=False)

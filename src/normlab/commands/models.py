@@ -9,12 +9,12 @@ import typer
 
 from normlab.commands.console import reports_errors, say
 from normlab.commands.options import ModelOption
-from normlab.models import DEFAULT_MODEL
+from normlab.models.roles import DEFAULT_MODEL
 
-models_app = typer.Typer(help="Check the models normlab can call.", no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True)
 
 
-@models_app.command("check")
+@app.command("check")
 @reports_errors
 def models_check(
     model: ModelOption = DEFAULT_MODEL,

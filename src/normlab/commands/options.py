@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from normlab.core.evalrun import slug
 from normlab.core.logs import BASE_AGENT
+from normlab.core.outputs import slug
 from normlab.models import DEFAULT_MODEL, RoleSettings, parse_role_assignments
 from normlab.models.roles import parse_assignments
 

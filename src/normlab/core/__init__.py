@@ -9,11 +9,18 @@
 - :mod:`~normlab.core.evalrun`, :mod:`~normlab.core.batch`: running tasks and model batches.
 """
 
-from normlab.core.chat import Participant, Turn, render_transcript, render_turn
-from normlab.core.errors import InputError, NormlabError, RunIncompleteError
-from normlab.core.jsonio import read_collection, read_json, read_jsonl_rows, write_jsonl
-from normlab.core.logs import SampleSet, expand_paths, read_samples
-from normlab.core.templates import DOUBLE_BRACES, SINGLE_BRACES, PromptSet
+from typing import TYPE_CHECKING
+
+from normlab._faces import lazy_face
+
+if TYPE_CHECKING:
+    from normlab.core.chat import Participant, Turn, render_transcript, render_turn
+    from normlab.core.errors import InputError, NormlabError, RunIncompleteError
+    from normlab.core.jsonio import read_collection, read_json, read_jsonl_rows, write_jsonl
+    from normlab.core.logs import SampleSet, expand_paths, read_samples
+    from normlab.core.templates import DOUBLE_BRACES, SINGLE_BRACES, PromptSet
+else:
+    __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
     "DOUBLE_BRACES",

@@ -18,11 +18,6 @@ from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.logs import local_path
 from normlab.core.storage import mirrored, pull
 
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
-
-
 _OS_ERROR_REPR = re.compile(r"^\w+\((\d+), (['\"])(?P<reason>.+?)\2")
 """Inspect records an exception as its repr: ``OSError(28, 'No space left on device')``."""
 MAX_REASON = 200

@@ -9,10 +9,16 @@ folder is writable (root ignores them, a read-only mount does not show in them).
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
 from normlab.core.errors import OutputError
+
+
+def slug(text: str) -> str:
+    """``text`` as a file or folder name: runs of other characters become one ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
 
 
 def _file_in_the_way(path: Path) -> Path | None:

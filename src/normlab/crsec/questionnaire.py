@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError, quoted
-from normlab.core.evalrun import slug
+from normlab.core.outputs import slug
 from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import Event, RunConfig

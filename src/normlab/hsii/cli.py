@@ -1,17 +1,20 @@
 """``normlab hsii …``: run, analyze, report; the data program (validate, cut, generate);
 COT complexity (cot); dataset clusters (clusters); a person answering cases (play); people
-grading the judge's comparisons (grade export, grade import); demo."""
+grading the judge's comparisons (grade export, grade import); demo.
+
+Light at import (``normlab hsii --help`` answers at once): each command imports what it
+needs when it runs.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from inspect_ai.model import get_model
 
-from normlab.commands import (
-    Benchmark,
+from normlab.commands.console import note, print_json, report_findings, reports_errors, say
+from normlab.commands.options import (
     JsonOption,
     JudgeOption,
     LogDirOption,
@@ -26,54 +29,24 @@ from normlab.commands import (
     ShardOption,
     bind_roles,
     default_log_dir,
-    emit,
-    finish_run,
-    load_some,
-    note,
-    print_json,
-    print_table,
-    report_findings,
-    reports_errors,
     role_settings,
-    say,
-    write_generated,
 )
 from normlab.core.errors import InputError, at_least
-from normlab.core.evalrun import run_task
-from normlab.core.jsonio import write_jsonl
 from normlab.core.outputs import output_folder
 from normlab.core.storage import log_paths
-from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, Weights, analyze, load_run
-from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, NEWS_PATH, cut_dialogues, load_cases
-from normlab.hsii.report import breakdown_table, table_one, table_two, write_report
+from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.rules import FORMULAS, Formula
-from normlab.hsii.solver import EPSILON
-from normlab.hsii.task import hsii
-from normlab.models import DEFAULT_MODEL, RoleSettings
-from normlab.report import format_agreement, format_rate
+from normlab.models.roles import DEFAULT_MODEL
 
-hsii_app = typer.Typer(
-    help="HSII: an assistant among several users picks whom to address and what to say.",
-    no_args_is_help=True,
-)
+if TYPE_CHECKING:
+    from normlab.hsii.analysis import Weights
+
+app = typer.Typer(no_args_is_help=True)
 
 grade_app = typer.Typer(
     help="Human grading of the judge's pairwise comparisons (r3, r4).", no_args_is_help=True
 )
-hsii_app.add_typer(grade_app, name="grade")
-
-ROLES = ("judge", "persona", "reference")
-
-
-def show(run: HsiiRun, analysis: HsiiAnalysis) -> None:
-    print_table(table_one(analysis))
-    if analysis.cot:
-        print_table(table_two(analysis))
-
-
-BENCHMARK = Benchmark(
-    name="hsii", unit="case", load=load_run, analyze=analyze, show=show, write_report=write_report
-)
+app.add_typer(grade_app, name="grade")
 
 FormulaOption = Annotated[
     str,
@@ -90,6 +63,8 @@ GammaOption = Annotated[float, typer.Option(help="γ of the HSII score.")]
 
 
 def weights(formula: str, tie_weight: float, alpha: float, beta: float, gamma: float) -> Weights:
+    from normlab.hsii.analysis import Weights
+
     if formula not in FORMULAS:
         raise InputError("--formula", f"choose one of {', '.join(FORMULAS)}", field="formula")
     if not 0.0 <= tie_weight <= 1.0:
@@ -98,7 +73,7 @@ def weights(formula: str, tie_weight: float, alpha: float, beta: float, gamma: f
     return Weights(alpha=alpha, beta=beta, gamma=gamma, tie_weight=tie_weight, formula=chosen)
 
 
-@hsii_app.command("analyze")
+@app.command("analyze")
 @reports_errors
 def hsii_analyze(
     paths: PathsArgument,
@@ -110,6 +85,12 @@ def hsii_analyze(
     as_json: JsonOption = False,
 ) -> None:
     """r1–r4 and the HSII score (both forms) with intervals, from logs or trial records."""
+    from normlab.commands.benchmark import emit, load_some
+    from normlab.commands.console import print_table
+    from normlab.hsii.analysis import analyze
+    from normlab.hsii.report import breakdown_table
+    from normlab.hsii.runner import BENCHMARK
+
     run = load_some(BENCHMARK, log_paths(paths))
     analysis = analyze(run, weights(formula, tie_weight, alpha, beta, gamma))
     emit(BENCHMARK, run, analysis, as_json)
@@ -120,7 +101,7 @@ def hsii_analyze(
                 break
 
 
-@hsii_app.command("report")
+@app.command("report")
 @reports_errors
 def hsii_report(
     paths: PathsArgument,
@@ -129,6 +110,11 @@ def hsii_report(
     tie_weight: TieWeightOption = 0.0,
 ) -> None:
     """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
+    from normlab.commands.benchmark import load_some
+    from normlab.hsii.analysis import analyze
+    from normlab.hsii.report import write_report
+    from normlab.hsii.runner import BENCHMARK
+
     output_folder(out, "--out")
     run = load_some(BENCHMARK, log_paths(paths))
     path = write_report(run, analyze(run, weights(formula, tie_weight, 1.0, 1.0, 1.0)), out)
@@ -140,38 +126,7 @@ LimitOption = Annotated[int | None, typer.Option(help="Only the first N cases.")
 CaseOption = Annotated[list[str] | None, typer.Option("--case", help="Case id (repeatable).")]
 
 
-def run_hsii(
-    model: str,
-    roles: dict[str, str],
-    *,
-    cases: Path | None = None,
-    case_ids: list[str] | None = None,
-    limit: int | None = None,
-    epsilon: int = EPSILON,
-    tie_weight: float = 0.0,
-    settings: RoleSettings | None = None,
-    log_dir: str | Path | None = None,
-    report_dir: Path | None = None,
-    as_json: bool = False,
-    max_connections: int | None = None,
-    shard: str | None = None,
-) -> HsiiAnalysis:
-    """Run (or resume) HSII, print Table 1 and write the report."""
-    task = hsii(
-        cases=str(cases) if cases else None,
-        case_ids=case_ids,
-        limit=limit,
-        epsilon=epsilon,
-        tie_weight=tie_weight,
-        **(settings or RoleSettings()).task_args(),
-    )
-    return finish_run(
-        BENCHMARK, task, model, roles, log_dir, report_dir, as_json,
-        max_connections=max_connections, shard=shard,
-    )  # fmt: skip
-
-
-@hsii_app.command("run")
+@app.command("run")
 @reports_errors
 def hsii_run(
     model: ModelOption = DEFAULT_MODEL,
@@ -191,6 +146,8 @@ def hsii_run(
     as_json: JsonOption = False,
 ) -> None:
     """Run HSII (or resume an interrupted run): r1–r4, the HSII score, the report."""
+    from normlab.hsii.runner import run_hsii
+
     run_hsii(
         model,
         bind_roles(ROLES, judge, role),
@@ -208,7 +165,7 @@ def hsii_run(
     )
 
 
-@hsii_app.command("validate")
+@app.command("validate")
 @reports_errors
 def hsii_validate(
     paths: Annotated[
@@ -220,34 +177,36 @@ def hsii_validate(
     ] = None,
 ) -> None:
     """Lint dialogues and cases: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, NEWS_PATH
     from normlab.hsii.lint import lint_paths
 
     rows, findings = lint_paths(paths or [DIALOGUES_PATH, CASES_PATH], news or NEWS_PATH)
     report_findings(findings, f"clean: {rows} rows")
 
 
-@hsii_app.command("cut")
+@app.command("cut")
 @reports_errors
 def hsii_cut(
     dialogues: Annotated[Path, typer.Argument(help="Dialogue JSONL file or folder.")],
     out: Annotated[Path, typer.Option(help="Case JSONL to write.")] = Path("cases.jsonl"),
 ) -> None:
     """Cut dialogues into cases at assistant turns (≥ 2 prior messages, one addressee)."""
-    from normlab.hsii.dataset import load_dialogues
+    from normlab.core.jsonio import write_jsonl
+    from normlab.hsii.dataset import cut_dialogues, load_dialogues
 
     cases = cut_dialogues(load_dialogues(dialogues))
     write_jsonl(out, cases)
     say(f"{len(cases)} cases: {out.resolve()}")
 
 
-@hsii_app.command("card")
+@app.command("card")
 @reports_errors
 def hsii_card(
     out: Annotated[Path | None, typer.Option(help="Where to write (default: print).")] = None,
 ) -> None:
     """The bank's dataset card: counts per domain, characters, history lengths, transitions."""
     from normlab.hsii.card import render_card
-    from normlab.hsii.dataset import load_dialogues, load_news
+    from normlab.hsii.dataset import load_cases, load_dialogues, load_news
 
     card = render_card(load_news(), load_dialogues(), load_cases())
     if out is None:
@@ -257,11 +216,13 @@ def hsii_card(
         say(f"dataset card: {out.resolve()}")
 
 
-@hsii_app.command("generate")
+@app.command("generate")
 @reports_errors
 def hsii_generate(
     model: ModelOption = DEFAULT_MODEL,
-    news: Annotated[Path, typer.Option(help="Seed news JSONL (default: shipped).")] = NEWS_PATH,
+    news: Annotated[
+        Path | None, typer.Option(help="Seed news JSONL.", show_default="shipped")
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N paragraphs.")] = None,
     repairs: Annotated[int, typer.Option(help="Repair rounds per stage.")] = 1,
     out: Annotated[Path, typer.Option(help="Dialogue JSONL, appended to.")] = Path(
@@ -271,10 +232,14 @@ def hsii_generate(
 ) -> None:
     """Scene from news (Prompt-1), dialogue from scene (Prompt-2), linted, repaired, cut."""
     at_least("--repairs", repairs, 0)
-    from normlab.hsii.dataset import load_dialogues, load_news
+    from inspect_ai.model import get_model
+
+    from normlab.commands.generation import write_generated
+    from normlab.core.jsonio import write_jsonl
+    from normlab.hsii.dataset import NEWS_PATH, cut_dialogues, load_dialogues, load_news
     from normlab.hsii.generator import generate_dialogue
 
-    paragraphs = load_news(news)
+    paragraphs = load_news(news or NEWS_PATH)
     if limit is not None:
         if limit < 1:
             raise InputError("--limit", "must be at least 1", field="limit")
@@ -296,7 +261,7 @@ def hsii_generate(
             say(f"{len(cases)} cases: {target.resolve()}")
 
 
-@hsii_app.command("cot")
+@app.command("cot")
 @reports_errors
 def hsii_cot_command(
     model: ModelOption = DEFAULT_MODEL,
@@ -314,8 +279,12 @@ def hsii_cot_command(
 ) -> None:
     """COT complexity (Table 2): rounds of guided reflection until the target is right."""
     from normlab.commands import stdout_to_stderr
+    from normlab.commands.console import print_table
+    from normlab.core.evalrun import run_task
     from normlab.core.logs import read_samples
+    from normlab.hsii.analysis import HsiiAnalysis
     from normlab.hsii.cot import cot_results, hsii_cot
+    from normlab.hsii.report import table_two
 
     settings = role_settings(max_tokens, reasoning_effort)
     task = hsii_cot(
@@ -338,7 +307,7 @@ def hsii_cot_command(
     note(f"logs: {folder.resolve()} (cap {cap}; add them to 'hsii report' for Table 2)")
 
 
-@hsii_app.command("clusters")
+@app.command("clusters")
 @reports_errors
 def hsii_clusters(
     cases: CasesOption = None,
@@ -357,6 +326,7 @@ def hsii_clusters(
 ) -> None:
     """Dataset analysis (§6.2): embeddings, DBSCAN, the map (Fig. 3) and the radar (Fig. 5)."""
     from normlab.hsii.clusters import cluster_cases, map_figure, radar_figure
+    from normlab.hsii.dataset import CASES_PATH, load_cases
 
     if projection not in ("lsh", "pca"):
         raise InputError("--projection", "choose 'lsh' or 'pca'", field="projection")
@@ -386,7 +356,7 @@ def hsii_clusters(
     note(f"written: {out.resolve()}")
 
 
-@hsii_app.command("play")
+@app.command("play")
 @reports_errors
 def hsii_play(
     name: Annotated[str, typer.Option(help="Your name: answers are scored as human/NAME.")],
@@ -400,6 +370,7 @@ def hsii_play(
 ) -> None:
     """Answer cases yourself in the terminal (Table 1's human row), scored like any model."""
     from normlab.hsii.play import terminal_answerer
+    from normlab.hsii.runner import run_hsii
     from normlab.models import answering
 
     with answering(name, terminal_answerer()):
@@ -451,6 +422,7 @@ def grade_import(
 ) -> None:
     """Human win rates (ToolEval's rule, both orders) and agreement with the judge per order."""
     from normlab.hsii.grading import import_grading
+    from normlab.report import format_agreement, format_rate
 
     result = import_grading(csv_path, key)
     if as_json:
@@ -477,25 +449,7 @@ def grade_import(
     )
 
 
-DEMO_LIMIT = 3
-DEMO_EPSILON = 3
-
-
-def run_demo(out: Path, limit: int = DEMO_LIMIT, epsilon: int = DEMO_EPSILON) -> Path:
-    """HSII on the embedded model: all four stages on a few cases with a short long run."""
-    folder = out / "hsii"
-    run_hsii(
-        DEFAULT_MODEL,
-        bind_roles(ROLES, None, None),
-        limit=limit,
-        epsilon=epsilon,
-        log_dir=folder,
-        report_dir=folder,
-    )
-    return folder / "report.html"
-
-
-@hsii_app.command("demo")
+@app.command("demo")
 @reports_errors
 def hsii_demo(
     out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
@@ -503,7 +457,6 @@ def hsii_demo(
     epsilon: Annotated[int, typer.Option(help="Turns of the long run.")] = DEMO_EPSILON,
 ) -> None:
     """HSII on the embedded model: a case, all four stages, offline in a minute or two."""
+    from normlab.hsii.runner import run_demo
+
     run_demo(out, limit, epsilon)
-
-
-__all__ = ["grade_app", "hsii_app", "run_demo", "run_hsii"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from normlab.hsii.defaults import EPSILON
 from normlab.hsii.parse import parse_statement, resolve_target, target_correct
 from normlab.hsii.prompts import persona_prompt, testing_prompt
 from normlab.hsii.schemas import (
@@ -34,8 +35,6 @@ from normlab.hsii.schemas import (
 )
 from normlab.models import DETERMINISTIC_CACHE, ModelClient, RoleSettings, role_model
 
-EPSILON = 7
-"""Turns of the long run, the subject's first statement included (Table 1: ε = 7)."""
 STATEMENT_MAX_TOKENS = 300
 PERSONA_MAX_TOKENS = 160
 PERSONA_TEMPERATURE = 0.0

@@ -21,8 +21,9 @@ from inspect_ai import Task, task
 
 from normlab.core.errors import InputError
 from normlab.hsii.dataset import CASES_PATH, build_dataset, load_cases, select_cases
+from normlab.hsii.defaults import EPSILON
 from normlab.hsii.scorer import hsii_stages
-from normlab.hsii.solver import EPSILON, long_run, next_statement
+from normlab.hsii.solver import long_run, next_statement
 from normlab.models import RoleSettings
 
 TASK_VERSION = 1

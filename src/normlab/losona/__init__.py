@@ -1,14 +1,28 @@
 """LoSoNA: the static local-norm benchmark (one reply per scenario, judged on a hidden norm)."""
 
-from normlab.losona.analysis import LosonaAnalysis, analyze, analyze_records, load_records, load_run
-from normlab.losona.cli import losona_app, run_demo, run_losona
-from normlab.losona.dataset import load_scenarios
-from normlab.losona.prompts import CONDITIONS
-from normlab.losona.schemas import Scenario, TrialRecord
-from normlab.losona.screening import losona_screen
-from normlab.losona.task import losona
+from typing import TYPE_CHECKING
+
+from normlab._faces import lazy_face
+
+if TYPE_CHECKING:
+    from normlab.losona.analysis import (
+        LosonaAnalysis,
+        analyze,
+        analyze_records,
+        load_records,
+        load_run,
+    )
+    from normlab.losona.dataset import load_scenarios
+    from normlab.losona.prompts import CONDITIONS
+    from normlab.losona.runner import BENCHMARK, run_demo, run_losona
+    from normlab.losona.schemas import Scenario, TrialRecord
+    from normlab.losona.screening import losona_screen
+    from normlab.losona.task import losona
+else:
+    __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
+    "BENCHMARK",
     "CONDITIONS",
     "LosonaAnalysis",
     "Scenario",
@@ -19,7 +33,6 @@ __all__ = [
     "load_run",
     "load_scenarios",
     "losona",
-    "losona_app",
     "losona_screen",
     "run_demo",
     "run_losona",

@@ -1,17 +1,20 @@
 """``normlab losona …``: run, analyze, report; the data program (validate, generate, screen,
-export); judge validation (rescore, audit export/import)."""
+export); judge validation (rescore, audit export/import).
+
+Light at import (``normlab losona --help`` answers at once): each command imports what it
+needs when it runs.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from inspect_ai.model import get_model
 
-from normlab.commands import (
+from normlab.commands.console import note, print_json, report_findings, reports_errors, say
+from normlab.commands.options import (
     AgentOption,
-    Benchmark,
     JsonOption,
     JudgeOption,
     LogLocationOption,
@@ -23,48 +26,21 @@ from normlab.commands import (
     ReportDirOption,
     RoleOption,
     ShardOption,
-    add_read_commands,
     bind_roles,
-    finish_run,
-    note,
-    print_json,
-    print_table,
-    report_findings,
-    reports_errors,
     role_settings,
-    say,
-    write_generated,
 )
+from normlab.commands.reading import add_read_commands
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_folder
 from normlab.core.storage import log_paths
-from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
-from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
-from normlab.losona.report import (
-    agent_inference_table,
-    agent_table,
-    has_agent_pairs,
-    has_headline_pairs,
-    headline_table,
-    paired_table,
-    write_report,
-)
-from normlab.losona.task import DEFAULT_EPOCHS, losona
-from normlab.models import DEFAULT_MODEL, RoleSettings
-from normlab.report import (
-    Table,
-    embedded_banner,
-    format_agreement,
-    format_number,
-    format_percent,
-    format_rate,
-)
+from normlab.models.roles import DEFAULT_MODEL
 
-losona_app = typer.Typer(
-    help="LoSoNA: local social norm adaptation (static).", no_args_is_help=True
-)
+if TYPE_CHECKING:
+    from normlab.commands.benchmark import Benchmark
+
+app = typer.Typer(no_args_is_help=True)
 audit_app = typer.Typer(help="Human audit of the judge (paper §7).", no_args_is_help=True)
-losona_app.add_typer(audit_app, name="audit")
+app.add_typer(audit_app, name="audit")
 
 ROLES = ("judge",)
 TemperatureOption = Annotated[
@@ -83,69 +59,16 @@ JudgeAddendaOption = Annotated[
 ]
 
 
-def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
-    print_table(headline_table(analysis))
-    if has_headline_pairs(analysis):
-        print_table(paired_table(analysis))
-    if has_agent_pairs(analysis):
-        print_table(agent_table(analysis))
-    if analysis.agents:
-        print_table(agent_inference_table(analysis))
-    judges = [judge for result in analysis.models.values() for judge in result.judge_models]
-    banner = embedded_banner({"judge": judges})
-    if banner:
-        note(f"Note: {banner}")
+def _benchmark() -> Benchmark[Any, Any]:
+    from normlab.losona.runner import BENCHMARK
+
+    return BENCHMARK
 
 
-BENCHMARK = Benchmark(
-    name="losona",
-    unit="trial",
-    load=load_run,
-    analyze=analyze,
-    show=show,
-    write_report=write_report,
-)
-add_read_commands(losona_app, BENCHMARK)
+add_read_commands(app, _benchmark)
 
 
-def run_losona(
-    model: str,
-    roles: dict[str, str],
-    *,
-    conditions: list[str] | None = None,
-    scenario_ids: list[str] | None = None,
-    limit: int | None = None,
-    epochs: int = DEFAULT_EPOCHS,
-    data: Path | None = None,
-    temperature: str = "paper",
-    judge_addenda: str = "default",
-    settings: RoleSettings | None = None,
-    log_dir: str | Path | None = None,
-    report_dir: Path | None = None,
-    as_json: bool = False,
-    agent: str = "base",
-    max_connections: int | None = None,
-    shard: str | None = None,
-) -> LosonaAnalysis:
-    """Run (or resume) LoSoNA, print the analysis and write the report."""
-    # Build the task (which validates scenarios and options) before creating any folder.
-    task = losona(
-        scenarios=str(data) if data else None,
-        conditions=conditions,
-        scenario_ids=scenario_ids,
-        limit_scenarios=limit,
-        epochs=epochs,
-        temperature=temperature,
-        judge_addenda=judge_addenda,
-        agent=agent,
-        **(settings or RoleSettings()).task_args(),
-    )
-    return finish_run(
-        BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent, max_connections, shard
-    )
-
-
-@losona_app.command("run")
+@app.command("run")
 @reports_errors
 def losona_run(
     model: ModelOption = DEFAULT_MODEL,
@@ -172,6 +95,8 @@ def losona_run(
     as_json: JsonOption = False,
 ) -> None:
     """Run LoSoNA (or resume an interrupted run), then print results and write the report."""
+    from normlab.losona.runner import run_losona
+
     run_losona(
         model,
         bind_roles(ROLES, judge, role),
@@ -192,7 +117,7 @@ def losona_run(
     )
 
 
-@losona_app.command("validate")
+@app.command("validate")
 @reports_errors
 def losona_validate(
     paths: Annotated[
@@ -201,6 +126,7 @@ def losona_validate(
     ] = None,
 ) -> None:
     """Lint scenarios: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    from normlab.losona.dataset import SCENARIOS_PATH
     from normlab.losona.lint import lint_paths
 
     findings = lint_paths(paths or [SCENARIOS_PATH])
@@ -213,7 +139,7 @@ DataOption = Annotated[
 ]
 
 
-@losona_app.command("rescore")
+@app.command("rescore")
 @reports_errors
 def losona_rescore(
     paths: PathsArgument,
@@ -226,7 +152,9 @@ def losona_rescore(
     as_json: JsonOption = False,
 ) -> None:
     """Re-judge a run with another judge: agreement, Cohen's kappa, disagreement table."""
+    from normlab.commands.console import print_table
     from normlab.losona.rescore import RESCORED_FILE, rescore
+    from normlab.report import Table, format_number, format_rate
 
     output_folder(out, "--out")
     result = rescore(log_paths(paths), judge, out, data, judge_addenda)
@@ -292,6 +220,7 @@ def audit_import(
 ) -> None:
     """Agreement of human labels with the judge; false positives and negatives (§7)."""
     from normlab.losona.audit import import_audit
+    from normlab.report import format_agreement, format_percent
 
     result = import_audit(csv_path, key)
     if as_json:
@@ -310,7 +239,7 @@ def audit_import(
     )
 
 
-@losona_app.command("export")
+@app.command("export")
 @reports_errors
 def losona_export(
     out: Annotated[Path, typer.Option(help="Folder for the Hugging Face layout.")] = Path(
@@ -321,6 +250,7 @@ def losona_export(
     ] = None,
 ) -> None:
     """Write the scenarios as a Hugging Face dataset (data/*.jsonl + dataset card)."""
+    from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
     from normlab.losona.export import export_dataset
     from normlab.losona.taxonomy import load_taxonomy
 
@@ -331,7 +261,7 @@ def losona_export(
     say(f"dataset card: {(out / 'README.md').resolve()}")
 
 
-@losona_app.command("generate")
+@app.command("generate")
 @reports_errors
 def losona_generate(
     event: Annotated[str, typer.Option("--event", help="Event type id.")],
@@ -347,6 +277,9 @@ def losona_generate(
     """Generate candidate scenarios for one (event, norm) cell; only lint-clean ones are written."""
     at_least("--count", count, 1)
     at_least("--repairs", repairs, 0)
+    from inspect_ai.model import get_model
+
+    from normlab.commands.generation import write_generated
     from normlab.losona.generator import GenerationRequest, generate_scenario
     from normlab.losona.taxonomy import load_taxonomy
 
@@ -363,7 +296,7 @@ def losona_generate(
     )
 
 
-@losona_app.command("screen")
+@app.command("screen")
 @reports_errors
 def losona_screen(
     path: Annotated[Path, typer.Argument(help="Candidate scenarios (JSONL file or folder).")],
@@ -378,6 +311,7 @@ def losona_screen(
     ),
 ) -> None:
     """No-demonstration screening: reject candidates that a baseline already answers compliantly."""
+    from normlab.losona.dataset import load_scenarios
     from normlab.losona.screening import screen
 
     results = screen(
@@ -393,35 +327,12 @@ def losona_screen(
     )
 
 
-__all__ = ["losona_app", "run_demo", "run_losona"]
-
-
-DEMO_SCENARIO_IDS = [
-    "gift_pool_or_bill_split__no_apology_culture_norm__demos__leaving_present",
-    "advice_request__banned_epistemic_hedging_norm__demos__orders_db_migration",
-]
-DEMO_CONDITIONS = ["naive", "norm_informed"]
-
-
-def run_demo(out: Path) -> Path:
-    """LoSoNA on the embedded model: two scenarios, both conditions, one trial each."""
-    folder = out / "losona"
-    run_losona(
-        DEFAULT_MODEL,
-        {"judge": DEFAULT_MODEL},
-        conditions=DEMO_CONDITIONS,
-        scenario_ids=DEMO_SCENARIO_IDS,
-        epochs=1,
-        log_dir=folder,
-        report_dir=folder,
-    )
-    return folder / "report.html"
-
-
-@losona_app.command("demo")
+@app.command("demo")
 @reports_errors
 def losona_demo(
     out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
 ) -> None:
     """LoSoNA on the embedded model: two scenarios, both conditions, offline in a minute or two."""
+    from normlab.losona.runner import run_demo
+
     run_demo(out)

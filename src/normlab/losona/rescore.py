@@ -25,9 +25,9 @@ from pydantic import BaseModel
 
 from normlab.core.batch import run_batch
 from normlab.core.errors import InputError
-from normlab.core.evalrun import slug
 from normlab.core.jsonio import append_jsonl, read_models, write_jsonl
 from normlab.core.logs import LogSample, expand_paths, is_log, read_log, read_samples
+from normlab.core.outputs import slug
 from normlab.losona.analysis import JUDGE_SCORER, load_run, record_of, records_from_jsonl
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.schemas import Scenario, TrialRecord

@@ -47,7 +47,6 @@ from normlab.models.embedded_weights import embedded_gguf_path
 from normlab.models.prefix_scheduler import SlotTimeoutError, scheduler_for_loop
 from normlab.models.timeouts import attempt_timeout
 
-EMBEDDED_MODEL = "embedded/qwen2.5-coder-0.5b"
 DEFAULT_MAX_TOKENS = 512
 QUEUE_DEPTH_PER_SLOT = 8
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from normlab.core.errors import InputError
-from normlab.models.embedded import EMBEDDED_MODEL
+
+EMBEDDED_MODEL = "embedded/qwen2.5-coder-0.5b"
+"""The embedded default (:mod:`normlab.models.embedded`), named here so that naming it costs no
+import of Inspect or llama.cpp."""
 
 DEFAULT_MODEL = EMBEDDED_MODEL
 

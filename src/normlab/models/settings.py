@@ -12,13 +12,15 @@ counted apart (:mod:`normlab.models.structured`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from inspect_ai.model import GenerateConfig
 from pydantic import BaseModel, Field, ValidationError
 
 from normlab.core.errors import InputError
 from normlab.models.roles import parse_assignments
+
+if TYPE_CHECKING:
+    from inspect_ai.model import GenerateConfig
 
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 EFFORTS: tuple[str, ...] = get_args(Effort)
@@ -34,6 +36,8 @@ class RoleSettings(BaseModel):
         self, role: str, max_tokens: int, temperature: float | None = None
     ) -> GenerateConfig:
         """The call config of ``role``: its cap (or ``max_tokens``), effort and temperature."""
+        from inspect_ai.model import GenerateConfig
+
         return GenerateConfig(
             max_tokens=self.max_tokens.get(role, max_tokens),
             reasoning_effort=self.reasoning_effort.get(role),

@@ -175,9 +175,13 @@ class UnusableResponseError(NormlabError):
     """A model endpoint kept sending responses that are no reply (see ``UNUSABLE_RETRIES``)."""
 
 
-def _unusable_errors() -> tuple[type[BaseException], ...]:
+@functools.cache
+def unusable_errors() -> tuple[type[BaseException], ...]:
     """Exceptions meaning the response arrived but was no reply (not a transport error,
-    which Inspect retries itself): a body that is not JSON, or does not fit the API."""
+    which Inspect retries itself): a body that is not JSON, or does not fit the API.
+
+    Looked up on first use, not at import: the OpenAI SDK costs a quarter of a second to
+    import, which Inspect's entry point and every command would otherwise pay."""
     errors: list[type[BaseException]] = [json.JSONDecodeError, UnicodeDecodeError]
     try:
         from openai import APIResponseValidationError
@@ -186,9 +190,6 @@ def _unusable_errors() -> tuple[type[BaseException], ...]:
     except ImportError:  # pragma: no cover - openai is a dependency, but not of Inspect
         pass
     return tuple(errors)
-
-
-UNUSABLE_ERRORS = _unusable_errors()
 
 
 def _is_empty(output: ModelOutput) -> bool:
@@ -213,7 +214,7 @@ async def _generate_usable(
         last = attempt == UNUSABLE_RETRIES
         try:
             output = await model.generate(conversation, config=config, cache=cache)
-        except UNUSABLE_ERRORS as error:
+        except unusable_errors() as error:
             if last:
                 raise UnusableResponseError(
                     f"{model}: no usable response after {UNUSABLE_RETRIES + 1} tries "

@@ -20,7 +20,6 @@ from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
 
 from normlab.core.logs import subject_of
-from normlab.models.structured import UNUSABLE_ERRORS
 
 if TYPE_CHECKING:
     from inspect_ai.event import ModelEvent
@@ -29,8 +28,9 @@ if TYPE_CHECKING:
     from normlab.core.logs import SampleSet
 
 SUBJECT_ROLE = "subject"
-UNUSABLE_ERROR_NAMES = tuple(error.__name__ for error in UNUSABLE_ERRORS)
-"""How Inspect records (as ``repr``) the errors normlab retries as responses that were no reply."""
+UNUSABLE_ERROR_NAMES = ("JSONDecodeError", "UnicodeDecodeError", "APIResponseValidationError")
+"""How Inspect records (as ``repr``) the errors normlab retries as responses that were no reply
+(:func:`normlab.models.structured.unusable_errors`; a test keeps the two lists the same)."""
 
 
 def _optional_sum(a: float | None, b: float | None) -> float | None:

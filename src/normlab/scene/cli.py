@@ -1,5 +1,9 @@
 """``normlab scene …``: tuples, validate, run, analyze, report; the human audit of the judge's
-labels and the auditor's fidelity verdicts (audit export, audit import)."""
+labels and the auditor's fidelity verdicts (audit export, audit import).
+
+Light at import (``normlab scene --help`` answers at once): each command imports what it
+needs when it runs.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,13 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
-from uuid import uuid4
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from inspect_ai.model import get_model
-from pydantic import ValidationError
 
-from normlab.commands import (
+from normlab.commands.console import print_json, report_findings, reports_errors, say
+from normlab.commands.options import (
     AgentOption,
-    Benchmark,
     JsonOption,
     JudgeOption,
     LogLocationOption,
@@ -28,68 +29,35 @@ from normlab.commands import (
     ReportDirOption,
     RoleOption,
     ShardOption,
-    add_read_commands,
     bind_roles,
-    finish_run,
-    print_json,
-    print_table,
-    report_findings,
-    reports_errors,
     role_settings,
-    say,
-    write_generated,
 )
+from normlab.commands.reading import add_read_commands
 from normlab.core.errors import InputError, at_least
 from normlab.core.storage import log_paths
-from normlab.models import DEFAULT_MODEL
-from normlab.report import format_agreement, format_number, format_rate
-from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
-from normlab.scene.dataset import SCENARIOS_PATH
-from normlab.scene.generator import generate_scenario
-from normlab.scene.report import (
-    agent_inference_table,
-    agent_table,
-    headline_table,
-    pairs_table,
-    prompt_reuse_table,
-    write_report,
-)
-from normlab.scene.runtime import DEFAULT_MAX_TURNS
-from normlab.scene.task import DEFAULT_REPS, scene
-from normlab.scene.taxonomy import SAMPLERS, SceneTuple, load_dimensions, sample_tuples
+from normlab.models.roles import DEFAULT_MODEL
+from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, ROLES, SAMPLERS
 
-scene_app = typer.Typer(
-    help="SCENE: interactive norm episodes with sanctions.", no_args_is_help=True
-)
+if TYPE_CHECKING:
+    from normlab.commands.benchmark import Benchmark
+    from normlab.scene.taxonomy import SceneTuple
+
+app = typer.Typer(no_args_is_help=True)
 
 audit_app = typer.Typer(
     help="Human audit of the judge's turn labels and the auditor's fidelity verdicts.",
     no_args_is_help=True,
 )
-scene_app.add_typer(audit_app, name="audit")
-
-ROLES = ("persona", "orchestrator", "judge", "auditor")
+app.add_typer(audit_app, name="audit")
 
 
-def show(run: SceneRun, analysis: SceneAnalysis) -> None:
-    print_table(headline_table(analysis))
-    print_table(pairs_table(analysis))
-    print_table(prompt_reuse_table(analysis))
-    if any(comparison.scenarios for comparison in analysis.agents.values()):
-        print_table(agent_table(analysis))
-    if analysis.agents:
-        print_table(agent_inference_table(analysis))
+def _benchmark() -> Benchmark[Any, Any]:
+    from normlab.scene.runner import BENCHMARK
+
+    return BENCHMARK
 
 
-BENCHMARK = Benchmark(
-    name="scene",
-    unit="episode",
-    load=load_run,
-    analyze=analyze,
-    show=show,
-    write_report=write_report,
-)
-add_read_commands(scene_app, BENCHMARK)
+add_read_commands(app, _benchmark)
 
 
 SamplerOption = Annotated[
@@ -108,6 +76,8 @@ def _check_sampler(sampler: str) -> None:
 
 
 def _sample(sample: int, sampler: str, seed: int) -> list[SceneTuple]:
+    from normlab.scene.taxonomy import load_dimensions, sample_tuples
+
     _check_sampler(sampler)
     dimensions = load_dimensions()
     total = sum(1 for _ in dimensions.valid_tuples())
@@ -116,7 +86,7 @@ def _sample(sample: int, sampler: str, seed: int) -> list[SceneTuple]:
     return sample_tuples(dimensions, sample, sampler, seed)
 
 
-@scene_app.command("tuples")
+@app.command("tuples")
 @reports_errors
 def scene_tuples(
     sample: Annotated[int | None, typer.Option(help="Draw N tuples (see --sampler).")] = None,
@@ -128,6 +98,8 @@ def scene_tuples(
     ] = False,
 ) -> None:
     """Count the valid tuples (applicability filter, A.7) or draw a coverage-greedy sweep."""
+    from normlab.scene.taxonomy import load_dimensions
+
     at_least("--reps", reps, 1)
     dimensions = load_dimensions()
     tuples = list(dimensions.valid_tuples())
@@ -151,7 +123,7 @@ def scene_tuples(
             say(f"  {axis}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
-@scene_app.command("validate")
+@app.command("validate")
 @reports_errors
 def scene_validate(
     paths: Annotated[
@@ -159,13 +131,14 @@ def scene_validate(
     ] = None,
 ) -> None:
     """Check scenarios: schema, tuple validity, hidden fields vs scaffold, norm-blind scaffold."""
+    from normlab.scene.dataset import SCENARIOS_PATH
     from normlab.scene.lint import lint_paths
 
     total, findings = lint_paths(paths or [SCENARIOS_PATH])
     report_findings(findings, f"clean: {total} scenarios")
 
 
-@scene_app.command("generate")
+@app.command("generate")
 @reports_errors
 def scene_generate(
     model: ModelOption = DEFAULT_MODEL,
@@ -185,6 +158,15 @@ def scene_generate(
     ),
 ) -> None:
     """Two-stage generation (norm-blind scaffold, then norm-aware hidden fields)."""
+    from uuid import uuid4
+
+    from inspect_ai.model import get_model
+    from pydantic import ValidationError
+
+    from normlab.commands.generation import write_generated
+    from normlab.scene.generator import generate_scenario
+    from normlab.scene.taxonomy import SceneTuple, load_dimensions
+
     at_least("--repairs", repairs, 0)
     dimensions = load_dimensions()
     if sample is not None:
@@ -215,7 +197,7 @@ def scene_generate(
     )
 
 
-@scene_app.command("run")
+@app.command("run")
 @reports_errors
 def scene_run(
     model: ModelOption = DEFAULT_MODEL,
@@ -242,20 +224,25 @@ def scene_run(
     as_json: JsonOption = False,
 ) -> None:
     """Run SCENE episodes (or resume an interrupted run); print results, write the report."""
-    task = scene(
-        scenarios=str(data) if data else None,
+    from normlab.scene.runner import run_scene
+
+    run_scene(
+        model,
+        bind_roles(ROLES, judge, role),
+        data=data,
         tuples=tuples,
         reps=reps,
-        max_turns=max_turns,
-        labeller=labeller,
         sampler=sampler,
         seed=seed,
+        max_turns=max_turns,
+        labeller=labeller,
+        settings=role_settings(max_tokens, reasoning_effort),
         agent=agent,
-        **role_settings(max_tokens, reasoning_effort).task_args(),
-    )
-    roles = bind_roles(ROLES, judge, role)
-    finish_run(
-        BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent, max_connections, shard
+        log_dir=log_dir,
+        report_dir=report_dir,
+        as_json=as_json,
+        max_connections=max_connections,
+        shard=shard,
     )
 
 
@@ -285,6 +272,7 @@ def audit_import(
     as_json: JsonOption = False,
 ) -> None:
     """Agreement (and Cohen's kappa) of human answers with the judge, overall and per kind."""
+    from normlab.report import format_agreement, format_number, format_rate
     from normlab.scene.audit import import_audit
 
     result = import_audit(csv_path, key)
@@ -306,23 +294,12 @@ def audit_import(
         )
 
 
-DEMO_MAX_TURNS = 2
-DEMO_CAPS = {"judge": 300, "auditor": 150}
-"""Output caps for the demo's labellers: the 0.5B model tends to run on until any cap."""
-
-
-def run_demo(out: Path) -> Path:
-    """SCENE on the embedded model: one episode of two rounds, every role, the report."""
-    folder = out / "scene"
-    task = scene(tuples=1, reps=1, max_turns=DEMO_MAX_TURNS, max_tokens=DEMO_CAPS)
-    finish_run(BENCHMARK, task, DEFAULT_MODEL, bind_roles(ROLES, None, None), folder, folder, False)
-    return folder / "report.html"
-
-
-@scene_app.command("demo")
+@app.command("demo")
 @reports_errors
 def scene_demo(
     out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
 ) -> None:
     """SCENE on the embedded model: one short episode, offline in a few minutes."""
+    from normlab.scene.runner import run_demo
+
     run_demo(out)

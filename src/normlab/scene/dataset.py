@@ -13,8 +13,9 @@ from typing import Any
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_collection, validate_row
+from normlab.scene.defaults import SAMPLERS
 from normlab.scene.schemas import SceneScenario
-from normlab.scene.taxonomy import SAMPLERS, Dimensions, axis_values, draw, load_dimensions
+from normlab.scene.taxonomy import Dimensions, axis_values, draw, load_dimensions
 
 SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
 

@@ -42,6 +42,7 @@ from normlab.agents import NORM_MEMORY, NORM_MEMORY_ROLE, NormMemory, memory_mod
 from normlab.core.chat import Turn, render_turn
 from normlab.core.logs import BASE_AGENT
 from normlab.models import ModelClient, RoleSettings, role_model
+from normlab.scene.defaults import DEFAULT_MAX_TURNS
 from normlab.scene.prompts import (
     PRECEDENT_NOTE,
     orchestrator_messages,
@@ -62,7 +63,6 @@ from normlab.scene.schemas import (
 )
 from normlab.scene.taxonomy import Dimensions, load_dimensions
 
-DEFAULT_MAX_TURNS = 8
 SILENT_ROUNDS_TO_END = 3
 ACTION_MAX_TOKENS = 160
 ORCHESTRATOR_MAX_TOKENS = 120

@@ -22,15 +22,15 @@ from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.models import RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
+from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS
 from normlab.scene.prompts import scaffold_turns, subject_messages
-from normlab.scene.runtime import DEFAULT_MAX_TURNS, play_episode
+from normlab.scene.runtime import play_episode
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import LABELLERS, episode_judge
 
 TASK_VERSION = 2
 """1: the first release; 2: shared transcript, subject's chat in the log, cached judges,
 personas told the norm, sanction forms labelled, samplers, per-role caps."""
-DEFAULT_REPS = 5
 
 
 def episode_sample(scenario: SceneScenario, rep: int) -> Sample:

@@ -18,6 +18,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from normlab.core.jsonio import read_json, validate_row
+from normlab.scene.defaults import SAMPLERS
 
 DIMENSIONS_DIR = Path(str(files("normlab.scene") / "data" / "dimensions"))
 PRECEDENT_VALUES: tuple[Literal[0, 1], ...] = (0, 1)
@@ -191,8 +192,6 @@ def axis_values(candidate: SceneTuple) -> list[tuple[str, str]]:
     ]
 
 
-Sampler = Literal["coverage", "uniform"]
-SAMPLERS: tuple[Sampler, ...] = ("coverage", "uniform")
 DEFAULT_SEED = 0
 
 

@@ -11,6 +11,7 @@ own study's items.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import ipaddress
 import json
@@ -76,6 +77,11 @@ def check_host(settings: ServeSettings) -> None:
 
 def create_app(settings: ServeSettings) -> FastAPI:
     check_host(settings)
+    # Resolved once (relative, symlinked): every page relates logs found under the folder to
+    # it, and Inspect lists them by absolute path.
+    settings = dataclasses.replace(
+        settings, runs=settings.runs.resolve(), state=settings.state.resolve()
+    )
     store = Store(settings.state / "normlab.sqlite3")
     seats = Seats(settings.runs, settings.judge, settings.roles, settings.play)
     env = jinja2.Environment(
@@ -152,9 +158,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/")
     def home(request: Request) -> HTMLResponse:
         owner_only(request)
-        return page(
-            request, "home.html", runs=discover(settings.runs), root=str(settings.runs.resolve())
-        )
+        return page(request, "home.html", runs=discover(settings.runs), root=str(settings.runs))
 
     @app.get("/files/{relative:path}")
     def report_file(request: Request, relative: str) -> FileResponse:

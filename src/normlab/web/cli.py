@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from normlab.commands import JudgeOption, RoleOption, note, reports_errors
+from normlab.commands.console import note, reports_errors
+from normlab.commands.options import JudgeOption, RoleOption
 
 
 @reports_errors

@@ -23,7 +23,7 @@ from inspect_ai.model import ChatMessage
 
 from normlab.commands import bind_roles
 from normlab.core.errors import NormlabError
-from normlab.core.evalrun import slug
+from normlab.core.outputs import slug
 from normlab.models import answering
 from normlab.web.store import new_token
 
@@ -141,18 +141,18 @@ def _scene_options(bank: Path | None) -> list[PlayOption]:
 def _scene_run(
     model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
 ) -> None:
-    from normlab.commands import finish_run
-    from normlab.scene.cli import BENCHMARK
-    from normlab.scene.task import scene
+    from normlab.scene import run_scene
 
-    bank = config.banks.get("scene")
-    task = scene(
-        scenarios=str(bank) if bank else None,
+    run_scene(
+        model,
+        roles,
+        data=config.banks.get("scene"),
         scenario_ids=[option],
         reps=1,
         max_turns=config.scene_rounds,
+        log_dir=folder,
+        report_dir=folder,
     )
-    finish_run(BENCHMARK, task, model, roles, folder, folder, False)
 
 
 def _hsii_options(bank: Path | None) -> list[PlayOption]:
@@ -167,7 +167,7 @@ def _hsii_options(bank: Path | None) -> list[PlayOption]:
 def _hsii_run(
     model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
 ) -> None:
-    from normlab.hsii.cli import run_hsii
+    from normlab.hsii import run_hsii
 
     run_hsii(
         model,

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
-from normlab.core.evalrun import slug
+from normlab.core.outputs import slug
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.store import Rater, Rating, Store, Study

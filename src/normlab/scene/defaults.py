@@ -1,0 +1,20 @@
+"""What a SCENE run takes when an option is not given (paper §6), and the roles it binds.
+
+Light on purpose: the command line reads these for ``--help`` without importing Inspect.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+DEFAULT_REPS = 5
+"""Episodes per scenario (§6: five repetitions)."""
+DEFAULT_MAX_TURNS = 8
+"""Rounds per episode (§5: eight)."""
+
+Sampler = Literal["coverage", "uniform"]
+SAMPLERS: tuple[Sampler, ...] = ("coverage", "uniform")
+"""How scenarios are drawn over their tuples: A.7's coverage-greedy draw, or §6's uniform."""
+
+ROLES = ("persona", "orchestrator", "judge", "auditor")
+"""The models of a SCENE run besides the subject."""
