@@ -164,7 +164,9 @@ def test_log_metrics_are_per_condition(finished_run: Path) -> None:
     (path,) = sorted((finished_run / "logs").glob("*.eval"))
     results = read_eval_log(str(path), header_only=True).results
     assert results is not None
-    majority = next(s for s in results.scores if s.reducer == "majority")
-    assert majority.metrics["naive"].value == 0.0
-    assert majority.metrics["norm_informed"].value == 1.0
-    assert majority.metrics["naive parse failures"].value == 0
+    (score,) = results.scores
+    assert (score.name, score.reducer) == ("norm_judge", "trials")
+    assert score.metrics["naive accuracy-at-3"].value == 0.0
+    assert score.metrics["naive compliance"].value == pytest.approx(1 / 3)
+    assert score.metrics["norm_informed accuracy-at-3"].value == 1.0
+    assert score.metrics["naive parse failures"].value == 0

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.scene.analysis import EpisodeRecord, episode_outcome
+from normlab.scene.analysis import EpisodeRecord
 from normlab.scene.audit import (
     AUDIT_COLUMNS,
     SceneAuditKeyRow,
@@ -22,6 +22,7 @@ from normlab.scene.audit import (
     key_path_for,
 )
 from normlab.scene.prompts import STAGED_MARK, marked_transcript
+from normlab.scene.rules import episode_outcome
 from normlab.scene.schemas import EpisodeLabels, FidelityVerdict
 from tests.scene.conftest import SCENARIOS, SCRIPT
 from tests.scene.test_end_to_end import run_scene

@@ -5,12 +5,8 @@ from __future__ import annotations
 import pytest
 
 from normlab.core.chat import Turn
-from normlab.scene.analysis import (
-    adaptation_point,
-    analyze_outcomes,
-    episode_outcome,
-    repaired_sanctions,
-)
+from normlab.scene.analysis import analyze_outcomes
+from normlab.scene.rules import adaptation_point, episode_outcome, repaired_sanctions
 from normlab.scene.schemas import Episode, EpisodeLabels, FidelityVerdict, LogEvent
 from normlab.scene.taxonomy import SceneTuple, load_dimensions
 from normlab.stats import Rate

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.models import ModelClient
 from normlab.models.scripted import ScriptedResponder
-from normlab.scene.analysis import episode_outcome
+from normlab.scene.rules import episode_outcome
 from normlab.scene.runtime import EpisodeModels, run_episode
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import label_episode

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from normlab.scene.analysis import load_episode_records
 from normlab.web.play import PlayConfig
 from tests.web.conftest import (
@@ -161,3 +163,33 @@ def test_a_rater_finishes_an_audit_and_sees_only_their_study(runs: Path, page: A
         assert page.locator("table.analysis").count() == 1
         assert "agreement" in page.locator("table.analysis").inner_text()
         screenshot(page, "study")
+
+
+@pytest.mark.parametrize("how", ["relative", "symlinked"])
+def test_every_page_opens_from_a_relative_or_symlinked_runs_folder(
+    runs: Path, page: Any, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """``normlab serve --runs runs``, as the README shows it: no page may answer 500."""
+    monkeypatch.chdir(runs.parent)
+    folder = Path("runs")
+    if how == "symlinked":
+        (runs.parent / "linked").symlink_to(runs)
+        folder = Path("linked")
+    with serving(settings_for(folder, state=folder / ".normlab")) as url:
+        home = page.goto(url)
+        assert home.status == 200
+        links = page.locator("tr.run a").evaluate_all("(nodes) => nodes.map((n) => n.href)")
+        assert len(links) >= 4
+        opened = 0
+        for link in links:
+            response = page.goto(link)
+            assert response.status == 200, link
+            samples = page.locator("a.sample-link").evaluate_all(
+                "(nodes) => nodes.map((n) => n.href)"
+            )
+            for sample in samples[:2]:
+                assert page.goto(sample).status == 200, sample
+                opened += 1
+        assert opened >= 3
+        for path in ("/studies", "/play?system=losona"):
+            assert page.goto(url + path).status == 200

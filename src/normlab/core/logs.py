@@ -111,15 +111,20 @@ def subject_of(log: EvalLog) -> str:
     return subject_label(log.eval.model, agent_of(log))
 
 
-def _sample_key(log: EvalLog, sample: EvalSample) -> tuple[str, ...]:
+def run_key(log: EvalLog) -> tuple[str, str, str]:
+    """What makes two logs parts of one run: the task, the subject and every role's model."""
     roles = log.eval.model_roles or {}
     role_models = ",".join(
         f"{name}={getattr(cfg, 'model', cfg)}" for name, cfg in sorted(roles.items())
     )
-    return (log.eval.task, subject_of(log), role_models, str(sample.id), str(sample.epoch))
+    return (log.eval.task, subject_of(log), role_models)
 
 
-def _preference(log: EvalLog) -> tuple[int, str]:
+def _sample_key(log: EvalLog, sample: EvalSample) -> tuple[str, ...]:
+    return (*run_key(log), str(sample.id), str(sample.epoch))
+
+
+def preference(log: EvalLog) -> tuple[int, str]:
     """Finished logs first, then the newest."""
     return (1 if log.status == "success" else 0, log.eval.created)
 
@@ -127,7 +132,7 @@ def _preference(log: EvalLog) -> tuple[int, str]:
 def read_samples(paths: Iterable[Path]) -> SampleSet:
     """Read every log once and keep one sample per (task, models, sample id, epoch)."""
     loaded = [(path, read_log(path)) for path in paths]
-    ranked = sorted(loaded, key=lambda item: _preference(item[1]), reverse=True)
+    ranked = sorted(loaded, key=lambda item: preference(item[1]), reverse=True)
     chosen: dict[tuple[str, ...], LogSample] = {}
     result = SampleSet(logs=[log for _, log in loaded], paths=[path for path, _ in loaded])
     for path, log in ranked:

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 
 from normlab import stats
+from normlab.core.errors import InputError
 from normlab.core.jsonio import read_jsonl_rows, validate_row
 from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
 from normlab.hsii.cot import CotResult, cot_results
@@ -68,6 +69,7 @@ def record_of(item: LogSample) -> TrialRecord | None:
             "long_verdicts": verdicts("long"),
             "domain": case.domain,
             "judge_model": str(details.get("judge_model", "")),
+            "tie_weight": details.get("tie_weight"),
         }
     )
 
@@ -165,8 +167,25 @@ class Weights:
     alpha: float = 1.0
     beta: float = 1.0
     gamma: float = 1.0
-    tie_weight: float = 0.0
+    tie_weight: float | None = None
+    """What a tie is worth in r3 and r4; ``None``: what the run scored it with (0, ToolEval's
+    rule, for records that do not say), so the analysis of a log repeats its own numbers."""
     formula: Formula = "table"
+
+
+def tie_weight_of(records: Sequence[TrialRecord], weights: Weights) -> float:
+    """The tie weight to score ``records`` with: the one asked for, else the one their run
+    used; records scored with different weights cannot be read as one without choosing."""
+    if weights.tie_weight is not None:
+        return weights.tie_weight
+    used = sorted({0.0 if r.tie_weight is None else r.tie_weight for r in records})
+    if len(used) > 1:
+        raise InputError(
+            "--tie-weight",
+            f"the runs scored ties at {', '.join(f'{w:g}' for w in used)}: choose one",
+            field="tie_weight",
+        )
+    return used[0] if used else 0.0
 
 
 def _score(rates: Sequence[float], weights: Weights, formula: Formula) -> float:
@@ -177,7 +196,8 @@ def _score(rates: Sequence[float], weights: Weights, formula: Formula) -> float:
 
 
 def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResult:
-    rows = np.array([stage_row(record, weights.tie_weight) for record in records], dtype=float)
+    tie_weight = tie_weight_of(records, weights)
+    rows = np.array([stage_row(record, tie_weight) for record in records], dtype=float)
     if rows.size == 0:
         rows = rows.reshape(0, 4)
     rates = _rates(rows)
@@ -233,7 +253,7 @@ def analyze_records(records: Sequence[TrialRecord], weights: Weights = Weights()
             alpha=weights.alpha,
             beta=weights.beta,
             gamma=weights.gamma,
-            tie_weight=weights.tie_weight,
+            tie_weight=tie_weight_of(group, weights),
             unresolved_verdicts=sum(
                 v is None
                 for r in group

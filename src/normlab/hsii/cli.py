@@ -57,17 +57,26 @@ FormulaOption = Annotated[
 TieWeightOption = Annotated[
     float, typer.Option(help="What a tie is worth in r3 and r4 (ToolEval: 0).")
 ]
+ReadTieWeightOption = Annotated[
+    float | None,
+    typer.Option(
+        "--tie-weight",
+        help="What a tie is worth in r3 and r4 (default: what the run scored it with).",
+    ),
+]
 AlphaOption = Annotated[float, typer.Option(help="α of the HSII score.")]
 BetaOption = Annotated[float, typer.Option(help="β of the HSII score.")]
 GammaOption = Annotated[float, typer.Option(help="γ of the HSII score.")]
 
 
-def weights(formula: str, tie_weight: float, alpha: float, beta: float, gamma: float) -> Weights:
+def weights(
+    formula: str, tie_weight: float | None, alpha: float, beta: float, gamma: float
+) -> Weights:
     from normlab.hsii.analysis import Weights
 
     if formula not in FORMULAS:
         raise InputError("--formula", f"choose one of {', '.join(FORMULAS)}", field="formula")
-    if not 0.0 <= tie_weight <= 1.0:
+    if tie_weight is not None and not 0.0 <= tie_weight <= 1.0:
         raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
     chosen: Formula = "table" if formula == "table" else "printed"
     return Weights(alpha=alpha, beta=beta, gamma=gamma, tie_weight=tie_weight, formula=chosen)
@@ -78,7 +87,7 @@ def weights(formula: str, tie_weight: float, alpha: float, beta: float, gamma: f
 def hsii_analyze(
     paths: PathsArgument,
     formula: FormulaOption = "table",
-    tie_weight: TieWeightOption = 0.0,
+    tie_weight: ReadTieWeightOption = None,
     alpha: AlphaOption = 1.0,
     beta: BetaOption = 1.0,
     gamma: GammaOption = 1.0,
@@ -107,7 +116,7 @@ def hsii_report(
     paths: PathsArgument,
     out: Annotated[Path, typer.Option(help="Folder for report.html.")] = Path("."),
     formula: FormulaOption = "table",
-    tie_weight: TieWeightOption = 0.0,
+    tie_weight: ReadTieWeightOption = None,
 ) -> None:
     """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
     from normlab.commands.benchmark import load_some

@@ -193,3 +193,5 @@ class TrialRecord(BaseModel):
     long_verdicts: list[Verdict | None] | None = Field(default=None, min_length=2, max_length=2)
     domain: str = ""
     judge_model: str = ""
+    tie_weight: float | None = Field(default=None, ge=0.0, le=1.0)
+    """What a tie was worth when the run scored this case (``None``: not recorded)."""

@@ -12,7 +12,6 @@ subject the judge also says whether the norms the agent kept express the hidden 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from inspect_ai.model import ChatMessageUser, Model, get_model
 from inspect_ai.scorer import (
@@ -22,7 +21,6 @@ from inspect_ai.scorer import (
     Scorer,
     ScoreReducer,
     Target,
-    grouped,
     metric,
     score_reducer,
     scorer,
@@ -57,52 +55,63 @@ def _as_value(result: bool | float | None) -> float:
     return math.nan if result is None else float(result)
 
 
-@metric
-def valid_mean() -> Metric:
-    """Mean over scores with a valid label (parse failures are counted apart)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        labels = [label_of(item.score.value) for item in scores]
-        valid = [label for label in labels if label is not None]
-        return sum(valid) / len(valid) if valid else math.nan
-
-    return compute
+MEASURES = ("accuracy_at_k", "compliance", "consistency", "parse_failures")
+"""What the K trials of a sample reduce to (§5.3), and how many of them had no usable label."""
 
 
-@metric
-def parse_failures() -> Metric:
-    """How many scores carry no label because the judge's reply failed to parse."""
+@score_reducer(name="trials")
+def trials() -> ScoreReducer:
+    """The K trial labels of a sample → accuracy-at-K (1[Σ y ≥ ⌈K/2⌉]), compliance (mean
+    label), consistency (1[all labels agree]), each as :mod:`normlab.stats` defines it for the
+    analysis, and the trials whose judge reply could not be parsed (truncations apart).
 
-    def compute(scores: list[SampleScore]) -> int:
-        return sum(label_of(item.score.value) is None for item in scores)
+    One reducer with one value per measure, so Inspect shows each measure under its own
+    name, computed exactly as ``normlab losona analyze`` computes it."""
 
-    return compute
-
-
-def _trial_reducer(reduce: Callable[[list[bool | None]], bool | float | None]) -> ScoreReducer:
-    def reducer(scores: list[Score]) -> Score:
+    def reduce(scores: list[Score]) -> Score:
         labels = [label_of(score.value) for score in scores]
-        return Score(value=_as_value(reduce(labels)), metadata={"labels": labels})
+        truncated = sum(bool((score.metadata or {}).get("judge_truncated")) for score in scores)
+        return Score(
+            value={
+                "accuracy_at_k": _as_value(stats.majority(labels)),
+                "compliance": _as_value(stats.compliance(labels)),
+                "consistency": _as_value(stats.consistency(labels)),
+                "parse_failures": float(sum(label is None for label in labels) - truncated),
+            },
+            metadata={"labels": labels},
+        )
 
-    return reducer
-
-
-@score_reducer(name="majority")
-def majority() -> ScoreReducer:
-    """Accuracy-at-K: 1[Σ y ≥ ⌈K/2⌉] (see :func:`normlab.stats.majority`)."""
-    return _trial_reducer(stats.majority)
-
-
-@score_reducer(name="compliance")
-def compliance() -> ScoreReducer:
-    """Compliance: mean label over the K trials."""
-    return _trial_reducer(stats.compliance)
+    return reduce
 
 
-@score_reducer(name="consistency")
-def consistency() -> ScoreReducer:
-    """Consistency: 1[all K labels agree]."""
-    return _trial_reducer(stats.consistency)
+def _measure_name(measure: str, trials: int) -> str:
+    return f"accuracy-at-{trials}" if measure == "accuracy_at_k" else measure.replace("_", " ")
+
+
+@metric(name="losona_measures")
+def condition_measures() -> Metric:
+    """Each measure over the scenarios of each prompt condition, named ``CONDITION MEASURE``:
+    accuracy-at-K, compliance and consistency are means over scenarios (consistency over those
+    with a label), parse failures a count, as ``normlab losona analyze`` reports them."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        groups: dict[str, list[SampleScore]] = {}
+        for item in scores:
+            condition = str((item.sample_metadata or {}).get("condition", "unknown"))
+            groups.setdefault(condition, []).append(item)
+        values: dict[str, float] = {}
+        for condition, items in sorted(groups.items()):
+            reduced = [item.score.value for item in items if isinstance(item.score.value, dict)]
+            k = max(len((item.score.metadata or {}).get("labels", [])) for item in items)
+            for measure in MEASURES:
+                given = [float(v[measure]) for v in reduced if not math.isnan(float(v[measure]))]
+                total = sum(given)
+                mean = total / len(given) if given else math.nan
+                name = f"{condition} {_measure_name(measure, k)}"
+                values[name] = total if measure == "parse_failures" else mean
+        return values
+
+    return compute
 
 
 JUDGE_ROUNDS = 2
@@ -131,14 +140,7 @@ async def judge_response(
     return result
 
 
-@scorer(
-    metrics=[
-        grouped(valid_mean(), "condition", all=False),
-        grouped(
-            parse_failures(), "condition", all=False, name_template="{group_name} parse failures"
-        ),
-    ]
-)
+@scorer(metrics=[condition_measures()])
 def norm_judge(
     judge_model: str | None = None,
     addenda: str = "default",

@@ -21,7 +21,7 @@ from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, select_scenarios
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
-from normlab.losona.scorer import compliance, consistency, majority, norm_judge
+from normlab.losona.scorer import norm_judge, trials
 from normlab.losona.solver import SubjectTemperature, subject_reply
 from normlab.models import RoleSettings
 
@@ -109,7 +109,7 @@ def losona(
             max_tokens=settings.max_tokens,
             reasoning_effort=dict(settings.reasoning_effort),
         ),
-        epochs=Epochs(epochs, [majority(), compliance(), consistency()]),
+        epochs=Epochs(epochs, trials()),
         metadata={
             "benchmark": "losona",
             "epochs": epochs,

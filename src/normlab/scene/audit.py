@@ -34,8 +34,9 @@ from pydantic import BaseModel, StrictBool
 
 from normlab.core.csvio import KeyRow, key_path_for, read_answers, write_blind, yes_no
 from normlab.core.errors import InputError
-from normlab.scene.analysis import EpisodeRecord, load_run, staged_turns
+from normlab.scene.analysis import EpisodeRecord, load_run
 from normlab.scene.prompts import STAGED_MARK, marked_transcript, sanction_text
+from normlab.scene.rules import staged_turns
 from normlab.scene.taxonomy import Dimensions, load_dimensions
 from normlab.stats import Agreement
 

@@ -27,13 +27,13 @@ from normlab.report import (
 )
 from normlab.scene.analysis import (
     AgentComparison,
-    BehaviourView,
     EpisodeRecord,
     ModelResult,
     SceneAnalysis,
     SceneRun,
 )
 from normlab.scene.prompts import marked_transcript
+from normlab.scene.rules import BehaviourView
 from normlab.scene.schemas import Episode, EpisodeLabels
 from normlab.stats import Estimate, Rate
 

@@ -320,7 +320,7 @@ class ListedEvents(BaseModel):
 class EpisodeLabels(BaseModel):
     """D, B, S, R as turn ids, plus SP breaches and each sanction's observed form; ``None``
     lists mean a parse failure. These are the labeller's raw labels: the analysis sets the
-    precedent's staged turns apart (:func:`normlab.scene.analysis.episode_outcome`)."""
+    precedent's staged turns apart (:func:`normlab.scene.rules.episode_outcome`)."""
 
     labeller: Labeller
     demonstrations: list[int] | None

@@ -20,6 +20,7 @@ through Inspect's cache, so a rerun never pays for, or changes, a verdict.
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any, Literal, get_args
 
 from inspect_ai.model import (
@@ -30,14 +31,29 @@ from inspect_ai.model import (
     Model,
     get_model,
 )
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    metric,
+    scorer,
+)
 from inspect_ai.solver import TaskState
 from pydantic import Field, create_model
 
 from normlab.agents import INFERENCE_KEY, judge_inference
 from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, RoleSettings, generate_structured
-from normlab.scene.analysis import episode_outcome
 from normlab.scene.prompts import load_template, norm_values, system_text, transcript_text
+from normlab.scene.rules import (
+    VIEWS,
+    EpisodeOutcome,
+    behaviour,
+    episode_outcome,
+    episode_views,
+    fidelity_rates,
+)
 from normlab.scene.schemas import (
     Episode,
     EpisodeLabels,
@@ -51,6 +67,7 @@ from normlab.scene.schemas import (
     TurnLabel,
 )
 from normlab.scene.taxonomy import Dimensions, load_dimensions
+from normlab.stats import Estimate
 
 LABELLERS: tuple[Labeller, ...] = ("turns", "lists")
 # Output caps sized to what a reply needs, so a model that loops fails fast instead of
@@ -285,7 +302,44 @@ async def audit_fidelity(
     return result.value
 
 
-@scorer(metrics={"breached": [mean()], "sanctions": [mean()], "repaired": [mean()]})
+def _number(estimate: Estimate) -> float:
+    return math.nan if estimate.value is None else estimate.value
+
+
+@metric(name="scene_measures")
+def scene_measures() -> Metric:
+    """The analysis's measures of the run's episodes (:mod:`normlab.scene.rules`), per view:
+    episodes, repair rate, ρ(d, b) and compliance per norm pole; then the fidelity rates."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        stored = [(item.score.metadata or {}).get("outcome") for item in scores]
+        outcomes = [EpisodeOutcome.model_validate(outcome) for outcome in stored if outcome]
+        labelled = [outcome for outcome in outcomes if outcome.labelled]
+        dimensions = load_dimensions()
+        values: dict[str, float] = {}
+        for view, episodes in episode_views(labelled).items():
+            name = VIEWS[view]
+            measured = behaviour(episodes, dimensions)
+            values[f"{name} episodes"] = float(measured.episodes)
+            values[f"{name} repair rate"] = _number(measured.repair)
+            values[f"{name} adaptation rho"] = _number(measured.adaptation)
+            for pair in measured.opposing_pairs:
+                for pole, rate in (
+                    (pair.pole_a, pair.compliance_a),
+                    (pair.pole_b, pair.compliance_b),
+                ):
+                    if rate.n:
+                        values[f"{name} compliance {pole}"] = _number(rate)
+        fidelity = fidelity_rates(labelled)
+        values["persona breach"] = _number(fidelity.persona_breach)
+        values["sanction delivered"] = _number(fidelity.sanction_delivered)
+        values["sanction shape match"] = _number(fidelity.sanction_shape_match)
+        return values
+
+    return compute
+
+
+@scorer(metrics=[scene_measures()])
 def episode_judge(
     labeller: Labeller = "turns",
     max_tokens: dict[str, int] | None = None,

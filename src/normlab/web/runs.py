@@ -7,15 +7,22 @@ path the pages take is relative to the runs folder and checked to stay inside it
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_json
-from normlab.core.logs import local_path, subject_of
+from normlab.core.logs import local_path, preference, run_key, subject_of
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
 
 REPORT_FILES = {".html", ".png", ".svg", ".json", ".csv"}
+MAX_HEADLINE = 12
+"""Metrics shown per run on the home page (the reader shows them all)."""
 
 
 @dataclass
@@ -52,31 +59,52 @@ def _report(root: Path, folder: Path) -> str | None:
     return str(report.relative_to(root)) if report.exists() else None
 
 
-def _inspect_runs(root: Path) -> list[RunSummary]:
+def _headers(root: Path) -> tuple[list[tuple[Path, EvalLog]], list[RunSummary]]:
+    """The log headers under ``root``, one per run (a killed run's partial logs beside the one
+    that resumed it are one run: its finished or newest log), and the unreadable logs."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    runs = []
+    chosen: dict[tuple[str, ...], tuple[Path, EvalLog]] = {}
+    unreadable = []
     for info in list_eval_logs(str(root)):
         path = local_path(info.name)
         try:
             log = read_eval_log(str(path), header_only=True)
         except Exception as error:  # an unreadable log is listed, not fatal to the page
-            runs.append(
+            unreadable.append(
                 RunSummary("?", str(path.relative_to(root)), [], "", [], "", f"unreadable: {error}")
             )
             continue
+        key = (str(path.parent), *run_key(log), json.dumps(log.eval.task_args, sort_keys=True))
+        if key not in chosen or preference(log) > preference(chosen[key][1]):
+            chosen[key] = (path, log)
+    return list(chosen.values()), unreadable
+
+
+def _headline(log: EvalLog) -> list[tuple[str, str]]:
+    """The log's metrics, each named by its score when the log has several."""
+    headline: list[tuple[str, str]] = []
+    if log.results is None:
+        return headline
+    several = len(log.results.scores) > 1
+    for score in log.results.scores:
+        for name, metric in score.metrics.items():
+            label = f"{score.name}: {name}" if several else name
+            if len(headline) < MAX_HEADLINE:
+                headline.append((label, _number(float(metric.value))))
+    return headline
+
+
+def _inspect_runs(root: Path) -> list[RunSummary]:
+    headers, runs = _headers(root)
+    for path, log in headers:
         roles = [("subject", subject_of(log))]
         for role, config in (log.eval.model_roles or {}).items():
             configs = config if isinstance(config, list) else [config]
             roles.append((role, ", ".join(str(c.model) for c in configs)))
-        headline: list[tuple[str, str]] = []
         n = ""
         if log.results is not None:
             n = f"{log.results.completed_samples} of {log.results.total_samples} samples"
-            for score in log.results.scores:
-                for name, metric in score.metrics.items():
-                    if len(headline) < 8 and (name, _number(metric.value)) not in headline:
-                        headline.append((name, _number(float(metric.value))))
         costs = [u.total_cost for u in (log.stats.model_usage or {}).values()]
         known = [c for c in costs if c is not None]
         cost = f"${sum(known):.4f}" if known else "unknown"
@@ -86,7 +114,7 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
                 path=str(path.relative_to(root)),
                 models=roles,
                 n=n,
-                headline=headline,
+                headline=_headline(log),
                 cost=cost,
                 status=log.status,
                 report=_report(root, path.parent),
