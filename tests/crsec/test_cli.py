@@ -22,15 +22,19 @@ def crsec(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def run(folder: Path, *extra: str, model: str = BUSY_MODEL) -> None:
+def run(folder: Path, *extra: str, model: str = BUSY_MODEL) -> str:
     code, output = crsec(
         "run", "--model", model, "--judge", BUSY_MODEL, "--out", str(folder), *SMALL_RUN, *extra
     )
     assert code == 0, output
+    return output
 
 
 def test_run_analyze_and_report(workdir: Path) -> None:
-    run(workdir / "run")
+    output = run(workdir / "run")
+    # Output that is not a terminal gets a line per tick as well as one per hour.
+    assert output.splitlines()[0] == f"models: agent={BUSY_MODEL}, judge={BUSY_MODEL}"
+    assert "day 1 09:00: tick 1/24 done" in output and "day 1 09:00–10:00: " in output
     assert (workdir / "run" / "report.html").exists()
     code, output = crsec("analyze", str(workdir / "run"), "--json")
     assert code == 0, output

@@ -40,7 +40,7 @@ def test_usage_sums_calls_tokens_and_known_costs(workdir: Path) -> None:
 
 
 def test_the_retried_error_names_are_the_errors_structured_output_retries() -> None:
+    from normlab.core.logs import UNUSABLE_ERROR_NAMES
     from normlab.models.structured import unusable_errors
-    from normlab.models.usage import UNUSABLE_ERROR_NAMES
 
     assert tuple(error.__name__ for error in unusable_errors()) == UNUSABLE_ERROR_NAMES

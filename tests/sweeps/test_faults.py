@@ -90,7 +90,13 @@ def test_a_sweep_completes_through_faults_and_counts_its_retries(
         assert result.returncode == 0, result.stderr[-2000:]
         faults = sum(sum(item.stats()["faults"].values()) for item in endpoints)
     analysis = _analysis(system, logs, workdir)
-    assert _units(analysis) == SYSTEMS[system].planned(SIZES[system])
+    planned = SYSTEMS[system].planned(SIZES[system])
+    assert _units(analysis) == planned
+    # Output that is not a terminal still shows progress and retries, a line each (issue 18).
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("models: subject=")
+    assert sum(" finished (" in line for line in lines) == planned
+    assert any("retried call attempt" in line or "retrying a call to" in line for line in lines)
     (usage,) = analysis["usage"].values()
     retries = sum(role["retries"] for role in usage["roles"].values())
     assert faults > 0 and retries > 0

@@ -24,7 +24,7 @@ from normlab.commands.console import (
     print_table,
     stdout_to_stderr,
 )
-from normlab.commands.options import default_log_dir
+from normlab.commands.options import default_log_dir, roles_line
 from normlab.core.errors import InputError
 from normlab.core.evalrun import Shard, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
@@ -132,6 +132,8 @@ def finish_run(
         check_remote_folder(folder, "--log-dir")
     if report_dir is not None:
         output_folder(report_dir, "--report-dir")
+    for line in roles_line(model, roles):
+        note(line)
     with stdout_to_stderr(as_json):
         one_at_a_time = 1 if model.startswith("human/") else None
         logs = run_task(

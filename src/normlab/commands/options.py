@@ -108,6 +108,25 @@ def bind_roles(
     return roles
 
 
+def roles_line(model: str, roles: Mapping[str, str], subject: str = "subject") -> list[str]:
+    """What a run is about to use, said before it starts: one line naming every role's model,
+    and a warning when the subject is another model but roles fell back to the embedded
+    0.5B one (a plumbing check, never a judge), which would otherwise go unnoticed for the
+    whole run."""
+    lines = [
+        "models: "
+        + ", ".join(f"{role}={name}" for role, name in [(subject, model), *sorted(roles.items())])
+    ]
+    embedded = sorted(role for role, name in roles.items() if name == DEFAULT_MODEL)
+    if embedded and model != DEFAULT_MODEL:
+        options = ", ".join(f"--role {role}=MODEL" for role in embedded)
+        lines.append(
+            f"warning: {', '.join(embedded)} use the embedded 0.5B model ({DEFAULT_MODEL}), "
+            f"a plumbing check, not a measurement: name them with {options}"
+        )
+    return lines
+
+
 def default_log_dir(
     system: str, model: str, roles: Mapping[str, str], agent: str = BASE_AGENT
 ) -> Path:

@@ -16,7 +16,11 @@ from inspect_ai.dataset import MemoryDataset
 
 from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.logs import local_path
+from normlab.core.progress import LineProgress
 from normlab.core.storage import mirrored, pull
+
+PROGRESS_HOOK = LineProgress
+"""Registered with Inspect on import: plain progress lines when stderr is not a terminal."""
 
 _OS_ERROR_REPR = re.compile(r"^\w+\((\d+), (['\"])(?P<reason>.+?)\2")
 """Inspect records an exception as its repr: ``OSError(28, 'No space left on device')``."""

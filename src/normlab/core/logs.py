@@ -18,12 +18,17 @@ from typing import TYPE_CHECKING
 from normlab.core.errors import InputError
 
 if TYPE_CHECKING:
+    from inspect_ai.event import ModelEvent
     from inspect_ai.log import EvalLog, EvalSample
 
 LOG_SUFFIXES = (".eval", ".json")
 
 BASE_AGENT = "base"
 """The subject with no agent around it: the eval's model answering the benchmark's prompt."""
+UNUSABLE_ERROR_NAMES = ("JSONDecodeError", "UnicodeDecodeError", "APIResponseValidationError")
+"""How Inspect records (as ``repr``) the errors normlab retries as responses that were no reply
+(:func:`normlab.models.structured.unusable_errors`; a test keeps the two lists the same)."""
+
 AGENT_KEY = "agent"
 """The task metadata key naming the agent that wrapped the subject model (absent: base)."""
 
@@ -153,3 +158,26 @@ def read_samples(paths: Iterable[Path]) -> SampleSet:
         key=lambda item: (order[id(item.log)], str(item.sample.id), item.sample.epoch),
     )
     return result
+
+
+def event_retries(event: ModelEvent) -> int:
+    """Attempts of one model event that were made again.
+
+    Inspect counts its own retries (rate limits, server errors, dropped connections) in
+    ``retries``; an attempt it abandoned at its timeout is an event with the error, counted
+    again in the next event's ``retries``. normlab's own retries of responses that were no
+    reply (:mod:`normlab.models.structured`) are new calls: an event that ended in such an
+    error, or returned an empty message, was asked again.
+    """
+    retried = event.retries or 0
+    if event.error:
+        return retried + (1 if event.error.startswith(UNUSABLE_ERROR_NAMES) else 0)
+    output = event.output
+    if not output.completion.strip() and output.stop_reason != "max_tokens":
+        return retried + 1
+    return retried
+
+
+def sample_retries(sample: EvalSample) -> int:
+    """Attempts of the sample's model calls that were made again (:func:`event_retries`)."""
+    return sum(event_retries(event) for event in sample.events if event.event == "model")

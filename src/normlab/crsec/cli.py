@@ -20,6 +20,7 @@ from normlab.commands.options import (
     RoleOption,
     bind_roles,
     default_log_dir,
+    roles_line,
 )
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_file
@@ -144,6 +145,9 @@ def crsec_run(
             classify_hint=classify_hint,
         )
         RunDir(run_folder).create(config)
+    others = {name: used for name, used in roles.items() if name != "agent"}
+    for line in roles_line(roles["agent"], others, subject="agent"):
+        note(line)
     note(f"runs: {', '.join(str(f) for f in folders)}")
     simulate(folders, max_calls, max_cost, report, max_connections=max_connections)
 

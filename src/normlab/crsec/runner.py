@@ -8,6 +8,7 @@ so the command line imports this module only when a command runs.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,9 @@ async def _simulate(
         config = run.config()
         prefix = f"{folder.name}: " if len(folders) > 1 else ""
         client = model_client(config.models, max_connections)
-        simulation = Simulation(run, client, lambda line: note(prefix + line))
+        simulation = Simulation(
+            run, client, lambda line: note(prefix + line), tick_lines=not sys.stderr.isatty()
+        )
         try:
             return folder, await simulation.run(max_calls, max_cost)
         except NormlabError:

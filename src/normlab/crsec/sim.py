@@ -186,13 +186,17 @@ class Simulation:
         run: RunDir,
         client: ModelClient,
         progress: Callable[[str], None] | None = None,
+        tick_lines: bool = False,
     ) -> None:
+        """``progress`` gets a line per simulated hour, and with ``tick_lines`` one per tick
+        as well (output that is not a terminal shows no other sign of life)."""
         self.run_dir = run
         self.config = run.config()
         self.society = self.config.society
         self.clock = clock_of(self.config)
         self.client = client
         self.progress = progress
+        self.tick_lines = tick_lines
         self.specs = {agent.name: agent for agent in self.society.agents}
         self.order = [agent.name for agent in self.society.agents]
         self.neighbours = {name: nearest_first(self.order, name) for name in self.order}
@@ -323,8 +327,13 @@ class Simulation:
             self.state.tick += 1
             self.state.finished = self.state.tick >= self.clock.total_ticks
             self.run_dir.save(self.state, self.events, self.metrics)
-            if self.metrics and self.progress is not None:
+            if self.progress is not None and self.metrics:
                 self.progress(self.progress_line(self.metrics[-1]))
+            elif self.progress is not None and self.tick_lines:
+                self.progress(
+                    f"{self.clock.label(tick)}: tick {tick + 1}/{self.clock.total_ticks} done · "
+                    f"{self.state.usage.calls} calls so far"
+                )
             self.events, self.metrics = [], []
             # The tick's calls are in the event log; the client's own records would otherwise
             # grow with every call of the run (tens of thousands in a large society's day).

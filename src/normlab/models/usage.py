@@ -19,18 +19,14 @@ from typing import TYPE_CHECKING
 from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
 
-from normlab.core.logs import subject_of
+from normlab.core.logs import event_retries, subject_of
 
 if TYPE_CHECKING:
-    from inspect_ai.event import ModelEvent
     from inspect_ai.log import EvalSample
 
     from normlab.core.logs import SampleSet
 
 SUBJECT_ROLE = "subject"
-UNUSABLE_ERROR_NAMES = ("JSONDecodeError", "UnicodeDecodeError", "APIResponseValidationError")
-"""How Inspect records (as ``repr``) the errors normlab retries as responses that were no reply
-(:func:`normlab.models.structured.unusable_errors`; a test keeps the two lists the same)."""
 
 
 def _optional_sum(a: float | None, b: float | None) -> float | None:
@@ -109,7 +105,7 @@ def sample_usage(sample: EvalSample) -> dict[str, RoleUsage]:
         if event.event == "model":
             role = event.role or SUBJECT_ROLE
             calls[role] = calls.get(role, 0) + (0 if event.error else 1)
-            retries[role] = retries.get(role, 0) + _retries(event)
+            retries[role] = retries.get(role, 0) + event_retries(event)
     if calls.get(SUBJECT_ROLE) or subject.input_tokens or subject.output_tokens:
         roles[SUBJECT_ROLE] = subject
     for role, count in calls.items():
@@ -117,24 +113,6 @@ def sample_usage(sample: EvalSample) -> dict[str, RoleUsage]:
         usage.calls = count
         usage.retries = retries[role]
     return roles
-
-
-def _retries(event: ModelEvent) -> int:
-    """Attempts of one model event that were made again.
-
-    Inspect counts its own retries (rate limits, server errors, dropped connections) in
-    ``retries``; an attempt it abandoned at its timeout is an event with the error, counted
-    again in the next event's ``retries``. normlab's own retries of responses that were no
-    reply (:mod:`normlab.models.structured`) are new calls: an event that ended in such an
-    error, or returned an empty message, was asked again.
-    """
-    retried = event.retries or 0
-    if event.error:
-        return retried + (1 if event.error.startswith(UNUSABLE_ERROR_NAMES) else 0)
-    output = event.output
-    if not output.completion.strip() and output.stop_reason != "max_tokens":
-        return retried + 1
-    return retried
 
 
 def merge_usage(parts: Iterable[Mapping[str, RoleUsage]]) -> dict[str, RoleUsage]:
