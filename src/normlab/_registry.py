@@ -7,7 +7,9 @@ work, and the plain progress lines of :mod:`normlab.core.progress` when stderr i
 terminal. Imports only from the packages' public faces.
 """
 
-from normlab.core.progress import LineProgress
+import sys
+
+from normlab.core import register_progress
 from normlab.hsii import hsii, hsii_cot
 from normlab.losona import losona, losona_screen
 from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel, SpreadModel
@@ -16,7 +18,6 @@ from normlab.scene import scene
 __all__ = [
     "EmbeddedLlamaCpp",
     "HumanModel",
-    "LineProgress",
     "ScriptedModel",
     "SpreadModel",
     "hsii",
@@ -25,3 +26,8 @@ __all__ = [
     "losona_screen",
     "scene",
 ]
+
+# ``inspect eval``: progress lines off a terminal. A normlab command registers them itself when
+# its run starts (see normlab.core.progress on Inspect's banner).
+if "normlab.cli" not in sys.modules:
+    register_progress()

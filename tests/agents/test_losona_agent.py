@@ -35,7 +35,7 @@ def run(workdir: Path, *extra: str) -> str:
 
 
 def samples(folder: Path) -> list[EvalSample]:
-    (path,) = sorted(folder.glob("*.eval"))
+    (path,) = sorted(folder.rglob("*.eval"))
     return list(read_eval_log(str(path)).samples or [])
 
 
@@ -70,7 +70,7 @@ def test_the_reply_prompt_lists_the_kept_norm_not_the_rejected_one(both_runs: Pa
 def test_the_agents_calls_are_a_role_of_their_own(both_runs: Path) -> None:
     for folder in both_runs.iterdir():
         usage = usage_by_role(
-            item.sample for item in read_samples(sorted(folder.glob("*.eval"))).samples
+            item.sample for item in read_samples(sorted(folder.rglob("*.eval"))).samples
         )
         if "+norm-memory" in folder.name:
             # per trial: identify + two evaluations; the judge: the verdict + one norm matched
@@ -108,7 +108,7 @@ def test_role_norm_memory_binds_another_model(workdir: Path) -> None:
     other.write_text(LOSONA_SCRIPT.read_text())
     run(workdir, "--agent", "norm-memory", "--role", f"norm_memory=scripted/{other}", "-k", "1")
     (folder,) = (workdir / "runs" / "losona").iterdir()
-    (path,) = sorted(folder.glob("*.eval"))
+    (path,) = sorted(folder.rglob("*.eval"))
     log = read_eval_log(str(path))
     events = [e for s in log.samples or [] for e in s.events if e.event == "model"]
     agent_calls = [e for e in events if e.role == "norm_memory"]
@@ -145,7 +145,7 @@ def test_the_web_reader_shows_its_norm_database(both_runs: Path) -> None:
     from normlab.web.readers import losona_view
 
     agent = next(p for p in both_runs.iterdir() if "+norm-memory" in p.name)
-    (path,) = sorted(agent.glob("*.eval"))
+    (path,) = sorted(agent.rglob("*.eval"))
     view = losona_view(read_eval_log(str(path)), 0)
     assert ("subject model", AGENT_SUBJECT) in view.facts
     assert f"+ {KEPT}" in view.replies[0].reasons and f"− {REJECTED}" in view.replies[0].reasons

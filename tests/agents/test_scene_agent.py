@@ -129,6 +129,6 @@ def test_the_report_sets_the_agent_beside_its_model(workdir: Path) -> None:
     from normlab.web.readers import scene_view
 
     agent_log = next(p for p in runs.iterdir() if "+norm-memory" in p.name)
-    (path,) = sorted(agent_log.glob("*.eval"))
+    (path,) = sorted(agent_log.rglob("*.eval"))
     facts = dict(scene_view(read_eval_log(str(path)), 0).facts)
     assert "norm memory (reply by reply)" in facts and "+ norm-memory" in facts["subject"]

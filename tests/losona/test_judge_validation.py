@@ -54,6 +54,26 @@ def test_rescore_reports_agreement_kappa_and_table(finished_run: Path, lenient_j
     assert all(json.loads(line)["judge_model"] == lenient_judge for line in rescored)
 
 
+def test_rescore_needs_only_the_new_judge(finished_run: Path, lenient_judge: str) -> None:
+    """The original judge's provider need not be installed, keyed or reachable (issue 18)."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from inspect_ai.model import ModelConfig
+
+    (path,) = sorted((finished_run / "logs").glob("*.eval"))
+    log = read_eval_log(str(path))
+    log.eval.model_roles = {"judge": ModelConfig(model="nosuchprovider/judge")}
+    write_eval_log(log, str(path))
+    out = finished_run / "rescore"
+    code, output = run_cli(
+        "losona", "rescore", str(path), "--judge", lenient_judge, "--out", str(out), "--json"
+    )
+    assert code == 0, output
+    assert json.loads(output)["n_rows"] == 12
+    (rescored,) = sorted(out.glob("*.rescored.eval"))
+    roles = read_eval_log(str(rescored), header_only=True).eval.model_roles or {}
+    assert roles["judge"] == ModelConfig(model="nosuchprovider/judge")  # the run's roles kept
+
+
 def test_rescore_resumes_without_rejudging(finished_run: Path, lenient_judge: str) -> None:
     out = finished_run / "rescore"
     args = ["losona", "rescore", str(finished_run / "logs"), "--judge", lenient_judge]

@@ -26,7 +26,7 @@ from normlab.commands.console import (
 )
 from normlab.commands.options import default_log_dir, roles_line
 from normlab.core.errors import InputError
-from normlab.core.evalrun import Shard, run_task
+from normlab.core.evalrun import Configuration, Shard, check_folder, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
 from normlab.core.outputs import output_folder
 from normlab.core.storage import (
@@ -36,6 +36,7 @@ from normlab.core.storage import (
     within,
 )
 from normlab.models import AnalysisBase
+from normlab.models.preflight import check_models
 from normlab.report import usage_table
 
 
@@ -104,6 +105,7 @@ def analyze_and_emit(
 def finish_run(
     bench: Benchmark[LoadedT, AnalysisT],
     task: Task,
+    configuration: Configuration,
     model: str,
     roles: Mapping[str, str],
     log_dir: str | Path | None,
@@ -116,11 +118,15 @@ def finish_run(
     """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
 
     Logs go to ``log_dir``, by default a folder naming every role's model and the ``agent``
-    wrapping the subject, if any; a URL puts them in object storage, and the report then goes
-    beside their local mirror. A person in the subject's seat (``human/…``) answers one
-    sample at a time.
+    wrapping the subject, if any, and inside it one naming the task's ``configuration`` (the
+    arguments that differ from the defaults), so a run of other options never lands in a
+    folder it cannot resume; a folder that holds another configuration is refused up front,
+    on one line. A URL puts the logs in object storage, and the report then goes beside their
+    local mirror. A person in the subject's seat (``human/…``) answers one sample at a time.
     """
-    folder = log_location(log_dir or default_log_dir(bench.name, model, roles, agent))
+    check_models([("--model", model), *((f"--role {r}", used) for r, used in roles.items())])
+    default = default_log_dir(bench.name, model, roles, agent) / configuration.folder()
+    folder = log_location(log_dir or default)
     if shard is not None:
         part = Shard.parse(shard)
         task = part.apply(task)
@@ -130,6 +136,7 @@ def finish_run(
         output_folder(folder, "--log-dir")
     else:
         check_remote_folder(folder, "--log-dir")
+    check_folder(folder, task, configuration, model, roles)
     if report_dir is not None:
         output_folder(report_dir, "--report-dir")
     for line in roles_line(model, roles):

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from normlab.core.errors import InputError, NormlabError, RunIncompleteError
     from normlab.core.jsonio import read_collection, read_json, read_jsonl_rows, write_jsonl
     from normlab.core.logs import SampleSet, expand_paths, read_samples
+    from normlab.core.progress import register as register_progress
     from normlab.core.templates import DOUBLE_BRACES, SINGLE_BRACES, PromptSet
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
@@ -37,6 +38,7 @@ __all__ = [
     "read_json",
     "read_jsonl_rows",
     "read_samples",
+    "register_progress",
     "render_transcript",
     "render_turn",
     "write_jsonl",

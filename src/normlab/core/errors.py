@@ -34,6 +34,27 @@ def tidy(problem: str) -> str:
     )
 
 
+_STYLE = (
+    r"(?:bold|italic|underline|dim|reverse|strike|blink|(?:bright_)?"
+    r"(?:red|green|blue|yellow|magenta|cyan|white|black))"
+)
+_MARKUP = re.compile(rf"\[/?(?:{_STYLE}(?: {_STYLE})*|link(?:=[^\]]*)?)?\]")
+"""Rich's style tags (``[bold]``, ``[/blue]``, ``[bold red]``, ``[/]``, ``[link=…]``)."""
+
+
+def unmarked(text: str) -> str:
+    """A library's message without its Rich markup, on one line: Inspect writes its errors for
+    its own terminal display (``No [bold][blue]OPENAI_API_KEY[/blue][/bold] defined``), and
+    normlab prints them as plain text. Only for messages written by libraries: a user's own
+    text (a model named ``[red]x[/red]``) is printed as it is, never stripped."""
+    lines = [line.strip() for line in _MARKUP.sub("", text).splitlines() if line.strip()]
+    joined = ""
+    for line in lines:
+        separator = "" if not joined else " " if joined.endswith((":", ".", ",", ";")) else "; "
+        joined += separator + line
+    return joined.removeprefix("ERROR: ")
+
+
 def shortened(text: str, limit: int = 60) -> str:
     """``text`` cut at ``limit`` characters, saying how long it was: a 10 MB cell or a key of
     five thousand digits must not become a 10 MB error line."""

@@ -7,20 +7,26 @@ run resumes without redoing or losing work.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai import Task, eval_set
 from inspect_ai.dataset import MemoryDataset
 
-from normlab.core.errors import InputError, RunIncompleteError
+from normlab.core.errors import InputError, RunIncompleteError, unmarked
 from normlab.core.logs import local_path
-from normlab.core.progress import LineProgress
+from normlab.core.outputs import slug
+from normlab.core.progress import register as register_progress
 from normlab.core.storage import mirrored, pull
 
-PROGRESS_HOOK = LineProgress
-"""Registered with Inspect on import: plain progress lines when stderr is not a terminal."""
+if TYPE_CHECKING:
+    pass
 
 _OS_ERROR_REPR = re.compile(r"^\w+\((\d+), (['\"])(?P<reason>.+?)\2")
 """Inspect records an exception as its repr: ``OSError(28, 'No space left on device')``."""
@@ -31,10 +37,77 @@ def failure_reason(message: str) -> str:
     """Why an eval failed, in one short line: an OSError's own words (a full disk reads "No
     space left on device"), else the first line of Inspect's message."""
     lines = message.strip().splitlines()
-    first = lines[0] if lines else "unknown error"
+    first = unmarked(lines[0]) if lines else "unknown error"
     found = _OS_ERROR_REPR.match(first)
     reason = found.group("reason") if found else first
     return reason if len(reason) <= MAX_REASON else reason[:MAX_REASON] + "…"
+
+
+MAX_CONFIGURATION_NAME = 80
+
+
+def _plain(value: Any) -> Any:
+    """A task argument as its log records it (JSON: tuples are lists, paths are text)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _unset(value: Any) -> bool:
+    return value is None or value == {} or value == [] or value == ""
+
+
+def _word(value: Any) -> tuple[str, bool]:
+    """A value in a folder name, and whether that name dropped part of it (a path's folders)."""
+    if isinstance(value, list):
+        return "+".join(_word(item)[0] for item in value), any(_word(i)[1] for i in value)
+    if isinstance(value, dict):
+        return "+".join(f"{k}={_word(v)[0]}" for k, v in sorted(value.items())), False
+    text = str(value)
+    if "/" in text:
+        return slug(Path(text).name), True
+    return slug(text), False
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """The arguments a task was built with: every parameter of its factory (defaults filled
+    in, as Inspect records them in the log's ``task_args``), and those that differ from the
+    defaults: what makes this run's samples differ from another's with the same models."""
+
+    arguments: dict[str, Any] = field(default_factory=dict)
+    changed: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, factory: Callable[..., Task], args: Mapping[str, Any], beside: tuple[str, ...] = ()
+    ) -> Configuration:
+        """``args`` given to ``factory``; names in ``beside`` are said elsewhere in the folder
+        name (the agent beside the subject) and are not repeated."""
+        defaults = {
+            name: parameter.default
+            for name, parameter in inspect.signature(factory).parameters.items()
+            if parameter.default is not inspect.Parameter.empty
+        }
+        arguments = _plain({**defaults, **args})
+        changed = {
+            name: value
+            for name, value in arguments.items()
+            if name not in beside
+            and value != _plain(defaults.get(name))
+            and not (_unset(value) and _unset(defaults.get(name)))
+        }
+        return cls(arguments, changed)
+
+    def folder(self) -> str:
+        """``defaults``, or the changed arguments as ``NAME-VALUE__…`` (with a digest of the
+        whole when a value had to be shortened, so two different runs never share a name)."""
+        if not self.changed:
+            return "defaults"
+        words = [(name, *_word(value)) for name, value in sorted(self.changed.items())]
+        name = "__".join(f"{key}-{word}" for key, word, _ in words)
+        if any(cut for *_, cut in words) or len(name) > MAX_CONFIGURATION_NAME:
+            digest = hashlib.sha256(json.dumps(self.changed, sort_keys=True).encode())
+            name = f"{name[: MAX_CONFIGURATION_NAME - 10]}__{digest.hexdigest()[:8]}"
+        return name
 
 
 @dataclass(frozen=True)
@@ -74,6 +147,53 @@ class Shard:
         return task
 
 
+def _differences(
+    log: Any, configuration: Configuration, model: str, roles: Mapping[str, str]
+) -> list[str]:
+    """How the run in ``log`` differs from the one about to start (models, then arguments)."""
+    found = []
+    if log.eval.model != model:
+        found.append(f"model {log.eval.model} there, {model} now")
+    made = {
+        name: getattr(used, "model", used) for name, used in (log.eval.model_roles or {}).items()
+    }
+    for role in sorted(set(made) | set(roles)):
+        if made.get(role) != roles.get(role):
+            found.append(f"{role} {made.get(role)} there, {roles.get(role)} now")
+    there = _plain(log.eval.task_args or {})
+    for name in sorted(set(there) | set(configuration.arguments)):
+        if there.get(name) != configuration.arguments.get(name):
+            found.append(
+                f"{name}={there.get(name)!r} there, {configuration.arguments.get(name)!r} now"
+            )
+    return found
+
+
+def check_folder(
+    log_dir: Path | str,
+    task: Task,
+    configuration: Configuration,
+    model: str,
+    roles: Mapping[str, str],
+) -> None:
+    """Before a run: a log folder holding a run of other options or models cannot be resumed
+    (Inspect refuses it); say so on one line, naming what differs, before anything starts."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    for info in list_eval_logs(str(log_dir), recursive=False):
+        log = read_eval_log(info.name, header_only=True)
+        if log.eval.task.split("/")[-1] != task.name.split("/")[-1]:
+            found = [f"task {log.eval.task} there, {task.name} now"]
+        else:
+            found = _differences(log, configuration, model, roles)
+        if found:
+            raise InputError(
+                "--log-dir",
+                f"{log_dir} holds a run with other options ({'; '.join(found[:3])}): rerun "
+                "with the same options to resume it, or choose another --log-dir",
+            )
+
+
 def run_task(
     task: Task,
     log_dir: Path | str,
@@ -95,17 +215,25 @@ def run_task(
     """
     if isinstance(log_dir, Path):
         log_dir.mkdir(parents=True, exist_ok=True)
-    success, logs = eval_set(
-        tasks=[task],
-        log_dir=str(log_dir),
-        model=model,
-        model_roles=roles,
-        display=display,  # type: ignore[arg-type]
-        retry_attempts=2,
-        max_samples=max_samples or max_connections,
-        max_connections=max_connections,
-        log_realtime=False,
-    )
+    register_progress()
+    try:
+        success, logs = eval_set(
+            tasks=[task],
+            log_dir=str(log_dir),
+            model=model,
+            model_roles=roles,
+            display=display,  # type: ignore[arg-type]
+            retry_attempts=2,
+            max_samples=max_samples or max_connections,
+            max_connections=max_connections,
+            log_realtime=False,
+        )
+    except Exception as error:
+        # Inspect's refusals before it runs anything (another eval set's logs in the folder,
+        # a model it cannot build): one line, not a traceback; anything else is a bug.
+        if type(error).__name__ != "PrerequisiteError":
+            raise
+        raise InputError("--log-dir", f"{log_dir}: {unmarked(str(error))}") from None
     if not success:
         failed = [log for log in logs if log.status != "success"]
         reasons = sorted({failure_reason(log.error.message) for log in failed if log.error})

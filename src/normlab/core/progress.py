@@ -5,10 +5,14 @@ Inspect draws its progress panel only on a terminal: with output sent to a file 
 so a stalled run and a slow one looked the same. This hook writes one line when a task
 starts, one per finished sample (with the retried call attempts it took), one per call
 Inspect retries, one when the task ends, and, when nothing else was said for a minute,
-a line saying the run is still going. It is registered with Inspect (by
-:mod:`normlab.core.evalrun` for ``normlab`` runs and by the Inspect entry point for
-``inspect eval normlab/…``) and stays quiet on a terminal, where Inspect's own display shows
-the same. ``NORMLAB_PROGRESS=0`` silences it.
+a line saying the run is still going. It stays quiet on a terminal, where Inspect's own
+display shows the same; ``NORMLAB_PROGRESS=0`` silences it.
+
+It is registered with Inspect by :func:`register`: when a ``normlab`` command starts a run
+(:func:`normlab.core.evalrun.run_task`), and for ``inspect eval normlab/…`` when Inspect loads
+normlab's entry point. Inspect prints a banner naming the registered hooks, to stdout, when it
+first builds a model; registering only when a run starts keeps that banner out of ``normlab``
+commands (whose ``--json`` promises stdout holds only JSON), where the model was built before.
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ HEARTBEAT_S = 60.0
 """Silence longer than this gets a "still running" line."""
 
 
-@hooks(name="normlab_progress", description="Plain progress lines when stderr is not a terminal.")
 class LineProgress(Hooks):
     def __init__(self) -> None:
         self._tasks: dict[str, str] = {}
@@ -110,3 +113,16 @@ class LineProgress(Hooks):
         done = log.results.completed_samples if log.results else self._finished[data.eval_id]
         total = f" of {log.results.total_samples}" if log.results else ""
         self.say(f"{name}: {log.status}, {done}{total} in the log ({log.location})")
+
+
+_registered = False
+
+
+def register() -> None:
+    """Register :class:`LineProgress` with Inspect, once per process."""
+    global _registered
+    if not _registered:
+        hooks(name="normlab_progress", description="Plain progress lines off a terminal.")(
+            LineProgress
+        )
+        _registered = True

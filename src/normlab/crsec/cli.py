@@ -27,6 +27,7 @@ from normlab.core.outputs import output_file
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
+from normlab.models.preflight import check_models
 from normlab.models.roles import DEFAULT_MODEL
 
 app = typer.Typer(no_args_is_help=True)
@@ -129,6 +130,7 @@ def crsec_run(
         "+".join(ablations) or "full"
     )
     folders = [folder] if runs == 1 else [folder / f"run-{i + 1}" for i in range(runs)]
+    check_models({f"--role {name}": used for name, used in roles.items()})
     for index, run_folder in enumerate(folders):
         config = configure(
             society,
@@ -166,7 +168,8 @@ def crsec_resume(
 
     check_budget(max_calls, max_cost)
     for folder in folders:
-        RunDir(folder).config()
+        models = RunDir(folder).config().models
+        check_models({f"{folder}: {name}": used for name, used in models.items()})
     simulate(folders, max_calls, max_cost, report, max_connections=max_connections)
 
 

@@ -247,12 +247,14 @@ def hsii_generate(
     from normlab.core.jsonio import write_jsonl
     from normlab.hsii.dataset import NEWS_PATH, cut_dialogues, load_dialogues, load_news
     from normlab.hsii.generator import generate_dialogue
+    from normlab.models.preflight import check_models
 
     paragraphs = load_news(news or NEWS_PATH)
     if limit is not None:
         if limit < 1:
             raise InputError("--limit", "must be at least 1", field="limit")
         paragraphs = paragraphs[:limit]
+    check_models({"--model": model})
     generator = get_model(model, role="generator")
     try:
         write_generated(

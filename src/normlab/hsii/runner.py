@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.commands import Benchmark, bind_roles, finish_run, print_table
+from normlab.core.evalrun import Configuration
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, analyze, load_run
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.report import table_one, table_two, write_report
@@ -44,17 +45,18 @@ def run_hsii(
     shard: str | None = None,
 ) -> HsiiAnalysis:
     """Run (or resume) HSII, print Table 1 and write the report."""
-    task = hsii(
-        cases=str(cases) if cases else None,
-        case_ids=case_ids,
-        limit=limit,
-        epsilon=epsilon,
-        tie_weight=tie_weight,
+    args = {
+        "cases": str(cases) if cases else None,
+        "case_ids": case_ids,
+        "limit": limit,
+        "epsilon": epsilon,
+        "tie_weight": tie_weight,
         **(settings or RoleSettings()).task_args(),
-    )
+    }
+    task = hsii(**args)
     return finish_run(
-        BENCHMARK, task, model, roles, log_dir, report_dir, as_json,
-        max_connections=max_connections, shard=shard,
+        BENCHMARK, task, Configuration.of(hsii, args), model, roles, log_dir, report_dir,
+        as_json, max_connections=max_connections, shard=shard,
     )  # fmt: skip
 
 

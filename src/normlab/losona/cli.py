@@ -33,6 +33,7 @@ from normlab.commands.reading import add_read_commands
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_folder
 from normlab.core.storage import log_paths
+from normlab.models.preflight import check_models
 from normlab.models.roles import DEFAULT_MODEL
 
 if TYPE_CHECKING:
@@ -156,6 +157,7 @@ def losona_rescore(
     from normlab.losona.rescore import RESCORED_FILE, rescore
     from normlab.report import Table, format_number, format_rate
 
+    check_models({"--judge": judge})
     output_folder(out, "--out")
     result = rescore(log_paths(paths), judge, out, data, judge_addenda)
     if as_json:
@@ -282,10 +284,12 @@ def losona_generate(
     from normlab.commands.generation import write_generated
     from normlab.losona.generator import GenerationRequest, generate_scenario
     from normlab.losona.taxonomy import load_taxonomy
+    from normlab.models.preflight import check_models
 
     taxonomy = load_taxonomy()
     request = GenerationRequest(event_id=event, norm_id=norm, venue=venue)
     request.validate(taxonomy)
+    check_models({"--model": model})
     generator = get_model(model, role="generator")
     write_generated(
         list(range(count)),
@@ -314,9 +318,9 @@ def losona_screen(
     from normlab.losona.dataset import load_scenarios
     from normlab.losona.screening import screen
 
-    results = screen(
-        load_scenarios(path), model or [DEFAULT_MODEL], judge or DEFAULT_MODEL, samples, out
-    )
+    screeners = model or [DEFAULT_MODEL]
+    check_models([*(("--model", name) for name in screeners), ("--judge", judge or DEFAULT_MODEL)])
+    results = screen(load_scenarios(path), screeners, judge or DEFAULT_MODEL, samples, out)
     accepted = sum(result.decision == "accepted" for result in results)
     for result in results:
         if result.decision == "rejected":

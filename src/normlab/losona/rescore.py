@@ -3,7 +3,8 @@
 For ``.eval`` logs this is Inspect's own re-scoring: ``inspect_ai.score(log,
 norm_judge(J2), action="append")`` adds the second judge's score beside the
 first, and the rescored log is written to the output folder (so ``inspect view``
-shows both verdicts side by side); a rerun skips logs already rescored. Trial
+shows both verdicts side by side); a rerun skips logs already rescored. Only the
+new judge is built: the original models need not be installed, keyed or reachable. Trial
 records imported as JSONL (runs made outside normlab) have no log to append to:
 they are re-judged directly, each row appended to a progress file as it lands,
 so an interrupted rescore resumes where it stopped.
@@ -126,14 +127,20 @@ def rescore_log(path: Path, judge: str, out_dir: Path, addenda: str = "default")
         existing = read_samples([target])
         if existing.samples and all(_appended_scorer(i, judge, addenda) for i in existing.samples):
             return target
+    original = read_log(path)
+    # Inspect's score() builds every role the log names: without them it needs only the new
+    # judge (not the original judge's SDK, key or endpoint); the copy keeps them.
+    roles = original.eval.model_roles
+    original.eval.model_roles = None
     rescored = score(
-        read_log(path),
+        original,
         norm_judge(addenda=addenda),
         action="append",
         model=judge,
         model_roles={"judge": judge},
         display="none",
     )
+    rescored.eval.model_roles = roles
     write_eval_log(rescored, str(target))
     return target
 

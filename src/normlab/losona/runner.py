@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.commands import Benchmark, finish_run, note, print_table
+from normlab.core.evalrun import Configuration
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.report import (
     agent_inference_table,
@@ -68,20 +69,31 @@ def run_losona(
     shard: str | None = None,
 ) -> LosonaAnalysis:
     """Run (or resume) LoSoNA, print the analysis and write the report."""
-    # Build the task (which validates scenarios and options) before creating any folder.
-    task = losona(
-        scenarios=str(data) if data else None,
-        conditions=conditions,
-        scenario_ids=scenario_ids,
-        limit_scenarios=limit,
-        epochs=epochs,
-        temperature=temperature,
-        judge_addenda=judge_addenda,
-        agent=agent,
+    args = {
+        "scenarios": str(data) if data else None,
+        "conditions": conditions,
+        "scenario_ids": scenario_ids,
+        "limit_scenarios": limit,
+        "epochs": epochs,
+        "temperature": temperature,
+        "judge_addenda": judge_addenda,
+        "agent": agent,
         **(settings or RoleSettings()).task_args(),
-    )
+    }
+    # Build the task (which validates scenarios and options) before creating any folder.
+    task = losona(**args)
     return finish_run(
-        BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent, max_connections, shard
+        BENCHMARK,
+        task,
+        Configuration.of(losona, args, beside=("agent",)),
+        model,
+        roles,
+        log_dir,
+        report_dir,
+        as_json,
+        agent,
+        max_connections,
+        shard,
     )
 
 

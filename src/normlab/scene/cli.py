@@ -164,6 +164,7 @@ def scene_generate(
     from pydantic import ValidationError
 
     from normlab.commands.generation import write_generated
+    from normlab.models.preflight import check_models
     from normlab.scene.generator import generate_scenario
     from normlab.scene.taxonomy import SceneTuple, load_dimensions
 
@@ -187,6 +188,7 @@ def scene_generate(
                 "--event", f"{chosen.slug()} is not a valid tuple (A.7)", field="tuple"
             )
         tuples = [chosen]
+    check_models({"--model": model})
     generator = get_model(model, role="generator")
     write_generated(
         tuples,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from normlab.commands import Benchmark, bind_roles, finish_run, print_table
+from normlab.core.evalrun import Configuration
 from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, ROLES
@@ -65,20 +66,31 @@ def run_scene(
     shard: str | None = None,
 ) -> SceneAnalysis:
     """Run (or resume) SCENE episodes, print the analysis and write the report."""
-    task = scene(
-        scenarios=str(data) if data else None,
-        scenario_ids=scenario_ids,
-        tuples=tuples,
-        reps=reps,
-        max_turns=max_turns,
-        labeller=labeller,
-        sampler=sampler,
-        seed=seed,
-        agent=agent,
+    args = {
+        "scenarios": str(data) if data else None,
+        "scenario_ids": scenario_ids,
+        "tuples": tuples,
+        "reps": reps,
+        "max_turns": max_turns,
+        "labeller": labeller,
+        "sampler": sampler,
+        "seed": seed,
+        "agent": agent,
         **(settings or RoleSettings()).task_args(),
-    )
+    }
+    task = scene(**args)
     return finish_run(
-        BENCHMARK, task, model, roles, log_dir, report_dir, as_json, agent, max_connections, shard
+        BENCHMARK,
+        task,
+        Configuration.of(scene, args, beside=("agent",)),
+        model,
+        roles,
+        log_dir,
+        report_dir,
+        as_json,
+        agent,
+        max_connections,
+        shard,
     )
 
 

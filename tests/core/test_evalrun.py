@@ -1,0 +1,69 @@
+"""One folder per configuration: the default log folder names what changes the samples, and a
+folder holding another configuration is refused on one line naming what differs (issue 18)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+
+from normlab.core.evalrun import Configuration
+from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
+
+MODEL = f"scripted/{SCRIPT}"
+
+
+@task
+def example(conditions: list[str] | None = None, limit: int | None = None, k: int = 3) -> Task:
+    return Task()
+
+
+def test_only_arguments_that_differ_from_the_defaults_name_the_folder() -> None:
+    assert Configuration.of(example, {"k": 3, "limit": None}).folder() == "defaults"
+    assert Configuration.of(example, {"conditions": []}).folder() == "defaults"
+    changed = Configuration.of(example, {"conditions": ["naive"], "limit": 1, "k": 1})
+    assert changed.folder() == "conditions-naive__k-1__limit-1"
+    assert changed.arguments == {"conditions": ["naive"], "limit": 1, "k": 1}
+    assert Configuration.of(example, {"k": 1}, beside=("k",)).folder() == "defaults"
+
+
+def test_a_shortened_value_adds_a_digest_so_two_files_never_share_a_folder() -> None:
+    a = Configuration.of(example, {"conditions": ["/data/a/set.jsonl"]}).folder()
+    b = Configuration.of(example, {"conditions": ["/data/b/set.jsonl"]}).folder()
+    assert a.startswith("conditions-set.jsonl__") and b.startswith("conditions-set.jsonl__")
+    assert a != b
+    long = Configuration.of(example, {"conditions": [f"c{i}" for i in range(60)]}).folder()
+    assert len(long) <= 80
+
+
+def losona(*extra: str) -> tuple[int, str]:
+    return run_cli(
+        "losona", "run", "--model", MODEL, "--judge", MODEL, "--data", str(SCENARIOS), *extra
+    )
+
+
+def test_changing_the_options_runs_into_a_folder_of_its_own(workdir: Path) -> None:
+    assert losona("-c", "naive")[0] == 0
+    assert losona("-c", "norm_informed", "-k", "1")[0] == 0
+    (models,) = (workdir / "runs" / "losona").iterdir()
+    folders = sorted(path.name for path in models.iterdir())
+    assert len(folders) == 2
+    assert folders[0].startswith("conditions-naive__scenarios-scenarios.jsonl__")
+    assert folders[1].startswith("conditions-norm_informed__epochs-1__scenarios-scenarios.jsonl__")
+    assert losona("-c", "naive")[0] == 0  # the same options again: resumed, no third folder
+    assert len(list(models.iterdir())) == 2
+
+
+def test_a_folder_of_another_configuration_is_one_line_naming_the_option(workdir: Path) -> None:
+    logs = str(workdir / "logs")
+    assert losona("-c", "naive", "--log-dir", logs)[0] == 0
+    code, output = losona("-c", "norm_informed", "--log-dir", logs)
+    assert code == 2
+    (line,) = output.strip().splitlines()
+    assert line.startswith("normlab: error: --log-dir: ")
+    assert "conditions=['naive'] there, ['norm_informed'] now" in line
+    assert "choose another --log-dir" in line
+    other = workdir / "other-judge.json"
+    other.write_text(SCRIPT.read_text())
+    code, output = losona("-c", "naive", "--log-dir", logs, "--judge", f"scripted/{other}")
+    assert code == 2 and "(judge scripted/" in output and " now)" in output
