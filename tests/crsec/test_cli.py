@@ -84,13 +84,18 @@ def test_a_killed_run_resumes_to_the_same_event_log(workdir: Path) -> None:
     assert event_lines(workdir / "whole") == event_lines(folder)
 
 
-def test_resume_reports_a_budget_stop_with_exit_1(workdir: Path) -> None:
+def test_a_budget_stop_exits_1_and_resume_keeps_the_budget_until_it_is_raised(workdir: Path) -> None:
     code, output = crsec(
         "run", "--model", BUSY_MODEL, "--out", str(workdir / "r"), *SMALL_RUN,
         "--max-calls", "10", "--no-report",
     )  # fmt: skip
-    assert code == 1 and "stopped at the budget" in output
+    assert code == 1 and "stopped at its budget (--max-calls 10, kept for resume)" in output
+    events = event_lines(workdir / "r")
+    # A plain resume keeps to the run's budget (issue 18): nothing more is spent.
     code, output = crsec("resume", str(workdir / "r"), "--no-report")
+    assert code == 1 and "stopped at its budget" in output
+    assert event_lines(workdir / "r") == events
+    code, output = crsec("resume", str(workdir / "r"), "--no-report", "--max-calls", "100000")
     assert code == 0, output
 
 

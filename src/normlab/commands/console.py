@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -85,15 +86,32 @@ def report_findings(findings: Sequence[Finding], clean: str) -> None:
     say(clean)
 
 
+KEY_COLUMNS = 2
+"""Columns that name a row (model, condition…): the heading of each row printed as a record."""
+
+
 def print_table(table: Table) -> None:
     """A report table on the terminal; every caption, header and cell is text, never markup
-    (a model named ``[/bold]`` would otherwise crash rich, ``[red]x[/red]`` lose its brackets)."""
+    (a model named ``[/bold]`` would otherwise crash rich, ``[red]x[/red]`` lose its brackets).
+
+    A table wider than the terminal is printed a row at a time, each cell on a line of its
+    own under its column's name, rather than with columns squeezed until values vanish."""
     rich_table = RichTable(title=Text(printable(table.caption)), show_lines=False)
     for column in table.header:
         rich_table.add_column(Text(printable(column)), no_wrap=True)
     for row in table.rows:
         rich_table.add_row(*(Text(printable(cell)) for cell in row))
-    console.print(rich_table)
+    unbounded = console.options.update(max_width=100_000)
+    needed = Measurement.get(console, unbounded, rich_table).maximum
+    if needed <= console.width or not table.rows:
+        console.print(rich_table)
+        return
+    keys = min(KEY_COLUMNS, len(table.header) - 1)
+    say(table.caption)
+    for row in table.rows:
+        say("· " + " · ".join(row[:keys]))
+        for column, cell in zip(table.header[keys:], row[keys:], strict=False):
+            say(f"    {column}: {cell}")
 
 
 def print_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:

@@ -7,10 +7,12 @@ run resumes without redoing or losing work.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,11 +35,15 @@ _OS_ERROR_REPR = re.compile(r"^\w+\((\d+), (['\"])(?P<reason>.+?)\2")
 MAX_REASON = 200
 
 
+def _first_line(message: str) -> str:
+    lines = message.strip().splitlines()
+    return unmarked(lines[0]) if lines else "unknown error"
+
+
 def failure_reason(message: str) -> str:
     """Why an eval failed, in one short line: an OSError's own words (a full disk reads "No
     space left on device"), else the first line of Inspect's message."""
-    lines = message.strip().splitlines()
-    first = unmarked(lines[0]) if lines else "unknown error"
+    first = _first_line(message)
     found = _OS_ERROR_REPR.match(first)
     reason = found.group("reason") if found else first
     return reason if len(reason) <= MAX_REASON else reason[:MAX_REASON] + "…"
@@ -108,6 +114,21 @@ class Configuration:
             digest = hashlib.sha256(json.dumps(self.changed, sort_keys=True).encode())
             name = f"{name[: MAX_CONFIGURATION_NAME - 10]}__{digest.hexdigest()[:8]}"
         return name
+
+
+_INPUT_ERROR_REPR = re.compile(r"^InputError\((?P<quoted>(['\"]).*\2)\)")
+
+
+def _input_problem(reason: str) -> str | None:
+    """The message of a normlab :class:`InputError` that failed a sample, as Inspect recorded
+    it (``InputError('script.json: no rule matches …')``), else ``None``."""
+    found = _INPUT_ERROR_REPR.match(reason)
+    if found is None:
+        return None
+    try:
+        return str(ast.literal_eval(found.group("quoted")))
+    except (ValueError, SyntaxError):
+        return found.group("quoted")[1:-1]
 
 
 @dataclass(frozen=True)
@@ -216,6 +237,9 @@ def run_task(
     if isinstance(log_dir, Path):
         log_dir.mkdir(parents=True, exist_ok=True)
     register_progress()
+    # Off a terminal, Inspect's panels (and the traceback it draws for a failed task) would
+    # land in the output file; the progress lines of normlab.core.progress say it instead.
+    display = display or (None if sys.stdout.isatty() else "none")
     try:
         success, logs = eval_set(
             tasks=[task],
@@ -236,7 +260,17 @@ def run_task(
         raise InputError("--log-dir", f"{log_dir}: {unmarked(str(error))}") from None
     if not success:
         failed = [log for log in logs if log.status != "success"]
-        reasons = sorted({failure_reason(log.error.message) for log in failed if log.error})
+        messages = [log.error.message for log in failed if log.error]
+        reasons = sorted({failure_reason(message) for message in messages})
+        inputs = sorted({_input_problem(_first_line(message)) or "" for message in messages})
+        if messages and all(inputs):
+            # Bad input met inside a sample (a scripted model with no rule for a prompt): a
+            # rerun would only meet it again; fixing the input is what helps.
+            raise InputError(
+                str(log_dir),
+                f"stopped by bad input: {'; '.join(p for p in inputs if p)} (finished samples "
+                "are kept; fix it and rerun the same command)",
+            )
         because = f": {'; '.join(reasons)}" if reasons else ""
         raise RunIncompleteError(
             f"{log_dir}: eval did not complete{because} "

@@ -87,16 +87,23 @@ def crsec_run(
         bool, typer.Option(help="One call per operation, as the paper describes.")
     ] = False,
     no_entrepreneurs: Annotated[
-        bool, typer.Option(help="Ablation: no norm entrepreneurs (no initial norms).")
+        bool,
+        typer.Option(
+            "--no-entrepreneurs", help="Ablation: no norm entrepreneurs (no initial norms)."
+        ),
     ] = False,
-    no_communication: Annotated[bool, typer.Option(help="Ablation: no conversations.")] = False,
+    no_communication: Annotated[
+        bool, typer.Option("--no-communication", help="Ablation: no conversations.")
+    ] = False,
     no_observation: Annotated[
-        bool, typer.Option(help="Ablation: no norms identified from thoughts.")
+        bool, typer.Option("--no-observation", help="Ablation: no norms identified from thoughts.")
     ] = False,
     no_evaluation: Annotated[
-        bool, typer.Option(help="Ablation: accept every identified norm.")
+        bool, typer.Option("--no-evaluation", help="Ablation: accept every identified norm.")
     ] = False,
-    no_synthesis: Annotated[bool, typer.Option(help="Ablation: no long-term synthesis.")] = False,
+    no_synthesis: Annotated[
+        bool, typer.Option("--no-synthesis", help="Ablation: no long-term synthesis.")
+    ] = False,
     synthesis_trigger: Annotated[
         str, typer.Option(help="paper (utilities sum past the threshold) or counter.")
     ] = "paper",

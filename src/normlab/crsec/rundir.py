@@ -26,6 +26,27 @@ CONFIG = "config.json"
 EVENTS = "events.jsonl"
 METRICS = "metrics.jsonl"
 CHECKPOINT = "checkpoint.json"
+BUDGET = "budget.json"
+
+
+class Budget(BaseModel):
+    """Where a run stops cleanly at a checkpoint: kept in its folder, so ``resume`` keeps to
+    the budget the run was given until a larger one is named."""
+
+    max_calls: int | None = None
+    max_cost: float | None = None
+
+    def raised(self, max_calls: int | None, max_cost: float | None) -> Budget:
+        """This budget with the limits given now in place of the kept ones."""
+        return Budget(
+            max_calls=self.max_calls if max_calls is None else max_calls,
+            max_cost=self.max_cost if max_cost is None else max_cost,
+        )
+
+    def describe(self) -> str:
+        parts = [f"--max-calls {self.max_calls}"] if self.max_calls is not None else []
+        parts += [f"--max-cost {self.max_cost:g}"] if self.max_cost is not None else []
+        return ", ".join(parts) or "none"
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -79,6 +100,13 @@ class RunDir:
         if not path.exists():
             raise InputError(self.path, "not a CRSEC run directory (no config.json)")
         return validate_row(RunConfig, read_json(path), path)
+
+    def budget(self) -> Budget:
+        path = self.file(BUDGET)
+        return validate_row(Budget, read_json(path), path) if path.exists() else Budget()
+
+    def save_budget(self, budget: Budget) -> None:
+        _write_atomically(self.file(BUDGET), budget.model_dump_json() + "\n")
 
     def checkpoint(self) -> WorldState | None:
         path = self.file(CHECKPOINT)

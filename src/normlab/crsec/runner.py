@@ -123,13 +123,15 @@ async def _simulate(
     async def one(folder: Path) -> tuple[Path, Outcome]:
         run = RunDir(folder)
         config = run.config()
+        budget = run.budget().raised(max_calls, max_cost)
+        run.save_budget(budget)
         prefix = f"{folder.name}: " if len(folders) > 1 else ""
         client = model_client(config.models, max_connections)
         simulation = Simulation(
             run, client, lambda line: note(prefix + line), tick_lines=not sys.stderr.isatty()
         )
         try:
-            return folder, await simulation.run(max_calls, max_cost)
+            return folder, await simulation.run(budget.max_calls, budget.max_cost)
         except NormlabError:
             raise
         except Exception as error:
@@ -160,7 +162,11 @@ def simulate(
                 "use --max-calls, or a model Inspect knows the price of"
             )
         else:
-            note(f"{folder}: stopped at the budget; raise it and run normlab crsec resume {folder}")
+            budget = RunDir(folder).budget().describe()
+            note(
+                f"{folder}: stopped at its budget ({budget}, kept for resume); to go on, raise "
+                f"it: normlab crsec resume {folder} --max-calls N"
+            )
     if report:
         out = folders[0].parent if len(folders) > 1 else folders[0]
         path = write_report(analyze(folders, judge, max_connections), out)

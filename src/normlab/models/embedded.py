@@ -8,9 +8,12 @@ check, not a judge: reports say so when it judges.
 Why this shape:
 - one llama.cpp server per process (loading costs seconds and 0.8 GB), shared by
   every role and every sample;
-- two slots plus llama.cpp's RAM prompt cache, so identical or prefix-sharing
-  prompts (the K epochs of a sample, the judge calls of one scenario) reuse the
-  evaluated prefix instead of recomputing it;
+- one slot (``-M n_parallel=N`` for more) plus llama.cpp's RAM prompt cache, so
+  identical or prefix-sharing prompts (the K epochs of a sample, the judge calls
+  of one scenario) reuse the evaluated prefix instead of recomputing it: on two
+  CPU cores one slot decodes faster than two sharing them (8 requests of ~1,500
+  prompt and 150 reply tokens: 37 s with one slot, 51–58 s with two, which also
+  reused less of the prefixes: ``python -m benchmarks.embedded_slots``);
 - a prefix scheduler in front of the server (:mod:`normlab.models.prefix_scheduler`)
   that runs prompts sharing a prefix back to back: Inspect may send up to
   ``max_connections`` requests, and whenever a slot frees, the waiting request
@@ -48,7 +51,7 @@ from normlab.models.prefix_scheduler import SlotTimeoutError, scheduler_for_loop
 from normlab.models.timeouts import attempt_timeout
 
 DEFAULT_MAX_TOKENS = 512
-QUEUE_DEPTH_PER_SLOT = 8
+QUEUE_DEPTH_PER_SLOT = 16
 
 _server_lock = threading.Lock()
 _servers: dict[tuple[int, int, int], Any] = {}
@@ -130,7 +133,7 @@ class EmbeddedLlamaCpp(ModelAPI):
         api_key: str | None = None,
         config: GenerateConfig = GenerateConfig(),
         n_ctx: int = 16384,
-        n_parallel: int = 2,
+        n_parallel: int = 1,
         n_threads: int | None = None,
         **model_args: Any,
     ) -> None:
