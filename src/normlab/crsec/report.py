@@ -48,6 +48,23 @@ def _hours(group: GroupResult) -> list[float]:
     return [float(hour + 1) for hour in range(len(group.hours))]
 
 
+MAX_HOUR_TICKS = 12
+
+
+def _hour_ticks(group: GroupResult) -> list[tuple[float, str]]:
+    """The hours on the x axis named as the tables name them (``09–10``, with ``d2`` for a
+    second day), at most :data:`MAX_HOUR_TICKS` of them: never fractions of an hour."""
+    days = {label.split(" ")[1] for label in group.hours if label.startswith("day ")}
+    step = max(1, -(-len(group.hours) // MAX_HOUR_TICKS))
+    ticks = []
+    for index in range(0, len(group.hours), step):
+        label = group.hours[index]
+        day, _, span = label.removeprefix("day ").partition(" ")
+        short = span.replace(":00", "") if span else label
+        ticks.append((float(index + 1), short if len(days) <= 1 else f"d{day} {short}"))
+    return ticks
+
+
 def figure_2a(group: GroupResult) -> bytes:
     """Conflicts, norm-related thoughts and chats per simulated hour (mean and min–max band)."""
     lines = [_series(name, group.counts[key]) for key, name in COUNT_NAMES.items()]
@@ -56,6 +73,7 @@ def figure_2a(group: GroupResult) -> bytes:
         [(f"{group.label}: {group.runs} run(s)", lines)],
         "simulated hour",
         "count per hour",
+        xticks=_hour_ticks(group),
     )
 
 
@@ -74,6 +92,7 @@ def figure_2b(group: GroupResult, targets: dict[str, str]) -> bytes:
         "simulated hour",
         f"share of agents ({group.runs} run(s))",
         ylim=(-0.02, 1.02),
+        xticks=_hour_ticks(group),
         threshold=EMERGENCE_SHARE,
     )
 
@@ -91,6 +110,7 @@ def figure_ablations(groups: list[GroupResult], targets: dict[str, str], measure
         "simulated hour",
         f"share of agents that {MEASURE_NAMES[measure]}",
         ylim=(-0.02, 1.02),
+        xticks=_hour_ticks(longest),
         threshold=EMERGENCE_SHARE,
     )
 

@@ -173,9 +173,16 @@ def map_figure(analysis: ClusterAnalysis) -> bytes:
     labels = np.array(list(analysis.assignments.values()))
     noise = labels == -1
     axes.scatter(points[noise, 0], points[noise, 1], s=8, c="lightgrey", label="noise")
-    for cluster in analysis.clusters:
+    # One colour and marker pair per cluster: matplotlib's default cycle repeats after ten
+    # colours, and the bank has more clusters than that.
+    palette = plt.get_cmap("tab20")
+    markers = "os^Dv<>pP*X"
+    for index, cluster in enumerate(analysis.clusters):
         chosen = labels == cluster.label
-        axes.scatter(points[chosen, 0], points[chosen, 1], s=12, label=cluster.name)
+        axes.scatter(
+            points[chosen, 0], points[chosen, 1], s=14, label=cluster.name,
+            color=palette(index % palette.N), marker=markers[index % len(markers)],
+        )  # fmt: skip
     axes.set_title(
         f"Cases by {analysis.encoder} embedding, DBSCAN (eps {analysis.eps:.3f}), "
         f"{analysis.projection.upper()} projection"

@@ -150,12 +150,16 @@ def accuracy_figure(analysis: LosonaAnalysis) -> bytes:
     )
 
 
+def _pp(value: float | None) -> float | None:
+    return None if value is None else 100 * value
+
+
 def _delta_series(label: str, cells: Sequence[PairedResult | None]) -> BarSeries:
-    """One bar per cell: a paired delta with its interval, labelled in percentage points."""
+    """One bar per cell: a paired delta with its interval, in percentage points."""
     return BarSeries(
         label=label,
-        values=[c.delta.value if c else None for c in cells],
-        intervals=[c.delta.ci if c else (None, None) for c in cells],
+        values=[_pp(c.delta.value) if c else None for c in cells],
+        intervals=[(_pp(c.delta.ci[0]), _pp(c.delta.ci[1])) if c else (None, None) for c in cells],
         annotations=[
             f"{100 * c.delta.value:+.1f} pp" if c and c.delta.value is not None else ""
             for c in cells
@@ -172,7 +176,12 @@ def delta_figure(analysis: LosonaAnalysis) -> bytes:
         cells = [analysis.models[m].paired.get(condition) for m in models]
         series.append(_delta_series(condition, cells))
     return grouped_bar_chart(
-        models, series, "Paired delta vs naive", "Δ accuracy-at-K", ylim=(-1.0, 1.0), baseline=0.0
+        models,
+        series,
+        "Paired delta vs naive",
+        "Δ accuracy-at-K (percentage points)",
+        ylim=(-100.0, 100.0),
+        baseline=0.0,
     )
 
 
@@ -272,8 +281,8 @@ def agent_delta_figure(analysis: LosonaAnalysis) -> bytes:
         conditions,
         series,
         "Norm-learning subject vs its model alone",
-        "Δ accuracy-at-K (agent − base)",
-        ylim=(-1.0, 1.0),
+        "Δ accuracy-at-K, agent − base (percentage points)",
+        ylim=(-100.0, 100.0),
         baseline=0.0,
     )
 

@@ -78,10 +78,15 @@ def grouped_bar_chart(
                     ha="center", va="bottom", fontsize="x-small",
                 )  # fmt: skip
     axes.set_xticks(range(len(groups)), groups, rotation=15, ha="right")
-    axes.set_title(title)
+    axes.set_title(title, pad=10)
     axes.set_ylabel(ylabel)
     if ylim is not None:
-        axes.set_ylim(*ylim)
+        low, high = ylim
+        if any(item.annotations for item in series):
+            # Room above the axis's top value for the labels of the tallest bars, so they
+            # never sit on the title.
+            high += 0.12 * (high - low)
+        axes.set_ylim(low, high)
     if baseline is not None:
         axes.axhline(baseline, color="black", linewidth=0.8)
     if series:
