@@ -242,3 +242,18 @@ def test_an_unreadable_crsec_metrics_file_is_a_line_on_the_page(runs: Path, tmp_
         home = client.get("/")
         assert home.status_code == 200 and "metrics" in home.text
         assert client.get("/crsec", params={"path": "crsec", "tick": 2}).status_code == 200
+
+
+def test_the_study_form_offers_only_runs_a_study_can_use(runs: Path) -> None:
+    client = TestClient(create_app(settings_for(runs)))
+    form = client.get("/studies").text
+    options = re.findall(r'<option value="([^"]+)" data-system="(\w+)">', form)
+    runs_offered = {system for _, system in options if "/" in _ or system == "crsec"}
+    assert runs_offered == {"losona", "scene", "hsii", "crsec"}
+    token = csrf(client)
+    page = client.post(
+        "/studies",
+        data={"kind": "losona-audit", "run": first_eval(runs, "scene"), "n": "2", "csrf": token},
+    )
+    assert page.status_code == 400
+    assert "a LoSoNA judge audit (§7) needs a losona run" in page.text

@@ -217,11 +217,11 @@ def run_demo(out: Path, progress: Callable[[str], None] = note) -> Path:
             days=1,
             hours="9-11",
             agents=DEMO_AGENTS,
-            tick_minutes=30,
+            tick_minutes=60,
             faithful=False,
             ablations=[],
             synthesis_trigger="paper",
-            max_utterances=4,
+            max_utterances=2,
             classify_hint=False,
         )
         run.create(config)

@@ -11,5 +11,5 @@ EPSILON = 7
 ROLES = ("judge", "persona", "reference")
 """The models of an HSII run besides the subject."""
 
-DEMO_LIMIT = 3
-DEMO_EPSILON = 3
+DEMO_LIMIT = 2
+DEMO_EPSILON = 2

@@ -94,13 +94,13 @@ def run_scene(
     )
 
 
-DEMO_MAX_TURNS = 2
+DEMO_MAX_TURNS = 1
 DEMO_CAPS = {"judge": 300, "auditor": 150}
 """Output caps for the demo's labellers: the 0.5B model tends to run on until any cap."""
 
 
 def run_demo(out: Path) -> Path:
-    """SCENE on the embedded model: one episode of two rounds, every role, the report."""
+    """SCENE on the embedded model: one episode of one round, every role, the report."""
     folder = out / "scene"
     run_scene(
         DEFAULT_MODEL,

@@ -280,7 +280,9 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/studies")
     def studies_page(request: Request) -> HTMLResponse:
         owner_only(request)
-        runs = discover(settings.runs)
+        # Only runs a kind of study can use: their system has one, and they finished something.
+        systems = {kind.system for kind in STUDY_KINDS.values()}
+        runs = [run for run in discover(settings.runs) if run.system in systems and run.units]
         return page(request, "studies.html", studies=store.studies(), kinds=STUDY_KINDS, runs=runs)
 
     @app.post("/studies")
@@ -291,6 +293,11 @@ def create_app(settings: ServeSettings) -> FastAPI:
         if kind is None:
             raise HTTPException(400, "choose a kind of study")
         run = inside(settings.runs, str(data.get("run", "")))
+        system = "crsec" if run.is_dir() else system_of(load(run))
+        if system != kind.system:
+            raise HTTPException(
+                400, f"a {kind.title} needs a {kind.system} run; {run.name} is a {system} run"
+            )
         target = run.parent if run.is_file() else run
         title = str(data.get("title", "")).strip() or f"{kind.title}: {target.name}"
         try:

@@ -38,6 +38,8 @@ class RunSummary:
     report: str | None = None
     created: str = ""
     notes: list[str] = field(default_factory=list)
+    units: int = 0
+    """Finished samples (CRSEC: simulated hours): a run with none has nothing to study."""
 
 
 def inside(root: Path, relative: str) -> Path:
@@ -105,6 +107,7 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
         n = ""
         if log.results is not None:
             n = f"{log.results.completed_samples} of {log.results.total_samples} samples"
+        units = log.results.completed_samples if log.results is not None else 0
         costs = [u.total_cost for u in (log.stats.model_usage or {}).values()]
         known = [c for c in costs if c is not None]
         cost = f"${sum(known):.4f}" if known else "unknown"
@@ -119,6 +122,7 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
                 status=log.status,
                 report=_report(root, path.parent),
                 created=log.eval.created,
+                units=units,
             )
         )
     return runs
@@ -158,6 +162,7 @@ def _crsec_runs(root: Path) -> list[RunSummary]:
                 cost="",
                 status="analyzed" if metrics.exists() else "not analyzed",
                 report=_report(root, folder),
+                units=hours,
             )
         )
     return runs
