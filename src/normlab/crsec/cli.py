@@ -310,7 +310,7 @@ def questionnaire_import(
 def crsec_demo(
     out: Annotated[Path, typer.Option(help="Where the demo's run goes.")] = Path("runs/demo"),
 ) -> None:
-    """CRSEC on the embedded model: three agents, two simulated hours, offline in minutes."""
+    """CRSEC on the embedded model: two agents, two simulated hours, offline in minutes."""
     from normlab.crsec.runner import run_demo
 
     run_demo(out)

@@ -202,7 +202,7 @@ def show(analysis: CrsecAnalysis) -> None:
     print_table(usage_table(analysis.usage, "simulated hour"))
 
 
-DEMO_AGENTS = "Bob Johnson,Carlos Gomez,Tamara Rodriguez"
+DEMO_AGENTS = "Bob Johnson,Tamara Rodriguez"
 
 
 def run_demo(out: Path, progress: Callable[[str], None] = note) -> Path:
