@@ -84,7 +84,7 @@ def test_a_killed_run_resumes_to_the_same_event_log(workdir: Path) -> None:
     assert event_lines(workdir / "whole") == event_lines(folder)
 
 
-def test_a_budget_stop_exits_1_and_resume_keeps_the_budget_until_it_is_raised(workdir: Path) -> None:
+def test_a_budget_stop_exits_1_and_resume_keeps_it_until_raised(workdir: Path) -> None:
     code, output = crsec(
         "run", "--model", BUSY_MODEL, "--out", str(workdir / "r"), *SMALL_RUN,
         "--max-calls", "10", "--no-report",
