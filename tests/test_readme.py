@@ -20,7 +20,7 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 def examples(readme: Path) -> list[str]:
     """The commands of the fenced block after each scripted-example mark."""
-    commands = []
+    commands: list[str] = []
     for part in readme.read_text(encoding="utf-8").split(MARK)[1:]:
         block = part.split("```bash\n", 1)[1].split("```", 1)[0]
         commands.extend(line for line in block.splitlines() if line.startswith("normlab "))
