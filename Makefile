@@ -30,7 +30,7 @@ test: lint
 
 lock: setup
 	(echo "# Exact versions of every dependency (the lock). Regenerate with: make lock"; \
-	 $(BIN)/pip freeze --exclude-editable | grep -v '^normlab') > constraints.txt
+	 $(BIN)/pip freeze --all --exclude-editable | grep -v -e '^normlab' -e '^pip==') > constraints.txt
 
 clean:
 	rm -rf $(VENV) runs
