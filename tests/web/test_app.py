@@ -257,3 +257,20 @@ def test_the_study_form_offers_only_runs_a_study_can_use(runs: Path) -> None:
     )
     assert page.status_code == 400
     assert "a LoSoNA judge audit (§7) needs a losona run" in page.text
+
+
+def test_a_killed_run_beside_its_resumed_log_is_one_row_with_named_metrics(runs: Path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from normlab.web.runs import discover
+
+    finished = next((runs / "losona").glob("*.eval"))
+    partial = read_eval_log(str(finished))
+    partial.status = "started"
+    partial.eval.created = "2000-01-01T00:00:00+00:00"
+    write_eval_log(partial, str(finished.with_name("partial.eval")))
+    (row,) = [run for run in discover(runs) if run.system == "losona"]
+    assert row.path.endswith(finished.name) and row.status == "success"
+    assert any(name == "naive accuracy-at-1" for name, _ in row.headline)
+    (scene,) = [run for run in discover(runs) if run.system == "scene"]
+    assert ("all episodes repair rate", "1") in scene.headline
