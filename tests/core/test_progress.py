@@ -12,6 +12,16 @@ from normlab.cli import app
 from tests.losona.conftest import SCENARIOS, SCRIPT
 
 
+def run(workdir: Path, model: str) -> str:
+    result = CliRunner().invoke(
+        app,
+        ["losona", "run", "--model", model, "--judge", model, "--data", str(SCENARIOS),
+         "-c", "naive", "--epochs", "1", "--log-dir", str(workdir / "logs")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def test_a_slow_run_says_it_is_still_running_and_each_sample_as_it_finishes(
     workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -22,28 +32,17 @@ def test_a_slow_run_says_it_is_still_running_and_each_sample_as_it_finishes(
     slow = workdir / "slow.json"
     slow.write_text(json.dumps(script))
     model = f"scripted/{slow}"
-    result = CliRunner().invoke(
-        app,
-        ["losona", "run", "--model", model, "--judge", model, "--data", str(SCENARIOS),
-         "-c", "naive", "--epochs", "1", "--log-dir", str(workdir / "logs")],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    output = run(workdir, model)
+    lines = output.splitlines()
     assert lines[0] == f"models: subject={model}, judge={model}"
-    assert "losona: started, 2 samples × 1 epochs = 2 to run" in result.output
+    assert "losona: started, 2 samples × 1 epochs = 2 to run" in output
     assert sum(" finished (" in line for line in lines) == 2
-    assert "losona: 2/2 finished" in result.output
+    assert "losona: 2/2 finished" in output
     assert any(line.startswith("losona: still running, ") for line in lines)
-    assert "losona: success, 2 of 2 in the log" in result.output
+    assert "losona: success, 2 of 2 in the log" in output
 
 
 def test_no_lines_when_silenced(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NORMLAB_PROGRESS", "0")
-    model = f"scripted/{SCRIPT}"
-    result = CliRunner().invoke(
-        app,
-        ["losona", "run", "--model", model, "--judge", model, "--data", str(SCENARIOS),
-         "-c", "naive", "--epochs", "1", "--log-dir", str(workdir / "logs")],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    assert " finished (" not in result.output and "losona: started" not in result.output
+    output = run(workdir, f"scripted/{SCRIPT}")
+    assert " finished (" not in output and "losona: started" not in output

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from inspect_ai import Task
 
@@ -104,26 +104,30 @@ def analyze_and_emit(
 
 def finish_run(
     bench: Benchmark[LoadedT, AnalysisT],
-    task: Task,
-    configuration: Configuration,
+    factory: Callable[..., Task],
+    args: Mapping[str, Any],
     model: str,
     roles: Mapping[str, str],
     log_dir: str | Path | None,
     report_dir: Path | None,
     as_json: bool,
-    agent: str = BASE_AGENT,
     max_connections: int | None = None,
     shard: str | None = None,
 ) -> AnalysisT:
-    """Run (or resume) ``task`` through eval_set, then analyze, print and write the report.
+    """Build the task ``factory(**args)``, run (or resume) it through eval_set, then analyze,
+    print and write the report.
 
-    Logs go to ``log_dir``, by default a folder naming every role's model and the ``agent``
-    wrapping the subject, if any, and inside it one naming the task's ``configuration`` (the
+    The task is built first, so bad options and data fail before any folder exists. Logs go
+    to ``log_dir``, by default a folder naming every role's model and the agent wrapping the
+    subject (``args["agent"]``), if any, and inside it one naming the task's configuration (the
     arguments that differ from the defaults), so a run of other options never lands in a
     folder it cannot resume; a folder that holds another configuration is refused up front,
     on one line. A URL puts the logs in object storage, and the report then goes beside their
     local mirror. A person in the subject's seat (``human/…``) answers one sample at a time.
     """
+    task = factory(**args)
+    agent = str(args.get("agent", BASE_AGENT))
+    configuration = Configuration.of(factory, args, beside=("agent",))
     check_models([("--model", model), *((f"--role {r}", used) for r, used in roles.items())])
     default = default_log_dir(bench.name, model, roles, agent) / configuration.folder()
     folder = log_location(log_dir or default)

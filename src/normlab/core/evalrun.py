@@ -28,7 +28,7 @@ from normlab.core.progress import register as register_progress
 from normlab.core.storage import mirrored, pull
 
 if TYPE_CHECKING:
-    pass
+    from inspect_ai.log import EvalLog
 
 _OS_ERROR_REPR = re.compile(r"^\w+\((\d+), (['\"])(?P<reason>.+?)\2")
 """Inspect records an exception as its repr: ``OSError(28, 'No space left on device')``."""
@@ -169,7 +169,7 @@ class Shard:
 
 
 def _differences(
-    log: Any, configuration: Configuration, model: str, roles: Mapping[str, str]
+    log: EvalLog, configuration: Configuration, model: str, roles: Mapping[str, str]
 ) -> list[str]:
     """How the run in ``log`` differs from the one about to start (models, then arguments)."""
     found = []

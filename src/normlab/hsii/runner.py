@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.commands import Benchmark, bind_roles, finish_run, print_table
-from normlab.core.evalrun import Configuration
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, analyze, load_run
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.report import table_one, table_two, write_report
@@ -53,10 +52,9 @@ def run_hsii(
         "tie_weight": tie_weight,
         **(settings or RoleSettings()).task_args(),
     }
-    task = hsii(**args)
     return finish_run(
-        BENCHMARK, task, Configuration.of(hsii, args), model, roles, log_dir, report_dir,
-        as_json, max_connections=max_connections, shard=shard,
+        BENCHMARK, hsii, args, model, roles, log_dir, report_dir, as_json, max_connections,
+        shard,
     )  # fmt: skip
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.commands import Benchmark, finish_run, note, print_table
-from normlab.core.evalrun import Configuration
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.report import (
     agent_inference_table,
@@ -80,21 +79,10 @@ def run_losona(
         "agent": agent,
         **(settings or RoleSettings()).task_args(),
     }
-    # Build the task (which validates scenarios and options) before creating any folder.
-    task = losona(**args)
     return finish_run(
-        BENCHMARK,
-        task,
-        Configuration.of(losona, args, beside=("agent",)),
-        model,
-        roles,
-        log_dir,
-        report_dir,
-        as_json,
-        agent,
-        max_connections,
+        BENCHMARK, losona, args, model, roles, log_dir, report_dir, as_json, max_connections,
         shard,
-    )
+    )  # fmt: skip
 
 
 DEMO_SCENARIO_IDS = [

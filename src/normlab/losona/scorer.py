@@ -85,7 +85,9 @@ def trials() -> ScoreReducer:
 
 
 def _measure_name(measure: str, trials: int) -> str:
-    return f"accuracy-at-{trials}" if measure == "accuracy_at_k" else measure.replace("_", " ")
+    if measure == "accuracy_at_k":
+        return f"accuracy-at-{trials or 'K'}"
+    return measure.replace("_", " ")
 
 
 @metric(name="losona_measures")

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from normlab.commands import Benchmark, bind_roles, finish_run, print_table
-from normlab.core.evalrun import Configuration
 from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, ROLES
@@ -78,20 +77,10 @@ def run_scene(
         "agent": agent,
         **(settings or RoleSettings()).task_args(),
     }
-    task = scene(**args)
     return finish_run(
-        BENCHMARK,
-        task,
-        Configuration.of(scene, args, beside=("agent",)),
-        model,
-        roles,
-        log_dir,
-        report_dir,
-        as_json,
-        agent,
-        max_connections,
+        BENCHMARK, scene, args, model, roles, log_dir, report_dir, as_json, max_connections,
         shard,
-    )
+    )  # fmt: skip
 
 
 DEMO_MAX_TURNS = 1
