@@ -79,6 +79,7 @@ def bootstrap_ci(
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    clusters: Sequence[str] | None = None,
 ) -> FloatInterval:
     """Percentile bootstrap interval of ``statistic`` over the units in ``values``.
 
@@ -89,12 +90,35 @@ def bootstrap_ci(
     values): rows are resampled whole. Resamples on which the statistic is
     undefined (NaN) are left out; ``(nan, nan)`` for an empty input or when every
     resample is undefined.
+
+    With ``clusters`` (one label per unit), the clusters are resampled instead, each with
+    all its units (the cluster bootstrap): units of one cluster are not independent (the
+    cases cut from one HSII dialogue), and resampling them one by one would make the
+    interval too narrow. Clusters are drawn in order of first appearance, so singleton
+    clusters give the same interval as the plain bootstrap.
     """
     _z(confidence)
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:
         return (math.nan, math.nan)
     rng = np.random.default_rng(seed)
+    if clusters is not None:
+        if len(clusters) != data.shape[0]:
+            raise ValueError(f"{len(clusters)} cluster labels for {data.shape[0]} units")
+        members: dict[str, list[int]] = {}
+        for index, label in enumerate(clusters):
+            members.setdefault(label, []).append(index)
+        groups = [np.asarray(group) for group in members.values()]
+        picks = rng.integers(0, len(groups), size=(n_resamples, len(groups)))
+        estimates = np.array(
+            [statistic(data[np.concatenate([groups[i] for i in row])]) for row in picks]
+        )
+        estimates = estimates[~np.isnan(estimates)]
+        return (
+            (math.nan, math.nan)
+            if estimates.size == 0
+            else _percentile_interval(estimates, confidence)
+        )
     indexes = rng.integers(0, data.shape[0], size=(n_resamples, data.shape[0]))
     if statistic is _mean and data.ndim == 1:
         estimates = data[indexes].mean(axis=1)

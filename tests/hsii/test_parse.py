@@ -51,9 +51,40 @@ def test_replies_without_target_and_statement_fail(reply: str) -> None:
 
 
 def test_role_from_is_ignored_and_several_addressees_are_kept() -> None:
-    statement = parse_statement('{"role_from": "F", "role_to": "G and H", "content": "x"}')
+    cast = ["F", "G", "H"]
+    statement = parse_statement('{"role_from": "F", "role_to": "G and H", "content": "x"}', cast)
     assert statement is not None and statement.targets == ["G", "H"]
-    assert not target_correct(statement, "G", ["F", "G", "H"])
+    assert not target_correct(statement, "G", cast)
+
+
+def test_a_name_with_and_in_it_is_one_addressee_and_scores() -> None:
+    """Issue 19: split at "and", "&", "/" or "," only where every part names the cast."""
+    cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "EDUCATION AND AGRICULTURE MINISTRIES"]
+    for name in cast:
+        reply = f'{{"role_to": "{name}", "content": "We are ready."}}'
+        statement = parse_statement(reply, cast)
+        assert statement is not None and statement.targets == [name]
+        assert target_correct(statement, name, cast)
+    both = parse_statement('{"role_to": "SITE MANAGER & HEALTH AND SAFETY INSPECTOR", '
+                           '"content": "x"}', cast)  # fmt: skip
+    assert both is not None and both.targets == ["SITE MANAGER", "HEALTH AND SAFETY INSPECTOR"]
+    stranger = parse_statement('{"role_to": "SITE MANAGER and a guest", "content": "x"}', cast)
+    assert stranger is not None and stranger.targets == ["SITE MANAGER and a guest"]
+
+
+def test_the_prompts_own_single_quoted_style_parses_with_apostrophes() -> None:
+    """Issue 19: the paper's example style, a value holding an apostrophe (B.5: "contains the
+    essential elements")."""
+    reply = (
+        "{'role_from': 'Intelligent Assistant', 'role_to': 'G', "
+        "'content': 'I'll send the report now.'}"
+    )
+    statement = parse_statement(reply, ["G", "H"])
+    assert statement is not None
+    assert (statement.targets, statement.content) == (["G"], "I'll send the report now.")
+    assert statement.rule == "loose-dict"
+    fenced = parse_statement(f"Sure:\n```\n{reply}\n```", ["G", "H"])
+    assert fenced is not None and fenced.content == "I'll send the report now."
 
 
 def test_at_mention_of_a_two_word_name_uses_the_known_names() -> None:
@@ -89,3 +120,26 @@ def test_alias_and_name_matching(name: str, expected: str | None) -> None:
 def test_a_first_name_shared_by_two_characters_is_ambiguous() -> None:
     assert resolve_target("Carlos", ["Carlos Moya", "Carlos Gomez"]) is None
     assert resolve_target("Moya", ["Carlos Moya", "Carlos Gomez"]) == "Carlos Moya"
+
+
+def test_every_shipped_golden_written_in_the_prompts_style_parses_and_scores() -> None:
+    """Issue 19: 285 of the 477 shipped goldens hold an apostrophe and failed r1 when written in
+    the paper's single-quoted style; every one parses, whole, and names its own target."""
+    from normlab.hsii import load_cases
+    from normlab.hsii.solver import names_of
+    from normlab.models.structured import strict_object
+
+    cases = load_cases()
+    no_literal = 0
+    for case in cases:
+        golden = case.golden
+        reply = (
+            f"{{'role_from': 'Intelligent Assistant', 'role_to': '{golden.role_to}', "
+            f"'content': '{golden.content}'}}"
+        )
+        no_literal += strict_object(reply) is None
+        statement = parse_statement(reply, names_of(case))
+        assert statement is not None, case.case_id
+        assert statement.content == golden.content, case.case_id
+        assert target_correct(statement, golden.role_to, case.characters, case.aliases)
+    assert len(cases) == 477 and no_literal == 285

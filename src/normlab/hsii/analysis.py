@@ -35,7 +35,7 @@ from normlab.core.jsonio import read_jsonl_rows, validate_row
 from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
 from normlab.hsii.cot import CotResult, cot_results
 from normlab.hsii.parse import parse_statement, target_correct
-from normlab.hsii.rules import Formula, hsii_score, win_value
+from normlab.hsii.rules import Formula, hsii_score, stage_values
 from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
 from normlab.models import AnalysisBase, usage_by_run
 
@@ -102,20 +102,22 @@ def load_run(paths: Iterable[Path]) -> HsiiRun:
 # --- results --------------------------------------------------------------------------
 
 
-def stage_row(record: TrialRecord, tie_weight: float) -> tuple[float, float, float, float]:
-    """(parsed, target right, first win, long win) of one case; NaN where never reached."""
+def target_of(record: TrialRecord) -> tuple[bool, bool]:
+    """(r1, r2) of one record: was a target and statement recovered, was it the golden one."""
     statement = parse_statement(
         record.response,
         [*record.characters, *(a for names in record.aliases.values() for a in names)],
     )
     if statement is None:
-        return (0.0, math.nan, math.nan, math.nan)
+        return False, False
     characters = record.characters or [record.golden_target]
-    if not target_correct(statement, record.golden_target, characters, record.aliases):
-        return (1.0, 0.0, math.nan, math.nan)
-    first = win_value(record.first_verdicts or [None, None], tie_weight)
-    long = win_value(record.long_verdicts, tie_weight) if record.long_verdicts else math.nan
-    return (1.0, 1.0, first, long)
+    return True, target_correct(statement, record.golden_target, characters, record.aliases)
+
+
+def stage_row(record: TrialRecord, tie_weight: float) -> tuple[float, float, float, float]:
+    """(parsed, target right, first win, long win) of one case; NaN where not counted."""
+    parsed, right = target_of(record)
+    return stage_values(parsed, right, record.first_verdicts, record.long_verdicts, tie_weight)
 
 
 def _rates(rows: NDArray[np.float64]) -> list[float]:

@@ -217,9 +217,13 @@ class CotResult(BaseModel):
     n: int
     """(case, COT) pairs."""
     without_cot: Estimate
-    """Round 0: the plain answer's target accuracy (Table 2's "success rate without COT")."""
+    """Round 0: the plain answer's target accuracy over the answers that named a target (Table
+    2's "success rate without COT", which equals Table 1's r2 = n2/n1)."""
     with_cot: Estimate
-    """Round 1: after the COT walk, no reflection ("success rate with COT")."""
+    """Round 1: after the COT walk, no reflection ("success rate with COT"), over the answers
+    that named a target, as without COT."""
+    unparsed: tuple[int, int] = (0, 0)
+    """Answers that named no target (r1 failures), left out of the two rates: round 0, round 1."""
     solved: Estimate
     """Solved within the cap."""
     complexity: Estimate
@@ -242,11 +246,27 @@ def cot_result(traces: Sequence[tuple[str, CotTrace]], cap: int) -> CotResult:
     by_cot: dict[str, list[float]] = defaultdict(list)
     for (cot_id, _), value in zip(traces, lam, strict=True):
         by_cot[cot_id].append(value)
+
+    def success(round_index: int) -> list[float]:
+        """Target accuracy of a round over the answers that named a target (r2's n2/n1)."""
+        return [
+            float(trace.correct[round_index])
+            for _, trace in traces
+            if len(trace.correct) > round_index and trace.targets[round_index] is not None
+        ]
+
+    def unparsed(round_index: int) -> int:
+        return sum(
+            len(trace.targets) > round_index and trace.targets[round_index] is None
+            for _, trace in traces
+        )
+
     return CotResult(
         cap=cap,
         n=len(traces),
-        without_cot=Estimate.mean_of([float(t.correct[0]) for _, t in traces if t.correct]),
-        with_cot=Estimate.mean_of([float(t.correct[1]) for _, t in traces if len(t.correct) > 1]),
+        without_cot=Estimate.mean_of(success(0)),
+        with_cot=Estimate.mean_of(success(1)),
+        unparsed=(unparsed(0), unparsed(1)),
         solved=Estimate.mean_of([float(k is not None) for k in solved_at]),
         complexity=Estimate.mean_of(lam),
         rounds_to_target=reached,

@@ -10,8 +10,11 @@ be audited for how much leniency it needed:
 2. ``python-dict``: a Python literal dict (the prompt's own example uses single quotes);
 3. ``fenced``: either of the above inside a code fence;
 4. ``repaired``: the ``{…}`` span after curly quotes and trailing commas are fixed;
-5. ``key-lines``: ``role_to: X`` / ``content: …`` lines without braces;
-6. ``to-prefix``: ``To X: …``; 7. ``at-mention``: ``@X …``.
+5. ``loose-dict``: the prompt's own single-quoted style that is no valid literal because a
+   value holds an apostrophe (``'content': 'I'll send it.'``): each quoted key's value runs
+   to the next quoted key (:func:`normlab.models.structured.loose_object`);
+6. ``key-lines``: ``role_to: X`` / ``content: …`` lines without braces;
+7. ``to-prefix``: ``To X: …``; 8. ``at-mention``: ``@X …``.
 
 Keys may be spelt ``role_to``, ``role-to``, ``to``, ``target`` or ``addressee`` and
 ``content``, ``message`` or ``statement``; ``role_from`` is ignored.
@@ -26,11 +29,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from normlab.hsii.schemas import ASSISTANT, Statement
-from normlab.models.structured import load_object
+from normlab.models.structured import loose_object, strict_object
 
 TARGET_KEYS = ("role_to", "role-to", "to", "target", "addressee", "recipient")
 CONTENT_KEYS = ("content", "message", "statement", "text", "utterance")
@@ -44,7 +47,7 @@ _TO_PREFIX = re.compile(
 )
 _AT_MENTION = re.compile(r"^\s*@(?P<target>\[[^\]]+\]|\S+)[,:]?\s+(?P<content>.+)", re.S)
 CURLY_QUOTES = str.maketrans("“”‘’", "\"\"''")
-_SEVERAL = re.compile(r"\s*(?:,|;|&|/|\band\b)\s*", re.I)
+_SEVERAL_KEPT = re.compile(r"(\s*(?:,|;|&|/|\band\b)\s*)", re.I)
 
 
 def _brace_span(text: str) -> str | None:
@@ -66,18 +69,56 @@ def _field(data: Mapping[str, Any], keys: Iterable[str]) -> Any:
     return None
 
 
-def _targets(value: Any) -> list[str]:
+def names_a_character(text: str, names: Iterable[str]) -> bool:
+    """Would r2 read ``text`` as one of ``names`` (the cast and its aliases): the same name
+    once case, spacing, punctuation and a leading "the" are folded, or a first or last word
+    that only one of the names has."""
+    wanted = normalise_name(text)
+    folded = [normalise_name(name) for name in names]
+    if not wanted or wanted in folded:
+        return bool(wanted)
+    owners = [name for name in folded if name and wanted in {name.split()[0], name.split()[-1]}]
+    return len(owners) == 1
+
+
+def _targets(value: Any, names: Sequence[str] = ()) -> list[str]:
+    """The addressees a reply names. A list is several; text is split at "and", "&", "/",
+    "," or ";" only when every part names a character and the whole does not, so a name such
+    as "HEALTH AND SAFETY INSPECTOR" stays one addressee."""
     if isinstance(value, list | tuple):
         return [str(item).strip() for item in value if str(item).strip()]
-    text = str(value).strip().strip("'\"[]")
-    return [part for part in _SEVERAL.split(text) if part.strip()] if text else []
+    text = str(value).strip().strip("'\"[]").strip()
+    if not text:
+        return []
+    if names_a_character(text, names):
+        return [text]
+    parts = _cast_split(text, names)
+    return parts if len(parts) > 1 else [text]
 
 
-def _statement(data: Mapping[str, Any], rule: str) -> Statement | None:
+def _cast_split(text: str, names: Sequence[str]) -> list[str]:
+    """``text`` cut at separators into the fewest pieces that each name a character (a piece
+    may keep separators inside, as "HEALTH AND SAFETY INSPECTOR" does); [] when none fits."""
+    pieces = _SEVERAL_KEPT.split(text)  # words at even positions, separators at odd ones
+    words = len(pieces) // 2 + 1
+    best: dict[int, list[str]] = {0: []}
+    for start in range(words):
+        if start not in best:
+            continue
+        for end in range(start + 1, words + 1):
+            candidate = "".join(pieces[2 * start : 2 * end - 1]).strip()
+            path = [*best[start], candidate]
+            fewer = end not in best or len(path) < len(best[end])
+            if fewer and names_a_character(candidate, names):
+                best[end] = path
+    return best.get(words, [])
+
+
+def _statement(data: Mapping[str, Any], rule: str, names: Sequence[str]) -> Statement | None:
     target, content = _field(data, TARGET_KEYS), _field(data, CONTENT_KEYS)
     if target is None or content is None or not str(content).strip():
         return None
-    targets = _targets(target)
+    targets = _targets(target, names)
     return Statement(targets=targets, content=str(content).strip(), rule=rule) if targets else None
 
 
@@ -115,17 +156,24 @@ def _mention(rest: str, names: Iterable[str]) -> tuple[str, str] | None:
 def parse_statement(text: str, names: Iterable[str] = ()) -> Statement | None:
     """The target(s) and content of a reply, or None when the reply holds neither.
 
-    ``names`` (characters and aliases) lets ``@Rafael Nadal …`` name a two-word character.
+    ``names`` (characters and aliases) lets ``@Rafael Nadal …`` name a two-word character,
+    and keeps a name with "and" in it one addressee.
     """
+    names = list(names)
     for source, candidate in _candidates(text):
-        data = load_object(candidate)
+        data = strict_object(candidate)
         if data is not None:
             rule = source or ("json" if _is_json(candidate) else "python-dict")
-            found = _statement(data, rule)
+            found = _statement(data, rule, names)
             if found is not None:
                 return found
+    for _, candidate in _candidates(text):
+        loose = loose_object(candidate)
+        found = _statement(loose, "loose-dict", names) if loose is not None else None
+        if found is not None:
+            return found
     lines = {m["key"].lower(): m["value"].strip().strip("'\"") for m in _KEY_LINE.finditer(text)}
-    found = _statement(lines, "key-lines")
+    found = _statement(lines, "key-lines", names)
     if found is not None:
         return found
     stripped = text.strip()
@@ -137,7 +185,9 @@ def parse_statement(text: str, names: Iterable[str] = ()) -> Statement | None:
         match = pattern.match(stripped)
         if match and match["content"].strip():
             target = match["target"].strip().strip("[]*")
-            return Statement(targets=_targets(target), content=match["content"].strip(), rule=rule)
+            return Statement(
+                targets=_targets(target, names), content=match["content"].strip(), rule=rule
+            )
     return None
 
 

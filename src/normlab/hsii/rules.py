@@ -9,6 +9,7 @@ leaves the comparison unresolved: not a win.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -34,6 +35,36 @@ def win_value(verdicts: Sequence[Verdict | None], tie_weight: float = 0.0) -> fl
     """A comparison's contribution to r3 or r4: 1 win, ``tie_weight`` tie, 0 loss or unresolved."""
     outcome = combine(verdicts)
     return 1.0 if outcome == "win" else tie_weight if outcome == "tie" else 0.0
+
+
+Outcome = Literal["win", "loss", "tie", "unresolved", "missing"]
+OUTCOMES: tuple[Outcome, ...] = ("win", "loss", "tie", "unresolved", "missing")
+
+
+def outcome_of(verdicts: Sequence[Verdict | None] | None) -> Outcome:
+    """A comparison's outcome: ``missing`` when it has no verdicts at all (a long run that
+    never ran, a record imported without them), ``unresolved`` when a verdict was unusable."""
+    if not verdicts:
+        return "missing"
+    return combine(verdicts) or "unresolved"
+
+
+def stage_values(
+    parsed: bool,
+    target_ok: bool,
+    first: Sequence[Verdict | None] | None,
+    long: Sequence[Verdict | None] | None,
+    tie_weight: float = 0.0,
+) -> tuple[float, float, float, float]:
+    """One case's contributions to r1–r4 (Definition 1); NaN where the case is not in a
+    stage's denominator: r2 counts among parsed replies (n1), r3 and r4 among right targets
+    (n2: r3 = n3/n2, r4 = n4/n2). A comparison that is missing or unresolved is no win, in
+    r3 and in r4 alike; the scorer's metrics and the analysis both count with this."""
+    if not parsed:
+        return (0.0, math.nan, math.nan, math.nan)
+    if not target_ok:
+        return (1.0, 0.0, math.nan, math.nan)
+    return (1.0, 1.0, win_value(first or [], tie_weight), win_value(long or [], tie_weight))
 
 
 Formula = Literal["table", "printed"]

@@ -1,10 +1,11 @@
 """HSII's scorer: the four stages of Definition 1 and the pairwise judge (r3, r4).
 
-Stage values per case: ``parsed`` (r1), ``target_ok`` (r2, only if parsed),
-``first_win`` (r3, only if the target is right: the subject's statement against
-the golden) and ``long_win`` (r4, likewise: the decision-round statement against
-the reference model's). NaN marks a stage the case never reached, so each rate
-has its own denominator, as Definition 1 defines them.
+Stage values per case (:func:`normlab.hsii.rules.stage_values`, which the analysis uses
+too): ``parsed`` (r1), ``target_ok`` (r2, only if parsed), ``first_win`` (r3, only if the
+target is right: the subject's statement against the golden) and ``long_win`` (r4,
+likewise: the decision-round statement against the reference model's; no win when the
+long run has no verdicts). NaN marks a stage the case is not counted in, so each rate has
+its own denominator, as Definition 1 defines them (r3 = n3/n2, r4 = n4/n2).
 
 The judge compares two statements "on reverse sides to avoid positional bias":
 two calls, A/B then B/A, each verdict read from the subject's side. The win rule
@@ -26,7 +27,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from normlab.hsii.prompts import judge_prompt, statement_dict
-from normlab.hsii.rules import hsii_score, subject_side, win_value
+from normlab.hsii.rules import hsii_score, stage_values, subject_side
 from normlab.hsii.schemas import (
     Case,
     CaseResult,
@@ -114,11 +115,9 @@ def hsii_stages(
     async def score(state: TaskState, target: Target) -> Score:
         case = Case.model_validate(state.metadata["case"])
         result = CaseResult.model_validate(state.metadata["hsii"])
-        value = {stage: math.nan for stage in STAGES}
-        value["parsed"] = float(result.parsed is not None)
         metadata: dict[str, object] = {"tie_weight": tie_weight, "rule": "toolbench"}
-        if result.parsed is not None:
-            value["target_ok"] = float(bool(result.target_ok))
+        first: ComparisonRecord | None = None
+        long: ComparisonRecord | None = None
         if result.target_ok:
             judge = get_model(role="judge", default=DEFAULT_MODEL)
             metadata["judge_model"] = str(judge)
@@ -131,7 +130,6 @@ def hsii_stages(
                 "golden",
                 settings,
             )
-            value["first_win"] = win_value(first.verdicts, tie_weight)
             metadata["first"] = first.model_dump()
             run = result.long_run
             if run is not None:
@@ -144,8 +142,15 @@ def hsii_stages(
                     "reference",
                     settings,
                 )
-                value["long_win"] = win_value(long.verdicts, tie_weight)
                 metadata["long"] = long.model_dump()
+        stages = stage_values(
+            result.parsed is not None,
+            bool(result.target_ok),
+            first.verdicts if first else None,
+            long.verdicts if long else None,
+            tie_weight,
+        )
+        value = dict(zip(STAGES, stages, strict=True))
         return Score(
             value=value,
             answer=state.output.completion,

@@ -65,7 +65,47 @@ class ReplyParseError(ValueError):
     """A model reply that is not a JSON object of the expected shape."""
 
 
+_QUOTED_KEY = re.compile(r"""(?P<quote>['"])(?P<key>[A-Za-z_][\w-]*)(?P=quote)\s*:\s*""")
+
+
+def _loose_value(raw: str) -> Any:
+    """One value of a :func:`loose_object`: text between matching quotes is kept as it is
+    (apostrophes and all), anything else read as a literal when it is one."""
+    text = raw.strip().rstrip(",").strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+
+
+def loose_object(text: str) -> dict[str, Any] | None:
+    """A ``{'key': 'value', …}`` object written the way the papers' own prompts print their
+    output format, read even when it is no valid literal: a single-quoted value holding an
+    apostrophe (``'content': 'I'll send it.'``) breaks ``ast``, yet a reader sees the essential
+    elements. Each quoted key's value runs to the next quoted key (or the closing brace)."""
+    start, end = text.find("{"), text.rfind("}")
+    if not 0 <= start < end:
+        return None
+    body = text[start + 1 : end]
+    keys = list(_QUOTED_KEY.finditer(body))
+    if not keys or body[: keys[0].start()].strip():
+        return None
+    values: dict[str, Any] = {}
+    for found, following in zip(keys, [*keys[1:], None], strict=True):
+        raw = body[found.end() : following.start() if following else len(body)]
+        values[found["key"]] = _loose_value(raw)
+    return values
+
+
 def load_object(text: str) -> dict[str, Any] | None:
+    """``text`` as a dict: a JSON object, else a Python-literal dict, else a
+    :func:`loose_object`; None if none of them."""
+    return strict_object(text) or loose_object(text)
+
+
+def strict_object(text: str) -> dict[str, Any] | None:
     """``text`` as a dict: a JSON object, else a Python-literal dict; None if neither."""
     try:
         value = json.loads(text, strict=False)
