@@ -145,3 +145,31 @@ def test_cohen_kappa_edges() -> None:
     assert math.isnan(stats.cohen_kappa([True, True], [True, True]))
     with pytest.raises(ValueError):
         stats.agreement([True], [True, False])
+
+
+def test_cluster_bootstrap_with_singletons_is_the_plain_bootstrap() -> None:
+    values = [0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
+    plain = stats.bootstrap_ci(values, n_resamples=500)
+    clustered = stats.bootstrap_ci(values, n_resamples=500, clusters=[str(i) for i in range(8)])
+    assert clustered == pytest.approx(plain)
+
+
+def test_cluster_bootstrap_resamples_whole_clusters() -> None:
+    # Each value twice inside its own cluster: resampling clusters draws the same means as the
+    # plain bootstrap of the distinct values.
+    distinct = [0.2, 0.9, 0.4]
+    doubled = [0.2, 0.2, 0.9, 0.9, 0.4, 0.4]
+    assert stats.bootstrap_ci(
+        doubled, n_resamples=500, clusters=["a", "a", "b", "b", "c", "c"]
+    ) == pytest.approx(stats.bootstrap_ci(distinct, n_resamples=500))
+    # Two clusters of ten, one all 1s and one all 0s: a resample holds both clusters (mean
+    # 0.5, chance 1/2), two of the 1s cluster (mean 1, chance 1/4) or two of the 0s (mean 0,
+    # chance 1/4), so the 2.5th and 97.5th percentiles are 0 and 1. Resampling the 20 units
+    # one by one would give about 0.5 ± 0.22.
+    values = [1.0] * 10 + [0.0] * 10
+    labels = ["one"] * 10 + ["zero"] * 10
+    assert stats.bootstrap_ci(values, clusters=labels) == (0.0, 1.0)
+    lo, hi = stats.bootstrap_ci(values)
+    assert 0.2 < lo < 0.35 and 0.65 < hi < 0.8
+    with pytest.raises(ValueError, match="2 cluster labels for 3 units"):
+        stats.bootstrap_ci([1.0, 0.0, 1.0], clusters=["a", "b"])

@@ -130,3 +130,63 @@ def test_the_shipped_dataset_card_counts_the_shipped_files() -> None:
 
     expected = render_card(load_news(), load_dialogues(), load_cases(CASES_PATH))
     assert CARD_PATH.read_text(encoding="utf-8") == expected, "run: normlab hsii card --out …"
+
+
+def test_limit_draws_across_dialogues_with_a_seed() -> None:
+    """Dialogue a has 5 cases, b 1, c 2 (in that order in the file). The first 3 cases were
+    all a's; the draw takes one of each dialogue, then a second of a and c, then a's rest."""
+    from normlab.hsii.dataset import select_cases
+
+    base = load_cases(CASES_PATH)[0]
+    cases = [
+        base.model_copy(update={"case_id": f"{dialogue}#{turn}", "dialogue_id": ""})
+        for dialogue, turns in (("a", 5), ("b", 1), ("c", 2))
+        for turn in range(turns)
+    ]
+
+    def dialogues(limit: int, seed: int = 0) -> Counter[str]:
+        return Counter(case.cluster for case in select_cases(cases, None, limit, seed))
+
+    assert dialogues(3) == {"a": 1, "b": 1, "c": 1}
+    assert dialogues(5) == {"a": 2, "b": 1, "c": 2}
+    assert dialogues(8) == {"a": 5, "b": 1, "c": 2}
+    for seed in range(5):
+        assert dialogues(3, seed) == {"a": 1, "b": 1, "c": 1}
+    drawn = [case.case_id for case in select_cases(cases, None, 4, seed=1)]
+    assert drawn == [case.case_id for case in select_cases(cases, None, 4, seed=1)]
+    assert drawn == sorted(drawn, key=[c.case_id for c in cases].index)  # the file's order
+    seeds = {tuple(c.case_id for c in select_cases(cases, None, 4, seed)) for seed in range(8)}
+    assert len(seeds) > 1
+    # Ids given by hand keep their order; the limit then takes the first of them.
+    chosen = select_cases(cases, ["c#1", "a#4", "a#0"], 2)
+    assert [case.case_id for case in chosen] == ["c#1", "a#4"]
+    # The shipped bank: 2 cases come from 2 dialogues.
+    assert len({case.cluster for case in select_cases(load_cases(CASES_PATH), None, 2)}) == 2
+
+
+def test_the_report_shows_the_clusters_of_the_cases_the_run_used() -> None:
+    """Four clustered cases, the run used two: x (cluster 0) and z (noise). The run's map
+    has those two points; cluster 0 has one of the run's one clustered case (share 1.0);
+    noise is 1 of 2 (0.5). A run with a case the file does not hold gets no clusters."""
+    from normlab.hsii.clusters import Cluster, ClusterAnalysis, for_cases
+
+    bank = ClusterAnalysis(
+        encoder="tfidf", cases=4, eps=0.3, min_samples=2,
+        clusters=[
+            Cluster(label=0, name="water", size=2, share=2 / 3, domains={"agri": 2}),
+            Cluster(label=1, name="pay", size=1, share=1 / 3, domains={"work": 1}),
+        ],
+        noise=1, noise_share=0.25, silhouette=0.4, domain_agreement=0.9,
+        assignments={"x": 0, "y": 0, "w": 1, "z": -1}, projection="lsh",
+        points=[(0.0, 1.0), (1.0, 1.0), (2.0, 2.0), (3.0, 3.0)],
+    )  # fmt: skip
+    shown = for_cases(bank, {"x": "agri", "z": "work"})
+    assert shown is not None
+    assert (shown.cases, shown.noise, shown.noise_share) == (2, 1, 0.5)
+    assert [(c.name, c.size, c.share, c.domains) for c in shown.clusters] == [
+        ("water", 1, 1.0, {"agri": 1})
+    ]
+    assert shown.assignments == {"x": 0, "z": -1}
+    assert shown.points == [(0.0, 1.0), (3.0, 3.0)]
+    assert shown.silhouette == 0.4  # the clustering's quality stays the whole set's
+    assert for_cases(bank, {"x": "agri", "other": "agri"}) is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,103 @@ def test_analyze_reads_trial_records_and_prints_the_json_shape(tmp_path: Path) -
     bad.write_text(json.dumps({**row, "first_verdicts": ["win"]}) + "\n")
     broken = CliRunner().invoke(app, ["hsii", "analyze", str(bad)])
     assert broken.exit_code == 2 and "bad.jsonl:1: field 'first_verdicts'" in broken.output
+
+
+def right(case: str, first: list[str | None] | None, long: list[str | None] | None) -> TrialRecord:
+    return TrialRecord.model_validate(
+        {
+            "case_id": case,
+            "subject_model": "m",
+            "response": answer("G"),
+            "golden_target": "G",
+            "characters": ["F", "G", "H"],
+            "first_verdicts": first,
+            "long_verdicts": long,
+        }
+    )
+
+
+def test_missing_and_unresolved_comparisons_are_no_win_in_n2_and_are_counted() -> None:
+    """Definition 1: r3 = n3/n2 and r4 = n4/n2. Four right targets (n2 = 4) and a wrong one:
+    a: first win, long missing   b: first win (win+tie), long win
+    c: first missing, long loss  d: first tie, long unresolved (one verdict unusable)
+    n3 = 2 (a, b), n4 = 1 (b); with ties at 0.5, n3 = 2.5. Before, a's missing long run was
+    left out of r4's denominator (r4 = 1/3) while c's missing first verdicts counted."""
+    records = [
+        right("a", ["win", "win"], None),
+        right("b", ["win", "tie"], ["win", "win"]),
+        right("c", None, ["loss", "loss"]),
+        right("d", ["tie", "tie"], [None, "win"]),
+        record("e", answer("F"), None, None),
+    ]
+    result = analyze_records(records).models["m"]
+    assert (result.n, result.n1, result.n2, result.n3, result.n4) == (5, 5, 4, 2.0, 1.0)
+    assert (result.r3, result.r4) == pytest.approx((2 / 4, 1 / 4))
+    assert analyze_records(records, Weights(tie_weight=0.5)).models["m"].r3 == pytest.approx(
+        2.5 / 4
+    )
+    assert result.first_outcomes == {
+        "win": 2, "loss": 0, "tie": 1, "unresolved": 0, "missing": 1
+    }  # fmt: skip
+    assert result.long_outcomes == {
+        "win": 1, "loss": 1, "tie": 0, "unresolved": 1, "missing": 1
+    }  # fmt: skip
+    # Shown beside r3 and r4 in Table 1 (tie/unresolved/missing), not only in --json.
+    from normlab.hsii.report import table_one
+
+    table = table_one(analyze_records(records))
+    (row,) = table.rows
+    assert row[table.header.index("r3 tie/unres./missing")] == "1/0/1"
+    assert row[table.header.index("r4 tie/unres./missing")] == "0/1/1"
+
+
+def test_the_scorer_counts_r4_as_the_analysis_does() -> None:
+    from normlab.hsii.rules import stage_values
+
+    # A right target whose long run has no verdicts is in r4's denominator with 0.
+    assert stage_values(True, True, ["win", "win"], None) == (1.0, 1.0, 1.0, 0.0)
+    assert stage_values(True, True, None, ["win", "loss"], 0.5) == (1.0, 1.0, 0.0, 0.5)
+    parsed_wrong = stage_values(True, False, ["win", "win"], ["win", "win"])
+    assert parsed_wrong[:2] == (1.0, 0.0) and all(math.isnan(v) for v in parsed_wrong[2:])
+
+
+def test_intervals_resample_dialogues() -> None:
+    """Eight cases cut from two dialogues: the four of dialogue A all parse, the four of B
+    none (r1 = 0.5). Resampling dialogues, a resample holds A twice (r1 = 1, chance 1/4), B
+    twice (0, 1/4) or both (0.5, 1/2): the interval is [0, 1]. Case by case it was about
+    [0.125, 0.875]."""
+    records = [
+        record(f"A#{turn}", answer("G"), ["win", "win"], ["win", "win"]) for turn in range(4)
+    ] + [record(f"B#{turn}", "no idea", None, None) for turn in range(4)]
+    result = analyze_records(records).models["m"]
+    assert result.r1 == 0.5 and result.dialogues == 2
+    assert result.ci["r1"] == (0.0, 1.0)
+    # A dialogue id, where the record has one, wins over the case id's prefix.
+    named = [r.model_copy(update={"dialogue_id": f"d{i}"}) for i, r in enumerate(records)]
+    spread = analyze_records(named).models["m"]
+    assert spread.dialogues == 8
+    lo, hi = spread.ci["r1"]
+    assert lo is not None and hi is not None and 0.1 <= lo < 0.3 and 0.7 < hi <= 0.9
+
+
+def test_table_2_without_cot_is_r2_over_answers_that_named_a_target() -> None:
+    """Three (case, COT) pairs: one right at round 0, one with no target at round 0 (right
+    at round 1), one wrong at round 0 (right at round 1). Without COT = 1 right of the 2
+    that named a target = 0.5 (it was 1/3, the unparsed answer counted wrong); with COT =
+    2 of 3 (every round-1 answer named one); 1 answer left out at round 0, none at round 1."""
+    from normlab.hsii.cot import CotTrace, cot_result
+
+    traces = [
+        ("fig4", CotTrace(targets=["G", "F"], correct=[True, False])),
+        ("fig4", CotTrace(targets=[None, "G"], correct=[False, True])),
+        ("fig4", CotTrace(targets=["H", "G"], correct=[False, True])),
+    ]
+    result = cot_result(traces, cap=4)
+    assert result.without_cot.value == pytest.approx(1 / 2)
+    assert result.with_cot.value == pytest.approx(2 / 3)
+    assert result.unparsed == (1, 0)
+    from normlab.hsii.analysis import HsiiAnalysis
+    from normlab.hsii.report import table_two
+
+    table = table_two(HsiiAnalysis(models={}, cot={"m": result}))
+    assert table.rows[0][table.header.index("no target")] == "1/0"

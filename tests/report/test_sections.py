@@ -43,14 +43,19 @@ def test_usage_table_totals_and_per_unit() -> None:
                 output_tokens=80,
                 cost=0.02,
                 retries=3,
+                cache_hits=2,
+                cache_hit_input_tokens=300,
+                cache_hit_output_tokens=30,
             ),
             "subject": RoleUsage(calls=4, input_tokens=400, output_tokens=40),
         },
     )
     table = usage_table({"m": run}, "episode")
     judge, subject = table.rows
-    assert judge == ["m", "judge", "6", "1.5", "3", "1000", "250", "25%", "80", "20", "$0.0200"]
-    assert subject[-1] == "cost unknown" and subject[7] == "0%"
+    assert judge == [
+        "m", "judge", "6", "1.5", "3", "1000", "250", "25%", "80", "20", "$0.0200", "2", "300/30"
+    ]  # fmt: skip
+    assert subject[10] == "cost unknown" and subject[7] == "0%" and subject[11:] == ["0", "0/0"]
     assert "calls/episode" in table.header
 
 

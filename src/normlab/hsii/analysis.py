@@ -35,7 +35,7 @@ from normlab.core.jsonio import read_jsonl_rows, validate_row
 from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
 from normlab.hsii.cot import CotResult, cot_results
 from normlab.hsii.parse import parse_statement, target_correct
-from normlab.hsii.rules import Formula, hsii_score, stage_values
+from normlab.hsii.rules import OUTCOMES, Formula, Outcome, hsii_score, outcome_of, stage_values
 from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
 from normlab.models import AnalysisBase, usage_by_run
 
@@ -70,6 +70,7 @@ def record_of(item: LogSample) -> TrialRecord | None:
             "domain": case.domain,
             "judge_model": str(details.get("judge_model", "")),
             "tie_weight": details.get("tie_weight"),
+            "dialogue_id": case.dialogue_id,
         }
     )
 
@@ -142,7 +143,16 @@ class StageResult(BaseModel):
     hsii: float | None
     hsii_printed: float | None
     ci: dict[str, stats.Interval] = Field(default_factory=dict)
-    """95% percentile bootstrap intervals over cases for r1–r4 and both scores."""
+    """95% percentile bootstrap intervals for r1–r4 and both scores, resampling dialogues
+    (each with all its cases: cases cut from one dialogue share its history)."""
+    dialogues: int = 0
+    """Dialogues the cases come from: the units the intervals resample."""
+    first_outcomes: dict[Outcome, int] = Field(default_factory=dict)
+    """r3's comparisons among the n2 right-target cases: wins, losses, ties, unresolved
+    (a verdict unusable after its repair) and missing; only wins (and ties at the tie
+    weight) count in n3."""
+    long_outcomes: dict[Outcome, int] = Field(default_factory=dict)
+    """r4's, as r3's: a long run that never ran or was never judged is ``missing``."""
 
 
 class ModelResult(StageResult):
@@ -214,12 +224,24 @@ def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResul
         return compute
 
     names = ("r1", "r2", "r3", "r4", "hsii", "hsii_printed")
+    clusters = [record.cluster for record in records]
     ci = {
-        name: stats.json_interval(stats.bootstrap_ci(rows, statistic(index), n_resamples=2000))
+        name: stats.json_interval(
+            stats.bootstrap_ci(rows, statistic(index), n_resamples=2000, clusters=clusters)
+        )
         if len(records) > 1
         else (None, None)
         for index, name in enumerate(names)
     }
+    right = [record for record, row in zip(records, rows, strict=True) if row[1] == 1.0]
+
+    def outcomes(stage: str) -> dict[Outcome, int]:
+        found = [
+            outcome_of(record.first_verdicts if stage == "first" else record.long_verdicts)
+            for record in right
+        ]
+        return {outcome: found.count(outcome) for outcome in OUTCOMES}
+
     defined = [None if math.isnan(rate) else rate for rate in rates]
     return StageResult(
         n=len(records),
@@ -234,6 +256,9 @@ def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResul
         hsii=_score(rates, weights, "table") if records else None,
         hsii_printed=_score(rates, weights, "printed") if records else None,
         ci=ci,
+        dialogues=len(set(clusters)),
+        first_outcomes=outcomes("first"),
+        long_outcomes=outcomes("long"),
     )
 
 

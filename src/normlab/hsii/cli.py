@@ -131,7 +131,9 @@ def hsii_report(
 
 
 CasesOption = Annotated[Path | None, typer.Option("--cases", help="Case JSONL file or folder.")]
-LimitOption = Annotated[int | None, typer.Option(help="Only the first N cases.")]
+LimitOption = Annotated[
+    int | None, typer.Option(help="Only N cases, drawn across dialogues (one of each in turn).")
+]
 CaseOption = Annotated[list[str] | None, typer.Option("--case", help="Case id (repeatable).")]
 
 
@@ -144,6 +146,7 @@ def hsii_run(
     cases: CasesOption = None,
     case: CaseOption = None,
     limit: LimitOption = None,
+    seed: Annotated[int, typer.Option(help="Seed of the --limit draw.")] = 0,
     epsilon: Annotated[int, typer.Option(help="Turns of the long run (paper: 7).")] = EPSILON,
     tie_weight: TieWeightOption = 0.0,
     max_tokens: MaxTokensOption = None,
@@ -163,6 +166,7 @@ def hsii_run(
         cases=cases,
         case_ids=case,
         limit=limit,
+        seed=seed,
         epsilon=epsilon,
         tie_weight=tie_weight,
         settings=role_settings(max_tokens, reasoning_effort),

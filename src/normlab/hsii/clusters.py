@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -161,6 +161,49 @@ def cluster_cases(
         assignments={case.case_id: int(label) for case, label in zip(cases, labels, strict=True)},
         projection=projection,
         points=[(float(x), float(y)) for x, y in project(vectors, projection, seed)],
+    )
+
+
+def for_cases(analysis: ClusterAnalysis, domains: Mapping[str, str]) -> ClusterAnalysis | None:
+    """The clusters of just the cases a run used (case id → domain), on the map and shares
+    made for a larger set; ``None`` when any of them is not in ``analysis`` (a run on other
+    cases, whose clusters this file does not know). The clustering's own quality measures
+    (eps, silhouette, agreement with domains) stay those of the whole set it was made on."""
+    if not domains or any(case_id not in analysis.assignments for case_id in domains):
+        return None
+    kept = [
+        (case_id, label, point)
+        for (case_id, label), point in zip(
+            analysis.assignments.items(), analysis.points, strict=True
+        )
+        if case_id in domains
+    ]
+    labels = [label for _, label, _ in kept]
+    clustered = sum(label != -1 for label in labels)
+    clusters = [
+        cluster.model_copy(
+            update={
+                "size": labels.count(cluster.label),
+                "share": labels.count(cluster.label) / clustered,
+                "domains": dict(
+                    Counter(
+                        domains[case_id] for case_id, label, _ in kept if label == cluster.label
+                    )
+                ),
+            }
+        )
+        for cluster in analysis.clusters
+        if cluster.label in labels
+    ]
+    return analysis.model_copy(
+        update={
+            "cases": len(kept),
+            "clusters": clusters,
+            "noise": len(kept) - clustered,
+            "noise_share": (len(kept) - clustered) / len(kept),
+            "assignments": {case_id: label for case_id, label, _ in kept},
+            "points": [point for _, _, point in kept],
+        }
     )
 
 

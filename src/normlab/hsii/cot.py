@@ -168,7 +168,7 @@ def hsii_cot(
     Args:
         cases: case JSONL file or folder (default: the shipped bank).
         case_ids: run only these cases (comma-separated ids).
-        limit: run only the first N cases.
+        limit: run only N cases, drawn across dialogues (seed 0).
         cots: COT ids from ``data/cots.json`` (default: all; ``fig4`` is the paper's).
         cap: N∞, rounds before a case counts as unsolved (paper: 128).
         max_tokens: output caps by role; reasoning_effort: reasoning effort by role.

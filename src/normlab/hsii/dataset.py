@@ -96,9 +96,12 @@ def cut_dialogues(dialogues: Iterable[Dialogue]) -> list[Case]:
 
 
 def select_cases(
-    cases: Sequence[Case], case_ids: Iterable[str] | None = None, limit: int | None = None
+    cases: Sequence[Case],
+    case_ids: Iterable[str] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
 ) -> list[Case]:
-    """Filter by id (in the order given) and/or keep the first ``limit`` cases."""
+    """Filter by id (in the order given) and/or draw ``limit`` cases (:func:`draw_cases`)."""
     selected = list(cases)
     if case_ids is not None:
         by_id = {case.case_id: case for case in cases}
@@ -110,8 +113,33 @@ def select_cases(
     if limit is not None:
         if limit < 1:
             raise InputError("--limit", f"must be at least 1, got {limit}", field="limit")
+        selected = selected if case_ids is not None else draw_cases(selected, limit, seed)
         selected = selected[:limit]
     return selected
+
+
+def draw_cases(cases: Sequence[Case], limit: int, seed: int = 0) -> list[Case]:
+    """``limit`` cases spread over as many dialogues as they can be: the dialogues in a seeded
+    random order, one case of each in turn (each dialogue's cases in a seeded order too).
+
+    The bank's first cases all come from one dialogue (about 7.5 cases each), and cases of
+    one dialogue share its history and its cast, so the first N would measure one scene.
+    The same seed draws the same cases, so a run resumes; the draw keeps the bank's order.
+    """
+    import random
+
+    rng = random.Random(seed)
+    groups: dict[str, list[int]] = {}
+    for index, case in enumerate(cases):
+        groups.setdefault(case.cluster, []).append(index)
+    order = list(groups.values())
+    rng.shuffle(order)
+    for members in order:
+        rng.shuffle(members)
+    chosen: list[int] = []
+    for turn in range(max((len(members) for members in order), default=0)):
+        chosen += [members[turn] for members in order if turn < len(members)]
+    return [cases[index] for index in sorted(chosen[:limit])]
 
 
 def build_dataset(cases: Sequence[Case], name: str = "hsii") -> MemoryDataset:

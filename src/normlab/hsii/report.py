@@ -19,10 +19,11 @@ from pathlib import Path
 from normlab.core.jsonio import read_json, validate_row
 from normlab.core.logs import LogSample
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, StageResult
-from normlab.hsii.clusters import ClusterAnalysis, map_figure, radar_figure
+from normlab.hsii.clusters import ClusterAnalysis, for_cases, map_figure, radar_figure
 from normlab.hsii.cot import TARGET_ACCURACY
 from normlab.hsii.dataset import DATA
 from normlab.hsii.prompts import history_text, statement_line
+from normlab.hsii.rules import Outcome
 from normlab.hsii.schemas import Case, CaseResult
 from normlab.hsii.scorer import golden_statement
 from normlab.report import (
@@ -46,10 +47,17 @@ def _cell(value: float | None, interval: tuple[float | None, float | None]) -> s
     return f"{value:.3f} {bounds}"
 
 
+def _outcomes(counts: dict[Outcome, int]) -> str:
+    """Ties, unresolved and missing comparisons among the right-target cases (none of them a
+    win): what r3 and r4 leave out of their numerators, shown rather than hidden."""
+    return "/".join(str(counts.get(outcome, 0)) for outcome in ("tie", "unresolved", "missing"))
+
+
 def _stage_row(label: list[str], result: StageResult) -> list[str]:
     return [
         *label,
         str(result.n),
+        str(result.dialogues),
         _cell(result.r1, result.ci.get("r1", (None, None))),
         _cell(result.r2, result.ci.get("r2", (None, None))),
         _cell(result.r3, result.ci.get("r3", (None, None))),
@@ -57,10 +65,24 @@ def _stage_row(label: list[str], result: StageResult) -> list[str]:
         _cell(result.hsii, result.ci.get("hsii", (None, None))),
         _cell(result.hsii_printed, result.ci.get("hsii_printed", (None, None))),
         f"{result.n1}/{result.n2}",
+        _outcomes(result.first_outcomes),
+        _outcomes(result.long_outcomes),
     ]
 
 
-STAGE_HEADER = ["n", "r1", "r2", "r3", "r4", "HSII (Table 1 form)", "HSII (Eq. 1 printed)", "n1/n2"]
+STAGE_HEADER = [
+    "n",
+    "dialogues",
+    "r1",
+    "r2",
+    "r3",
+    "r4",
+    "HSII (Table 1 form)",
+    "HSII (Eq. 1 printed)",
+    "n1/n2",
+    "r3 tie/unres./missing",
+    "r4 tie/unres./missing",
+]
 
 
 def table_one(analysis: HsiiAnalysis) -> Table:
@@ -74,8 +96,12 @@ def table_one(analysis: HsiiAnalysis) -> Table:
     )
     return Table(
         caption="Table 1 shape: r1 = parsed/n, r2 = right target/parsed, r3 and r4 = wins/right "
-        "target (judge in both orders, ToolEval rule), each with a 95% bootstrap interval over "
-        f"cases. Headline score form: {analysis.formula} ('table': ι = r1(1 + αβ r2 (r3 + γ r4)), "
+        "target (judge in both orders, ToolEval rule), each with a 95% bootstrap interval that "
+        "resamples dialogues (a dialogue's cases together). Of the right-target cases, the "
+        "comparisons that were ties, unresolved (a verdict unusable after its repair) or missing "
+        "(never judged, or no long run) are counted beside r3 and r4: none is a win (a tie "
+        f"counts at the tie weight). Headline score form: {analysis.formula} ('table': "
+        "ι = r1(1 + αβ r2 (r3 + γ r4)), "
         f"which every row of the paper's Table 1 follows; 'printed': Eq. 1). {weights}",
         header=["model", *STAGE_HEADER],
         rows=rows,
@@ -102,6 +128,7 @@ def table_two(analysis: HsiiAnalysis) -> Table:
             str(result.cap),
             _cell(result.without_cot.value, result.without_cot.ci),
             _cell(result.with_cot.value, result.with_cot.ci),
+            f"{result.unparsed[0]}/{result.unparsed[1]}",
             _cell(result.solved.value, result.solved.ci),
             _cell(result.complexity.value, result.complexity.ci),
             "not within the cap"
@@ -112,7 +139,9 @@ def table_two(analysis: HsiiAnalysis) -> Table:
     ]
     return Table(
         caption="Table 2 shape: target-selection success without COT (round 0) and with COT "
-        "(round 1), share solved within the cap N∞, COT complexity (mean rounds, unsolved counted "
+        "(round 1) among the answers that named a target (so 'without COT' equals r2 = n2/n1; "
+        "'no target' counts the answers left out, round 0/round 1), share solved within the "
+        "cap N∞, COT complexity (mean rounds, unsolved counted "
         f"at the cap) and rounds until cumulative accuracy reaches {TARGET_ACCURACY:.2f}; "
         "95% bootstrap intervals over (case, COT) pairs",
         header=[
@@ -121,6 +150,7 @@ def table_two(analysis: HsiiAnalysis) -> Table:
             "cap N∞",
             "without COT",
             "with COT",
+            "no target",
             "solved",
             "complexity",
             "rounds to 0.70",
@@ -176,6 +206,37 @@ def load_clusters(run: HsiiRun) -> tuple[ClusterAnalysis | None, str]:
     return None, ""
 
 
+def add_clusters_section(report: HtmlReport, run: HsiiRun) -> None:
+    """Figures 3 and 5 for the cases this run answered: their places on the clustering of a
+    ``clusters.json`` beside the logs (else the shipped bank's), or a note when that
+    clustering does not hold them all; never another set's clusters shown as the run's."""
+    clusters, source = load_clusters(run)
+    used = {record.case_id: record.domain for record in run.records}
+    if clusters is None or not used:
+        return
+    report.heading("Dataset clusters")
+    shown = for_cases(clusters, used)
+    if shown is None:
+        report.paragraph(
+            f"The run's cases are not all among the {clusters.cases} cases of {source}, so no "
+            "clusters are shown: run 'normlab hsii clusters --cases FILE --out DIR' on them and "
+            f"put its {CLUSTERS_FILE} beside the logs.",
+            "note",
+        )
+        return
+    report.paragraph(
+        f"The run's {shown.cases} cases on the clustering of the {clusters.cases} cases of "
+        f"{source}: {len(shown.clusters)} of its {len(clusters.clusters)} clusters, noise "
+        f"{shown.noise_share:.0%}. The clustering ({clusters.encoder} embeddings, DBSCAN eps "
+        f"{clusters.eps:.3f}, min samples {clusters.min_samples}) over all its cases: "
+        f"silhouette {format_number(clusters.silhouette)}, agreement with domains (ARI) "
+        f"{format_number(clusters.domain_agreement)}.",
+        "note",
+    )
+    report.figure(map_figure(shown), "Figure 3 shape: the run's cases on a 2-D map, by cluster.")
+    report.figure(radar_figure(shown), "Figure 5 shape: each cluster's share of the run's cases.")
+
+
 def build_report(run: HsiiRun, analysis: HsiiAnalysis) -> HtmlReport:
     report = HtmlReport("HSII results")
     roles: dict[str, set[str]] = {"subject": set(analysis.models)}
@@ -190,19 +251,7 @@ def build_report(run: HsiiRun, analysis: HsiiAnalysis) -> HtmlReport:
     if analysis.cot:
         report.heading("COT complexity")
         report.table(table_two(analysis))
-    clusters, source = load_clusters(run)
-    if clusters is not None:
-        report.heading("Dataset clusters")
-        report.paragraph(
-            f"{clusters.cases} cases of {source}, {clusters.encoder} embeddings, DBSCAN eps "
-            f"{clusters.eps:.3f} (min samples {clusters.min_samples}): {len(clusters.clusters)} "
-            f"clusters, noise {clusters.noise_share:.0%}, silhouette "
-            f"{format_number(clusters.silhouette)}, agreement with domains (ARI) "
-            f"{format_number(clusters.domain_agreement)}.",
-            "note",
-        )
-        report.figure(map_figure(clusters), "Figure 3 shape: the cases on a 2-D map, by cluster.")
-        report.figure(radar_figure(clusters), "Figure 5 shape: each cluster's share of the cases.")
+    add_clusters_section(report, run)
     add_usage_section(report, analysis.usage, "case")
     scored = [
         item

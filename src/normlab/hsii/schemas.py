@@ -98,6 +98,11 @@ class Case(BaseModel):
     def characters(self) -> list[str]:
         return self.background.characters
 
+    @property
+    def cluster(self) -> str:
+        """The dialogue the case was cut from (:func:`dialogue_of`)."""
+        return dialogue_of(self.case_id, self.dialogue_id)
+
 
 class Statement(BaseModel):
     """What the subject's reply was parsed into: whom it addresses and what it says."""
@@ -177,6 +182,13 @@ class CaseResult(BaseModel):
     long_run: LongRun | None = None
 
 
+def dialogue_of(case_id: str, dialogue_id: str = "") -> str:
+    """The dialogue a case was cut from: its ``dialogue_id``, else the part of our case id
+    before ``#`` (``DIALOGUE#TURN``); a case of the paper's printed shape is its own.
+    Cases of one dialogue share its history, so they are drawn and resampled together."""
+    return dialogue_id or case_id.split("#", 1)[0]
+
+
 class TrialRecord(BaseModel):
     """One case answered by one model, as imported records (JSONL) or read from a log."""
 
@@ -195,3 +207,9 @@ class TrialRecord(BaseModel):
     judge_model: str = ""
     tie_weight: float | None = Field(default=None, ge=0.0, le=1.0)
     """What a tie was worth when the run scored this case (``None``: not recorded)."""
+    dialogue_id: str = ""
+
+    @property
+    def cluster(self) -> str:
+        """The dialogue the case was cut from (:func:`dialogue_of`)."""
+        return dialogue_of(self.case_id, self.dialogue_id)

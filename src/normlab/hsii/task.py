@@ -42,6 +42,7 @@ def hsii(
     cases: str | None = None,
     case_ids: str | list[str] | None = None,
     limit: int | None = None,
+    seed: int = 0,
     epsilon: int = EPSILON,
     tie_weight: float = 0.0,
     max_tokens: dict[str, int] | str | None = None,
@@ -52,7 +53,8 @@ def hsii(
     Args:
         cases: case JSONL file or folder (default: the shipped bank).
         case_ids: run only these cases (comma-separated ids).
-        limit: run only the first N cases.
+        limit: run only N cases, drawn across dialogues (one of each in turn).
+        seed: seed of the ``limit`` draw (the same seed, the same cases).
         epsilon: turns of the long run (Table 1: 7); the decision round is the last.
         tie_weight: what a tie is worth in r3 and r4 (ToolEval: 0).
         max_tokens: output caps by role (subject, persona, reference, judge).
@@ -63,7 +65,9 @@ def hsii(
     if not 0.0 <= tie_weight <= 1.0:
         raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
     settings = RoleSettings.of(max_tokens, reasoning_effort)
-    selected = select_cases(load_cases(Path(cases) if cases else CASES_PATH), _ids(case_ids), limit)
+    selected = select_cases(
+        load_cases(Path(cases) if cases else CASES_PATH), _ids(case_ids), limit, seed
+    )
     return Task(
         dataset=build_dataset(selected),
         solver=[next_statement(settings), long_run(epsilon, settings)],

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from normlab.core.logs import event_retries, subject_of
 
 if TYPE_CHECKING:
+    from inspect_ai.event import ModelEvent
     from inspect_ai.log import EvalSample
 
     from normlab.core.logs import SampleSet
@@ -39,6 +40,7 @@ class RoleUsage(BaseModel):
     """One role's calls and tokens (input includes cached tokens) and dollar cost."""
 
     calls: int = 0
+    """Calls that reached the model (cache hits are counted apart)."""
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
@@ -47,6 +49,13 @@ class RoleUsage(BaseModel):
     retries: int = 0
     """Attempts that failed and were made again: rate limits, server errors, timeouts and
     dropped connections (retried by Inspect) and responses that were no reply (by normlab)."""
+    cache_hits: int = 0
+    """Calls answered from Inspect's local cache (a rerun, a deterministic judge): no model
+    call and no cost this time, so kept apart from ``calls``; a fresh run pays for them."""
+    cache_hit_input_tokens: int = 0
+    """Input tokens of the cache hits, as the first call used them: what a run without the
+    cache would add to ``input_tokens``."""
+    cache_hit_output_tokens: int = 0
 
     @property
     def cached_share(self) -> float | None:
@@ -61,6 +70,9 @@ class RoleUsage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cost=_optional_sum(self.cost, other.cost),
             retries=self.retries + other.retries,
+            cache_hits=self.cache_hits + other.cache_hits,
+            cache_hit_input_tokens=self.cache_hit_input_tokens + other.cache_hit_input_tokens,
+            cache_hit_output_tokens=self.cache_hit_output_tokens + other.cache_hit_output_tokens,
         )
 
     @classmethod
@@ -99,20 +111,36 @@ def sample_usage(sample: EvalSample) -> dict[str, RoleUsage]:
     roles = {role: RoleUsage.of(usage) for role, usage in sample.role_usage.items()}
     everything = _sum(RoleUsage.of(usage) for usage in sample.model_usage.values())
     subject = _difference(everything, _sum(roles.values()))
-    calls: dict[str, int] = {}
-    retries: dict[str, int] = {}
+    events: dict[str, RoleUsage] = {}
     for event in sample.events:
         if event.event == "model":
             role = event.role or SUBJECT_ROLE
-            calls[role] = calls.get(role, 0) + (0 if event.error else 1)
-            retries[role] = retries.get(role, 0) + event_retries(event)
-    if calls.get(SUBJECT_ROLE) or subject.input_tokens or subject.output_tokens:
+            events[role] = events.get(role, RoleUsage()) + event_usage(event)
+    if SUBJECT_ROLE in events or subject.input_tokens or subject.output_tokens:
         roles[SUBJECT_ROLE] = subject
-    for role, count in calls.items():
+    for role, counted in events.items():
         usage = roles.setdefault(role, RoleUsage())
-        usage.calls = count
-        usage.retries = retries[role]
+        usage.calls = counted.calls
+        usage.retries = counted.retries
+        usage.cache_hits = counted.cache_hits
+        usage.cache_hit_input_tokens = counted.cache_hit_input_tokens
+        usage.cache_hit_output_tokens = counted.cache_hit_output_tokens
     return roles
+
+
+def event_usage(event: ModelEvent) -> RoleUsage:
+    """What one model event adds to the counts Inspect keeps only as events: a call (or a
+    cache hit, with the tokens its cached answer cost when first made) and its retries.
+    Inspect records no usage for a cache hit, so its tokens come from the cached output."""
+    if event.cache == "read":
+        usage = event.output.usage
+        return RoleUsage(
+            retries=event_retries(event),
+            cache_hits=1,
+            cache_hit_input_tokens=RoleUsage.of(usage).input_tokens if usage else 0,
+            cache_hit_output_tokens=usage.output_tokens if usage else 0,
+        )
+    return RoleUsage(calls=0 if event.error else 1, retries=event_retries(event))
 
 
 def merge_usage(parts: Iterable[Mapping[str, RoleUsage]]) -> dict[str, RoleUsage]:

@@ -59,13 +59,18 @@ def usage_table(usage: Mapping[str, RunUsage], unit: str) -> Table:
                     str(item.output_tokens),
                     f"{item.output_tokens / count:.0f}",
                     _cost(item.cost),
+                    str(item.cache_hits),
+                    f"{item.cache_hit_input_tokens}/{item.cache_hit_output_tokens}",
                 ]
             )
     return Table(
         caption=f"Model calls, tokens and cost by role, in total and per {unit} "
         "(retries: attempts made again after a rate limit, server error, timeout, dropped "
         "connection or a response that was no reply; cached: share of input tokens served "
-        "from the provider's prompt cache; cost where Inspect knows the model's price)",
+        "from the provider's prompt cache; cost where Inspect knows the model's price; cache "
+        "hits: calls answered from Inspect's local cache, not counted in calls, tokens or cost, "
+        "with the input/output tokens their answers cost when first made, which a run without "
+        "the cache pays again)",
         header=[
             "run",
             "role",
@@ -78,6 +83,8 @@ def usage_table(usage: Mapping[str, RunUsage], unit: str) -> Table:
             "output tokens",
             f"output/{unit}",
             "cost",
+            "cache hits",
+            "cache-hit tokens in/out",
         ],
         rows=rows,
     )
