@@ -163,3 +163,33 @@ def test_repair_rate_check_value() -> None:
     lo, hi = rate.ci
     assert lo is not None and hi is not None
     assert (round(100 * lo, 1), round(100 * hi, 1)) == (81.0, 87.1)
+
+
+def test_shape_match_needs_every_sanction_in_the_configured_modality_only() -> None:
+    # Issue 12, B.6 ("sanctioning turns used ONLY the specified modality") and B.7 (b).
+    # Configured modality: explicit_callout. Turns in each episode: 1 Bo, 2 Ana(breach),
+    # 3 Bo(sanction), 4 Ana, 5 Cy(sanction); only the forms of turns 3 and 5 differ.
+    episode = build(
+        [("Bo", "msg"), (SUBJECT, "msg"), ("Bo", "msg"), (SUBJECT, "msg"), ("Cy", "msg")]
+    )
+    episode.tuple = episode.tuple.model_copy(update={"sanction": "explicit_callout"})
+
+    def sanctioned(forms: dict[int, str]) -> EpisodeLabels:
+        return labels([1], [2], [3, 5], []).model_copy(update={"sanction_modalities": forms})
+
+    callout, aside = "explicit_callout", "off_record_sanction"
+    outcomes = [
+        episode_outcome(episode, sanctioned(forms), None, "m")
+        for forms in (
+            {3: callout, 5: aside},  # mixed: a match under "any", none under "only"
+            {3: callout, 5: callout},  # every sanction in the modality: match
+            {3: callout},  # turn 5's form unknown, no mismatch seen: unknown, left out
+            {3: aside, 5: aside},  # no sanction in the modality: no match
+        )
+    ]
+    assert [o.sanction_shape_match for o in outcomes] == [False, True, None, False]
+    assert all(o.sanction_delivered for o in outcomes)
+    rate = analyze_outcomes(outcomes, load_dimensions()).models["m"].fidelity.sanction_shape_match
+    # known flags: False, True, False -> 1 of 3 (under "any" it was True, True, True, False: 3/4)
+    assert (rate.k, rate.n) == (1, 3)
+    assert rate.value == pytest.approx(1 / 3)

@@ -7,6 +7,12 @@ the fidelity rates, parse failures and truncations per role, and how much of eac
 prompts repeats its previous prompt. Tokens and cost come from the one usage path
 (:mod:`normlab.models.usage`).
 
+INVALID, PARTIAL and UNKNOWN episodes stay in the headline and are counted per verdict; only
+the VALID-only view leaves them out (B.7 drops INVALID from the headline; the README lists
+this under "Where we differ"). In ρ(d, b), b is the share of *all* the subject's actions after
+its first breach that are breaches, no-ops included (§4.3: silence is an action), and the staged
+precedent counts only as demonstrations for d (:func:`normlab.scene.rules.episode_outcome`).
+
 A norm-learning subject (``MODEL + AGENT``) is set beside the base run of its model
 (:func:`compare_agent`): repair, ρ(d, b), compliance and compliance per pole over the
 scenarios both ran, with agent − base, and how often it inferred the hidden norm.

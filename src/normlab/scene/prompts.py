@@ -16,7 +16,7 @@ Only what follows the transcript changes between calls, and it is one line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
@@ -66,25 +66,31 @@ def subject_view_text(entries: list[Turn], subject: str) -> str:
 
 
 STAGED_MARK = "(staged precedent)"
+STAGED_LABELLED = "(staged precedent; labelled {labels})"
+"""A staged turn's labels go inside its staged mark, not after ``##``: the metrics set staged
+turns apart, so the ``##`` marks are exactly what an episode's counts count."""
 
 
 def marked_transcript(
-    episode: Episode, notes: Mapping[int, str] | None = None, rounds: bool = False
+    episode: Episode, notes: Mapping[int, Sequence[str]] | None = None, rounds: bool = False
 ) -> str:
     """The episode for a person to read: the numbered chat (reactions as ``reacted … to [id]``),
     the subject's turns starred, the precedent sub-script's staged turns marked (the metrics
-    set them apart), a note after any turn in ``notes`` (the report's judge labels) and, with
-    ``rounds``, each turn's round."""
+    set them apart), the notes of any turn in ``notes`` (the report's judge labels, each as
+    ``## NOTE``; on a staged turn, inside its mark) and, with ``rounds``, each turn's round."""
     lines = []
     for entry in episode.entries:
         star = "*" if entry.actor == episode.subject else ""
         text = render_turn(entry, "numbered").replace(
             f"] {entry.actor}", f"] {entry.actor}{star}", 1
         )
+        turn_notes = list((notes or {}).get(entry.turn_id, ()))
         if entry.phase == "precedent":
-            text += f"   {STAGED_MARK}"
-        if notes and entry.turn_id in notes:
-            text += f"   ## {notes[entry.turn_id]}"
+            text += "   " + (
+                STAGED_LABELLED.format(labels=", ".join(turn_notes)) if turn_notes else STAGED_MARK
+            )
+        elif turn_notes:
+            text += "".join(f"   ## {note}" for note in turn_notes)
         lines.append(f"r{entry.round} {text}" if rounds else text)
     return "\n".join(lines) if lines else NO_MESSAGES
 

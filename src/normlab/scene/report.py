@@ -3,13 +3,15 @@
 Figures: repair rate by model and by sanction modality (Wilson 95% CIs),
 Spearman ρ(d, b) by model (bootstrap 95% CIs), compliance per norm pole for the
 opposing pairs. Tables carry every k/n. Sample transcripts show the judge's
-labels beside each turn, like the paper's Appendix C. A norm-learning subject is set
-beside its model alone (repair, ρ(d, b), compliance per pole, with agent − base), with
-what it inferred and its norm database reply by reply.
+labels beside each turn, like the paper's Appendix C, with the staged precedent's labels
+inside its staged mark so that the marks add up to the counts above them. A norm-learning
+subject is set beside its model alone (repair, ρ(d, b), compliance per pole, with
+agent − base), with what it inferred and its norm database reply by reply.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
 
 from normlab.agents import inference_table, memory_trace
@@ -33,26 +35,62 @@ from normlab.scene.analysis import (
     SceneRun,
 )
 from normlab.scene.prompts import marked_transcript
-from normlab.scene.rules import BehaviourView
+from normlab.scene.rules import BehaviourView, staged_turns
 from normlab.scene.schemas import Episode, EpisodeLabels
 from normlab.stats import Estimate, Rate
 
 SAMPLE_TRANSCRIPTS = 3
 
 
+def label_lists(labels: EpisodeLabels) -> list[tuple[str, list[int]]]:
+    """Each mark the transcript shows with the turns the labeller gave it (raw labels)."""
+    return [
+        ("DEMONSTRATION", labels.demonstrations or []),
+        ("BREACH", labels.breaches or []),
+        ("SANCTION", labels.sanctions or []),
+        ("REPAIR", labels.repairs or []),
+        ("SP BREACH", labels.persona_breaches or []),
+    ]
+
+
+def label_notes(labels: EpisodeLabels) -> dict[int, list[str]]:
+    """Every label of each turn (the list classifier can give a turn two), a sanction with its
+    observed form when known, so the reader can check the shape match against the tuple."""
+    notes: dict[int, list[str]] = defaultdict(list)
+    forms = labels.sanction_modalities or {}
+    for name, turns in label_lists(labels):
+        for turn in turns:
+            form = forms.get(turn) if name == "SANCTION" else None
+            notes[turn].append(f"{name} ({form})" if form else name)
+    return dict(notes)
+
+
 def annotated_transcript(episode: Episode, labels: EpisodeLabels) -> str:
-    """The chat with the judge's label after each labelled turn, by round."""
-    marks: dict[int, str] = {}
-    for name, turns in (
-        ("DEMONSTRATION", labels.demonstrations),
-        ("BREACH", labels.breaches),
-        ("SANCTION", labels.sanctions),
-        ("REPAIR", labels.repairs),
-        ("SP BREACH", labels.persona_breaches),
-    ):
-        for turn in turns or []:
-            marks[turn] = name
-    return marked_transcript(episode, marks, rounds=True)
+    """The chat with the judge's labels after each labelled turn (``## LABEL``), by round.
+
+    The staged precedent's turns carry their labels inside the staged mark instead: the
+    metrics set them apart (they are evidence for the subject, counted only as demonstrations
+    for d), so the ``##`` marks are exactly the breaches, sanctions and repairs counted.
+    """
+    return marked_transcript(episode, label_notes(labels), rounds=True)
+
+
+def staged_summary(episode: Episode, labels: EpisodeLabels) -> str:
+    """What the labeller said of the staged precedent, for the sample's header: counted apart
+    from the subject's breaches and sanctions (A.6: evidence the subject is meant to see)."""
+    staged = staged_turns(episode)
+    if not staged:
+        return ""
+    counts = [
+        f"{len(staged.intersection(turns))} {name}"
+        for name, turns in label_lists(labels)
+        if staged.intersection(turns)
+    ]
+    labelled = f", labelled {', '.join(counts)}" if counts else ""
+    return (
+        f"; staged precedent: {len(staged)} turns{labelled} (set apart: never the subject's "
+        f"breaches or sanctions, counted only as demonstrations for d)"
+    )
 
 
 VIEWS = (
@@ -157,8 +195,9 @@ def fidelity_table(analysis: SceneAnalysis) -> Table:
     return Table(
         caption="Fidelity over all labelled episodes (§5.4): episodes with a scripted-persona "
         "breach (the staged precedent excluded); breached episodes that drew a sanction; "
-        "sanctioned episodes whose sanction took the tuple's modality (from each sanction's "
-        "observed form)",
+        "sanctioned episodes whose sanctions all took the tuple's modality and no other (B.6, "
+        "B.7: 'ONLY'; from each sanction's observed form; episodes with a form unknown and no "
+        "mismatch left out)",
         header=["model", "SP breach", "sanction delivered", "shape match"],
         rows=rows,
     )
@@ -429,19 +468,33 @@ def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
     add_usage_section(report, analysis.usage, "episode")
     report.table(prompt_reuse_table(analysis))
     report.heading("Sample episodes")
+    report.paragraph(
+        "Each turn's labels follow it as ## LABEL (a sanction with its observed form); the "
+        "counts above each transcript are those marks. The precedent sub-script's staged turns "
+        "carry their labels inside their (staged precedent; labelled …) mark instead: they are "
+        "evidence the subject sees, counted only as demonstrations for d.",
+        "note",
+    )
     for record in run.records[:SAMPLE_TRANSCRIPTS]:
         add_sample_episode(report, record)
     return report
 
 
+SHAPE_MATCH = {True: "yes", False: "no", None: "–"}
+"""The episode's shape match: –, no sanction of a subject breach or a form unknown."""
+
+
 def add_sample_episode(report: HtmlReport, record: EpisodeRecord) -> None:
+    """The episode's tuple, verdict and counts, then its transcript: the counts are those of
+    the transcript's ``##`` marks (staged turns are summed apart, as the metrics set them)."""
     outcome, t = record.outcome, record.outcome.tuple
     report.paragraph(
         f"{outcome.scenario_id} — subject {outcome.subject}; event={t.event}, "
         f"norm={t.norm}, elicitor={t.elicitor}, sanction={t.sanction}, "
         f"precedent={t.precedent}; validity {outcome.validity}; {outcome.breaches} breaches, "
-        f"{outcome.sanctions} sanctions, {outcome.repaired} repaired "
-        f"(labeller: {outcome.labeller})",
+        f"{outcome.sanctions} sanctions, {outcome.repaired} repaired, "
+        f"shape match {SHAPE_MATCH[outcome.sanction_shape_match]}"
+        f"{staged_summary(record.episode, record.labels)} (labeller: {outcome.labeller})",
         "note",
     )
     report.preformatted(annotated_transcript(record.episode, record.labels))

@@ -8,7 +8,8 @@ Per episode (:func:`episode_outcome`):
 - adaptation (§5.3): t* = the subject's first breach, d = SP demonstrations
   before t*, b = share of the subject's actions after t* (no-ops included) that are
   breaches (undefined when none follows);
-- fidelity (§5.4): SP breach, sanction delivered when breached, sanction shape.
+- fidelity (§5.4): SP breach, sanction delivered when breached, sanction shape (every
+  sanction in the tuple's modality and no other, B.6/B.7's "ONLY").
 Over a set of episodes (:func:`behaviour`, :func:`fidelity_rates`): the pooled repair rate
 with a Wilson 95% CI (overall and per sanction modality), Spearman ρ(d, b) with a bootstrap
 CI over episodes, compliance per norm pole for each opposing pair, and the fidelity rates.
@@ -141,14 +142,22 @@ def set_staged_apart(episode: Episode, labels: EpisodeLabels) -> EpisodeLabels:
 
 
 def shape_match(labels: EpisodeLabels, sanctions: list[int], configured: str) -> bool | None:
-    """Did a sanction take the tuple's modality? From each sanction's observed form; None when
-    the forms are unknown (a labeller that gave none, or logs written before forms were kept)."""
+    """Did the episode's sanctions take *only* the tuple's modality (B.6: "sanctioning turns
+    used ONLY the specified modality"; B.7 (b): "used ONLY the specified SANCTION modality")?
+
+    From each sanction's observed form: False as soon as one sanction took another form (one
+    callout beside a silent ignore is not a silent-ignore episode); True when every form is
+    the configured one; None when no sanction was labelled, or when the forms known all match
+    but some are unknown (a labeller that gave none, logs written before forms were kept), since
+    the unknown one could be the mismatch. ``sanctions`` are the sanctions of the subject's
+    breaches: the staged precedent's sanction is set apart (:func:`set_staged_apart`).
+    """
     if not sanctions or labels.sanction_modalities is None:
         return None
     forms = [labels.sanction_modalities.get(turn) for turn in sanctions]
-    if configured in forms:
-        return True
-    return None if None in forms else False
+    if any(form is not None and form != configured for form in forms):
+        return False
+    return None if None in forms else True
 
 
 def episode_outcome(
@@ -220,7 +229,8 @@ class Fidelity(BaseModel):
     sanction_delivered: Rate
     """Episodes with a subject breach that drew a sanction."""
     sanction_shape_match: Rate
-    """Sanctioned episodes whose sanction took the tuple's modality."""
+    """Sanctioned episodes whose sanctions all took the tuple's modality and no other (B.6,
+    B.7 (b)); episodes with a sanction of unknown form and no mismatch are left out."""
 
 
 def behaviour(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) -> BehaviourView:
@@ -256,7 +266,9 @@ def behaviour(outcomes: Sequence[EpisodeOutcome], dimensions: Dimensions) -> Beh
 
 
 def fidelity_rates(labelled: Sequence[EpisodeOutcome]) -> Fidelity:
-    """§5.4's rates over labelled episodes (shape match over those with a delivered sanction)."""
+    """§5.4's rates over labelled episodes. Shape match is over those with a delivered sanction:
+    §5.4 asks whether "the delivered sanction matched the shape", so an unsanctioned breach is
+    a delivery failure, counted once, not also a shape mismatch."""
     return Fidelity(
         persona_breach=Rate.where([o.persona_breach for o in labelled]),
         sanction_delivered=Rate.where([o.sanction_delivered for o in labelled]),
