@@ -274,3 +274,28 @@ def test_a_killed_run_beside_its_resumed_log_is_one_row_with_named_metrics(runs:
     assert any(name == "naive accuracy-at-1" for name, _ in row.headline)
     (scene,) = [run for run in discover(runs) if run.system == "scene"]
     assert ("all episodes repair rate", "1") in scene.headline
+
+
+def test_the_scene_reader_marks_staged_labels_as_not_counted(runs: Path) -> None:
+    """The staged precedent's breaches and sanctions are evidence for the subject, not
+    outcomes: the reader says so beside them, as the report does, so the transcript's marks
+    agree with the outcome counts shown above it."""
+    from inspect_ai.log import read_eval_log
+
+    from normlab.web.readers import scene_view
+
+    log = read_eval_log(str(runs / first_eval(runs, "scene")))
+    index, sample = 0, (log.samples or [])[0]
+    entries = (sample.metadata or {})["episode"]["entries"]
+    entries[0]["phase"] = "precedent"  # the fixture's tuple has no precedent: stage one turn
+    staged, later = int(entries[0]["turn_id"]), int(entries[-1]["turn_id"])
+    score = next(iter((sample.scores or {}).values()))
+    labels = (score.metadata or {})["labels"]
+    labels["sanctions"] = [staged, later]
+    labels["demonstrations"] = [staged]
+    view = scene_view(log, index)
+    rows = {int(row.turn_id): row for row in view.chat}
+    assert "staged sanction (not counted)" in rows[staged].marks
+    assert "demonstration" in rows[staged].marks  # demonstrations count, for d
+    assert "sanction" in rows[later].marks
+    assert not any("staged" in mark for mark in rows[later].marks)

@@ -173,6 +173,13 @@ def scene_view(log: EvalLog, index: int) -> SampleView:
     chat = []
     for entry in episode.get("entries", []):
         turn_id = int(entry["turn_id"])
+        staged = entry.get("phase") == "precedent"
+        # The staged precedent's breaches and sanctions are evidence shown to the subject,
+        # set apart from the outcome counts (only its demonstrations count, for d).
+        turn_marks = [
+            f"staged {mark} (not counted)" if staged and mark != "demonstration" else mark
+            for mark in marks.get(turn_id, [])
+        ]
         target = ""
         if entry.get("target_turn_id"):
             target = f"reacts to #{entry['target_turn_id']}"
@@ -185,10 +192,8 @@ def scene_view(log: EvalLog, index: int) -> SampleView:
                 entry.get("content", ""),
                 entry.get("kind", "message"),
                 target,
-                marks.get(turn_id, []) + (["elicitor"] if entry.get("is_elicitor") else []),
-                "precedent (staged)"
-                if entry.get("phase") == "precedent"
-                else entry.get("phase") or "",
+                turn_marks + (["elicitor"] if entry.get("is_elicitor") else []),
+                "precedent (staged)" if staged else entry.get("phase") or "",
             )
         )
     fidelity = meta.get("fidelity") or {}
