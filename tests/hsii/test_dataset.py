@@ -190,3 +190,23 @@ def test_the_report_shows_the_clusters_of_the_cases_the_run_used() -> None:
     assert shown.points == [(0.0, 1.0), (3.0, 3.0)]
     assert shown.silhouette == 0.4  # the clustering's quality stays the whole set's
     assert for_cases(bank, {"x": "agri", "other": "agri"}) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"messages": []}, "messages: List should have at least 1 item"),
+        ({"golden": {"index": "abc"}}, "golden.index: String should match pattern"),
+    ],
+)
+def test_validate_catches_what_a_run_would_trip_on(
+    tmp_path: Path, change: dict[str, object], said: str
+) -> None:
+    row = json.loads(CASES_PATH.read_text().splitlines()[0])
+    for key, value in change.items():
+        row[key] = {**row[key], **value} if isinstance(value, dict) else value
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(row) + "\n")
+    result = runner.invoke(app, ["hsii", "validate", str(bad)])
+    assert result.exit_code == 1, result.output
+    assert said in result.output

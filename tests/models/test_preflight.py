@@ -76,3 +76,36 @@ def test_rich_markup_from_a_library_becomes_plain_text() -> None:
     assert unmarked(message) == "Install with: pip install x"
     assert unmarked("No [bold][blue]KEY[/blue][/bold] set\nin env") == "No KEY set; in env"
     assert unmarked("a list [1, 2] stays") == "a list [1, 2] stays"
+
+
+@pytest.mark.parametrize("value", ["abc", "²", "0", "-5"])
+def test_a_bad_attempt_timeout_is_named_before_the_run(
+    value: str, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read inside a sample it was an eval error that looked resumable; now it is one line
+    naming the variable, exit 2, before anything starts ("²" passes str.isdigit)."""
+    monkeypatch.setenv("NORMLAB_ATTEMPT_TIMEOUT", value)
+    result = CliRunner().invoke(app, [*RUNS["hsii"], "--model", "mockllm/model"])
+    assert result.exit_code == 2, result.output
+    assert "NORMLAB_ATTEMPT_TIMEOUT: expected whole seconds" in result.output
+    assert "Traceback" not in result.output
+    assert list(workdir.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["scene", "run", "--max-turns", "0"], "--max-turns: field 'max_turns': must lie"),
+        (["scene", "run", "--reps", "1000000"], "--reps: field 'reps': must lie between 1"),
+        (["hsii", "run", "--epsilon", "1000000000"], "--epsilon: field 'epsilon': the long"),
+        (["hsii", "run", "--role", "juge=mockllm/model"], "unknown role 'juge'"),
+        (["losona", "run", "--max-tokens", "judge=0"], "greater than or equal to 1"),
+        (["losona", "run", "--max-tokens", "nosuch=5"], "unknown role 'nosuch'"),
+    ],
+)
+def test_out_of_bounds_options_are_one_line_errors(
+    args: list[str], said: str, workdir: Path
+) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert said in result.output and "Traceback" not in result.output

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from normlab.agents.names import NORM_MEMORY_ROLE
+from normlab.core.errors import InputError
 from normlab.core.logs import BASE_AGENT
 from normlab.core.outputs import slug
 from normlab.models import DEFAULT_MODEL, RoleSettings, parse_role_assignments
@@ -100,9 +102,26 @@ MAX_FOLDER_NAME = 160
 def bind_roles(
     system_roles: Sequence[str], judge: str | None, assignments: list[str] | None
 ) -> dict[str, str]:
-    """Every role of the system bound to a model: ``--role``, then ``--judge``, else embedded."""
+    """Every role of the system bound to a model: ``--role`` or ``--judge``, else embedded.
+
+    A role the system does not have (``--role juge=M``) is an error, not a binding nobody
+    reads while the judge stays on the default; so is naming the judge twice, differently.
+    """
     roles = {name: DEFAULT_MODEL for name in system_roles}
-    roles.update(parse_role_assignments(assignments or []))
+    given = parse_role_assignments(assignments or [])
+    known = (*system_roles, NORM_MEMORY_ROLE)
+    for name in given:
+        if name not in known:
+            raise InputError(
+                "--role", f"unknown role {name!r}; roles: {', '.join(known)}", field="role"
+            )
+    if judge and given.get("judge", judge) != judge:
+        raise InputError(
+            "--judge",
+            f"--judge {judge} and --role judge={given['judge']} name two judges: keep one",
+            field="judge",
+        )
+    roles.update(given)
     if judge:
         roles["judge"] = judge
     return roles
@@ -142,9 +161,28 @@ def default_log_dir(
     return Path("runs") / system / name
 
 
-def role_settings(max_tokens: list[str] | None, reasoning_effort: list[str] | None) -> RoleSettings:
-    """``--max-tokens`` and ``--reasoning-effort`` as one validated :class:`RoleSettings`."""
-    return RoleSettings.of(
+def role_settings(
+    max_tokens: list[str] | None,
+    reasoning_effort: list[str] | None,
+    roles: Sequence[str] = (),
+) -> RoleSettings:
+    """``--max-tokens`` and ``--reasoning-effort`` as one validated :class:`RoleSettings`;
+    with the system's ``roles``, a setting for a role it does not have is an error."""
+    settings = RoleSettings.of(
         parse_assignments(max_tokens or [], "max_tokens"),
         parse_assignments(reasoning_effort or [], "reasoning_effort"),
     )
+    if roles:
+        known = ("subject", *roles, NORM_MEMORY_ROLE)
+        for option, given in (
+            ("--max-tokens", settings.max_tokens),
+            ("--reasoning-effort", settings.reasoning_effort),
+        ):
+            unknown = [name for name in given if name not in known]
+            if unknown:
+                raise InputError(
+                    option,
+                    f"unknown role {unknown[0]!r}; roles: {', '.join(known)}",
+                    field=option[2:].replace("-", "_"),
+                )
+    return settings

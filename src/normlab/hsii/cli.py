@@ -169,7 +169,7 @@ def hsii_run(
         seed=seed,
         epsilon=epsilon,
         tie_weight=tie_weight,
-        settings=role_settings(max_tokens, reasoning_effort),
+        settings=role_settings(max_tokens, reasoning_effort, ROLES),
         log_dir=log_dir,
         report_dir=report_dir,
         as_json=as_json,
@@ -301,7 +301,7 @@ def hsii_cot_command(
     from normlab.hsii.cot import cot_results, hsii_cot
     from normlab.hsii.report import table_two
 
-    settings = role_settings(max_tokens, reasoning_effort)
+    settings = role_settings(max_tokens, reasoning_effort, ROLES)
     task = hsii_cot(
         cases=str(cases) if cases else None,
         case_ids=case,

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 EPSILON = 7
 """Turns of the long run, the subject's first statement included (Table 1: ε = 7)."""
+MAX_EPSILON = 64
+"""The longest long run accepted: each turn re-sends the whole history, so a mistyped ε
+(1,000,000,000) would grow a sample by megabytes a second and never end."""
 
 ROLES = ("judge", "persona", "reference")
 """The models of an HSII run besides the subject."""

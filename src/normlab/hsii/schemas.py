@@ -47,7 +47,8 @@ class Message(BaseModel):
     role_from: str
     role_to: str
     content: str
-    index: str = ""
+    index: str = Field(default="", pattern=r"^[0-9]*$")
+    """The turn's number as printed ("1", "2", …); a case id is cut at it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -86,7 +87,8 @@ class Case(BaseModel):
     topic: str
     background: Background
     aliases: dict[str, list[str]] = Field(default_factory=dict)
-    messages: list[Message]
+    messages: list[Message] = Field(min_length=1)
+    """The history before the golden turn: a case with none has no one to address."""
     golden: Message
 
     @field_validator("topic", mode="before")

@@ -21,7 +21,7 @@ from inspect_ai import Task, task
 
 from normlab.core.errors import InputError
 from normlab.hsii.dataset import CASES_PATH, build_dataset, load_cases, select_cases
-from normlab.hsii.defaults import EPSILON
+from normlab.hsii.defaults import EPSILON, MAX_EPSILON
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.solver import long_run, next_statement
 from normlab.models import RoleSettings
@@ -60,8 +60,12 @@ def hsii(
         max_tokens: output caps by role (subject, persona, reference, judge).
         reasoning_effort: reasoning effort by role.
     """
-    if epsilon < 2:
-        raise InputError("--epsilon", "the long run needs at least 2 turns", field="epsilon")
+    if not 2 <= epsilon <= MAX_EPSILON:
+        raise InputError(
+            "--epsilon",
+            f"the long run needs 2 to {MAX_EPSILON} turns (Table 1: 7), got {epsilon}",
+            field="epsilon",
+        )
     if not 0.0 <= tie_weight <= 1.0:
         raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
     settings = RoleSettings.of(max_tokens, reasoning_effort)

@@ -108,7 +108,7 @@ def losona_run(
         data=data,
         temperature=temperature,
         judge_addenda=judge_addenda,
-        settings=role_settings(max_tokens, reasoning_effort),
+        settings=role_settings(max_tokens, reasoning_effort, ROLES),
         log_dir=log_dir,
         report_dir=report_dir,
         as_json=as_json,

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from normlab.core.errors import InputError, unmarked
+from normlab.models.timeouts import attempt_timeout
 
 CONNECT_TIMEOUT_S = 5.0
 
@@ -55,6 +56,9 @@ def check_models(models: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
     fails is an :class:`InputError` naming the option and the model (each model once)."""
     from inspect_ai.model import get_model
 
+    # Read before any sample starts: inside one, a bad value would be an eval error that
+    # looks resumable and never names the variable.
+    attempt_timeout()
     checked: set[str] = set()
     pairs = models.items() if isinstance(models, Mapping) else models
     for option, name in pairs:

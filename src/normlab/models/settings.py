@@ -12,7 +12,7 @@ counted apart (:mod:`normlab.models.structured`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -22,6 +22,7 @@ from normlab.models.roles import parse_assignments
 if TYPE_CHECKING:
     from inspect_ai.model import GenerateConfig
 
+MAX_TOKENS_CAP = 1_000_000
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 EFFORTS: tuple[str, ...] = get_args(Effort)
 
@@ -29,7 +30,11 @@ EFFORTS: tuple[str, ...] = get_args(Effort)
 class RoleSettings(BaseModel):
     """Caps and reasoning effort by role; roles not named keep the system's defaults."""
 
-    max_tokens: dict[str, int] = Field(default_factory=dict)
+    max_tokens: dict[str, Annotated[int, Field(ge=1, le=MAX_TOKENS_CAP)]] = Field(
+        default_factory=dict
+    )
+    """Output caps by role: a whole number of tokens from 1 to 1,000,000 (no provider allows
+    more; a cap of 0 or less would make every reply a truncation)."""
     reasoning_effort: dict[str, Effort] = Field(default_factory=dict)
 
     def config(
@@ -67,7 +72,12 @@ class RoleSettings(BaseModel):
             field = ".".join(str(part) for part in first["loc"])
             raise InputError(
                 f"--{first['loc'][0]}".replace("_", "-"),
-                f"{first['msg']} (got {first.get('input')!r}; efforts: {', '.join(EFFORTS)})",
+                f"{first['msg']} (got {first.get('input')!r}"
+                + (
+                    f"; efforts: {', '.join(EFFORTS)})"
+                    if first["loc"][0] == "reasoning_effort"
+                    else ")"
+                ),
                 field=field,
             ) from error
 

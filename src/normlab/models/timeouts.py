@@ -20,6 +20,6 @@ def attempt_timeout() -> int:
     text = os.environ.get(ATTEMPT_TIMEOUT_ENV, "").strip()
     if not text:
         return DEFAULT_ATTEMPT_TIMEOUT_S
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise InputError(ATTEMPT_TIMEOUT_ENV, f"expected whole seconds ≥ 1, got {text[:40]!r}")
     return int(text)

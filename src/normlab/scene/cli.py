@@ -238,7 +238,7 @@ def scene_run(
         seed=seed,
         max_turns=max_turns,
         labeller=labeller,
-        settings=role_settings(max_tokens, reasoning_effort),
+        settings=role_settings(max_tokens, reasoning_effort, ROLES),
         agent=agent,
         log_dir=log_dir,
         report_dir=report_dir,

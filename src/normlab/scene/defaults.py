@@ -11,6 +11,10 @@ DEFAULT_REPS = 5
 """Episodes per scenario (§6: five repetitions)."""
 DEFAULT_MAX_TURNS = 8
 """Rounds per episode (§5: eight)."""
+MAX_REPS = 1000
+MAX_TURNS = 64
+"""Upper bounds of ``--reps`` and ``--max-turns``: a mistyped value (1,000,000) would plan
+millions of samples or an episode whose transcript never stops growing."""
 
 Sampler = Literal["coverage", "uniform"]
 SAMPLERS: tuple[Sampler, ...] = ("coverage", "uniform")

@@ -22,7 +22,7 @@ from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.models import RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
-from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS
+from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS
 from normlab.scene.prompts import scaffold_turns, subject_messages
 from normlab.scene.runtime import play_episode
 from normlab.scene.schemas import SceneScenario
@@ -76,8 +76,13 @@ def scene(
     resolve_agent(agent)
     if labeller not in LABELLERS:
         raise InputError("--labeller", f"choose one of {', '.join(LABELLERS)}", field="labeller")
-    if reps < 1 or max_turns < 1:
-        raise InputError("--reps", "reps and max_turns must be at least 1", field="reps")
+    for option, value, most in (("--reps", reps, MAX_REPS), ("--max-turns", max_turns, MAX_TURNS)):
+        if not 1 <= value <= most:
+            raise InputError(
+                option,
+                f"must lie between 1 and {most}, got {value}",
+                field=option[2:].replace("-", "_"),
+            )
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     loaded = load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH)
     if scenario_ids:
