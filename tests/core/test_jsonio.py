@@ -50,3 +50,27 @@ def test_write_is_atomic_and_read_models_resumes(tmp_path: Path) -> None:
     write_jsonl(path, [Row(id="a"), Row(id="b")])
     assert [row.id for row in read_models(path, Row)] == ["a", "b"]
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["losona", "analyze"],
+        ["hsii", "analyze"],
+        ["crsec", "run", "--hours", "9-10", "--days", "1", "--society"],
+        ["losona", "validate"],
+    ],
+)
+def test_a_fifo_is_refused_instead_of_blocking(tmp_path: Path, command: list[str]) -> None:
+    """Reading a FIFO with no writer blocks forever; every input is refused in one line."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from normlab.cli import app
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(app, [*command, str(fifo)])
+    assert result.exit_code == 2, result.output
+    assert f"{fifo}: not a regular file" in result.output

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -37,11 +38,23 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 def read_text(path: Path, encoding: str = "utf-8") -> str:
     """A whole text file, or an :class:`InputError` saying why it cannot be read (for bytes that
     are not UTF-8: the line of the first bad byte, so it can be found)."""
+    check_regular(path)
     try:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(path, f"cannot read file ({error.strerror or error})") from error
     return decode_text(data, path, encoding)
+
+
+def check_regular(path: Path) -> None:
+    """An :class:`InputError` for a path that exists but is no regular file or folder: a FIFO
+    would block the read forever, a device never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing or unreadable: the read says why
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(path, "not a regular file (a FIFO, socket or device cannot be read)")
 
 
 def decode_text(data: bytes, path: Path, encoding: str = "utf-8") -> str:
@@ -259,6 +272,7 @@ def jsonl_files(path: Path) -> list[Path]:
         if not found:
             raise InputError(path, "no *.jsonl files found in folder")
         return found
+    check_regular(path)
     if not path.is_file():
         raise InputError(path, "no such file")
     return [path]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
+from normlab.core.jsonio import check_regular
 
 if TYPE_CHECKING:
     from inspect_ai.event import ModelEvent
@@ -58,6 +59,7 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
         elif not path.exists():
             raise InputError(path, "no such file")
         else:
+            check_regular(path)
             files.append(path)
     unique: dict[Path, Path] = {}
     for file in files:
