@@ -67,3 +67,36 @@ def test_a_folder_of_another_configuration_is_one_line_naming_the_option(workdir
     other.write_text(SCRIPT.read_text())
     code, output = losona("-c", "naive", "--log-dir", logs, "--judge", f"scripted/{other}")
     assert code == 2 and "(judge scripted/" in output and " now)" in output
+
+
+def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
+    """Ctrl-C used to exit 2 with '.: no logs or records found' although the cancelled log
+    held every finished sample; now exit 130, how many are safe, and the resume command."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = [
+        str(Path(sys.executable).with_name("normlab")), "losona", "run",
+        "--model", f"scripted/{SCRIPT}", "--judge", f"scripted/{SCRIPT}",
+        "--data", str(SCENARIOS), "--epochs", "400",
+        "--log-dir", str(tmp_path / "logs"),
+    ]  # fmt: skip
+    output = tmp_path / "out.txt"
+    with output.open("w") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path)
+        deadline = time.monotonic() + 120
+        while "finished (" not in output.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=120)
+    text = output.read_text()
+    assert code == 130, text[-2000:]
+    last = text.strip().splitlines()[-1]
+    assert "interrupted;" in last and "finished samples are safe" in last, last
+    assert "rerun the same command to resume" in last
+    assert "CancelledError" not in text  # cancelled samples are not reported as finished
+    assert os.listdir(tmp_path / "logs")

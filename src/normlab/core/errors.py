@@ -76,6 +76,12 @@ class RunIncompleteError(NormlabError):
     """A run stopped before every sample finished; rerunning the same command resumes it."""
 
 
+class RunInterruptedError(RunIncompleteError):
+    """The person running it stopped the run (Ctrl-C): exit 130, as a shell reports SIGINT."""
+
+    exit_code = 130
+
+
 class InputError(NormlabError):
     """A malformed file, row or field supplied by the user.
 

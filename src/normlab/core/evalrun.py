@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from inspect_ai import Task, eval_set
 from inspect_ai.dataset import MemoryDataset
 
-from normlab.core.errors import InputError, RunIncompleteError, unmarked
+from normlab.core.errors import InputError, RunIncompleteError, RunInterruptedError, unmarked
 from normlab.core.logs import local_path
 from normlab.core.outputs import slug
 from normlab.core.progress import register as register_progress
@@ -215,6 +215,20 @@ def check_folder(
             )
 
 
+def safe_samples(log_dir: Path | str) -> int:
+    """Samples finished without error in the logs of ``log_dir``: what a resume keeps."""
+    from inspect_ai.log import list_eval_logs, read_eval_log_sample_summaries
+
+    try:
+        return sum(
+            summary.error is None
+            for info in list_eval_logs(str(log_dir), recursive=False)
+            for summary in read_eval_log_sample_summaries(info.name)
+        )
+    except Exception:  # a log cut short by the interrupt itself: say nothing rather than fail
+        return 0
+
+
 def run_task(
     task: Task,
     log_dir: Path | str,
@@ -258,6 +272,11 @@ def run_task(
         if type(error).__name__ != "PrerequisiteError":
             raise
         raise InputError("--log-dir", f"{log_dir}: {unmarked(str(error))}") from None
+    if not logs or any(log.status == "cancelled" for log in logs):
+        raise RunInterruptedError(
+            f"{log_dir}: interrupted; {safe_samples(log_dir)} finished samples are safe in the "
+            "log; rerun the same command to resume"
+        )
     if not success:
         failed = [log for log in logs if log.status != "success"]
         messages = [log.error.message for log in failed if log.error]

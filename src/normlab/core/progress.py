@@ -83,8 +83,10 @@ class LineProgress(Hooks):
             )
 
     async def on_sample_end(self, data: SampleEnd) -> None:
-        self._finished[data.eval_id] += 1
         sample = data.sample
+        if sample.error and sample.error.message.startswith("CancelledError"):
+            return  # stopped by an interrupt, not finished: the run says what is safe
+        self._finished[data.eval_id] += 1
         retries = sample_retries(sample)
         retried = f", {retries} retried call attempt{'s' * (retries != 1)}" if retries else ""
         error = f", error: {sample.error.message[:120]}" if sample.error else ""
