@@ -30,10 +30,12 @@ JUDGE = "judge"
 
 
 def per_reply(usage: RoleUsage, replies: int) -> dict[str, float]:
+    """Per reply, as a run without Inspect's cache pays: calls answered from the cache (the
+    agent's run repeats the base run's judge verdicts at temperature 0) counted as calls."""
     return {
-        "calls": round(usage.calls / replies, 2),
-        "input_tokens": round(usage.input_tokens / replies, 1),
-        "output_tokens": round(usage.output_tokens / replies, 1),
+        "calls": round((usage.calls + usage.cache_hits) / replies, 2),
+        "input_tokens": round((usage.input_tokens + usage.cache_hit_input_tokens) / replies, 1),
+        "output_tokens": round((usage.output_tokens + usage.cache_hit_output_tokens) / replies, 1),
     }
 
 

@@ -37,14 +37,18 @@ def test_two_shards_analyze_as_the_unsharded_run(workdir: Path) -> None:
     assert sum(c["n_trials"] for c in one.values()) == 6  # half of 4 samples × K=3
     whole, merged = _analysis(workdir / "whole"), _analysis(sharded)
     # The judge's verdicts are cached (temperature 0), so the shards, run after the whole
-    # sweep, got them from the cache: the same calls, fewer tokens billed.
+    # sweep, got every one from the cache: no judge call made, the same calls answered.
     usage, merged_usage = whole.pop("usage"), merged.pop("usage")
     assert merged == whole
 
-    def calls(value: dict[str, Any]) -> dict[str, int]:
-        return {role: item["calls"] for role, item in value[MODEL]["roles"].items()}
+    def calls(value: dict[str, Any]) -> dict[str, tuple[int, int]]:
+        return {
+            role: (item["calls"], item["cache_hits"])
+            for role, item in value[MODEL]["roles"].items()
+        }
 
-    assert calls(merged_usage) == calls(usage)
+    assert calls(usage) == {"judge": (12, 0), "subject": (12, 0)}
+    assert calls(merged_usage) == {"judge": (0, 12), "subject": (12, 0)}
     assert {c["n_trials"] for c in merged["models"][MODEL]["conditions"].values()} == {6}
 
 
