@@ -4,20 +4,25 @@ Input is a list of :class:`~normlab.losona.schemas.TrialRecord` — the paper's
 §4.2 log record — read either from Inspect ``.eval`` logs or from JSONL files of
 records, so runs made outside normlab can be imported and re-scored. Every log
 is read once and every trial counted once (:func:`normlab.core.logs.read_samples`;
-repeated JSONL rows are dropped too). Everything numeric is computed by
+a row repeating a trial with the same label is dropped too, one with another label
+is an error naming both rows). Everything numeric is computed by
 :mod:`normlab.stats`; this module only groups.
 
-Unit of analysis: the scenario. For each (model, condition, scenario) the K
-trial labels reduce to majority (accuracy-at-K), compliance and consistency;
-benchmark numbers are means over scenarios, with bootstrap intervals over
-scenarios. Paired deltas compare a condition with ``naive`` on the scenarios
-both have, and the norm-learning subject (``MODEL + AGENT``) with its model alone,
-condition by condition, by the same paired machinery.
+Unit of analysis: the scenario. Results are per subject (model, or ``MODEL + AGENT``)
+and judge (model and prompt): two judges' labels of one trial are two measurements,
+never K = 6 trials of one. For each (subject, judge, condition, scenario) the K trial
+labels reduce to majority (accuracy-at-K), compliance and consistency, K being the
+trials the run planned (a log's epochs; for imported records, the condition's largest
+trial count), so a trial that is absent counts as a missing label
+(:mod:`normlab.losona.rules`). Benchmark numbers are means over scenarios, with
+bootstrap intervals over scenarios. Paired deltas compare a condition with ``naive``
+on the scenarios both have, and the norm-learning subject with its model alone under
+the same judge, condition by condition, by the same paired machinery.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from normlab import stats
 from normlab.agents import INFERENCE_KEY, InferenceSummary
+from normlab.core.errors import InputError
 from normlab.core.jsonio import read_jsonl_rows, validate_row
 from normlab.core.logs import (
     BASE_AGENT,
@@ -36,7 +42,8 @@ from normlab.core.logs import (
     is_log,
     read_samples,
 )
-from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
+from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
+from normlab.losona.rules import label_of, with_absent
 from normlab.losona.schemas import Scenario, TrialRecord
 from normlab.models import AnalysisBase, usage_by_run
 from normlab.stats import Estimate, Rate
@@ -49,8 +56,6 @@ JUDGE_SCORER = "norm_judge"
 
 def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None:
     """The trial record of one LoSoNA sample (one epoch), or None if it has no judge score."""
-    from normlab.losona.scorer import label_of
-
     sample, metadata = item.sample, item.sample.metadata or {}
     score = (sample.scores or {}).get(scorer)
     if score is None or "scenario_id" not in metadata:
@@ -74,6 +79,7 @@ def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None
         judge_addenda=str(score_metadata.get("judge_addenda", "unknown")),
         agent=agent_of(item.log),
         norm_inference=score_metadata.get(INFERENCE_KEY),
+        planned_trials=item.log.eval.config.epochs,
     )
 
 
@@ -91,6 +97,49 @@ def records_from_jsonl(path: Path) -> list[TrialRecord]:
     return [validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)]
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a trial record was read: a JSONL file's line, or a log's sample and epoch."""
+
+    path: Path
+    line: int | None = None
+    sample: str | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.path}:{self.line}"
+        return f"{self.path}, {self.sample}" if self.sample else str(self.path)
+
+
+def _label(complies: bool | None) -> str:
+    return "no label" if complies is None else "complies" if complies else "breach"
+
+
+def count_once(rows: Iterable[tuple[TrialRecord, Origin]]) -> tuple[list[TrialRecord], int]:
+    """Each trial once, with how many repeats were dropped. A repeat with the same label (the
+    same file named twice, a resumed run's rows) is one trial; a repeat with another label
+    is an :class:`InputError` naming both rows: which one is right is not ours to guess."""
+    first: dict[tuple[str, str, str, str, str, int], tuple[TrialRecord, Origin]] = {}
+    repeats = 0
+    for record, origin in rows:
+        seen = first.setdefault(record.key(), (record, origin))
+        if seen[0] is record:
+            continue
+        if seen[0].complies != record.complies:
+            # Both places go in the error's location, which is never shortened (a problem's
+            # long words are): a log's path is rarely under 80 characters.
+            raise InputError(
+                f"{seen[1]} and {origin}",
+                f"one trial labelled two ways, trial {record.trial} of {record.scenario_id!r} "
+                f"({record.condition}, subject {record.subject}, judge {record.judge_model}): "
+                f"{_label(seen[0].complies)} in the first, {_label(record.complies)} in the "
+                "second",
+                field="complies",
+            )
+        repeats += 1
+    return [record for record, _ in first.values()], repeats
+
+
 @dataclass
 class LosonaRun:
     """What a LoSoNA analysis reads: logs' samples (each once), trial records, scenarios."""
@@ -105,17 +154,21 @@ def load_run(paths: Iterable[Path]) -> LosonaRun:
     """Read ``.eval`` logs and/or trial-record JSONL files (folders are searched)."""
     files = expand_paths(paths)
     samples = read_samples([path for path in files if is_log(path)])
-    records = [record for item in samples.samples if (record := record_of(item)) is not None]
+    rows = [
+        (record, Origin(item.path, sample=f"sample {item.sample.id} epoch {item.sample.epoch}"))
+        for item in samples.samples
+        if (record := record_of(item)) is not None
+    ]
     for path in files:
         if not is_log(path):
-            records.extend(records_from_jsonl(path))
-    unique: dict[tuple[str, str, str, str, int], TrialRecord] = {}
-    for record in records:
-        unique.setdefault(record.key(), record)
-    duplicates = len(records) - len(unique)
-    if duplicates:
-        samples.skipped.append(f"{duplicates} repeated trial record(s)")
-    return LosonaRun(samples, list(unique.values()), files, scenarios_of(samples))
+            rows.extend(
+                (validate_row(TrialRecord, row, path, line), Origin(path, line))
+                for line, row in read_jsonl_rows(path)
+            )
+    records, repeats = count_once(rows)
+    if repeats:
+        samples.skipped.append(f"{repeats} repeated trial record(s)")
+    return LosonaRun(samples, records, files, scenarios_of(samples))
 
 
 def load_records(paths: Iterable[Path]) -> list[TrialRecord]:
@@ -133,11 +186,14 @@ class ScenarioOutcome(BaseModel):
     event_type: str
     norm_id: str
     labels: list[bool | None]
+    """The K labels, in trial order: the trials read, then None for each absent one."""
     majority: bool | None
     compliance: float | None
     consistency: bool | None
     judge_truncations: int = 0
     subject_truncations: int = 0
+    absent_trials: int = 0
+    """Planned trials with no record (a run killed before them, a partial log, a lost row)."""
 
 
 class ConditionResult(BaseModel):
@@ -146,6 +202,7 @@ class ConditionResult(BaseModel):
     consistency: Estimate
     n_scenarios: int
     n_trials: int
+    """Trials read (judged or not); with the absent ones they make n scenarios × K."""
     parse_failures: int
     """Trials whose judge reply could not be parsed, even re-judged (counted as not a pass)."""
     judge_truncations: int = 0
@@ -153,6 +210,12 @@ class ConditionResult(BaseModel):
     subject_truncations: int = 0
     """Trials whose subject reply was still cut off after the larger-cap retry."""
     scenarios_with_missing_label: int = 0
+    """Scenarios where some of the K trials has no label: parse failure, truncation or absent."""
+    k: int = 0
+    """K, the trials each scenario counts: the run's epochs (a log's), or for imported records
+    without them the largest trial count of the condition."""
+    absent_trials: int = 0
+    """Planned trials with no record, each a missing label (not a pass), counted apart."""
 
 
 class PairedResult(BaseModel):
@@ -163,12 +226,18 @@ class PairedResult(BaseModel):
 
 
 class ModelResult(BaseModel):
+    """One subject as one judge labelled it (a second judge's labels are a second result)."""
+
+    subject: str
+    """The model, or ``MODEL + AGENT`` for an agent run."""
+    judge: str
+    """The judge model."""
+    judge_addenda: str
+    """The judge prompt: ``default`` (Appendix C with our addenda), ``none``, or ``unknown``."""
     conditions: dict[str, ConditionResult]
     paired: dict[str, PairedResult]
-    judge_models: list[str]
     temperatures: dict[str, list[str]] = Field(default_factory=dict)
     """The temperatures each model ran at: ``{"subject": [...], "judge": [...]}``."""
-    judge_addenda: list[str] = Field(default_factory=list)
     by_norm: dict[str, dict[str, Rate]] = Field(default_factory=dict)
     by_event: dict[str, dict[str, Rate]] = Field(default_factory=dict)
 
@@ -177,7 +246,7 @@ class AgentComparison(BaseModel):
     """The norm-learning subject against its own model alone (the base run), per condition."""
 
     model: str
-    """The base subject: the same model with no agent."""
+    """The base subject's key in ``models``: the same model with no agent, the same judge."""
     agent: str
     paired: dict[str, PairedResult] = Field(default_factory=dict)
     """Accuracy-at-K, agent − base, over the scenarios both ran (empty without a base run)."""
@@ -187,21 +256,60 @@ class AgentComparison(BaseModel):
 
 class LosonaAnalysis(AnalysisBase):
     models: dict[str, ModelResult]
-    """Per subject: the model, or ``MODEL + AGENT`` for an agent run."""
+    """Per subject and judge (:func:`result_keys`): the subject (the model, or ``MODEL +
+    AGENT`` for an agent run) when one judge labelled it, else ``SUBJECT (judge JUDGE)``."""
     development_conditions: list[str] = Field(default_factory=list)
     agents: dict[str, AgentComparison] = Field(default_factory=dict)
-    """Per agent subject (``MODEL + AGENT``): its comparison with the base model."""
+    """Per agent subject (its key in ``models``): its comparison with the base model."""
 
 
-def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
-    """Reduce the trials of each scenario (records of one model and condition)."""
+Group = tuple[str, str, str]
+"""What results are grouped by: (subject, judge model, judge addenda)."""
+
+
+def result_keys(groups: Iterable[Group]) -> dict[Group, str]:
+    """How results are named: the subject alone when one judge labelled it (so a run read
+    alone reads as it always did), else ``SUBJECT (judge JUDGE)``, with ``, addenda A`` for
+    the prompts other than the default when one judge model ran with several."""
+    by_subject: dict[str, list[Group]] = defaultdict(list)
+    for group in groups:
+        by_subject[group[0]].append(group)
+    keys: dict[Group, str] = {}
+    for subject, judged in by_subject.items():
+        if len(judged) == 1:
+            keys[judged[0]] = subject
+            continue
+        prompts = Counter(judge for _, judge, _ in judged)
+        for group in judged:
+            _, judge, addenda = group
+            named = prompts[judge] > 1 and addenda != JUDGE_ADDENDA[0]
+            keys[group] = f"{subject} (judge {judge}{f', addenda {addenda}' if named else ''})"
+    return keys
+
+
+def planned_k(records: Sequence[TrialRecord]) -> int:
+    """K for the records of one subject, judge and condition: the epochs their runs planned
+    (the largest, if runs differ), and never fewer than the most trials any scenario has
+    (imported records do not say what was planned)."""
+    counts = Counter(record.scenario_id for record in records)
+    planned = [record.planned_trials for record in records if record.planned_trials]
+    return max([*planned, *counts.values()], default=0)
+
+
+def scenario_outcomes(
+    records: Sequence[TrialRecord], k: int | None = None
+) -> list[ScenarioOutcome]:
+    """Reduce the trials of each scenario (records of one subject, judge and condition) over
+    K trials (default :func:`planned_k`), each absent trial a missing label."""
+    k = planned_k(records) if k is None else k
     grouped: dict[str, list[TrialRecord]] = defaultdict(list)
     for record in records:
         grouped[record.scenario_id].append(record)
     outcomes = []
     for scenario_id in sorted(grouped):
         trials = sorted(grouped[scenario_id], key=lambda record: record.trial)
-        labels = [record.complies for record in trials]
+        read = [record.complies for record in trials]
+        labels = with_absent(read, k)
         outcomes.append(
             ScenarioOutcome(
                 scenario_id=scenario_id,
@@ -213,6 +321,7 @@ def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
                 consistency=stats.consistency(labels),
                 judge_truncations=sum(record.judge_truncated for record in trials),
                 subject_truncations=sum(record.subject_truncated for record in trials),
+                absent_trials=len(labels) - len(read),
             )
         )
     return outcomes
@@ -221,12 +330,13 @@ def scenario_outcomes(records: Sequence[TrialRecord]) -> list[ScenarioOutcome]:
 def condition_result(outcomes: Sequence[ScenarioOutcome]) -> ConditionResult:
     """Benchmark-level numbers: means over scenarios, bootstrap CI over scenarios.
 
-    Every scenario counts (a missing label is not a pass, §5.3); consistency is over the
-    scenarios where the judge gave at least one label.
+    Every scenario counts (a missing label, an absent trial's included, is not a pass, §5.3);
+    consistency is over the scenarios where the judge gave at least one label.
     """
     scored = [outcome for outcome in outcomes if outcome.majority is not None]
     missing = sum(label is None for outcome in outcomes for label in outcome.labels)
     judge_truncations = sum(outcome.judge_truncations for outcome in outcomes)
+    absent = sum(outcome.absent_trials for outcome in outcomes)
     return ConditionResult(
         accuracy=Estimate.mean_of([float(bool(o.majority)) for o in scored]),
         compliance=Estimate.mean_of([o.compliance or 0.0 for o in scored]),
@@ -234,11 +344,13 @@ def condition_result(outcomes: Sequence[ScenarioOutcome]) -> ConditionResult:
             [float(o.consistency) for o in scored if o.consistency is not None]
         ),
         n_scenarios=len(scored),
-        n_trials=sum(len(outcome.labels) for outcome in outcomes),
-        parse_failures=missing - judge_truncations,
+        n_trials=sum(len(outcome.labels) for outcome in outcomes) - absent,
+        parse_failures=missing - absent - judge_truncations,
         judge_truncations=judge_truncations,
         subject_truncations=sum(outcome.subject_truncations for outcome in outcomes),
         scenarios_with_missing_label=sum(None in outcome.labels for outcome in outcomes),
+        k=max((len(outcome.labels) for outcome in outcomes), default=0),
+        absent_trials=absent,
     )
 
 
@@ -277,24 +389,26 @@ def _condition_order(condition: str) -> tuple[int, str]:
 
 
 def agent_comparisons(
-    by_subject: dict[str, dict[str, list[TrialRecord]]],
-    outcomes: dict[str, dict[str, list[ScenarioOutcome]]],
+    groups: dict[Group, dict[str, list[TrialRecord]]],
+    outcomes: dict[Group, dict[str, list[ScenarioOutcome]]],
+    keys: dict[Group, str],
 ) -> dict[str, AgentComparison]:
-    """Each agent subject against the base run of its model, condition by condition: the
-    paired accuracy-at-K delta (the machinery of the prompt-condition contrasts), and what
-    the agent inferred."""
+    """Each agent subject against the base run of its model under the same judge, condition
+    by condition: the paired accuracy-at-K delta (the machinery of the prompt-condition
+    contrasts), and what the agent inferred."""
     comparisons: dict[str, AgentComparison] = {}
-    for subject, per_condition in by_subject.items():
+    for group, per_condition in groups.items():
         first = next(record for trials in per_condition.values() for record in trials)
         if first.agent == BASE_AGENT:
             continue
-        base = outcomes.get(first.subject_model, {})
-        comparisons[subject] = AgentComparison(
-            model=first.subject_model,
+        base_group = (first.subject_model, *group[1:])
+        base = outcomes.get(base_group, {})
+        comparisons[keys[group]] = AgentComparison(
+            model=keys.get(base_group, first.subject_model),
             agent=first.agent,
             paired={
                 condition: paired_result(treated, base[condition])
-                for condition, treated in outcomes[subject].items()
+                for condition, treated in outcomes[group].items()
                 if condition in base
             },
             inference={
@@ -308,23 +422,22 @@ def agent_comparisons(
 
 
 def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
-    """All LoSoNA numbers per subject (model, or model + agent) × condition."""
-    by_model_condition: dict[str, dict[str, list[TrialRecord]]] = defaultdict(
-        lambda: defaultdict(list)
-    )
+    """All LoSoNA numbers per subject (model, or model + agent) × judge × condition."""
+    groups: dict[Group, dict[str, list[TrialRecord]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
-        by_model_condition[record.subject][record.condition].append(record)
+        groups[(record.subject, *record.judge)][record.condition].append(record)
+    keys = result_keys(groups)
     models: dict[str, ModelResult] = {}
-    all_outcomes: dict[str, dict[str, list[ScenarioOutcome]]] = {}
+    all_outcomes: dict[Group, dict[str, list[ScenarioOutcome]]] = {}
     development: set[str] = set()
-    for model in sorted(by_model_condition):
-        per_condition = by_model_condition[model]
-        model_records = [record for trials in per_condition.values() for record in trials]
+    for group in sorted(groups, key=keys.__getitem__):
+        per_condition = groups[group]
+        group_records = [record for trials in per_condition.values() for record in trials]
         outcomes = {
             condition: scenario_outcomes(per_condition[condition])
             for condition in sorted(per_condition, key=_condition_order)
         }
-        all_outcomes[model] = outcomes
+        all_outcomes[group] = outcomes
         development.update(c for c in outcomes if c in DEVELOPMENT_CONDITIONS)
         paired = (
             {
@@ -335,22 +448,24 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
             if BASELINE_CONDITION in outcomes
             else {}
         )
-        models[model] = ModelResult(
+        subject, judge, addenda = group
+        models[keys[group]] = ModelResult(
+            subject=subject,
+            judge=judge,
+            judge_addenda=addenda,
             conditions={c: condition_result(o) for c, o in outcomes.items()},
             paired=paired,
-            judge_models=sorted({r.judge_model for c in per_condition.values() for r in c}),
             temperatures={
-                "subject": sorted({r.subject_temperature for r in model_records}),
-                "judge": sorted({r.judge_temperature for r in model_records}),
+                "subject": sorted({r.subject_temperature for r in group_records}),
+                "judge": sorted({r.judge_temperature for r in group_records}),
             },
-            judge_addenda=sorted({r.judge_addenda for r in model_records}),
             by_norm={c: breakdown(o, "norm_id") for c, o in outcomes.items()},
             by_event={c: breakdown(o, "event_type") for c, o in outcomes.items()},
         )
     return LosonaAnalysis(
         models=models,
         development_conditions=sorted(development),
-        agents=agent_comparisons(by_model_condition, all_outcomes),
+        agents=agent_comparisons(groups, all_outcomes, keys),
     )
 
 

@@ -50,16 +50,20 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
                     format_estimate(cell.compliance),
                     format_estimate(cell.consistency),
                     str(cell.n_scenarios),
+                    str(cell.k),
                     str(cell.n_trials),
+                    str(cell.absent_trials),
                     str(cell.parse_failures),
                     f"{cell.judge_truncations} / {cell.subject_truncations}",
                     str(cell.scenarios_with_missing_label),
                 ]
             )
     return Table(
-        caption="Accuracy-at-K, compliance and consistency by model and condition: "
-        "estimate [95% bootstrap CI over scenarios]; a trial whose judge reply was unusable "
-        "(parse failure or truncation, after re-judging) counts as not a pass (§5.3)",
+        caption="Accuracy-at-K, compliance and consistency by model (and judge, when several "
+        "labelled it) and condition: estimate [95% bootstrap CI over scenarios]; a trial whose "
+        "judge reply was unusable (parse failure or truncation, after re-judging) counts as not "
+        "a pass (§5.3), and so does a planned trial that is absent (K: the run's epochs, or for "
+        "imported records the condition's largest trial count)",
         header=[
             "model",
             "condition",
@@ -67,7 +71,9 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
             "compliance",
             "consistency",
             "n scenarios",
+            "K",
             "n trials",
+            "absent trials",
             "parse failures",
             "truncated judge / subject",
             "scenarios with a missing label",
@@ -333,13 +339,13 @@ def settings_table(analysis: LosonaAnalysis) -> Table:
         header=["subject model", "subject temperature", "judge", "judge temperature", "addenda"],
         rows=[
             [
-                model,
+                result.subject,
                 ", ".join(result.temperatures.get("subject", [])),
-                ", ".join(result.judge_models),
+                result.judge,
                 ", ".join(result.temperatures.get("judge", [])),
-                ", ".join(result.judge_addenda),
+                result.judge_addenda,
             ]
-            for model, result in analysis.models.items()
+            for result in analysis.models.values()
         ],
     )
 
@@ -355,9 +361,10 @@ def has_headline_pairs(analysis: LosonaAnalysis) -> bool:
 
 def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -> HtmlReport:
     report = HtmlReport("LoSoNA results")
-    judges = sorted({j for r in analysis.models.values() for j in r.judge_models})
+    judges = sorted({result.judge for result in analysis.models.values()})
+    subjects = sorted({result.subject for result in analysis.models.values()})
     add_common_sections(
-        report, {"subject": analysis.models, "judge": judges}, sources, run.samples.skipped
+        report, {"subject": subjects, "judge": judges}, sources, run.samples.skipped
     )
     if analysis.development_conditions:
         report.banner(
@@ -366,7 +373,7 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
             + "): they are excluded from every table and figure below."
         )
     report.paragraph(
-        f"Subject models: {', '.join(analysis.models)}. Judge models: {', '.join(judges)}.",
+        f"Subject models: {', '.join(subjects)}. Judge models: {', '.join(judges)}.",
         "note",
     )
     report.table(settings_table(analysis))

@@ -32,7 +32,7 @@ from normlab.core.outputs import slug
 from normlab.losona.analysis import JUDGE_SCORER, load_run, record_of, records_from_jsonl
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.schemas import Scenario, TrialRecord
-from normlab.losona.scorer import judge_response, norm_judge
+from normlab.losona.scorer import JUDGE_TEMPERATURE, judge_response, norm_judge
 from normlab.stats import Agreement
 
 RESCORED_FILE = "rescored_trials.jsonl"
@@ -195,6 +195,11 @@ async def rejudge_records(
                 "judge_reasoning": verdict.reasoning
                 if verdict
                 else f"parse failure: {result.error}",
+                # the new judge's prompt and reply, not the original's: the analysis tells
+                # judges apart by model and prompt (a judge prompt is a judge too)
+                "judge_addenda": addenda,
+                "judge_temperature": f"{JUDGE_TEMPERATURE:g}",
+                "judge_truncated": result.truncated,
             }
         )
 

@@ -32,7 +32,7 @@ def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
         print_table(agent_table(analysis))
     if analysis.agents:
         print_table(agent_inference_table(analysis))
-    judges = [judge for result in analysis.models.values() for judge in result.judge_models]
+    judges = [result.judge for result in analysis.models.values()]
     banner = embedded_banner({"judge": judges})
     if banner:
         note(f"Note: {banner}")

@@ -135,12 +135,21 @@ class TrialRecord(BaseModel):
     """The agent that wrapped the subject model (``base``: none; see :mod:`normlab.agents`)."""
     norm_inference: NormInference | None = None
     """For the norm-learning subject: whether its kept norms expressed the hidden norm."""
+    planned_trials: int | None = Field(default=None, ge=1)
+    """K, the trials the run planned per scenario × condition (a log's epochs); absent in
+    imported records, where the condition's largest trial count stands in for it."""
 
     @property
     def subject(self) -> str:
         """The model, or ``MODEL + AGENT``: what analyses group by."""
         return subject_label(self.subject_model, self.agent)
 
-    def key(self) -> tuple[str, str, str, str, int]:
+    @property
+    def judge(self) -> tuple[str, str]:
+        """The judge: its model and its prompt (with or without our addenda), for a judge
+        prompt changes the labels as a judge model does."""
+        return (self.judge_model, self.judge_addenda)
+
+    def key(self) -> tuple[str, str, str, str, str, int]:
         """One trial of one subject under one judge: what a record counts once."""
-        return (self.subject, self.judge_model, self.scenario_id, self.condition, self.trial)
+        return (self.subject, *self.judge, self.scenario_id, self.condition, self.trial)

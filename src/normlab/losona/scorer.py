@@ -12,6 +12,7 @@ subject the judge also says whether the norms the agent kept express the hidden 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessageUser, Model, get_model
 from inspect_ai.scorer import (
@@ -30,6 +31,7 @@ from inspect_ai.solver import TaskState
 from normlab import stats
 from normlab.agents import INFERENCE_KEY, MEMORY_KEY, MemoryLog, judge_inference
 from normlab.losona.prompts import render_judge_prompt
+from normlab.losona.rules import label_of, with_absent
 from normlab.losona.schemas import JudgeVerdict, Scenario
 from normlab.models import (
     DEFAULT_MODEL,
@@ -43,20 +45,21 @@ JUDGE_TEMPERATURE = 0.0
 JUDGE_MAX_TOKENS = 400
 
 
-def label_of(value: object) -> bool | None:
-    """Score value → trial label: 1.0 complies, 0.0 breach, NaN/None parse failure."""
-    if not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return None if math.isnan(number) else number >= 0.5
-
-
 def _as_value(result: bool | float | None) -> float:
     return math.nan if result is None else float(result)
 
 
 MEASURES = ("accuracy_at_k", "compliance", "consistency", "parse_failures")
 """What the K trials of a sample reduce to (§5.3), and how many of them had no usable label."""
+
+
+def _measures(labels: Sequence[bool | None], parse_failures: float) -> dict[str, float]:
+    return {
+        "accuracy_at_k": _as_value(stats.majority(labels)),
+        "compliance": _as_value(stats.compliance(labels)),
+        "consistency": _as_value(stats.consistency(labels)),
+        "parse_failures": parse_failures,
+    }
 
 
 @score_reducer(name="trials")
@@ -66,18 +69,15 @@ def trials() -> ScoreReducer:
     analysis, and the trials whose judge reply could not be parsed (truncations apart).
 
     One reducer with one value per measure, so Inspect shows each measure under its own
-    name, computed exactly as ``normlab losona analyze`` computes it."""
+    name, computed exactly as ``normlab losona analyze`` computes it. A reducer sees only the
+    epochs that were scored, so the labels go in the metadata: the metric counts the epochs
+    a sample lacks against the condition's K."""
 
     def reduce(scores: list[Score]) -> Score:
         labels = [label_of(score.value) for score in scores]
         truncated = sum(bool((score.metadata or {}).get("judge_truncated")) for score in scores)
         return Score(
-            value={
-                "accuracy_at_k": _as_value(stats.majority(labels)),
-                "compliance": _as_value(stats.compliance(labels)),
-                "consistency": _as_value(stats.consistency(labels)),
-                "parse_failures": float(sum(label is None for label in labels) - truncated),
-            },
+            value=_measures(labels, float(sum(label is None for label in labels) - truncated)),
             metadata={"labels": labels},
         )
 
@@ -94,7 +94,12 @@ def _measure_name(measure: str, trials: int) -> str:
 def condition_measures() -> Metric:
     """Each measure over the scenarios of each prompt condition, named ``CONDITION MEASURE``:
     accuracy-at-K, compliance and consistency are means over scenarios (consistency over those
-    with a label), parse failures a count, as ``normlab losona analyze`` reports them."""
+    with a label), parse failures and absent trials counts, as ``normlab losona analyze``
+    reports them.
+
+    K is the largest number of trials any sample of the condition has (a metric cannot see
+    the eval's epochs): a sample with fewer (an epoch that errored) counts each one it lacks
+    as a missing label (:func:`~normlab.losona.rules.with_absent`), as the analysis does."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         groups: dict[str, list[SampleScore]] = {}
@@ -103,14 +108,25 @@ def condition_measures() -> Metric:
             groups.setdefault(condition, []).append(item)
         values: dict[str, float] = {}
         for condition, items in sorted(groups.items()):
-            reduced = [item.score.value for item in items if isinstance(item.score.value, dict)]
-            k = max(len((item.score.metadata or {}).get("labels", [])) for item in items)
+            units = [
+                (item.score.value, list((item.score.metadata or {}).get("labels", [])))
+                for item in items
+                if isinstance(item.score.value, dict)
+            ]
+            k = max((len(labels) for _, labels in units), default=0)
+            reduced = [
+                _measures(with_absent(labels, k), float(value["parse_failures"]))
+                for value, labels in units
+            ]
             for measure in MEASURES:
-                given = [float(v[measure]) for v in reduced if not math.isnan(float(v[measure]))]
+                given = [v[measure] for v in reduced if not math.isnan(v[measure])]
                 total = sum(given)
                 mean = total / len(given) if given else math.nan
                 name = f"{condition} {_measure_name(measure, k)}"
                 values[name] = total if measure == "parse_failures" else mean
+            values[f"{condition} absent trials"] = float(
+                sum(k - len(labels) for _, labels in units)
+            )
         return values
 
     return compute
