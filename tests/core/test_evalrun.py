@@ -81,7 +81,7 @@ def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
     command = [
         str(Path(sys.executable).with_name("normlab")), "losona", "run",
         "--model", f"scripted/{SCRIPT}", "--judge", f"scripted/{SCRIPT}",
-        "--data", str(SCENARIOS), "--epochs", "400",
+        "--data", str(SCENARIOS), "--epochs", "100",
         "--log-dir", str(tmp_path / "logs"),
     ]  # fmt: skip
     output = tmp_path / "out.txt"
@@ -90,7 +90,7 @@ def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
         deadline = time.monotonic() + 120
         while "finished (" not in output.read_text() and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(1.0)
+        time.sleep(0.3)  # 800 samples: seconds of work left
         process.send_signal(signal.SIGINT)
         code = process.wait(timeout=120)
     text = output.read_text()

@@ -87,6 +87,11 @@ def test_project_rows_load_without_defaults(caplog: pytest.LogCaptureFixture) ->
         (lambda row: row.pop("norm_id"), 2, "norm_id"),
         (lambda row: row["transcript"][1].pop("actor"), 2, "transcript.1.actor"),
         (lambda row: row.update(elicitor_turn_id="last"), 2, "elicitor_turn_id"),
+        (lambda row: row["transcript"][0].update(turn_id=True), 2, "transcript.0.turn_id"),
+        (lambda row: row.update(demonstraton_turn_ids=[1]), 2, "demonstraton_turn_ids"),
+        (lambda row: row.update(subject="Toby\u200b"), 2, "subject"),
+        # the cast is filled from the speakers, and checked first
+        (lambda row: row["transcript"][1].update(actor="Farah\u202e"), 2, "cast.1.name"),
     ],
 )
 def test_malformed_row_names_file_line_and_field(

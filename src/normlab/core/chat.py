@@ -19,14 +19,37 @@ formatting loop.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 TurnKind = Literal["message", "reaction", "no-op"]
 Visibility = Literal["public", "hidden"]
 RenderStyle = Literal["plain", "numbered", "addressed"]
+
+
+INVISIBLE_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
+"""Control and format characters (U+200B zero-width space, U+202E bidi override …)."""
+
+
+def check_name(name: str) -> str:
+    """A ``ValueError`` for a name with invisible characters or spaces at its ends: "Marcus\u200b"
+    beside "Marcus" prints alike but is another participant to every lookup."""
+    hidden = [c for c in name if unicodedata.category(c) in INVISIBLE_CATEGORIES]
+    if hidden:
+        raise ValueError(f"name {name!r} holds an invisible character (U+{ord(hidden[0]):04X})")
+    if name != name.strip():
+        raise ValueError(f"name {name!r} has spaces at its start or end")
+    return name
+
+
+def check_turn_id(value: Any) -> Any:
+    """``true`` is no turn id (JSON booleans would pass as 1 and 0)."""
+    if isinstance(value, bool):
+        raise ValueError("a turn id is a whole number, not true or false")
+    return value
 
 
 class Participant(BaseModel):
@@ -36,6 +59,8 @@ class Participant(BaseModel):
 
     name: str = Field(min_length=1)
     bio: str = ""
+
+    _visible = field_validator("name")(check_name)
 
 
 class Turn(BaseModel):
@@ -56,6 +81,9 @@ class Turn(BaseModel):
     visibility: Visibility = "public"
     is_elicitor: StrictBool = False
     """Strict: in a scenario file ``1`` or ``"yes"`` is a malformed field, not a flag."""
+
+    _visible = field_validator("actor")(check_name)
+    _whole = field_validator("turn_id", "target_turn_id", mode="before")(check_turn_id)
 
     @model_validator(mode="before")
     @classmethod

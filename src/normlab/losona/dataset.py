@@ -12,6 +12,7 @@ as a crash. A missing required field or a malformed value is an
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -39,6 +40,9 @@ REQUIRED_FIELDS = (
     "transcript",
     "elicitor_turn_id",
 )
+ANNOTATIONS = ("screening",)
+"""Keys normlab writes beside a scenario's fields (a rejected scenario's screening record):
+known, so not an unknown field, and not part of the scenario."""
 OPTIONAL_FIELD_DEFAULTS: dict[str, str] = {
     "subject": f"first of {', '.join(DEFAULT_SUBJECT_NAMES)} not already speaking "
     "(else 'Participant N')",
@@ -86,6 +90,12 @@ def parse_scenario(row: dict[str, Any], path: Path, line: int) -> tuple[Scenario
     for name in REQUIRED_FIELDS:
         if name not in row:
             raise InputError(path, "required field is missing", line=line, field=name)
+    for name in row:
+        if name not in Scenario.model_fields and name not in ANNOTATIONS:
+            # A misspelt optional field (demonstraton_turn_ids) would be dropped unseen.
+            close = difflib.get_close_matches(name, Scenario.model_fields, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InputError(path, f"unknown field{hint}", line=line, field=name)
     row = dict(row)
     defaulted = _fill_defaults(row)
     return validate_row(Scenario, row, path, line), defaulted

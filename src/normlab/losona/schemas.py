@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
 from normlab.agents import NormInference
-from normlab.core.chat import Participant, Turn, check_turn_ids
+from normlab.core.chat import Participant, Turn, check_name, check_turn_id, check_turn_ids
 from normlab.core.logs import BASE_AGENT, subject_label
 from normlab.losona.taxonomy import NormExample, load_taxonomy
 
@@ -40,6 +40,9 @@ class Scenario(BaseModel):
     judge_examples: NormExample | None = None
     end_goal: str = ""
     notes: str = ""
+
+    _visible = field_validator("subject")(check_name)
+    _whole = field_validator("elicitor_turn_id", mode="before")(check_turn_id)
 
     @field_validator("transcript")
     @classmethod

@@ -15,6 +15,7 @@ The agent's database goes into the sample's metadata.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, Model, ModelOutput, get_model
@@ -45,6 +46,7 @@ PROVIDER_DEFAULT_MODELS = (
 )
 """Model name prefixes the paper (§6) sampled at provider defaults rather than 0.9."""
 SUBJECT_MAX_TOKENS = 256
+MAX_TEMPERATURE = 2.0
 
 
 @dataclass(frozen=True)
@@ -56,18 +58,22 @@ class SubjectTemperature:
 
     @classmethod
     def parse(cls, text: float | str) -> SubjectTemperature:
-        if isinstance(text, int | float):
-            return cls("fixed", float(text))
-        if text in ("paper", "default"):
+        if isinstance(text, str) and text in ("paper", "default"):
             return cls(text)
         try:
-            return cls("fixed", float(text))
+            value = float(text)
         except ValueError:
+            value = math.nan
+        # NaN, infinities and negatives are no temperature any provider takes; 2 is the
+        # largest the OpenAI-compatible APIs accept.
+        if not 0.0 <= value <= MAX_TEMPERATURE:
             raise InputError(
                 "--temperature",
-                f"expected a number, 'paper' or 'default', got {text!r}",
+                f"expected a number from 0 to {MAX_TEMPERATURE:g}, 'paper' or 'default', "
+                f"got {str(text)[:40]!r}",
                 field="temperature",
-            ) from None
+            )
+        return cls("fixed", value)
 
     def for_model(self, model: str) -> float | None:
         """The temperature sent to ``model``; ``None`` sends none (the provider's default)."""

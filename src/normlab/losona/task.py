@@ -29,6 +29,9 @@ TASK_VERSION = 2
 """1: the first release; 2: truncation retry, re-judging, judge addenda, per-role caps."""
 
 DEFAULT_EPOCHS = 3
+MAX_EPOCHS = 100
+"""The most trials per sample accepted: a mistyped K (1,000,000) plans millions of samples
+and fills memory before the first call (3.4 GB in 36 s)."""
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str] | None:
@@ -87,8 +90,12 @@ def losona(
             subject around the same model; its own calls use the ``norm_memory`` role).
     """
     resolve_agent(agent)
-    if epochs < 1:
-        raise InputError("--epochs", "must be at least 1", field="epochs")
+    if not 1 <= epochs <= MAX_EPOCHS:
+        raise InputError(
+            "--epochs",
+            f"K must lie between 1 and {MAX_EPOCHS} (§6: 3), got {epochs}",
+            field="epochs",
+        )
     if judge_addenda not in JUDGE_ADDENDA:
         raise InputError(
             "--judge-addenda", f"choose one of {', '.join(JUDGE_ADDENDA)}", field="judge_addenda"
