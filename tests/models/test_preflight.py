@@ -101,6 +101,10 @@ def test_a_bad_attempt_timeout_is_named_before_the_run(
         (["hsii", "run", "--role", "juge=mockllm/model"], "unknown role 'juge'"),
         (["losona", "run", "--max-tokens", "judge=0"], "greater than or equal to 1"),
         (["losona", "run", "--max-tokens", "nosuch=5"], "unknown role 'nosuch'"),
+        (["losona", "run", "--temperature", "nan"], "expected a number from 0 to 2"),
+        (["losona", "run", "--temperature", "inf"], "expected a number from 0 to 2"),
+        (["losona", "run", "--temperature", "-5"], "expected a number from 0 to 2"),
+        (["losona", "run", "-k", "1000000"], "K must lie between 1 and 100"),
     ],
 )
 def test_out_of_bounds_options_are_one_line_errors(
