@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -196,3 +198,38 @@ def test_bad_options_are_one_line_errors(workdir: Path) -> None:
     run(workdir / "once", "--no-report")
     code, output = crsec("run", "--model", BUSY_MODEL, "--out", str(workdir / "once"))
     assert code == 2 and "a run already exists here" in output
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda s: s.update(start="2023-02-30"), "field 'start': start must be a calendar date"),
+        (lambda s: s["agents"][0].update(age=-3), "agents.0.age': Input should be greater"),
+        (lambda s: s["norms"].append(dict(s["norms"][0])), "norm ids must be unique"),
+        (
+            lambda s: s["agents"][1].update(name=s["agents"][0]["name"] + "\u200b"),
+            "agents.1.name': name 'Bob Johnson\\u200b' holds an invisible",
+        ),
+    ],
+)
+def test_a_society_that_would_run_wrong_is_refused(
+    workdir: Path, change: Callable[[dict[str, Any]], object], said: str
+) -> None:
+    """Each of these ran before: a date that is none (a traceback), a negative age, two
+    norms with one id, two agents whose names print alike."""
+    from normlab.crsec.society import HOBBS_CAFE
+
+    society = json.loads(HOBBS_CAFE.read_text())
+    change(society)
+    bad = workdir / "society.json"
+    bad.write_text(json.dumps(society))
+    code, output = crsec("run", "--society", str(bad), "--out", str(workdir / "r"))
+    assert code == 2, output
+    assert said in output and "Traceback" not in output
+    assert not (workdir / "r").exists()
+
+
+def test_an_empty_agents_option_is_an_error_not_everyone(workdir: Path) -> None:
+    for value in ("", " , ", "Bob Johnson"):
+        code, output = crsec("run", "--agents", value, "--out", str(workdir / "r"))
+        assert code == 2 and "--agents: field 'agents': name at least two agents" in output

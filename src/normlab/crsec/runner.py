@@ -83,8 +83,14 @@ def configure(
         changes["days"] = days
     if tick_minutes is not None:
         changes["tick_minutes"] = tick_minutes
-    if agents:
+    if agents is not None:
         wanted = [name.strip() for name in agents.split(",") if name.strip()]
+        if len(set(wanted)) < 2:
+            raise InputError(
+                "--agents",
+                f"name at least two agents of {society_file.name} (comma-separated)",
+                field="agents",
+            )
         known = {agent.name for agent in society.agents}
         unknown = [name for name in wanted if name not in known]
         if unknown:

@@ -9,9 +9,12 @@ paper's ⟨c, u, α, s_act, s_val⟩ with its provenance; qualified = activated 
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
+
+from normlab.core.chat import check_name
 
 NormType = Literal["descriptive", "injunctive"]
 Origin = Literal["created", "chat", "thought", "synthesis"]
@@ -23,6 +26,7 @@ class Place(BaseModel):
 
     name: str = Field(min_length=1)
     indoor: StrictBool
+    _visible = field_validator("name")(check_name)
     """Strict: a society file that says ``1`` or ``"yes"`` is malformed, not indoor."""
     description: str = ""
 
@@ -47,12 +51,14 @@ class AgentSpec(BaseModel):
     name: str = Field(min_length=1)
     description: str = Field(min_length=1)
     role: Literal["entrepreneur", "ordinary"]
-    age: int | None = None
+    age: int | None = Field(default=None, ge=0, le=150)
     traits: str = ""
     occupation: str = ""
     stances: dict[str, Stance] = Field(default_factory=dict)
     relationships: list[str] = Field(default_factory=list)
     daily_requirement: str = ""
+
+    _visible = field_validator("name")(check_name)
 
     @property
     def first_name(self) -> str:
@@ -81,6 +87,16 @@ class Society(BaseModel):
     norms: list[TargetNorm] = Field(min_length=1)
     agents: list[AgentSpec] = Field(min_length=2)
 
+    @field_validator("start")
+    @classmethod
+    def _date(cls, value: str) -> str:
+        """The first simulated day, a real calendar date (2023-02-30 is none)."""
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"start must be a calendar date YYYY-MM-DD, got {value!r}") from None
+        return value
+
     @field_validator("active_hours")
     @classmethod
     def _hours(cls, value: tuple[int, int]) -> tuple[int, int]:
@@ -100,6 +116,8 @@ class Society(BaseModel):
         if len(set(names)) != len(names):
             raise ValueError("agent names must be unique")
         norm_ids = {norm.id for norm in self.norms}
+        if len(norm_ids) != len(self.norms):
+            raise ValueError("norm ids must be unique")
         for agent in self.agents:
             unknown = set(agent.stances) - norm_ids
             if unknown:
