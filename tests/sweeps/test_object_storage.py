@@ -84,7 +84,11 @@ def test_shards_written_to_a_bucket_analyze_as_the_unsharded_run(
     assert merged == whole  # the same n and numbers, shard by shard summed
 
     def calls(value: dict[str, Any]) -> dict[str, int]:
-        return {role: item["calls"] for role, item in value[MODEL]["roles"].items()}
+        """Calls answered, made or from the cache (the shards repeat the whole run's judge
+        verdicts at temperature 0, so theirs come from Inspect's cache)."""
+        return {
+            role: item["calls"] + item["cache_hits"] for role, item in value[MODEL]["roles"].items()
+        }
 
     assert calls(merged_usage) == calls(usage)
     # reading again copies nothing that did not change; a shard run again resumes (nothing

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from normlab.core.errors import InputError
 from normlab.core.logs import BASE_AGENT
+from normlab.models.roles import NORM_MEMORY_ROLE
 
 NORM_MEMORY = "norm-memory"
 AGENTS: tuple[str, ...] = (BASE_AGENT, NORM_MEMORY)
-NORM_MEMORY_ROLE = "norm_memory"
-"""The model role of the agent's own calls (identify, evaluate): bound to the subject model
-unless ``--role norm_memory=M`` says otherwise, and counted apart in the usage tables."""
+
+
+__all__ = ["AGENTS", "NORM_MEMORY", "NORM_MEMORY_ROLE", "resolve_agent"]
 
 
 def resolve_agent(name: str) -> str:

@@ -9,12 +9,11 @@ from typing import Annotated
 
 import typer
 
-from normlab.agents.names import NORM_MEMORY_ROLE
 from normlab.core.errors import InputError
 from normlab.core.logs import BASE_AGENT
 from normlab.core.outputs import slug
 from normlab.models import DEFAULT_MODEL, RoleSettings, parse_role_assignments
-from normlab.models.roles import parse_assignments
+from normlab.models.roles import NORM_MEMORY_ROLE, parse_assignments
 
 ModelOption = Annotated[
     str, typer.Option("--model", "-m", help="Subject model (any Inspect model string).")

@@ -16,6 +16,11 @@ import of Inspect or llama.cpp."""
 
 DEFAULT_MODEL = EMBEDDED_MODEL
 
+NORM_MEMORY_ROLE = "norm_memory"
+"""The model role of the norm-learning agent's own calls (identify, evaluate): bound to the
+subject model unless ``--role norm_memory=M`` says otherwise, and counted apart in the usage
+tables. Named here, below the agents, so every command can accept it."""
+
 
 def parse_assignments(items: Iterable[str], name: str) -> dict[str, str]:
     """``["judge=M", "persona=P"]`` → ``{"judge": "M", "persona": "P"}``; malformed items raise."""

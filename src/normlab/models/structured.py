@@ -136,8 +136,8 @@ def extract_json_object(text: str) -> Any:
             last_error = f"invalid JSON ({error.msg} at line {error.lineno})"
         except RecursionError:
             last_error = "invalid JSON (nested too deeply)"
-        except ValueError:  # an integer past Python's digit limit
-            last_error = "invalid JSON (a number too long to read)"
+        except ValueError:  # an integer past Python's digit limit: no lenient reading either
+            raise ReplyParseError("invalid JSON (a number too long to read)") from None
     for candidate in candidates:
         value = load_object(candidate)
         if value is not None:
