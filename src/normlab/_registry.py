@@ -4,12 +4,13 @@ Loaded by Inspect through ``[project.entry-points.inspect_ai]``, so that
 ``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/hsii``, ``normlab/hsii_cot``,
 ``normlab/losona_screen``) and ``--model embedded/…``, ``scripted/…``, ``human/…`` or ``spread/…``
 work, and the plain progress lines of :mod:`normlab.core.progress` when stderr is not a
-terminal. Imports only from the packages' public faces.
+terminal. Its logs record base URLs without their credentials, as a ``normlab`` run's do
+(:func:`normlab.core.guard_inspect_logs`). Imports only from the packages' public faces.
 """
 
 import sys
 
-from normlab.core import register_progress
+from normlab.core import guard_inspect_logs, register_progress
 from normlab.hsii import hsii, hsii_cot
 from normlab.losona import losona, losona_screen
 from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel, SpreadModel
@@ -26,6 +27,8 @@ __all__ = [
     "losona_screen",
     "scene",
 ]
+
+guard_inspect_logs()
 
 # ``inspect eval``: progress lines off a terminal. A normlab command registers them itself when
 # its run starts (see normlab.core.progress on Inspect's banner).

@@ -2,7 +2,9 @@
 
 ``--json`` promises that stdout holds only JSON, so everything that is not the
 result (Inspect's progress panel, notes, the report path) goes to stderr, and
-user data is always printed as text, never parsed as rich markup.
+user data is always printed as text, never parsed as rich markup. Everything printed passes
+through :func:`normlab.core.secrets.redact_text`: a provider's error or a note naming an
+endpoint must not put its password into a terminal's scrollback or a CI log.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from normlab.core.errors import NormlabError, filesystem_error, flat, printable
+from normlab.core.secrets import redact_text
 
 if TYPE_CHECKING:
     from normlab.report import Table
@@ -58,14 +61,19 @@ def reports_errors(command: CommandT) -> CommandT:
 
 def _report(error: NormlabError) -> NoReturn:
     # Plain write: a one-line error must stay one line, never wrapped.
-    sys.stderr.write(f"normlab: error: {flat(str(error))}\n")
+    sys.stderr.write(f"normlab: error: {flat(redact_text(str(error)))}\n")
     raise typer.Exit(code=error.exit_code) from None
+
+
+def shown(text: str) -> str:
+    """``text`` as it may be printed: credentials redacted, lone surrogates spelled out."""
+    return printable(redact_text(text))
 
 
 def say(text: str, *, to_stderr: bool = False) -> None:
     """Print a line as plain text (user data never becomes markup, and a lone surrogate from
     a file name or an argument is spelled out rather than crashing the print)."""
-    (notes if to_stderr else console).print(Text(printable(text)), soft_wrap=True)
+    (notes if to_stderr else console).print(Text(shown(text)), soft_wrap=True)
 
 
 def note(text: str) -> None:
@@ -96,11 +104,11 @@ def print_table(table: Table) -> None:
 
     A table wider than the terminal is printed a row at a time, each cell on a line of its
     own under its column's name, rather than with columns squeezed until values vanish."""
-    rich_table = RichTable(title=Text(printable(table.caption)), show_lines=False)
+    rich_table = RichTable(title=Text(shown(table.caption)), show_lines=False)
     for column in table.header:
-        rich_table.add_column(Text(printable(column)), no_wrap=True)
+        rich_table.add_column(Text(shown(column)), no_wrap=True)
     for row in table.rows:
-        rich_table.add_row(*(Text(printable(cell)) for cell in row))
+        rich_table.add_row(*(Text(shown(cell)) for cell in row))
     unbounded = console.options.update(max_width=100_000)
     needed = Measurement.get(console, unbounded, rich_table).maximum
     if needed <= console.width or not table.rows:
@@ -121,7 +129,7 @@ def print_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
         if isinstance(value, BaseModel)
         else json.dumps(value, indent=2, ensure_ascii=False)
     )
-    sys.stdout.write(printable(text) + "\n")
+    sys.stdout.write(shown(text) + "\n")
 
 
 @contextlib.contextmanager

@@ -6,7 +6,8 @@
 - :mod:`~normlab.core.templates`: prompt files with each paper's placeholder names;
 - :mod:`~normlab.core.leaks`: leak checks for data linters;
 - :mod:`~normlab.core.logs`: Inspect logs, each read once, each sample counted once;
-- :mod:`~normlab.core.evalrun`, :mod:`~normlab.core.batch`: running tasks and model batches.
+- :mod:`~normlab.core.evalrun`, :mod:`~normlab.core.batch`: running tasks and model batches;
+- :mod:`~normlab.core.secrets`: credentials redacted from everything written or printed.
 """
 
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from normlab.core.jsonio import read_collection, read_json, read_jsonl_rows, write_jsonl
     from normlab.core.logs import SampleSet, expand_paths, read_samples
     from normlab.core.progress import register as register_progress
+    from normlab.core.secrets import guard_inspect_logs, redact_text, redact_url
     from normlab.core.templates import DOUBLE_BRACES, SINGLE_BRACES, PromptSet
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
@@ -34,10 +36,13 @@ __all__ = [
     "SampleSet",
     "Turn",
     "expand_paths",
+    "guard_inspect_logs",
     "read_collection",
     "read_json",
     "read_jsonl_rows",
     "read_samples",
+    "redact_text",
+    "redact_url",
     "register_progress",
     "render_transcript",
     "render_turn",

@@ -25,6 +25,7 @@ from normlab.core.errors import InputError, RunIncompleteError, RunInterruptedEr
 from normlab.core.logs import local_path
 from normlab.core.outputs import slug
 from normlab.core.progress import register as register_progress
+from normlab.core.secrets import guard_inspect_logs
 from normlab.core.storage import mirrored, pull
 
 if TYPE_CHECKING:
@@ -251,6 +252,7 @@ def run_task(
     if isinstance(log_dir, Path):
         log_dir.mkdir(parents=True, exist_ok=True)
     register_progress()
+    guard_inspect_logs()
     # Off a terminal, Inspect's panels (and the traceback it draws for a failed task) would
     # land in the output file; the progress lines of normlab.core.progress say it instead.
     display = display or (None if sys.stdout.isatty() else "none")

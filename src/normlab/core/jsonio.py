@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from normlab.core.errors import InputError, printable
+from normlab.core.outputs import replacing
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -220,14 +221,12 @@ def append_jsonl(path: Path, row: BaseModel | dict[str, Any]) -> None:
 
 
 def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> Path:
-    """Write rows as JSONL through a temporary file and a rename: never a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
+    """Write rows as JSONL through a temporary file and a rename: never a half-written file,
+    and a full disk is an error naming ``path`` (:func:`normlab.core.outputs.replacing`)."""
+    with replacing(path) as handle:
         for row in rows:
             data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
             handle.write(json.dumps(data, ensure_ascii=False) + "\n")
-    temporary.replace(path)
     return path
 
 

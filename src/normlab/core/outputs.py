@@ -5,15 +5,24 @@ a typo in ``--out`` should fail in a second with one line naming the path, not a
 the end with a traceback. Each check creates the folder (as the writer would) and
 writes a nameless temporary file in it: permission bits alone do not say whether a
 folder is writable (root ignores them, a read-only mount does not show in them).
+
+A file written at the end (a report) goes through :func:`replace_file`: a full disk then
+leaves the previous file as it was, and says which file could not be written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
 import tempfile
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
-from normlab.core.errors import OutputError
+from normlab.core.errors import FILESYSTEM_ERRNOS, OutputError
 
 
 def slug(text: str) -> str:
@@ -59,4 +68,49 @@ def output_file(path: Path, option: str) -> Path:
     if path.is_dir():
         raise OutputError(path, f"{option} names a folder, not a file")
     _writable(path.parent, path, option)
+    return path
+
+
+@contextlib.contextmanager
+def replacing(path: Path, encoding: str = "utf-8") -> Iterator[TextIO]:
+    """A text handle whose content becomes ``path`` when the block ends, in one rename.
+
+    What is written goes to a file of a unique name beside ``path`` (so two writers never
+    share it), flushed to disk, then renamed over ``path``: a reader, a second writer or a
+    full disk never meets half a file, and a write that fails (a full disk, a quota, an error
+    in the block) leaves the previous ``path`` untouched and removes its partial copy. A
+    failure to write is an :class:`OutputError` naming ``path``, since a write to an open
+    file that meets a full disk names none; an error about another file (one the block
+    reads) is left as it is. The new file gets the old one's permissions, or the usual ones
+    (0666 less the umask) when there was none.
+    """
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    ours = {None, str(temporary), str(path), str(path.parent)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(descriptor, "w", encoding=encoding, newline="") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        filename = None if error.filename is None else str(error.filename)
+        if filename not in ours or (filename is None and error.errno not in FILESYSTEM_ERRNOS):
+            raise
+        raise OutputError(path, f"cannot write ({error.strerror or error})") from error
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def replace_file(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` through :func:`replacing`: all of it, or nothing changed."""
+    with replacing(path, encoding) as handle:
+        handle.write(text)
     return path

@@ -28,6 +28,7 @@ from inspect_ai.hooks import Hooks, ModelRetry, SampleEnd, TaskEnd, TaskStart, h
 
 from normlab.core.errors import flat
 from normlab.core.logs import sample_retries
+from normlab.core.secrets import redact_text
 
 PROGRESS_ENV = "NORMLAB_PROGRESS"
 HEARTBEAT_S = 60.0
@@ -47,8 +48,9 @@ class LineProgress(Hooks):
         return os.environ.get(PROGRESS_ENV, "1") != "0" and not sys.stderr.isatty()
 
     def say(self, text: str) -> None:
-        """One line on stderr, flushed at once (a file is block-buffered otherwise)."""
-        sys.stderr.write(flat(text) + "\n")
+        """One line on stderr, flushed at once (a file is block-buffered otherwise); a sample's
+        error may name its endpoint, so credentials are redacted."""
+        sys.stderr.write(flat(redact_text(text)) + "\n")
         sys.stderr.flush()
         self._last_line = time.monotonic()
 

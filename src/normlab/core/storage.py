@@ -62,9 +62,14 @@ def _parts(url: str) -> tuple[str, list[str]]:
 
 
 def mirror_folder(url: str) -> Path:
-    """Where the files under ``url`` are mirrored: ``runs/remote/SCHEME/BUCKET/PREFIX``."""
+    """Where the files under ``url`` are mirrored: ``runs/remote/SCHEME/BUCKET/PREFIX``. A
+    user-info (``https://user:PASSWORD@host/…``) and a query (a signed URL's ``?sig=…``) say
+    how to reach the files, not which they are: neither becomes part of a folder name, which
+    reports and listings show."""
     scheme, parts = _parts(url)
-    return MIRROR_ROOT.joinpath(scheme, *parts)
+    parts[0] = parts[0].rpartition("@")[2]
+    parts[-1] = parts[-1].partition("?")[0].partition("#")[0]
+    return MIRROR_ROOT.joinpath(scheme, *(part for part in parts if part))
 
 
 def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:

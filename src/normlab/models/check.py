@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
 from normlab.core.errors import NormlabError
+from normlab.core.secrets import guard_inspect_logs
 
 CHECK_PROMPT = "Reply with one short friendly sentence greeting a new member of a group chat."
 
@@ -32,6 +33,7 @@ class ModelCheckError(NormlabError):
 async def check_model(model_name: str, max_tokens: int = 48, timeout_s: int = 30) -> CheckResult:
     """One call, failing fast: an endpoint that does not answer within ``timeout_s`` (or
     refuses) is reported at once, where a run would keep retrying it for minutes."""
+    guard_inspect_logs()  # the call's HTTP line goes to Inspect's trace file
     started = time.perf_counter()
     try:
         model = get_model(model_name, memoize=False)

@@ -31,6 +31,7 @@ from inspect_ai.log._transcript import _transcript
 from inspect_ai.model import CachePolicy, ChatMessage, GenerateConfig, Model, get_model
 from pydantic import BaseModel
 
+from normlab.core.secrets import guard_inspect_logs, redact_urls
 from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.models.roles import DEFAULT_MODEL
 from normlab.models.structured import StructuredResult, generate_structured
@@ -118,6 +119,8 @@ class ModelClient:
         models: Mapping[str, Model] | Callable[[str], Model] = role_model,
         on_call: Callable[[CallRecord], None] | None = None,
     ) -> None:
+        # Outside an eval (the CRSEC simulation) no run has guarded Inspect's log lines yet.
+        guard_inspect_logs()
         self._models = models
         self._resolved: dict[str, Model] = {}
         self._last_prompt: dict[tuple[str, str], str] = {}
@@ -164,7 +167,7 @@ class ModelClient:
             retries=retries,
             parse_failed=structured and result.value is None,
             truncated=result.truncated,
-            error=result.error,
+            error=None if result.error is None else redact_urls(result.error),
             cost=usage.cost,
         )
         self.records.append(record)

@@ -5,7 +5,9 @@ key or an endpoint nobody listens on used to surface as a long traceback once th
 started, leaving an empty run folder behind, or as retries that never end. Each is found
 here first, on one line naming the option, with exit code 2: :func:`check_models` builds
 every model as Inspect will (which loads the SDK and reads the key) and opens a TCP
-connection to each endpoint a model will send requests to, without sending one.
+connection to each endpoint a model will send requests to, without sending one. An
+endpoint is named by its URL with any credentials in it redacted
+(:func:`normlab.core.secrets.redact_url`): the message lands in terminals and CI logs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from normlab.core.errors import InputError, unmarked
+from normlab.core.secrets import guard_inspect_logs, redact_text, redact_url
 from normlab.models.timeouts import attempt_timeout
 
 CONNECT_TIMEOUT_S = 5.0
@@ -59,6 +62,9 @@ def check_models(models: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
     # Read before any sample starts: inside one, a bad value would be an eval error that
     # looks resumable and never names the variable.
     attempt_timeout()
+    # Every command checks its models before its first call, in an eval or not (a generator,
+    # a rescore): from here on Inspect's log lines carry no credentials.
+    guard_inspect_logs()
     checked: set[str] = set()
     pairs = models.items() if isinstance(models, Mapping) else models
     for option, name in pairs:
@@ -70,10 +76,12 @@ def check_models(models: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
         except InputError:
             raise
         except Exception as error:  # Inspect raises several types for models it cannot build
-            raise InputError(option, f"model {name!r}: {unmarked(str(error))}") from None
+            problem = redact_text(unmarked(str(error)))
+            raise InputError(option, f"model {name!r}: {problem}") from None
         for url in endpoints(model.api):
             reason = unreachable(url)
             if reason is not None:
                 raise InputError(
-                    option, f"model {name!r}: {reason} ({url}); is the server running?"
+                    option,
+                    f"model {name!r}: {reason} ({redact_url(url)}); is the server running?",
                 )

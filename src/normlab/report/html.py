@@ -1,7 +1,9 @@
 """A small self-contained HTML report: headings, banners, tables and inline PNG figures.
 
 One file with images inlined as base64, so a report can be mailed or attached
-and still open in any browser.
+and still open in any browser; so it is written with every credential a URL in it carried
+redacted (:func:`normlab.core.secrets.redact_text`), and in one rename, so a full disk leaves
+the previous report whole (:func:`normlab.core.outputs.replace_file`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from normlab.core.outputs import replace_file
+from normlab.core.secrets import redact_text
 from normlab.stats import Agreement, Estimate, Interval, Rate
 
 STYLE = """
@@ -146,6 +150,6 @@ class HtmlReport:
         )
 
     def write(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.render(), encoding="utf-8")
-        return path
+        """Write the report to ``path``, whole or not at all (an :class:`OutputError` naming
+        ``path`` when the disk is full or the folder cannot be written)."""
+        return replace_file(path, redact_text(self.render()))
