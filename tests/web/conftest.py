@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 import uvicorn
+from fastapi.testclient import TestClient
+from starlette.types import ASGIApp
 from typer.testing import CliRunner
 
 from normlab.cli import app as cli_app
@@ -41,7 +43,16 @@ CHROMIUM = os.environ.get("NORMLAB_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = os.environ.get("NORMLAB_SCREENSHOTS")
 """Folder to save the README's screenshots into (``docs/screenshots`` when refreshing them)."""
 
+TOKEN = "correct-horse-battery-staple-owner-token"
+"""An owner token long enough to be accepted (32 characters at least)."""
+
 runner = CliRunner()
+
+
+def local(app: ASGIApp, **options: Any) -> TestClient:
+    """A test client that says ``Host: 127.0.0.1``, as a browser on this machine does
+    (TestClient's own ``testserver`` is a name the server refuses, as it should)."""
+    return TestClient(app, base_url="http://127.0.0.1", **options)
 
 
 def cli(*args: str) -> str:

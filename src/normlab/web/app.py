@@ -2,87 +2,111 @@
 
 Pages: the runs (home), a reader per system, play (a person in the subject's seat),
 rating studies (owner side) and the rater's side (invite link → items). Safety is built
-in here rather than left to deployment: every page is rendered by Jinja with
-autoescaping on, so transcript and model text stays text; every form carries a CSRF
-token checked against a cookie (double submit); owner pages need the owner token when
-one is set (always, off loopback: :func:`check_host`); a rater's token opens only their
-own study's items.
+in here rather than left to deployment (the rules and why: :mod:`normlab.web.guard`):
+only the host names the server was started for are served, and a state-changing request
+from another site is refused; every page is rendered by Jinja with autoescaping on, so
+transcript and model text stays text; every form carries a CSRF token signed for the
+browser's session; owner pages need the owner token when one is set (always, off
+loopback: :func:`check_settings`), with wrong tokens rate-limited; bodies are capped;
+a rater's token opens only their own study's items, and an invite admits a bounded
+number of raters. The state folder (tokens, secret key, blind keys) is the owner's alone.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import ipaddress
 import json
-import secrets
-from collections.abc import Awaitable, Callable
+import sqlite3
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from normlab.core.errors import InputError, NormlabError
+from normlab.core.outputs import slug
+from normlab.web.guard import (
+    MAX_BODY,
+    MAX_FIELDS,
+    MAX_NAME,
+    MAX_NOTES,
+    Guard,
+    HostPolicy,
+    LoginLimiter,
+    OwnerToken,
+    Sessions,
+    check_owner_token,
+    disk_full,
+    is_loopback,
+    secret_key,
+    session_cookie,
+    tighten,
+)
 from normlab.web.play import KINDS as PLAY_KINDS
 from normlab.web.play import PlayConfig, Seat, Seats, hsii_characters, scene_answer
 from normlab.web.readers import VIEWS, load, sample_label, system_of
 from normlab.web.runs import REPORT_FILES, discover, inside
-from normlab.web.store import Rater, Store, Study, new_token
+from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Store, Study, StudyFullError
 from normlab.web.studies import KINDS as STUDY_KINDS
 from normlab.web.studies import create_study, filled_csv, summary_lines
 
-CSRF_COOKIE = "normlab_csrf"
-OWNER_COOKIE = "normlab_owner"
 WEB = files("normlab.web")
+DATABASE = "normlab.sqlite3"
+MAX_RATERS_LIMIT = 10_000
 
 
 @dataclass
 class ServeSettings:
     runs: Path
     state: Path
-    """Where ``normlab.sqlite3`` and the studies' files live."""
+    """Where ``normlab.sqlite3``, the secret key and the studies' files live."""
     host: str = "127.0.0.1"
     owner_token: str | None = None
+    allow_hosts: list[str] = field(default_factory=list)
+    """Host names served besides the loopback names or ``host`` (``--allow-host``)."""
     judge: str | None = None
     roles: list[str] = field(default_factory=list)
     """``ROLE=MODEL`` for play (persona, judge…); unset roles use the embedded model."""
     play: PlayConfig = field(default_factory=PlayConfig)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_host(settings: ServeSettings) -> None:
-    """Off loopback the app refuses to start without an owner token."""
+def check_settings(settings: ServeSettings) -> HostPolicy:
+    """Off loopback the app refuses to start without an owner token; a token must be long
+    enough not to be guessed; ``--allow-host`` values must be names. Returns the host names
+    the server answers to."""
     if not is_loopback(settings.host) and not settings.owner_token:
         raise InputError(
             "--host",
-            f"{settings.host} is reachable from other machines: set --owner-token "
+            f"{settings.host} is reachable from other machines: set --owner-token-file "
             "(or NORMLAB_OWNER_TOKEN) so only you can see runs and studies",
             field="host",
         )
+    if settings.owner_token is not None:
+        check_owner_token(settings.owner_token, "--owner-token")
+    return HostPolicy.for_bind(settings.host, settings.allow_hosts)
 
 
 def create_app(settings: ServeSettings) -> FastAPI:
-    check_host(settings)
+    policy = check_settings(settings)
     # Resolved once (relative, symlinked): every page relates logs found under the folder to
     # it, and Inspect lists them by absolute path.
-    settings = dataclasses.replace(
-        settings, runs=settings.runs.resolve(), state=settings.state.resolve()
+    owner_token = OwnerToken(settings.owner_token) if settings.owner_token else None
+    settings = dataclasses.replace(  # the token itself is not kept: only its hash, above
+        settings, runs=settings.runs.resolve(), state=settings.state.resolve(), owner_token=None
     )
-    store = Store(settings.state / "normlab.sqlite3")
+    state = settings.state
+    tighten(state, DATABASE)
+    store = Store(state / DATABASE)
+    sessions = Sessions(secret_key(state))
+    logins = LoginLimiter()
     seats = Seats(settings.runs, settings.judge, settings.roles, settings.play)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(WEB / "templates")),
@@ -90,54 +114,67 @@ def create_app(settings: ServeSettings) -> FastAPI:
         undefined=jinja2.StrictUndefined,
     )
     app = FastAPI(title="normlab", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.logins = logins  # tests move its clock
+    app.add_middleware(Guard, policy=policy, sessions=sessions, max_body=MAX_BODY)
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
 
     def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = env.get_template(template).render(
-            csrf=request.state.csrf, owner=_is_owner(request), **values
+            csrf=getattr(request.state, "csrf", ""), owner=_is_owner(request), **values
         )
         return HTMLResponse(html, status_code=status)
 
     def _is_owner(request: Request) -> bool:
-        if not settings.owner_token:
+        if owner_token is None:
             return True
-        given = request.cookies.get(OWNER_COOKIE, "")
-        return secrets.compare_digest(given, settings.owner_token)
+        return sessions.is_owner(getattr(request.state, "session", ""))
 
     def owner_only(request: Request) -> None:
         if not _is_owner(request):
             raise HTTPException(403, "owner pages: log in with the owner token at /login")
 
     async def form(request: Request) -> FormData:
-        """The posted form, after its CSRF token matched the cookie's."""
-        data = await request.form()
-        given = str(data.get("csrf", ""))
-        if not given or not secrets.compare_digest(given, request.state.csrf):
+        """The posted form (bounded: no files, few fields), after its CSRF token matched the
+        one this server signed for the browser's session."""
+        data = await request.form(max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_BODY)
+        given = data.get("csrf")
+        if not isinstance(given, str) or not sessions.csrf_ok(request.state.session, given):
             raise HTTPException(403, "the form's CSRF token does not match: reload the page")
         return data
 
-    @app.middleware("http")
-    async def csrf_cookie(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        token = request.cookies.get(CSRF_COOKIE)
-        request.state.csrf = token or new_token()
-        response = await call_next(request)
-        if not token:
-            response.set_cookie(CSRF_COOKIE, request.state.csrf, httponly=True, samesite="strict")
-        response.headers["Content-Security-Policy"] = (
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'"
-        )
-        response.headers["X-Content-Type-Options"] = "nosniff"
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> HTMLResponse:
+        response = page(request, "error.html", error.status_code, message=str(error.detail))
+        response.headers.update(error.headers or {})
         return response
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, error: HTTPException) -> HTMLResponse:
-        return page(request, "error.html", error.status_code, message=str(error.detail))
 
     @app.exception_handler(NormlabError)
     async def input_error(request: Request, error: NormlabError) -> HTMLResponse:
         return page(request, "error.html", 400, message=str(error))
+
+    async def full_disk(request: Request, error: Exception) -> HTMLResponse:
+        """A full disk is the lab's to fix, not a bug: say which folder, answer 503."""
+        if not disk_full(error):
+            raise error
+        where = state
+        filename = getattr(error, "filename", None)
+        if filename is not None and Path(str(filename)).is_relative_to(settings.runs):
+            where = settings.runs
+        folder = "state folder" if where == state else "runs folder"
+        message = (
+            f"The {folder} {where} is full: nothing was saved. Free some space on its disk "
+            "and try again."
+        )
+        return page(request, "error.html", 503, message=message)
+
+    app.add_exception_handler(OSError, full_disk)
+    app.add_exception_handler(sqlite3.Error, full_disk)
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, error: Exception) -> HTMLResponse:
+        """A bug still gets a page (the traceback goes to the server's log, not the page)."""
+        message = "The server failed on this request; its log says why."
+        return page(request, "error.html", 500, message=message)
 
     # owner login (only when a token is set)
     @app.get("/login")
@@ -146,12 +183,24 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     @app.post("/login")
     async def login(request: Request) -> Response:
+        client = request.client.host if request.client else "unknown"
+        wait = logins.retry_after(client)
+        if wait:
+            raise HTTPException(
+                429,
+                f"too many wrong owner tokens: try again in {wait} seconds",
+                headers={"Retry-After": str(wait)},
+            )
         data = await form(request)
-        token = str(data.get("token", ""))
-        if not settings.owner_token or not secrets.compare_digest(token, settings.owner_token):
+        token = data.get("token")
+        if owner_token is None or not isinstance(token, str) or not owner_token.matches(token):
+            logins.failed(client)
             raise HTTPException(403, "wrong owner token")
+        logins.succeeded(client)
+        sessions.end(request.state.session)
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(OWNER_COOKIE, token, httponly=True, samesite="strict")
+        secure = request.url.scheme == "https"
+        response.headers.append("set-cookie", session_cookie(sessions.make_owner(), secure))
         return response
 
     # runs and readers
@@ -173,7 +222,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
         owner_only(request)
         found = inside(settings.runs, path)
         if found.is_dir():
-            return RedirectResponse(f"/crsec?path={path}", status_code=303)
+            return RedirectResponse(f"/crsec?path={quote(path)}", status_code=303)
         log = load(found)
         system = system_of(log)
         samples = [
@@ -283,7 +332,14 @@ def create_app(settings: ServeSettings) -> FastAPI:
         # Only runs a kind of study can use: their system has one, and they finished something.
         systems = {kind.system for kind in STUDY_KINDS.values()}
         runs = [run for run in discover(settings.runs) if run.system in systems and run.units]
-        return page(request, "studies.html", studies=store.studies(), kinds=STUDY_KINDS, runs=runs)
+        return page(
+            request,
+            "studies.html",
+            studies=store.studies(),
+            kinds=STUDY_KINDS,
+            runs=runs,
+            max_raters=DEFAULT_MAX_RATERS,
+        )
 
     @app.post("/studies")
     async def studies_create(request: Request) -> Response:
@@ -302,9 +358,12 @@ def create_app(settings: ServeSettings) -> FastAPI:
         title = str(data.get("title", "")).strip() or f"{kind.title}: {target.name}"
         try:
             n, seed = int(str(data.get("n", "20"))), int(str(data.get("seed", "0")))
+            max_raters = int(str(data.get("raters", DEFAULT_MAX_RATERS)))
         except ValueError as error:
-            raise HTTPException(400, "n and seed are whole numbers") from error
-        study = create_study(store, settings.state, kind, target, title, n, seed)
+            raise HTTPException(400, "n, seed and raters are whole numbers") from error
+        if not 1 <= max_raters <= MAX_RATERS_LIMIT:
+            raise HTTPException(400, f"raters: from 1 to {MAX_RATERS_LIMIT:,}")
+        study = create_study(store, settings.state, kind, target, title, n, seed, max_raters)
         return RedirectResponse(f"/studies/{study.id}", status_code=303)
 
     def _study(study_id: str) -> Study:
@@ -343,15 +402,22 @@ def create_app(settings: ServeSettings) -> FastAPI:
             invite=invite,
         )
 
-    @app.get("/studies/{study_id}/ratings/{name}.csv")
-    def study_export(request: Request, study_id: str, name: str) -> FileResponse:
+    @app.get("/studies/{study_id}/ratings/{rater_id}.csv")
+    def study_export(request: Request, study_id: str, rater_id: str) -> Response:
         owner_only(request)
         study = _study(study_id)
-        rater = next((r for r in store.raters(study.id) if r.name == name), None)
+        rater = store.rater_by_id(study.id, rater_id)
         if rater is None:
             raise HTTPException(404, "no such rater")
-        path = filled_csv(store, settings.state, study, rater)
-        return FileResponse(path, media_type="text/csv", filename=path.name)
+        # Read whole at once: another download may replace the file right after (with the
+        # same rater's answers), and a response streamed from the path could mix the two.
+        content = filled_csv(store, settings.state, study, rater).read_bytes()
+        name = f"ratings-{slug(rater.name)}-{rater.id}.csv"
+        return Response(
+            content,
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     # raters
     @app.get("/join/{invite}", name="join_form")
@@ -368,9 +434,12 @@ def create_app(settings: ServeSettings) -> FastAPI:
             raise HTTPException(404, "this invite link is not valid")
         data = await form(request)
         name = str(data.get("name", "")).strip()
-        if not name or len(name) > 60:
-            raise HTTPException(400, "enter your name (at most 60 characters)")
-        rater = store.join(study.id, name)
+        if not name or len(name) > MAX_NAME:
+            raise HTTPException(400, f"enter your name (at most {MAX_NAME} characters)")
+        try:
+            rater = store.join(study.id, name, study.max_raters)
+        except StudyFullError as error:
+            raise HTTPException(403, str(error)) from error
         return RedirectResponse(f"/rate/{rater.token}", status_code=303)
 
     def _rater(token: str) -> tuple[Rater, Study]:
@@ -447,7 +516,12 @@ def create_app(settings: ServeSettings) -> FastAPI:
         answer = str(data.get("answer", ""))
         if answer not in {value for value, _ in kind.choices}:
             raise HTTPException(400, "choose one of the answers")
-        store.rate(rater, item_id, answer, str(data.get("notes", "")))
+        notes = str(data.get("notes", ""))
+        if len(notes) > MAX_NOTES:
+            raise HTTPException(
+                413, f"notes: at most {MAX_NOTES:,} characters (these have {len(notes):,})"
+            )
+        store.rate(rater, item_id, answer, notes)
         return RedirectResponse(f"/rate/{rater.token}", status_code=303)
 
     return app

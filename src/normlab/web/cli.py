@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,41 @@ import typer
 
 from normlab.commands.console import note, reports_errors
 from normlab.commands.options import JudgeOption, RoleOption
+from normlab.core.errors import InputError
+
+TOKEN_ENV = "NORMLAB_OWNER_TOKEN"
+
+
+def owner_token(host: str, argv: str | None, file: Path | None) -> str | None:
+    """The owner token from ``--owner-token-file``, ``NORMLAB_OWNER_TOKEN`` or (visible to
+    every user in ``ps``, so with a warning) ``--owner-token``; off loopback with none given,
+    a new one, printed once and kept nowhere but in this process."""
+    from normlab.web.guard import check_owner_token, is_loopback
+
+    if argv is not None and file is not None:
+        raise InputError("--owner-token", "give --owner-token or --owner-token-file, not both")
+    token, option = None, "--owner-token"
+    if file is not None:
+        try:
+            token, option = file.read_text(encoding="utf-8").strip(), "--owner-token-file"
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError(file, f"cannot read the owner token: {error}") from error
+    elif argv is not None:
+        note(
+            "normlab serve: warning: --owner-token is visible to every user of this machine "
+            f"(ps); prefer --owner-token-file PATH or {TOKEN_ENV}"
+        )
+        token = argv
+    elif os.environ.get(TOKEN_ENV):
+        token, option = os.environ[TOKEN_ENV], TOKEN_ENV
+    if token is not None:
+        check_owner_token(token, option)
+        return token
+    if is_loopback(host):
+        return None
+    token = secrets.token_urlsafe(32)
+    note(f"normlab serve: owner token (shown once, stored nowhere): {token}")
+    return token
 
 
 @reports_errors
@@ -19,15 +55,43 @@ def serve(
     ] = Path("runs"),
     state: Annotated[
         Path | None,
-        typer.Option(help="Where the SQLite file and studies live (default: RUNS/.normlab)."),
+        typer.Option(
+            help="Where the SQLite file, the secret key and studies live, the owner's alone "
+            "(default: RUNS/.normlab)."
+        ),
     ] = None,
     host: Annotated[
-        str, typer.Option(help="Address to bind; off loopback needs --owner-token.")
-    ] = ("127.0.0.1"),
+        str,
+        typer.Option(
+            help="Address to bind; off loopback the owner pages need a token (one is made "
+            "and printed if none is given)."
+        ),
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = 8765,
-    owner_token: Annotated[
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A host name the server answers to besides the loopback names or --host "
+            "(the name in the browser's address bar, e.g. behind a TLS proxy); repeatable."
+        ),
+    ] = None,
+    owner_token_file: Annotated[
+        Path | None,
+        typer.Option(help=f"File holding the owner token (or set {TOKEN_ENV})."),
+    ] = None,
+    owner_token_argument: Annotated[
         str | None,
-        typer.Option(envvar="NORMLAB_OWNER_TOKEN", help="Token that opens the owner pages."),
+        typer.Option(
+            "--owner-token",
+            help="The owner token itself (visible in ps: prefer --owner-token-file).",
+        ),
+    ] = None,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            help="Proxies trusted for X-Forwarded-Proto/-For (comma-separated; uvicorn's "
+            "default: 127.0.0.1,::1)."
+        ),
     ] = None,
     judge: JudgeOption = None,
     role: RoleOption = None,
@@ -41,6 +105,7 @@ def serve(
     import uvicorn
 
     from normlab.web.app import ServeSettings, create_app
+    from normlab.web.guard import WILDCARDS
     from normlab.web.play import PlayConfig
 
     os.environ.setdefault("INSPECT_DISPLAY", "none")
@@ -48,7 +113,8 @@ def serve(
         runs=runs,
         state=state or runs / ".normlab",
         host=host,
-        owner_token=owner_token,
+        owner_token=owner_token(host, owner_token_argument, owner_token_file),
+        allow_hosts=allow_host or [],
         judge=judge,
         roles=role or [],
         play=PlayConfig(
@@ -58,5 +124,13 @@ def serve(
         ),
     )
     app = create_app(settings)
-    note(f"normlab serve: http://{host}:{port}/ (runs: {runs.resolve()}; Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    shown = f"[{host}]" if ":" in host else host
+    note(f"normlab serve: http://{shown}:{port}/ (runs: {runs.resolve()}; Ctrl-C stops)")
+    if host in WILDCARDS and not allow_host:
+        note(
+            "normlab serve: answers to IP addresses and loopback names; open it by a DNS name "
+            "only after --allow-host NAME"
+        )
+    uvicorn.run(
+        app, host=host, port=port, log_level="warning", forwarded_allow_ips=forwarded_allow_ips
+    )

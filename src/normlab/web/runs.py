@@ -43,9 +43,16 @@ class RunSummary:
 
 
 def inside(root: Path, relative: str) -> Path:
-    """``root / relative`` if it stays inside ``root`` (no ``..`` or absolute escapes)."""
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root.resolve()) or not path.exists():
+    """``root / relative`` if it stays inside ``root`` (no ``..`` or absolute escapes).
+
+    A path the system cannot even look up (a NUL byte, a name too long) is the same one-line
+    refusal, not a server error."""
+    try:
+        path = (root / relative).resolve()
+        found = path.is_relative_to(root.resolve()) and path.exists()
+    except (ValueError, OSError):
+        found = False
+    if not found:
         raise InputError(relative, "not a run under the runs folder")
     return path
 

@@ -4,11 +4,15 @@ Why SQLite: one file beside the runs, no server, and transactions: a rating is o
 ``INSERT`` in its own transaction with ``synchronous=FULL`` in WAL mode, so a process
 killed mid-rating leaves either the whole rating or none of it, never half (the brief's
 "no half-written rating, no lost one"). Each call opens its own connection, so the
-store is safe to use from FastAPI's worker threads and the play threads alike.
+store is safe to use from FastAPI's worker threads and the play threads alike. The file holds
+every invite and rater token, so it is made 0600 before SQLite opens it (SQLite gives its
+``-wal`` and ``-shm`` files the same mode).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import secrets
 import sqlite3
 from collections.abc import Iterator
@@ -24,7 +28,8 @@ CREATE TABLE IF NOT EXISTS studies (
     title TEXT NOT NULL,
     source TEXT NOT NULL,
     invite TEXT NOT NULL UNIQUE,
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    max_raters INTEGER NOT NULL DEFAULT 50
 );
 CREATE TABLE IF NOT EXISTS items (
     study_id TEXT NOT NULL REFERENCES studies(id),
@@ -51,6 +56,19 @@ CREATE TABLE IF NOT EXISTS ratings (
 """
 
 
+DEFAULT_MAX_RATERS = 50
+"""Raters one invite admits unless the study says otherwise: an invite link travels, and
+each rater it admits is a row, a token and a CSV."""
+
+
+class StudyFullError(Exception):
+    """The invite has admitted all the raters its study takes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"this study takes at most {limit} raters, and all have joined")
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -68,6 +86,7 @@ class Study:
     source: str
     invite: str
     created: str
+    max_raters: int = DEFAULT_MAX_RATERS
 
 
 @dataclass(frozen=True)
@@ -75,6 +94,14 @@ class Rater:
     token: str
     study_id: str
     name: str
+
+    @property
+    def id(self) -> str:
+        """A name for the rater in the owner's URLs and file names that is not their secret
+        token (it opens their items) and, unlike their name, is unique: "李" and "王" both
+        slug to ``model``, "Ann Lee" and "Ann-Lee" to ``Ann-Lee``. A one-way hash of the
+        token, so nothing new is stored and the token cannot be read back from it."""
+        return hashlib.sha256(f"rater-id:{self.token}".encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -98,9 +125,17 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(path, 0o600)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(studies)")}
+            if "max_raters" not in columns:  # a file from before invites had a cap
+                db.execute(
+                    "ALTER TABLE studies ADD COLUMN max_raters INTEGER NOT NULL "
+                    f"DEFAULT {DEFAULT_MAX_RATERS}"
+                )
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -115,14 +150,19 @@ class Store:
 
     # studies
     def create_study(
-        self, kind: str, title: str, source: str, items: list[tuple[str, str]]
+        self,
+        kind: str,
+        title: str,
+        source: str,
+        items: list[tuple[str, str]],
+        max_raters: int = DEFAULT_MAX_RATERS,
     ) -> Study:
         """A study with its items (``(item_id, payload JSON)``), written in one transaction."""
-        study = Study(new_token()[:10], kind, title, source, new_token(), now())
+        study = Study(new_token()[:10], kind, title, source, new_token(), now(), max_raters)
         with self._connect() as db:
             db.execute(
-                "INSERT INTO studies VALUES (?, ?, ?, ?, ?, ?)",
-                (study.id, kind, title, source, study.invite, study.created),
+                "INSERT INTO studies VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (study.id, kind, title, source, study.invite, study.created, max_raters),
             )
             db.executemany(
                 "INSERT INTO items VALUES (?, ?, ?, ?)",
@@ -162,8 +202,9 @@ class Store:
         return Item(*row) if row else None
 
     # raters
-    def join(self, study_id: str, name: str) -> Rater:
-        """The rater called ``name`` in this study: a returning rater gets their own link back."""
+    def join(self, study_id: str, name: str, limit: int = DEFAULT_MAX_RATERS) -> Rater:
+        """The rater called ``name`` in this study: a returning rater gets their own link back;
+        a new one only while fewer than ``limit`` have joined (:class:`StudyFullError`)."""
         with self._connect() as db:
             row = db.execute(
                 "SELECT token FROM raters WHERE study_id = ? AND name = ?", (study_id, name)
@@ -171,7 +212,20 @@ class Store:
             if row:
                 return Rater(row[0], study_id, name)
             token = new_token()
-            db.execute("INSERT INTO raters VALUES (?, ?, ?, ?)", (token, study_id, name, now()))
+            # Counted and inserted in one statement, so two joins at once cannot both pass
+            # the cap; OR IGNORE: the same name joining twice at once is one rater.
+            added = db.execute(
+                "INSERT OR IGNORE INTO raters SELECT ?, ?, ?, ? "
+                "WHERE (SELECT COUNT(*) FROM raters WHERE study_id = ?) < ?",
+                (token, study_id, name, now(), study_id, limit),
+            ).rowcount
+            if not added:
+                row = db.execute(
+                    "SELECT token FROM raters WHERE study_id = ? AND name = ?", (study_id, name)
+                ).fetchone()
+                if row is None:
+                    raise StudyFullError(limit)
+                return Rater(row[0], study_id, name)
         return Rater(token, study_id, name)
 
     def rater(self, token: str) -> Rater | None:
@@ -189,6 +243,10 @@ class Store:
                 (study_id,),
             ).fetchall()
         return [Rater(*row) for row in rows]
+
+    def rater_by_id(self, study_id: str, rater_id: str) -> Rater | None:
+        """The study's rater whose :attr:`Rater.id` is ``rater_id``."""
+        return next((r for r in self.raters(study_id) if r.id == rater_id), None)
 
     # ratings
     def rate(self, rater: Rater, item_id: str, answer: str, notes: str) -> None:

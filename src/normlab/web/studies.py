@@ -12,13 +12,18 @@ raters answered, so the web app adds collection, never a second definition:
   (``crsec questionnaire``)
 
 A rater's answers are written back into the kind's CSV (answer column filled), which is
-both the owner's download and the input of the kind's analysis.
+both the owner's download and the input of the kind's analysis. Study folders hold the
+blind export's key (what the raters must not see), so they are the owner's alone (0700,
+files 0600); a filled CSV is named by the rater's id, not their name, and written through
+a temporary file of its own, so two downloads at once never mix or clobber each other.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +32,10 @@ from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
-from normlab.core.outputs import slug
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
-from normlab.web.store import Rater, Rating, Store, Study
+from normlab.web.guard import private_folder
+from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Rating, Store, Study
 
 
 @dataclass(frozen=True)
@@ -204,39 +209,60 @@ def study_folder(state: Path, study: Study | str) -> Path:
 
 
 def create_study(
-    store: Store, state: Path, kind: StudyKind, run: Path, title: str, n: int, seed: int
+    store: Store,
+    state: Path,
+    kind: StudyKind,
+    run: Path,
+    title: str,
+    n: int,
+    seed: int,
+    max_raters: int = DEFAULT_MAX_RATERS,
 ) -> Study:
-    """Export the run's items with the kind's own export, then load them as the study's items."""
-    staging = state / "studies" / f".new-{slug(title)}"
-    staging.mkdir(parents=True, exist_ok=True)
+    """Export the run's items with the kind's own export, then load them as the study's items.
+
+    The export goes to a private staging folder of its own (two studies made at once never
+    share one), its files made 0600, before it becomes the study's folder."""
+    studies = private_folder(state / "studies")
+    staging = Path(tempfile.mkdtemp(prefix=".new-", dir=studies))  # 0700
     items_csv = staging / "items.csv"
     kind.export(run, items_csv, n, seed)
+    for path in staging.iterdir():
+        if path.is_file():
+            os.chmod(path, 0o600)
     items = [
         (row["item_id"], json.dumps(row, ensure_ascii=False))
         for _, row in read_csv_rows(items_csv, ("item_id",))
     ]
-    study = store.create_study(kind.name, title, str(run), items)
+    study = store.create_study(kind.name, title, str(run), items, max_raters)
     staging.rename(study_folder(state, study))
     return study
 
 
 def filled_csv(store: Store, state: Path, study: Study, rater: Rater) -> Path:
-    """The study's items CSV with this rater's answers filled in (blank where unanswered)."""
+    """The study's items CSV with this rater's answers filled in (blank where unanswered),
+    ``ratings-RATER_ID.csv`` beside the key, replaced whole (never seen half-written)."""
     kind = KINDS[study.kind]
     answers: dict[str, Rating] = store.ratings(rater)
-    path = study_folder(state, study) / f"ratings-{slug(rater.name)}.csv"
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=kind.columns())
-        writer.writeheader()
-        for item in store.items(study.id):
-            row = json.loads(item.payload)
-            rating = answers.get(item.item_id)
-            row[kind.answer_column] = rating.answer if rating else ""
-            if kind.notes_column:
-                row[kind.notes_column] = rating.notes if rating else ""
-            writer.writerow(row)
-    tmp.replace(path)
+    folder = study_folder(state, study)
+    path = folder / f"ratings-{rater.id}.csv"
+    handle, temporary = tempfile.mkstemp(  # 0600, a name of its own per call
+        prefix=f".ratings-{rater.id}-", suffix=".tmp", dir=folder
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            writer = csv.DictWriter(out, fieldnames=kind.columns())
+            writer.writeheader()
+            for item in store.items(study.id):
+                row = json.loads(item.payload)
+                rating = answers.get(item.item_id)
+                row[kind.answer_column] = rating.answer if rating else ""
+                if kind.notes_column:
+                    row[kind.notes_column] = rating.notes if rating else ""
+                writer.writerow(row)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return path
 
 
