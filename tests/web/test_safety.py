@@ -478,3 +478,18 @@ def test_a_full_state_disk_is_a_503_naming_the_folder(
     response = rater.post(action.group(1), data={"answer": "yes", "csrf": csrf(rater, "/")})
     assert response.status_code == 503
     assert "is full" in response.text and str(runs / ".normlab") in response.text
+
+
+def test_served_files_never_show_a_password_written_before_redaction(runs: Path) -> None:
+    """A log index written by an older normlab holds the base URL's password: served as
+    text with it redacted; Inspect's journal is not served at all."""
+    index = runs / "losona" / "logs.json"
+    index.write_text('{"model_base_url": "http://user:CANARY-PASS-1234@host/v1"}')
+    journal = runs / "losona" / "_journal" / "start.json"
+    journal.parent.mkdir(exist_ok=True)
+    journal.write_text('{"x": 1}')
+    client = local(create_app(settings_for(runs)))
+    served = client.get("/files/losona/logs.json")
+    assert served.status_code == 200 and "CANARY-PASS" not in served.text
+    assert "user:***@host" in served.text
+    assert client.get("/files/losona/_journal/start.json").status_code == 404

@@ -33,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from normlab.core.errors import InputError, NormlabError
 from normlab.core.outputs import slug
+from normlab.core.secrets import redact_text
 from normlab.web.guard import (
     MAX_BODY,
     MAX_FIELDS,
@@ -210,12 +211,24 @@ def create_app(settings: ServeSettings) -> FastAPI:
         return page(request, "home.html", runs=discover(settings.runs), root=str(settings.runs))
 
     @app.get("/files/{relative:path}")
-    def report_file(request: Request, relative: str) -> FileResponse:
+    def report_file(request: Request, relative: str) -> Response:
+        """A report, CSV or JSON of a run, as text with every credential redacted: files
+        written before normlab redacted them (Inspect's ``logs.json``, a journal) may hold a
+        base URL's password. Inspect's journal is its own bookkeeping, never served."""
         owner_only(request)
         path = inside(settings.runs, relative)
-        if path.suffix not in REPORT_FILES or not path.is_file():
+        if path.suffix not in REPORT_FILES or not path.is_file() or "_journal" in path.parts:
             raise HTTPException(404, "not a report file")
-        return FileResponse(path)
+        if path.suffix == ".png":
+            return FileResponse(path)  # a figure: pixels, no text to redact
+        media = {
+            ".html": "text/html",
+            ".csv": "text/csv",
+            ".json": "application/json",
+            ".svg": "image/svg+xml",
+        }
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return Response(redact_text(text), media_type=media.get(path.suffix, "text/plain"))
 
     @app.get("/run")
     def run_page(request: Request, path: str) -> Response:
