@@ -179,3 +179,27 @@ def test_a_run_killed_three_times_resumes_to_the_uninterrupted_runs_norms_and_me
     assert len(killed["hours"]) == 2 and killed["finished"]
     for measure in ("hours", "counts", "final", "emergence", "norm_databases", "usage"):
         assert killed[measure] == whole[measure], measure
+
+
+def test_a_torn_line_before_the_first_checkpoint_is_cut_on_resume(workdir: Path) -> None:
+    """A disk that fills before the first checkpoint leaves a torn events.jsonl line and no
+    checkpoint; resume used to say success and the analysis then failed forever on the line.
+    Now the lines no checkpoint counts are cut, said, and the run equals an unbroken one."""
+    import shutil
+
+    judge = single_reply_judge(workdir)
+    options = ["--agents", ",".join(SMALL), "--hours", "9-10", "--days", "1",
+               "--tick-minutes", "30", "--no-report"]  # fmt: skip
+    crsec("run", "--model", f"scripted/{BUSY}", "--judge", judge, "--out",
+          str(workdir / "whole"), *options)  # fmt: skip
+    torn = workdir / "torn"
+    torn.mkdir()
+    shutil.copy(workdir / "whole" / "config.json", torn / "config.json")
+    first = event_lines(workdir / "whole")[0]
+    (torn / "events.jsonl").write_text(first + "\n" + first[: len(first) // 2])
+    output = crsec("resume", str(torn), "--no-report")
+    assert "cut 2 line(s) of events.jsonl that no checkpoint counts" in output
+    assert_every_tick_once(torn)
+    assert event_lines(torn) == event_lines(workdir / "whole")
+    (repaired, whole) = analysis(torn, workdir / "whole")["runs"]
+    assert repaired["hours"] == whole["hours"]

@@ -62,17 +62,21 @@ def _line(row: BaseModel) -> str:
     return json.dumps(row.model_dump(mode="json"), ensure_ascii=False) + "\n"
 
 
-def _keep_lines(path: Path, count: int) -> None:
-    """Cut ``path`` back to its first ``count`` complete lines."""
+def _keep_lines(path: Path, count: int) -> int:
+    """Cut ``path`` back to its first ``count`` complete lines; how many lines (a torn last
+    one included) were cut."""
     if not path.exists():
         if count:
             raise InputError(path, f"missing, but the checkpoint counts {count} lines in it")
-        return
-    with path.open("rb") as handle:
-        kept = b"".join(line for _, line in zip(range(count), handle, strict=False))
+        return 0
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    kept = b"".join(lines[:count])
     if kept.count(b"\n") < count:
         raise InputError(path, f"holds fewer lines than the checkpoint counts ({count})")
-    _write_atomically(path, decode_text(kept, path))
+    if len(kept) < len(data):
+        _write_atomically(path, decode_text(kept, path))
+    return len(lines) - count
 
 
 class RunDir:
@@ -127,10 +131,21 @@ class RunDir:
         state.metrics_written += len(metrics)
         _write_atomically(self.file(CHECKPOINT), state.model_dump_json() + "\n")
 
-    def restore(self, state: WorldState) -> None:
-        """Cut the logs back to what ``state`` counts (a tick killed half-way leaves more)."""
-        _keep_lines(self.file(EVENTS), state.events_written)
-        _keep_lines(self.file(METRICS), state.metrics_written)
+    def restore(self, state: WorldState) -> str | None:
+        """Cut the logs back to what ``state`` counts: a tick killed half-way, or a disk
+        that filled, leaves more (a torn last line among them), also before the first
+        checkpoint, when ``state`` is the initial one and counts none. Says what was cut."""
+        cut = [
+            f"{dropped} line(s) of {name}"
+            for name, counted in ((EVENTS, state.events_written), (METRICS, state.metrics_written))
+            if (dropped := _keep_lines(self.file(name), counted))
+        ]
+        if not cut:
+            return None
+        return (
+            f"{self.path}: cut {' and '.join(cut)} that no checkpoint counts (a tick that "
+            "never finished); resuming from the last checkpoint"
+        )
 
     def _rows(self, name: str, counted: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
         """The rows the checkpoint counts (a run killed mid-tick leaves a few more)."""

@@ -201,11 +201,10 @@ class Simulation:
         self.order = [agent.name for agent in self.society.agents]
         self.neighbours = {name: nearest_first(self.order, name) for name in self.order}
         checkpoint = run.checkpoint()
-        if checkpoint is None:
-            self.state = initial_state(self.config)
-        else:
-            run.restore(checkpoint)
-            self.state = checkpoint
+        self.state = initial_state(self.config) if checkpoint is None else checkpoint
+        repaired = run.restore(self.state)
+        if repaired and progress is not None:
+            progress(repaired)
         self.events: list[Event] = []
         self.metrics: list[HourMetrics] = []
 
