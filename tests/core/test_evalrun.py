@@ -100,3 +100,23 @@ def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
     assert "rerun the same command to resume" in last
     assert "CancelledError" not in text  # cancelled samples are not reported as finished
     assert os.listdir(tmp_path / "logs")
+
+
+def test_a_file_url_log_dir_is_that_folder_and_a_newline_is_refused(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """``--log-dir file:///…`` wrote the log under ./file:/…; a newline in the name finished
+    the run and then could not find its own log."""
+    target = tmp_path / "url-logs"
+    code, output = run_cli(
+        "losona", "run", "--model", f"scripted/{SCRIPT}", "--judge", f"scripted/{SCRIPT}",
+        "--data", str(SCENARIOS), "-c", "naive", "--epochs", "1",
+        "--log-dir", target.as_uri(),
+    )  # fmt: skip
+    assert code == 0, output
+    assert list(target.glob("*.eval")) and not (workdir / "file:").exists()
+    code, output = run_cli(
+        "losona", "run", "--model", f"scripted/{SCRIPT}", "--log-dir", "runs\nx",
+    )  # fmt: skip
+    assert code == 2 and "--log-dir: 'runs\\nx' holds a control character" in output
+    assert not (workdir / "runs\nx").exists()

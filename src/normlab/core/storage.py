@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from normlab.core.errors import InputError, OutputError
 from normlab.core.jsonio import read_json
@@ -42,8 +44,20 @@ def is_remote(location: str | Path) -> bool:
 
 
 def log_location(text: str | Path) -> Path | str:
-    """A ``--log-dir`` as given: a URL stays a string, anything else is a local path."""
-    return text if isinstance(text, str) and is_remote(text) else Path(text)
+    """A ``--log-dir`` as given: a URL stays a string, ``file:///path`` is that local path,
+    anything else is a local path. A control character (a pasted newline) is refused: the
+    run would finish and then fail to find its own log under the mangled name."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in str(text)):
+        raise InputError("--log-dir", f"{str(text)!r} holds a control character (a newline?)")
+    if isinstance(text, str) and is_remote(text):
+        return text
+    found = _URL.match(str(text))
+    if found is not None:  # file://: Inspect would write under ./file:/…
+        parsed = urlsplit(str(text))
+        if parsed.netloc not in ("", "localhost"):
+            raise InputError("--log-dir", f"{text}: a file:// URL names a path on this machine")
+        return Path(url2pathname(parsed.path))
+    return Path(text)
 
 
 def within(location: Path | str, name: str) -> Path | str:
