@@ -14,7 +14,6 @@ import base64
 import gzip
 import json
 import logging
-import socket
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from typer.testing import CliRunner, Result
 
 from normlab.cli import app
 from tests.helpers.endpoint import model_name, service, serving
+from tests.models.test_preflight import free_port
 
 HSII = Path(__file__).parent / "hsii" / "fixtures"
 CRSEC = Path(__file__).parent / "crsec" / "fixtures"
@@ -148,9 +148,7 @@ def test_no_canary_reaches_a_file_or_a_line_printed(
 def test_an_unreachable_endpoint_is_named_without_its_password(
     workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with socket.socket() as unused:  # a loopback port nothing listens on
-        unused.bind(("127.0.0.1", 0))
-        port = unused.getsockname()[1]
+    port = free_port()  # a loopback port nothing listens on
     monkeypatch.setenv("DOWN_BASE_URL", f"http://user:{PASSWORD}@127.0.0.1:{port}/v1")
     monkeypatch.setenv("DOWN_API_KEY", KEY)
     result = _invoke("hsii", "run", "--model", "openai-api/down/m", "--log-dir", "logs")
