@@ -16,8 +16,14 @@ Definitions (the paper gives none; ours, also in the README):
   compliant (a smoker smoking outside, a talker using headphones, a diner tipping);
   trivial compliance (a non-smoker not smoking) is "not shown" and does not count;
   **adhering**: compliant in the plan or the actions and violating in neither;
-- **emergence time**: the first simulated hour at whose end at least 70% of agents hold
-  (adhere to) the norm.
+- **emergence time**: the first simulated hour at whose end more than 70% of agents hold
+  (adhere to) the norm (the paper: "adopted … by over 70% agents"); hour 1 is the first
+  simulated hour, the one the figures' x axis puts at 1 and names ``09–10``.
+
+The counts of Figure 2(a) are read from ``events.jsonl`` (:class:`HourCounter`), the log of
+what happened, so that these definitions live here, next to the shares', and a run is
+measured from its events alone; the simulation's ``metrics.jsonl`` keeps each hour's calls,
+tokens and cost.
 
 Several runs give, per hour, the mean and the min–max band; final shares and emergence
 times carry their n (runs, or agents for a single run) and an interval.
@@ -25,7 +31,8 @@ times carry their n (runs, or agents for a single run) and an interval.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,17 +43,39 @@ from normlab.core.errors import InputError
 from normlab.crsec.clock import Clock
 from normlab.crsec.judge import NOT_SHOWN, Judge, Verdict, gather_all
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import HourMetrics, RunConfig, TargetNorm, Usage, WorldState
+from normlab.crsec.schemas import (
+    Event,
+    HourMetrics,
+    RunConfig,
+    TargetNorm,
+    Usage,
+    WorldState,
+)
 from normlab.crsec.sim import clock_of
 from normlab.models import ModelClient, RoleUsage, RunUsage
 from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.stats import Band, Estimate, Rate
 
 EMERGENCE_SHARE = 0.7
-"""The paper's threshold: "adopted … by over 70% agents"."""
+"""The paper's threshold: "adopted … by over 70% agents": a share must exceed it (7 of 10
+agents is 70%, not over it)."""
 
 MEASURES = ("holding", "plan", "actions", "adhering")
 COUNTS = ("conflicts", "norm_thoughts", "norm_chats", "thoughts", "chats", "accepted")
+EVENT_COUNTS = (
+    "conflicts",
+    "talk_decisions",
+    "chats",
+    "norm_chats",
+    "thoughts",
+    "norm_thoughts",
+    "identified",
+    "accepted",
+    "rejected",
+    "duplicates_skipped",
+    "syntheses",
+)
+"""The fields of an hour's metrics that :class:`HourCounter` reads from the event log."""
 
 
 @dataclass
@@ -69,15 +98,105 @@ class LoadedRun:
         return self.state is not None and self.state.finished
 
 
+def _thought_source(item: dict[str, Any], thoughts: int) -> int:
+    """The thought an identified item came from, as the simulation files it: an index out of
+    range falls back to the first thought."""
+    source = item.get("source", 1)
+    return source if isinstance(source, int) and 1 <= source <= thoughts else 1
+
+
+class HourCounter:
+    """Figure 2(a)'s counts, one event at a time (a large run's log is read once, never held).
+
+    Events before an ``hour`` event belong to that hour (the simulation writes the hour's
+    snapshot after everything the hour did); events after the last one belong to an hour
+    not finished yet and are left out. Per hour:
+
+    - conflicts: the rows of ``detect`` events with ``conflict`` true (one per observation);
+      talk decisions: those of them with ``talk`` true;
+    - chats: ``conversation`` events; norm-related chats: ``identify`` events of source
+      ``chat`` that name at least one norm (the receiver identified normative information);
+    - thoughts: the thoughts of ``thought`` events; norm-related thoughts: per ``identify``
+      event of source ``thought``, the distinct thoughts its items came from;
+    - identified: ``evaluate`` events; of them duplicates skipped (``skipped``), accepted
+      (``qualified`` true) and rejected (the rest);
+    - syntheses: ``synthesis`` events.
+
+    Usage is not counted here (``metrics.jsonl`` has it); those fields stay at zero.
+    """
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.thoughts: dict[str, int] = {}
+        """Agent → how many thoughts its last ``thought`` event of the hour held."""
+
+    def add(self, event: Event) -> HourMetrics | None:
+        """Count ``event``; an ``hour`` event closes the hour and returns its counts."""
+        data, counts = event.data, self.counts
+        if event.kind == "detect":
+            for row in data.get("findings", []):
+                if row.get("conflict") is True:
+                    counts["conflicts"] += 1
+                    counts["talk_decisions"] += row.get("talk") is True
+        elif event.kind == "conversation":
+            counts["chats"] += 1
+        elif event.kind == "thought":
+            self.thoughts[event.agent] = len(data.get("thoughts", []))
+            counts["thoughts"] += self.thoughts[event.agent]
+        elif event.kind == "identify" and data.get("norms"):
+            if data.get("source") == "chat":
+                counts["norm_chats"] += 1
+            else:
+                total = self.thoughts.get(event.agent, 0)
+                counts["norm_thoughts"] += len(
+                    {_thought_source(item, total) for item in data["norms"]}
+                )
+        elif event.kind == "evaluate":
+            counts["identified"] += 1
+            if "skipped" in data:
+                counts["duplicates_skipped"] += 1
+            else:
+                counts["accepted" if data.get("qualified") is True else "rejected"] += 1
+        elif event.kind == "synthesis":
+            counts["syntheses"] += 1
+        elif event.kind == "hour":
+            closed = HourMetrics.model_validate(
+                {"hour": data["hour"], "label": data["label"], **counts}
+            )
+            self.counts, self.thoughts = Counter(), {}
+            return closed
+        return None
+
+
+def hour_counts(events: Iterable[Event]) -> list[HourMetrics]:
+    """Figure 2(a)'s counts for each finished simulated hour of an event log
+    (:class:`HourCounter` says how each is counted)."""
+    counter = HourCounter()
+    return [closed for event in events if (closed := counter.add(event)) is not None]
+
+
 def load_run(folder: Path) -> LoadedRun:
+    """A run directory read once; Figure 2(a)'s counts from its events (:class:`HourCounter`),
+    each hour's usage from ``metrics.jsonl``."""
     run = RunDir(folder)
     loaded = LoadedRun(folder, run.config(), run.checkpoint())
+    counter = HourCounter()
+    counted: list[HourMetrics] = []
     for event in run.events():
         if event.kind == "hour":
             loaded.hours.append(event.data)
         elif event.kind == "call":
             loaded.calls.append({"agent": event.agent, "tick": event.tick, **event.data})
-    loaded.metrics = run.metrics()
+        closed = counter.add(event)
+        if closed is not None:
+            counted.append(closed)
+    written = {metrics.hour: metrics for metrics in run.metrics()}
+    loaded.metrics = [
+        written[hour.hour].model_copy(update={name: getattr(hour, name) for name in EVENT_COUNTS})
+        if hour.hour in written
+        else hour
+        for hour in counted
+    ]
     if not loaded.hours:
         raise InputError(
             folder, "the run has not finished a simulated hour yet: nothing to analyze"
@@ -97,7 +216,8 @@ class HourShares(BaseModel):
 
 
 class Emergence(BaseModel):
-    """First simulated hour (1-based, hours elapsed) at which ≥ 70% hold / adhere; None: never."""
+    """First simulated hour (1-based, hours elapsed) at whose end over 70% hold / adhere;
+    None: never."""
 
     holding: int | None
     adhering: int | None
@@ -208,8 +328,8 @@ async def analyze_run(
     shares = [_hour_shares(hour, agents, targets, matched, verdicts) for hour in loaded.hours]
     emergence = {
         target.id: Emergence(
-            holding=_first_hour([s.holding[target.id] for s in shares]),
-            adhering=_first_hour([s.adhering[target.id] for s in shares]),
+            holding=emergence_hour([s.holding[target.id] for s in shares]),
+            adhering=emergence_hour([s.adhering[target.id] for s in shares]),
         )
         for target in targets
     }
@@ -241,8 +361,9 @@ async def analyze_run(
     )
 
 
-def _first_hour(values: list[float]) -> int | None:
-    return next((index + 1 for index, value in enumerate(values) if value >= EMERGENCE_SHARE), None)
+def emergence_hour(values: list[float]) -> int | None:
+    """The first hour (1-based) whose share is over the paper's 70%; None: never."""
+    return next((index + 1 for index, value in enumerate(values) if value > EMERGENCE_SHARE), None)
 
 
 def _hour_shares(

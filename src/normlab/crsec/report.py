@@ -131,15 +131,17 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
             for measure in ("holding", "plan", "actions", "adhering"):
                 row.append(format_estimate(group.final[target.id][measure]))
             rows.append(row)
+    first = analysis.groups[0]
     return Table(
-        caption="Emergence: first simulated hour at whose end ≥ 70% of agents hold / adhere "
-        "(mean over the runs that got there, 95% bootstrap CI, n runs), and the final shares "
+        caption="Emergence: first simulated hour at whose end over 70% of agents hold / adhere "
+        f"(hour 1 is {first.hours[0]}, the figures' x-axis tick {_hour_ticks(first)[0][1]}; "
+        "mean over the runs that got there, 95% bootstrap CI, n runs), and the final shares "
         "(mean over runs with a bootstrap CI; one run: k of n agents, Wilson CI)",
         header=[
             "setting",
             "norm",
-            "hold ≥ 70% (hour)",
-            "adhere ≥ 70% (hour)",
+            "hold > 70% (hour)",
+            "adhere > 70% (hour)",
             "final: hold",
             "final: plans",
             "final: actions",
@@ -315,7 +317,8 @@ def write_report(analysis: CrsecAnalysis, out: Path) -> Path:
         report.figure(
             figure_2b(group, targets),
             f"Figure 2(b), {group.label}: share of agents holding each norm as a qualified "
-            "personal norm (solid) and adhering to it in plans or actions (dashed); dotted: 70%.",
+            "personal norm (solid) and adhering to it in plans or actions (dashed); dotted: 70% "
+            "(a norm has emerged once a share is over it).",
         )
     report.table(emergence_table(analysis))
     if len(analysis.groups) > 1:
@@ -344,8 +347,11 @@ def write_report(analysis: CrsecAnalysis, out: Path) -> Path:
         "Holding: the judge finds one of the agent's qualified norms expresses the target norm. "
         "Complying: the judge finds the hour's plan or subtasks explicitly compliant (trivial "
         "compliance, such as a non-smoker not smoking, does not count). Adhering: compliant in "
-        "the plan or the actions and violating in neither. Conflicts: observations a "
-        "DetectConflict call found in conflict with the observer's norms.",
+        "the plan or the actions and violating in neither. Emergence: the first simulated "
+        "hour at whose end over 70% of agents hold (adhere to) the norm. Conflicts: "
+        "observations a DetectConflict call found in conflict with the observer's norms; "
+        "norm-related chats and thoughts: those in which normative information was "
+        "identified (all counted from events.jsonl).",
         "note",
     )
     out.mkdir(parents=True, exist_ok=True)
