@@ -140,9 +140,10 @@ def test_no_canary_reaches_a_file_or_a_line_printed(
                 "report-again/report.html", "crsec/events.jsonl", "crsec/report.html")  # fmt: skip
     for suffix in searched:
         assert any(name.endswith(suffix) for name in written), suffix
-    assert trace is None or redacted.encode() in b"".join(
-        data for name, data in written.items() if name.startswith(str(trace))
-    )
+    # Inspect's trace, where this process has one and this run wrote to it (after other
+    # tests in the same process it may have rotated), holds the URL redacted.
+    traced = b"".join(data for name, data in written.items() if name.startswith(str(trace)))
+    assert not traced or redacted.encode() in traced
 
 
 def test_an_unreachable_endpoint_is_named_without_its_password(

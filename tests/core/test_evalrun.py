@@ -73,6 +73,7 @@ def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
     """Ctrl-C used to exit 2 with '.: no logs or records found' although the cancelled log
     held every finished sample; now exit 130, how many are safe, and the resume command."""
     import os
+    import shlex
     import signal
     import subprocess
     import sys
@@ -97,7 +98,7 @@ def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
     assert code == 130, text[-2000:]
     last = text.strip().splitlines()[-1]
     assert "interrupted;" in last and "finished samples are safe" in last, last
-    assert "rerun the same command to resume" in last
+    assert last.endswith(f"to resume, rerun {shlex.join(['normlab', *command[1:]])}")
     assert "CancelledError" not in text  # cancelled samples are not reported as finished
     assert os.listdir(tmp_path / "logs")
 

@@ -12,6 +12,7 @@ import hashlib
 import inspect
 import json
 import re
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from normlab.core.errors import InputError, RunIncompleteError, RunInterruptedEr
 from normlab.core.logs import local_path
 from normlab.core.outputs import slug
 from normlab.core.progress import register as register_progress
-from normlab.core.secrets import guard_inspect_logs
+from normlab.core.secrets import guard_inspect_logs, redact_text
 from normlab.core.storage import mirrored, pull
 
 if TYPE_CHECKING:
@@ -216,6 +217,15 @@ def check_folder(
             )
 
 
+def resume_command() -> str:
+    """The command line that resumes this run: the one that started it (a run resumes in
+    its own log folder), or "the same command" when normlab was not started from a shell."""
+    program = Path(sys.argv[0]).name
+    if program != "normlab":
+        return "the same command"
+    return redact_text(shlex.join([program, *sys.argv[1:]]))
+
+
 def safe_samples(log_dir: Path | str) -> int:
     """Samples finished without error in the logs of ``log_dir``: what a resume keeps."""
     from inspect_ai.log import list_eval_logs, read_eval_log_sample_summaries
@@ -277,7 +287,7 @@ def run_task(
     if not logs or any(log.status == "cancelled" for log in logs):
         raise RunInterruptedError(
             f"{log_dir}: interrupted; {safe_samples(log_dir)} finished samples are safe in the "
-            "log; rerun the same command to resume"
+            f"log; to resume, rerun {resume_command()}"
         )
     if not success:
         failed = [log for log in logs if log.status != "success"]
