@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from normlab.core.errors import InputError, quoted
 from normlab.core.jsonio import read_jsonl_rows, read_text, validate_row, write_jsonl
+from normlab.core.outputs import replacing
 
 
 def _line_breaks(row: dict[str | Any, Any]) -> int:
@@ -98,7 +99,7 @@ def write_blind(
     """Write the raters' CSV (its ``item_id`` taken from each key, columns a row lacks left blank
     for the rater) and the key file beside it, replacing both; the count of items written."""
     out_csv.parent.mkdir(parents=True, exist_ok=True)
-    with out_csv.open("w", newline="", encoding="utf-8") as handle:
+    with replacing(out_csv) as handle:
         writer = csv.DictWriter(handle, fieldnames=list(columns))
         writer.writeheader()
         for row, key in items:

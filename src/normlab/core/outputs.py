@@ -114,3 +114,11 @@ def replace_file(path: Path, text: str, encoding: str = "utf-8") -> Path:
     with replacing(path, encoding) as handle:
         handle.write(text)
     return path
+
+
+def replace_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` (a figure) to ``path`` through :func:`replacing`, as :func:`replace_file`."""
+    with replacing(path) as handle:
+        handle.flush()
+        handle.buffer.write(data)
+    return path

@@ -25,7 +25,7 @@ from urllib.request import url2pathname
 
 from normlab.core.errors import InputError, OutputError
 from normlab.core.jsonio import read_json
-from normlab.core.outputs import output_folder
+from normlab.core.outputs import output_folder, replace_file
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -151,7 +151,7 @@ def pull(url: str) -> Path:
             raise InputError(f"{url.rstrip('/')}/{relative}", _reason(error)) from error
         partial.replace(target)
         manifest[str(relative)] = version
-        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        replace_file(manifest_path, json.dumps(manifest, indent=1) + "\n")
     return local
 
 

@@ -23,7 +23,7 @@ from normlab.commands.options import (
     roles_line,
 )
 from normlab.core.errors import at_least
-from normlab.core.outputs import output_file
+from normlab.core.outputs import output_file, replace_file
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
@@ -227,7 +227,7 @@ def crsec_society(
     at_least("--agents", agents, 2)
     output_file(out, "--out")
     grown = scaled_society(load_society(society), agents)
-    out.write_text(grown.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    replace_file(out, grown.model_dump_json(indent=1) + "\n")
     note(f"{len(grown.agents)} agents: {out.resolve()}")
 
 

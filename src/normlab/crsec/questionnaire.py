@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError, quoted
-from normlab.core.outputs import slug
+from normlab.core.outputs import replacing, slug
 from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import Event, RunConfig
@@ -281,7 +281,7 @@ def export(
                 page.preformatted(line.text)
         page.write(out / slug(run_name) / f"{slug(agent)}.html")
     path = out / "ratings.csv"
-    with path.open("w", encoding="utf-8", newline="") as handle:
+    with replacing(path) as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(line.row for line in rows)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from normlab.core.outputs import replace_file
 from normlab.crsec.metrics import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
 from normlab.report import (
     HtmlReport,
@@ -355,5 +356,5 @@ def write_report(analysis: CrsecAnalysis, out: Path) -> Path:
         "note",
     )
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(analysis.model_dump_json(indent=1), encoding="utf-8")
+    replace_file(out / "metrics.json", analysis.model_dump_json(indent=1))
     return report.write(out / "report.html")

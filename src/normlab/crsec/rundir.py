@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import decode_text, read_json, read_jsonl_rows, validate_row
+from normlab.core.outputs import replace_file
 from normlab.crsec.schemas import Event, HourMetrics, RunConfig, WorldState
 
 CONFIG = "config.json"
@@ -49,15 +50,6 @@ class Budget(BaseModel):
         return ", ".join(parts) or "none"
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
-
-
 def _line(row: BaseModel) -> str:
     return json.dumps(row.model_dump(mode="json"), ensure_ascii=False) + "\n"
 
@@ -75,7 +67,7 @@ def _keep_lines(path: Path, count: int) -> int:
     if kept.count(b"\n") < count:
         raise InputError(path, f"holds fewer lines than the checkpoint counts ({count})")
     if len(kept) < len(data):
-        _write_atomically(path, decode_text(kept, path))
+        replace_file(path, decode_text(kept, path))
     return len(lines) - count
 
 
@@ -97,7 +89,7 @@ class RunDir:
                 self.file(CONFIG), "a run already exists here: resume it, or choose another --out"
             )
         self.path.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self.file(CONFIG), config.model_dump_json(indent=1) + "\n")
+        replace_file(self.file(CONFIG), config.model_dump_json(indent=1) + "\n")
 
     def config(self) -> RunConfig:
         path = self.file(CONFIG)
@@ -110,7 +102,7 @@ class RunDir:
         return validate_row(Budget, read_json(path), path) if path.exists() else Budget()
 
     def save_budget(self, budget: Budget) -> None:
-        _write_atomically(self.file(BUDGET), budget.model_dump_json() + "\n")
+        replace_file(self.file(BUDGET), budget.model_dump_json() + "\n")
 
     def checkpoint(self) -> WorldState | None:
         path = self.file(CHECKPOINT)
@@ -129,7 +121,7 @@ class RunDir:
                 os.fsync(handle.fileno())
         state.events_written += len(events)
         state.metrics_written += len(metrics)
-        _write_atomically(self.file(CHECKPOINT), state.model_dump_json() + "\n")
+        replace_file(self.file(CHECKPOINT), state.model_dump_json() + "\n")
 
     def restore(self, state: WorldState) -> str | None:
         """Cut the logs back to what ``state`` counts: a tick killed half-way, or a disk

@@ -32,7 +32,7 @@ from normlab.commands.options import (
     role_settings,
 )
 from normlab.core.errors import InputError, at_least
-from normlab.core.outputs import output_folder
+from normlab.core.outputs import output_folder, replace_bytes, replace_file
 from normlab.core.storage import log_paths
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.rules import FORMULAS, Formula
@@ -225,7 +225,7 @@ def hsii_card(
     if out is None:
         say(card)
     else:
-        out.write_text(card, encoding="utf-8")
+        replace_file(out, card)
         say(f"dataset card: {out.resolve()}")
 
 
@@ -355,9 +355,9 @@ def hsii_clusters(
         projection,  # type: ignore[arg-type]
     )
     out.mkdir(parents=True, exist_ok=True)
-    (out / "clusters.json").write_text(analysis.model_dump_json(indent=1), encoding="utf-8")
-    (out / "figure3_map.png").write_bytes(map_figure(analysis))
-    (out / "figure5_radar.png").write_bytes(radar_figure(analysis))
+    replace_file(out / "clusters.json", analysis.model_dump_json(indent=1))
+    replace_bytes(out / "figure3_map.png", map_figure(analysis))
+    replace_bytes(out / "figure5_radar.png", radar_figure(analysis))
     summary = analysis.model_dump(mode="json", exclude={"assignments", "points"})
     if as_json:
         print_json(summary)

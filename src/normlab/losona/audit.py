@@ -20,7 +20,7 @@ from normlab.core.chat import render_transcript
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError, at_least
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
-from normlab.core.outputs import output_file
+from normlab.core.outputs import output_file, replacing
 from normlab.losona.schemas import Scenario, TrialRecord
 from normlab.stats import Agreement
 
@@ -64,7 +64,7 @@ def export_audit(
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     key_path = key_path_for(out_csv)
     key_path.unlink(missing_ok=True)
-    with out_csv.open("w", newline="", encoding="utf-8") as handle:
+    with replacing(out_csv) as handle:
         writer = csv.DictWriter(handle, fieldnames=AUDIT_COLUMNS)
         writer.writeheader()
         for index, record in enumerate(chosen, start=1):

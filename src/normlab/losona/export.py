@@ -21,6 +21,7 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
+from normlab.core.outputs import replace_file
 from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import TAXONOMY_DIR, Taxonomy
 
@@ -75,14 +76,14 @@ def export_dataset(scenarios: list[Scenario], taxonomy: Taxonomy, out_dir: Path)
     """Write the Hugging Face layout under ``out_dir``; returns the data file."""
     data_path = out_dir / DATA_FILE
     data_path.parent.mkdir(parents=True, exist_ok=True)
-    data_path.write_text(
+    replace_file(
+        data_path,
         "".join(
             json.dumps(s.model_dump(mode="json"), ensure_ascii=False) + "\n" for s in scenarios
         ),
-        encoding="utf-8",
     )
     (out_dir / "taxonomy").mkdir(exist_ok=True)
     for name in ("events.json", "norms.json"):
         shutil.copyfile(TAXONOMY_DIR / name, out_dir / "taxonomy" / name)
-    (out_dir / "README.md").write_text(dataset_card(scenarios, taxonomy), encoding="utf-8")
+    replace_file(out_dir / "README.md", dataset_card(scenarios, taxonomy))
     return data_path

