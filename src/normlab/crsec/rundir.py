@@ -61,14 +61,14 @@ def _keep_lines(path: Path, count: int) -> int:
         if count:
             raise InputError(path, f"missing, but the checkpoint counts {count} lines in it")
         return 0
-    data = path.read_bytes()
-    lines = data.splitlines(keepends=True)
-    kept = b"".join(lines[:count])
+    with path.open("rb") as handle:
+        kept = b"".join(line for _, line in zip(range(count), handle, strict=False))
+        rest = handle.read()  # what the tick that never finished wrote: small
     if kept.count(b"\n") < count:
         raise InputError(path, f"holds fewer lines than the checkpoint counts ({count})")
-    if len(kept) < len(data):
+    if rest:
         replace_file(path, decode_text(kept, path))
-    return len(lines) - count
+    return rest.count(b"\n") + (not rest.endswith(b"\n") if rest else 0)
 
 
 class RunDir:

@@ -113,8 +113,7 @@ def select_cases(
     if limit is not None:
         if limit < 1:
             raise InputError("--limit", f"must be at least 1, got {limit}", field="limit")
-        selected = selected if case_ids is not None else draw_cases(selected, limit, seed)
-        selected = selected[:limit]
+        selected = selected[:limit] if case_ids is not None else draw_cases(selected, limit, seed)
     return selected
 
 

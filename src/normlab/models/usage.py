@@ -119,12 +119,8 @@ def sample_usage(sample: EvalSample) -> dict[str, RoleUsage]:
     if SUBJECT_ROLE in events or subject.input_tokens or subject.output_tokens:
         roles[SUBJECT_ROLE] = subject
     for role, counted in events.items():
-        usage = roles.setdefault(role, RoleUsage())
-        usage.calls = counted.calls
-        usage.retries = counted.retries
-        usage.cache_hits = counted.cache_hits
-        usage.cache_hit_input_tokens = counted.cache_hit_input_tokens
-        usage.cache_hit_output_tokens = counted.cache_hit_output_tokens
+        # Inspect's usage has the tokens and cost, the events the calls, retries and hits.
+        roles[role] = roles.get(role, RoleUsage()) + counted
     return roles
 
 
