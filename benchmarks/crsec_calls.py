@@ -25,7 +25,7 @@ from typing import Any
 from inspect_ai.model import get_model
 
 from benchmarks import emit
-from normlab.crsec.metrics import prompt_prefix_shares
+from normlab.crsec.analysis import prompt_prefix_shares
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import RunConfig
 from normlab.crsec.sim import Simulation

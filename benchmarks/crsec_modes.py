@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from normlab.crsec.analysis import MEASURES, CrsecAnalysis, RunResult, analyze_runs, load_runs
 from normlab.crsec.judge import cached_matches
-from normlab.crsec.metrics import MEASURES, CrsecAnalysis, RunResult, analyze_runs, load_runs
 from normlab.crsec.normdb import normalized
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import configure, model_client

@@ -29,12 +29,12 @@ import pytest
 import yaml
 
 from normlab.core.errors import NormlabError
-from normlab.crsec.questionnaire import COLUMNS as RATING_COLUMNS
-from normlab.crsec.questionnaire import MODULES, import_ratings
+from normlab.crsec.audit import COLUMNS as RATING_COLUMNS
+from normlab.crsec.audit import MODULES, import_ratings
 from normlab.crsec.society import HOBBS_CAFE, load_society
 from normlab.hsii.analysis import load_run as load_hsii_run
+from normlab.hsii.audit import GRADING_COLUMNS, import_grading
 from normlab.hsii.dataset import CASES_PATH, load_cases, load_dialogues
-from normlab.hsii.grading import GRADING_COLUMNS, import_grading
 from normlab.losona.analysis import load_run as load_losona_run
 from normlab.losona.audit import AUDIT_COLUMNS as LOSONA_AUDIT_COLUMNS
 from normlab.losona.audit import import_audit as import_losona_audit

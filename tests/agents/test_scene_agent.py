@@ -17,8 +17,8 @@ from normlab.cli import app
 from normlab.models import ModelClient
 from normlab.scene.analysis import load_episode_records
 from normlab.scene.dataset import load_scenarios
-from normlab.scene.runtime import run_episode
 from normlab.scene.schemas import Episode, SceneScenario
+from normlab.scene.solver import run_episode
 from normlab.scene.taxonomy import load_dimensions
 from tests.agents.conftest import SCENE_SCRIPT
 from tests.scene.conftest import SCENARIOS

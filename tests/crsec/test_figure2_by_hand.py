@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import normlab.crsec.report as report_module
-from normlab.crsec.metrics import (
+from normlab.crsec.analysis import (
     CrsecAnalysis,
     analyze_runs,
     emergence_hour,

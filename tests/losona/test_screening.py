@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from normlab.losona.dataset import load_scenarios
+from normlab.losona.dataset import load_scenarios, without_demonstrations
 from normlab.losona.prompts import render_subject_prompt
-from normlab.losona.screening import SCREENING_LOG, without_demonstrations
+from normlab.losona.screening import SCREENING_LOG
 from tests.losona.conftest import SCENARIOS, run_cli
 
 

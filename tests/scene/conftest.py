@@ -8,8 +8,8 @@ import pytest
 from inspect_ai.model import get_model
 
 from normlab.scene.dataset import load_scenarios
-from normlab.scene.runtime import EpisodeModels
 from normlab.scene.schemas import SceneScenario
+from normlab.scene.solver import EpisodeModels
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPT = FIXTURES / "script.json"

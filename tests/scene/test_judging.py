@@ -10,9 +10,9 @@ from inspect_ai.model import get_model
 
 from normlab.scene.analysis import analyze_outcomes
 from normlab.scene.rules import episode_outcome
-from normlab.scene.runtime import EpisodeModels, run_episode
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import audit_fidelity, label_episode
+from normlab.scene.solver import EpisodeModels, run_episode
 from normlab.scene.taxonomy import load_dimensions
 
 pytestmark = pytest.mark.anyio

@@ -15,9 +15,9 @@ from normlab.cli import app
 from normlab.models import ModelClient
 from normlab.models.scripted import ScriptedResponder
 from normlab.scene.rules import episode_outcome
-from normlab.scene.runtime import EpisodeModels, run_episode
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import label_episode
+from normlab.scene.solver import EpisodeModels, run_episode
 from normlab.scene.task import scene
 from normlab.scene.taxonomy import load_dimensions, sample_tuples
 from tests.scene.conftest import SCENARIOS

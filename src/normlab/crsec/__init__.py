@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.crsec.metrics import CrsecAnalysis, analyze_runs, load_run, load_runs
+    from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, load_run, load_runs
     from normlab.crsec.rundir import RunDir
     from normlab.crsec.runner import run_demo
     from normlab.crsec.schemas import Event, NormDatabase, PersonalNorm, RunConfig, Society

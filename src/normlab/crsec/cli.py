@@ -263,7 +263,7 @@ def questionnaire_export(
     seed: Annotated[int, typer.Option(help="Seed of the random choice of pairs.")] = 0,
 ) -> None:
     """One questionnaire per agent and run (8 tasks, random pairs), and ratings.csv to fill."""
-    from normlab.crsec.questionnaire import export
+    from normlab.crsec.audit import export
 
     at_least("--pairs", pairs, 1)
     for folder in folders:
@@ -280,7 +280,7 @@ def questionnaire_import(
 ) -> None:
     """Figure 4: mean rating per module and overall, with 95% bootstrap intervals and n."""
     from normlab.commands.console import print_table
-    from normlab.crsec.questionnaire import PAPER_FIGURE_4, import_ratings
+    from normlab.crsec.audit import PAPER_FIGURE_4, import_ratings
     from normlab.report import Table, format_estimate
 
     figure = import_ratings(paths)

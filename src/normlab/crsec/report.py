@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.core.outputs import replace_file
-from normlab.crsec.metrics import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
+from normlab.crsec.analysis import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
 from normlab.report import (
     HtmlReport,
     LineSeries,

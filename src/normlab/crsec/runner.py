@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from normlab.commands import note, print_table
 from normlab.core.errors import InputError, NormlabError, RunIncompleteError
 from normlab.core.jsonio import validation_field
-from normlab.crsec.metrics import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
+from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.report import (
     counts_table,
     emergence_table,

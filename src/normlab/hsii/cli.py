@@ -298,8 +298,9 @@ def hsii_cot_command(
     from normlab.core.evalrun import run_task
     from normlab.core.logs import read_samples
     from normlab.hsii.analysis import HsiiAnalysis
-    from normlab.hsii.cot import cot_results, hsii_cot
+    from normlab.hsii.cot import cot_results
     from normlab.hsii.report import table_two
+    from normlab.hsii.task import hsii_cot
 
     settings = role_settings(max_tokens, reasoning_effort, ROLES)
     task = hsii_cot(
@@ -420,7 +421,7 @@ def grade_export(
     ),
 ) -> None:
     """Write the judge's comparisons, each in both orders, as a CSV for blind human grading."""
-    from normlab.hsii.grading import QUESTION, STAGES, export_grading, key_path_for
+    from normlab.hsii.audit import QUESTION, STAGES, export_grading, key_path_for
 
     count = export_grading(log_paths(paths), out, n, seed, stages=stage or STAGES)
     say(f"{count} rows ({count // 2} pair(s), each in both orders): {out.resolve()}")
@@ -436,7 +437,7 @@ def grade_import(
     as_json: JsonOption = False,
 ) -> None:
     """Human win rates (ToolEval's rule, both orders) and agreement with the judge per order."""
-    from normlab.hsii.grading import import_grading
+    from normlab.hsii.audit import import_grading
     from normlab.report import format_agreement, format_rate
 
     result = import_grading(csv_path, key)

@@ -23,10 +23,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 
-from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -38,11 +35,9 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel, Field
 
-from normlab.core.errors import InputError
 from normlab.core.logs import SampleSet
-from normlab.hsii.dataset import CASES_PATH, load_cases, select_cases
 from normlab.hsii.parse import parse_statement, target_correct
-from normlab.hsii.prompts import PROMPTS, Cot, load_cots, testing_prompt
+from normlab.hsii.prompts import PROMPTS, Cot, testing_prompt
 from normlab.hsii.schemas import Case
 from normlab.hsii.solver import STATEMENT_MAX_TOKENS, names_of
 from normlab.models import RoleSettings, StructuredResult, generate_structured
@@ -151,62 +146,6 @@ def cot_rounds(cap: int = PAPER_CAP) -> Scorer:
         )
 
     return score
-
-
-@task
-def hsii_cot(
-    cases: str | None = None,
-    case_ids: str | list[str] | None = None,
-    limit: int | None = None,
-    cots: str | list[str] | None = None,
-    cap: int = PAPER_CAP,
-    max_tokens: dict[str, int] | str | None = None,
-    reasoning_effort: dict[str, str] | str | None = None,
-) -> Task:
-    """COT complexity: one sample per (case, COT), reflection rounds up to ``cap``.
-
-    Args:
-        cases: case JSONL file or folder (default: the shipped bank).
-        case_ids: run only these cases (comma-separated ids).
-        limit: run only N cases, drawn across dialogues (seed 0).
-        cots: COT ids from ``data/cots.json`` (default: all; ``fig4`` is the paper's).
-        cap: N∞, rounds before a case counts as unsolved (paper: 128).
-        max_tokens: output caps by role; reasoning_effort: reasoning effort by role.
-    """
-    if cap < 1:
-        raise InputError("--cap", "must be at least 1", field="cap")
-    available = {cot.id: cot for cot in load_cots()}
-    wanted = [c.strip() for c in cots.split(",")] if isinstance(cots, str) else cots
-    unknown = [c for c in wanted or [] if c not in available]
-    if unknown:
-        known = ", ".join(available)
-        raise InputError("--cot", f"unknown COT {unknown[0]!r}; known: {known}", field="cot")
-    chosen = [available[c] for c in wanted] if wanted else list(available.values())
-    ids = [i.strip() for i in case_ids.split(",")] if isinstance(case_ids, str) else case_ids
-    selected = select_cases(load_cases(Path(cases) if cases else CASES_PATH), ids, limit)
-    settings = RoleSettings.of(max_tokens, reasoning_effort)
-    samples = [
-        Sample(
-            id=f"{case.case_id}::{cot.id}",
-            input=testing_prompt(case),
-            target=case.golden.role_to,
-            metadata={
-                "case_id": case.case_id,
-                "cot_id": cot.id,
-                "case": case.model_dump(mode="json"),
-                "cot": cot.model_dump(),
-            },
-        )
-        for case in selected
-        for cot in chosen
-    ]
-    return Task(
-        dataset=MemoryDataset(samples=samples, name="hsii_cot"),
-        solver=cot_reflection(cap, settings),
-        scorer=cot_rounds(cap),
-        metadata={"benchmark": "hsii", "purpose": "COT complexity", "cap": cap},
-        version=1,
-    )
 
 
 # --- analysis (Table 2) ------------------------------------------------------------------

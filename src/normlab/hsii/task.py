@@ -18,10 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
+from normlab.hsii.cot import PAPER_CAP, cot_reflection, cot_rounds
 from normlab.hsii.dataset import CASES_PATH, build_dataset, load_cases, select_cases
 from normlab.hsii.defaults import EPSILON, MAX_EPSILON
+from normlab.hsii.prompts import load_cots, testing_prompt
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.solver import long_run, next_statement
 from normlab.models import RoleSettings
@@ -78,4 +81,59 @@ def hsii(
         scorer=hsii_stages(tie_weight, settings.max_tokens, dict(settings.reasoning_effort)),
         metadata={"benchmark": "hsii", "epsilon": epsilon, "tie_weight": tie_weight},
         version=TASK_VERSION,
+    )
+
+
+@task
+def hsii_cot(
+    cases: str | None = None,
+    case_ids: str | list[str] | None = None,
+    limit: int | None = None,
+    cots: str | list[str] | None = None,
+    cap: int = PAPER_CAP,
+    max_tokens: dict[str, int] | str | None = None,
+    reasoning_effort: dict[str, str] | str | None = None,
+) -> Task:
+    """COT complexity: one sample per (case, COT), reflection rounds up to ``cap``.
+
+    Args:
+        cases: case JSONL file or folder (default: the shipped bank).
+        case_ids: run only these cases (comma-separated ids).
+        limit: run only N cases, drawn across dialogues (seed 0).
+        cots: COT ids from ``data/cots.json`` (default: all; ``fig4`` is the paper's).
+        cap: N∞, rounds before a case counts as unsolved (paper: 128).
+        max_tokens: output caps by role; reasoning_effort: reasoning effort by role.
+    """
+    if cap < 1:
+        raise InputError("--cap", "must be at least 1", field="cap")
+    available = {cot.id: cot for cot in load_cots()}
+    wanted = [c.strip() for c in cots.split(",")] if isinstance(cots, str) else cots
+    unknown = [c for c in wanted or [] if c not in available]
+    if unknown:
+        known = ", ".join(available)
+        raise InputError("--cot", f"unknown COT {unknown[0]!r}; known: {known}", field="cot")
+    chosen = [available[c] for c in wanted] if wanted else list(available.values())
+    selected = select_cases(load_cases(Path(cases) if cases else CASES_PATH), _ids(case_ids), limit)
+    settings = RoleSettings.of(max_tokens, reasoning_effort)
+    samples = [
+        Sample(
+            id=f"{case.case_id}::{cot.id}",
+            input=testing_prompt(case),
+            target=case.golden.role_to,
+            metadata={
+                "case_id": case.case_id,
+                "cot_id": cot.id,
+                "case": case.model_dump(mode="json"),
+                "cot": cot.model_dump(),
+            },
+        )
+        for case in selected
+        for cot in chosen
+    ]
+    return Task(
+        dataset=MemoryDataset(samples=samples, name="hsii_cot"),
+        solver=cot_reflection(cap, settings),
+        scorer=cot_rounds(cap),
+        metadata={"benchmark": "hsii", "purpose": "COT complexity", "cap": cap},
+        version=1,
     )

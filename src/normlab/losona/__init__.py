@@ -16,8 +16,7 @@ if TYPE_CHECKING:
     from normlab.losona.prompts import CONDITIONS
     from normlab.losona.runner import BENCHMARK, run_demo, run_losona
     from normlab.losona.schemas import Scenario, TrialRecord
-    from normlab.losona.screening import losona_screen
-    from normlab.losona.task import losona
+    from normlab.losona.task import losona, losona_screen
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 

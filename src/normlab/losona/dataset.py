@@ -173,3 +173,14 @@ def build_dataset(
         for condition in conditions
     ]
     return MemoryDataset(samples=samples, name=name)
+
+
+def without_demonstrations(scenario: Scenario) -> Scenario:
+    """The no-demonstration control: the same transcript and elicitor minus the marked demos."""
+    removed = set(scenario.demonstration_turn_ids)
+    return scenario.model_copy(
+        update={
+            "transcript": [turn for turn in scenario.transcript if turn.turn_id not in removed],
+            "demonstration_turn_ids": [],
+        }
+    )

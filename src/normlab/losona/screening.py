@@ -21,7 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from inspect_ai import Task, task
 from pydantic import BaseModel
 
 from normlab.core.errors import at_least
@@ -30,13 +29,10 @@ from normlab.core.jsonio import write_jsonl
 from normlab.core.logs import read_samples
 from normlab.core.outputs import output_folder
 from normlab.losona.analysis import record_of
-from normlab.losona.dataset import build_dataset, load_scenarios
 from normlab.losona.schemas import Scenario
-from normlab.losona.scorer import norm_judge
-from normlab.losona.solver import subject_reply
+from normlab.losona.task import losona_screen
 
 SCREENING_LOG = "screening_log.jsonl"
-BASELINE_CONDITION = "naive"
 
 
 class BaselineReply(BaseModel):
@@ -54,17 +50,6 @@ class ScreeningResult(BaseModel):
     baselines: list[BaselineReply]
 
 
-def without_demonstrations(scenario: Scenario) -> Scenario:
-    """The no-demonstration control: the same transcript and elicitor minus the marked demos."""
-    removed = set(scenario.demonstration_turn_ids)
-    return scenario.model_copy(
-        update={
-            "transcript": [turn for turn in scenario.transcript if turn.turn_id not in removed],
-            "demonstration_turn_ids": [],
-        }
-    )
-
-
 def decide(baselines: list[BaselineReply]) -> tuple[Literal["accepted", "rejected"], list[str]]:
     reasons = []
     for reply in baselines:
@@ -78,25 +63,6 @@ def decide(baselines: list[BaselineReply]) -> tuple[Literal["accepted", "rejecte
                 f"{reply.model} (sample {reply.sample}): judge reply unparseable, breach unproven"
             )
     return ("rejected" if reasons else "accepted"), reasons
-
-
-@task
-def losona_screen(scenarios: str, samples: int = 1) -> Task:
-    """No-demonstration screening of candidate scenarios (one epoch per baseline reply).
-
-    Args:
-        scenarios: candidate scenarios, JSONL file or folder.
-        samples: baseline replies per screening model.
-    """
-    controls = [without_demonstrations(s) for s in load_scenarios(Path(scenarios))]
-    return Task(
-        dataset=build_dataset(controls, [BASELINE_CONDITION], name="losona_screen"),
-        solver=subject_reply(),
-        scorer=norm_judge(),
-        epochs=samples,
-        metadata={"benchmark": "losona", "purpose": "no-demonstration screening"},
-        version=1,
-    )
 
 
 def write_outcome_files(results: list[ScreeningResult], out_dir: Path) -> None:

@@ -19,7 +19,13 @@ from inspect_ai import Epochs, Task, task
 from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
-from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, select_scenarios
+from normlab.losona.dataset import (
+    SCENARIOS_PATH,
+    build_dataset,
+    load_scenarios,
+    select_scenarios,
+    without_demonstrations,
+)
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.scorer import norm_judge, trials
 from normlab.losona.solver import SubjectTemperature, subject_reply
@@ -29,6 +35,8 @@ TASK_VERSION = 2
 """1: the first release; 2: truncation retry, re-judging, judge addenda, per-role caps."""
 
 DEFAULT_EPOCHS = 3
+BASELINE_CONDITION = "naive"
+"""The screening baseline's prompt condition (§5.4): no hint that a local norm exists."""
 MAX_EPOCHS = 100
 """The most trials per sample accepted: a mistyped K (1,000,000) plans millions of samples
 and fills memory before the first call (3.4 GB in 36 s)."""
@@ -124,4 +132,23 @@ def losona(
             AGENT_KEY: agent,
         },
         version=TASK_VERSION,
+    )
+
+
+@task
+def losona_screen(scenarios: str, samples: int = 1) -> Task:
+    """No-demonstration screening of candidate scenarios (one epoch per baseline reply).
+
+    Args:
+        scenarios: candidate scenarios, JSONL file or folder.
+        samples: baseline replies per screening model.
+    """
+    controls = [without_demonstrations(s) for s in load_scenarios(Path(scenarios))]
+    return Task(
+        dataset=build_dataset(controls, [BASELINE_CONDITION], name="losona_screen"),
+        solver=subject_reply(),
+        scorer=norm_judge(),
+        epochs=samples,
+        metadata={"benchmark": "losona", "purpose": "no-demonstration screening"},
+        version=1,
     )

@@ -3,7 +3,7 @@
 "SCENE" (paper in ``shared/papers/scene.md``). One sample per episode
 (scenario × repetition). The eval's model is the subject; the ``persona``,
 ``orchestrator``, ``judge`` and ``auditor`` roles default to the embedded model.
-The solver plays the episode (:mod:`normlab.scene.runtime`); the scorer labels
+The solver plays the episode (:mod:`normlab.scene.solver`); the scorer labels
 it (B.6 per-turn labeller or §5.1 four-list classifier) and audits fidelity (B.7).
 ``inspect view`` shows each episode as the subject's chat.
 
@@ -24,9 +24,9 @@ from normlab.models import RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS
 from normlab.scene.prompts import scaffold_turns, subject_messages
-from normlab.scene.runtime import play_episode
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import LABELLERS, episode_judge
+from normlab.scene.solver import play_episode
 
 TASK_VERSION = 2
 """1: the first release; 2: shared transcript, subject's chat in the log, cached judges,

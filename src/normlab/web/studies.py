@@ -100,26 +100,26 @@ def _scene_columns() -> list[str]:
 
 
 def _hsii_export(run: Path, out: Path, n: int, seed: int) -> int:
-    from normlab.hsii.grading import export_grading
+    from normlab.hsii.audit import export_grading
 
     return export_grading([run], out, n, seed)
 
 
 def _hsii_analyze(filled: Path) -> BaseModel:
-    from normlab.hsii.grading import import_grading
+    from normlab.hsii.audit import import_grading
 
     return import_grading(filled, _key(filled))
 
 
 def _hsii_columns() -> list[str]:
-    from normlab.hsii.grading import GRADING_COLUMNS
+    from normlab.hsii.audit import GRADING_COLUMNS
 
     return GRADING_COLUMNS
 
 
 def _crsec_export(run: Path, out: Path, n: int, seed: int) -> int:
     """The questionnaire's rows, each with an ``item_id`` and the pair in the paper's template."""
-    from normlab.crsec.questionnaire import COLUMNS, questionnaire_rows
+    from normlab.crsec.audit import COLUMNS, questionnaire_rows
 
     rows = questionnaire_rows([run], seed, n)
     if not rows:
@@ -134,13 +134,13 @@ def _crsec_export(run: Path, out: Path, n: int, seed: int) -> int:
 
 
 def _crsec_analyze(filled: Path) -> BaseModel:
-    from normlab.crsec.questionnaire import import_ratings
+    from normlab.crsec.audit import import_ratings
 
     return import_ratings([filled])
 
 
 def _crsec_columns() -> list[str]:
-    from normlab.crsec.questionnaire import COLUMNS
+    from normlab.crsec.audit import COLUMNS
 
     return ["item_id", "introduction", "pair_text", *COLUMNS]
 

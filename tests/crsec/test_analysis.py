@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from normlab.crsec.judge import JUDGE_CACHE
-from normlab.crsec.metrics import (
+from normlab.crsec.analysis import (
     CrsecAnalysis,
     analyze_runs,
     load_runs,
     prompt_prefix_shares,
 )
+from normlab.crsec.judge import JUDGE_CACHE
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import AgentState, Event, HourMetrics, Usage, WorldState
 from normlab.stats import Rate

@@ -66,7 +66,6 @@ from normlab.scene.taxonomy import Dimensions, load_dimensions
 SILENT_ROUNDS_TO_END = 3
 ACTION_MAX_TOKENS = 160
 ORCHESTRATOR_MAX_TOKENS = 120
-ROLES = ("subject", "persona", "orchestrator")
 
 
 @dataclass

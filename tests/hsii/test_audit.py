@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.hsii import load_cases
-from normlab.hsii.grading import (
+from normlab.hsii.audit import (
     GRADING_COLUMNS,
     GradingKeyRow,
     export_grading,

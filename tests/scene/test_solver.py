@@ -10,8 +10,8 @@ import pytest
 from inspect_ai.model import get_model
 
 from normlab.scene.prompts import OPEN_FLOOR_NOTE, ORCHESTRATOR_REQUEST, load_template
-from normlab.scene.runtime import EpisodeModels, run_episode
 from normlab.scene.schemas import Episode, SceneScenario
+from normlab.scene.solver import EpisodeModels, run_episode
 from normlab.scene.taxonomy import load_dimensions
 
 pytestmark = pytest.mark.anyio

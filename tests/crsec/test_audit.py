@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.questionnaire import COLUMNS, MODULES, export, import_ratings, template
+from normlab.crsec.audit import COLUMNS, MODULES, export, import_ratings, template
 from normlab.crsec.sim import Simulation
 from tests.crsec.support import client, config, new_run
 
