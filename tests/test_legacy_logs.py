@@ -7,11 +7,16 @@ release printed; today's analysis of the same logs must give the same numbers.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from normlab.crsec import RunDir
+from normlab.crsec.replay import moment
 from normlab.losona import analyze as analyze_losona
 from normlab.losona import load_run as load_losona
 from normlab.scene import analyze as analyze_scene
@@ -59,3 +64,59 @@ def test_legacy_logs_report(tmp_path: Path) -> None:
         result = runner.invoke(app, [system, "report", str(LEGACY / log), "--out", str(out)])
         assert result.exit_code == 0, result.output
         assert "Usage and cost" in (out / "report.html").read_text()
+
+
+# --- the logs and run folder of the release before "one house" (issue 21) ------------------
+# Written by the scripted runs of the tests (tests/{losona,scene,hsii}/fixtures, CRSEC's busy
+# script, two agents, hours 9-10) with normlab as it stood before the refactor, with the
+# analysis, trace and replay that release printed. Today's code must give the same.
+
+V1_LOGS = ("losona", "scene", "hsii")
+
+
+def _invoke_json(*args: str) -> Any:
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("system", V1_LOGS)
+def test_v1_log_analyzes_and_reports_as_it_did(system: str, tmp_path: Path) -> None:
+    log = LEGACY / f"{system}_v1.eval"
+    before = json.loads((LEGACY / f"{system}_v1_analysis.json").read_text())
+    assert before["models"], "the fixture holds a measured model"
+    assert _invoke_json(system, "analyze", str(log)) == before
+    result = CliRunner().invoke(app, [system, "report", str(log), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "report.html").stat().st_size > 0
+
+
+def _crsec_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "crsec_v1"
+    shutil.copytree(LEGACY / "crsec_v1", folder)
+    return folder
+
+
+def _without_paths(value: Any, folder: Path) -> Any:
+    text = json.dumps(value).replace(str(folder), "RUN")
+    return json.loads(text.replace(str(LEGACY / "crsec_v1"), "RUN"))
+
+
+def test_v1_crsec_run_folder_analyzes_traces_and_replays_as_it_did(tmp_path: Path) -> None:
+    folder = _crsec_copy(tmp_path)
+    before = json.loads((LEGACY / "crsec_v1_analysis.json").read_text())
+    after = _invoke_json("crsec", "analyze", str(folder))
+    assert _without_paths(after, folder) == _without_paths(before, folder)
+    trace = json.loads((LEGACY / "crsec_v1_trace.json").read_text())
+    assert trace, "the fixture's trace has events"
+    assert _invoke_json("crsec", "trace", str(folder), "--agent", "Bob Johnson") == trace
+    replay = json.loads((LEGACY / "crsec_v1_replay.json").read_text())
+    assert sum(len(moment["conversations"]) for moment in replay) > 0
+    run = RunDir(folder)
+    config = run.config()
+    now = [
+        moment(run.events(), config, tick).model_dump(mode="json") for tick in range(len(replay))
+    ]
+    assert now == replay
+    result = CliRunner().invoke(app, ["crsec", "report", str(folder), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
