@@ -26,6 +26,7 @@ from inspect_ai.model import get_model
 
 from benchmarks import emit
 from normlab.crsec.analysis import prompt_prefix_shares
+from normlab.crsec.events import CallEvent
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import RunConfig
 from normlab.crsec.sim import Simulation
@@ -94,7 +95,7 @@ def measure(folder: Path, model: str, faithful: bool) -> dict[str, Any]:
     started = time.perf_counter()
     asyncio.run(Simulation(run, ModelClient({"agent": get_model(model)})).run())
     seconds = time.perf_counter() - started
-    calls = [{"agent": event.agent, **event.data} for event in run.events() if event.kind == "call"]
+    calls = [event for event in run.events() if isinstance(event, CallEvent)]
     share, _ = prompt_prefix_shares(calls)
     metrics = run.metrics()
     return {
@@ -102,7 +103,7 @@ def measure(folder: Path, model: str, faithful: bool) -> dict[str, Any]:
         "agents": len(society.agents),
         "days": society.days,
         "calls": len(calls),
-        "by_operation": dict(Counter(call["operation"] for call in calls).most_common()),
+        "by_operation": dict(Counter(call.data.operation for call in calls).most_common()),
         "conversations": sum(m.chats for m in metrics),
         "conflicts": sum(m.conflicts for m in metrics),
         "prefix_reuse_share": None if share is None else round(share, 3),

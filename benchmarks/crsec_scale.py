@@ -57,9 +57,10 @@ from typing import Any
 from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
 from benchmarks.endpoint import EndpointConfig, EndpointProcess
+from normlab.crsec.events import CallData, Event
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import configure, model_client
-from normlab.crsec.schemas import Event, HourMetrics, WorldState
+from normlab.crsec.schemas import HourMetrics, WorldState
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import load_society, scaled_society
 from normlab.models import ModelClient
@@ -121,8 +122,8 @@ def child(folder: Path, connections: int) -> None:
     (folder / TIMING).write_text(json.dumps(summary))
 
 
-def _requests(call: dict[str, Any]) -> int:
-    return int(call.get("attempts", 1)) + int(call.get("retries", 0))
+def _requests(call: CallData) -> int:
+    return call.attempts + call.retries
 
 
 def _depth(requests: dict[tuple[str, ...], int], path: tuple[str, ...] = ()) -> int:
@@ -143,7 +144,7 @@ def chains(events: list[Event]) -> dict[tuple[int, str], dict[str, int]]:
             talks[event.tick] += 1  # the talk-phase calls before it were this conversation's
         if event.kind != "call":
             continue
-        phase, *branch = str(event.data["phase"]).split("/")
+        phase, *branch = event.data.phase.split("/")
         unit = f"talk {talks[event.tick]}" if phase == "talk" else event.agent
         units[(event.tick, phase)][unit][tuple(branch)] += _requests(event.data)
     return {

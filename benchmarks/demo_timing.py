@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
-from normlab.crsec.rundir import RunDir
+from normlab.crsec import RunDir
 
 
 def crsec_details(folder: Path) -> dict[str, Any]:
@@ -31,11 +31,11 @@ def crsec_details(folder: Path) -> dict[str, Any]:
         "simulated_hours": len(run.metrics()),
         "agents": len(run.config().society.agents),
         "agent_calls": len(calls),
-        "by_operation": dict(Counter(call["operation"] for call in calls).most_common()),
-        "input_tokens": sum(call["input_tokens"] for call in calls),
-        "cached_input_tokens": sum(call["cached_input_tokens"] for call in calls),
-        "output_tokens": sum(call["output_tokens"] for call in calls),
-        "parse_failures": sum(call["parse_failed"] for call in calls),
+        "by_operation": dict(Counter(call.operation for call in calls).most_common()),
+        "input_tokens": sum(call.input_tokens for call in calls),
+        "cached_input_tokens": sum(call.cached_input_tokens for call in calls),
+        "output_tokens": sum(call.output_tokens for call in calls),
+        "parse_failures": sum(call.parse_failed for call in calls),
         "judge_verdicts": len((folder / "judge_cache.jsonl").read_text().splitlines()),
     }
 

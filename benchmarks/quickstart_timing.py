@@ -60,16 +60,16 @@ def busy_loops(count: int) -> Iterator[None]:
 def calls_and_tokens(folder: Path) -> dict[str, dict[str, int]]:
     """Model calls and tokens per role of one system's demo (its logs, or CRSEC's events)."""
     if (folder / "events.jsonl").exists():
-        from normlab.crsec.rundir import RunDir
+        from normlab.crsec import RunDir
 
         calls = [event.data for event in RunDir(folder).events() if event.kind == "call"]
         verdicts = folder / "judge_cache.jsonl"
         return {
             "agent": {
                 "calls": len(calls),
-                "input_tokens": sum(call["input_tokens"] for call in calls),
-                "cached_input_tokens": sum(call["cached_input_tokens"] for call in calls),
-                "output_tokens": sum(call["output_tokens"] for call in calls),
+                "input_tokens": sum(call.input_tokens for call in calls),
+                "cached_input_tokens": sum(call.cached_input_tokens for call in calls),
+                "output_tokens": sum(call.output_tokens for call in calls),
             },
             "judge": {"calls": len(verdicts.read_text().splitlines()) if verdicts.exists() else 0},
         }

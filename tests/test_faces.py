@@ -94,3 +94,13 @@ def test_top_level_help_lists_every_group_without_loading_it() -> None:
         assert name in output
     for name, (module, _) in GROUPS.items():
         assert hasattr(importlib.import_module(module), "app"), name
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_faces_names_load_no_command_line_and_no_plotting(face: str) -> None:
+    """Every name a face exports, once used, has loaded neither a command line (typer, any
+    ``cli`` module) nor matplotlib, nor FastAPI outside the web app: a face is a library."""
+    loaded = loaded_after(f"import {face} as face\nfor name in face.__all__: getattr(face, name)")
+    banned = {"typer", "matplotlib", *(() if face == "normlab.web" else ("fastapi",))}
+    assert not banned & loaded, (face, banned & loaded)
+    assert not [name for name in loaded if name.startswith("normlab.") and name.endswith(".cli")]

@@ -3,6 +3,10 @@
 Layers, lowest first: ``core`` and ``stats``; ``models``; ``report``; ``commands``;
 the systems (``losona``, ``scene``, ``hsii``, ``crsec``, ``agents``); the entry points
 (``cli``, ``demo``, ``_registry``, ``web``). A module may import from its own layer or below.
+
+Above the shared ground, a package is entered only through its face (its ``__init__.py``):
+the systems, ``agents`` and ``web`` import one another's faces, never their modules, so a
+module can move inside its package without another package noticing.
 """
 
 from __future__ import annotations
@@ -120,3 +124,30 @@ def test_the_top_level_cli_only_mounts() -> None:
         and any("command" in ast.unparse(d) for d in node.decorator_list)
     ]
     assert commands == []  # demo lives in normlab.demo; cli.py only mounts
+
+
+DOORS = ("losona", "scene", "hsii", "crsec", "agents", "web")
+"""Packages entered only through their face (above the shared ground)."""
+
+
+def _resolve(target: str, modules: set[str]) -> str:
+    while target not in modules:
+        target = target.rpartition(".")[0]
+    return target
+
+
+def test_across_packages_only_faces() -> None:
+    """The one exception: the top-level command line mounts each package's ``cli`` module
+    (no face exports a command, so a face never loads typer)."""
+    edges = graph()
+    modules = set(edges)
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, targets in edges.items()
+        for target in targets
+        if (door := package(target)) in DOORS
+        and package(module) != door
+        and (inside := _resolve(target, modules)) != f"normlab.{door}"
+        and not (module == "normlab.cli" and inside == f"normlab.{door}.cli")
+    )
+    assert wrong == []

@@ -30,6 +30,7 @@ def test_losona_v0_log_gives_the_numbers_it_gave() -> None:
     after = analyze_losona(load_losona([LEGACY / "losona_v0.eval"]))
     ((model, old),) = before["models"].items()
     new = after.models[model]
+    assert old["conditions"] and set(new.conditions) == set(old["conditions"])
     for condition, cell in old["conditions"].items():
         now = new.conditions[condition]
         assert now.accuracy.value == cell["accuracy"]

@@ -16,6 +16,7 @@ these result types, so it always travels with its n and its interval.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from statistics import NormalDist
 
@@ -68,9 +69,50 @@ def _mean(values: NDArray[np.float64]) -> float:
 
 
 def _percentile_interval(estimates: NDArray[np.float64], confidence: float) -> FloatInterval:
+    """The α/2 and 1 − α/2 quantiles of the resamples' estimates on which the statistic is
+    defined (NaN ones are left out); ``(nan, nan)`` when it is defined on none."""
+    defined = estimates[~np.isnan(estimates)]
+    if defined.size == 0:
+        return (math.nan, math.nan)
     alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(estimates, [alpha, 1.0 - alpha])
+    lo, hi = np.quantile(defined, [alpha, 1.0 - alpha])
     return (float(lo), float(hi))
+
+
+def _resample_indexes(seed: int, n_units: int, n_resamples: int) -> NDArray[np.int64]:
+    """B × n unit indexes drawn with replacement: one row per resample.
+
+    Every bootstrap here draws its rows this one way, so one seed gives one set of
+    resamples whichever statistic is computed on them.
+    """
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_units, size=(n_resamples, n_units))
+
+
+def _pooled_rate_differences(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`_pooled_rate_difference` of every resample at once (B × n × 4 → B).
+
+    The counts are whole numbers, so the sums are exact in any order and each value
+    equals the one-resample function's.
+    """
+    totals = resamples.sum(axis=1)
+    treatment_n, control_n = totals[:, 1], totals[:, 3]
+    defined = (treatment_n != 0) & (control_n != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        differences = totals[:, 0] / treatment_n - totals[:, 2] / control_n
+    return np.where(defined, differences, np.nan)
+
+
+def _batch_estimates(
+    data: NDArray[np.float64], indexes: NDArray[np.int64], statistic: Statistic
+) -> NDArray[np.float64]:
+    """``statistic`` on each resample (row of ``indexes``): in one array operation for the
+    statistics this module knows, else one call per resample."""
+    if statistic is _mean and data.ndim == 1:
+        return np.asarray(data[indexes].mean(axis=1), dtype=np.float64)
+    if statistic is _pooled_rate_difference and data.ndim == 2:
+        return _pooled_rate_differences(data[indexes])
+    return np.array([statistic(data[row]) for row in indexes], dtype=np.float64)
 
 
 def bootstrap_ci(
@@ -96,37 +138,30 @@ def bootstrap_ci(
     cases cut from one HSII dialogue), and resampling them one by one would make the
     interval too narrow. Clusters are drawn in order of first appearance, so singleton
     clusters give the same interval as the plain bootstrap.
+
+    Not ``scipy.stats.bootstrap``: it has no cluster resampling and turns a resample on
+    which the statistic is undefined into an undefined interval, where leaving that
+    resample out is what a paired rate or a ρ needs.
     """
     _z(confidence)
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:
         return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    if clusters is not None:
-        if len(clusters) != data.shape[0]:
-            raise ValueError(f"{len(clusters)} cluster labels for {data.shape[0]} units")
-        members: dict[str, list[int]] = {}
-        for index, label in enumerate(clusters):
-            members.setdefault(label, []).append(index)
-        groups = [np.asarray(group) for group in members.values()]
-        picks = rng.integers(0, len(groups), size=(n_resamples, len(groups)))
-        estimates = np.array(
-            [statistic(data[np.concatenate([groups[i] for i in row])]) for row in picks]
-        )
-        estimates = estimates[~np.isnan(estimates)]
-        return (
-            (math.nan, math.nan)
-            if estimates.size == 0
-            else _percentile_interval(estimates, confidence)
-        )
-    indexes = rng.integers(0, data.shape[0], size=(n_resamples, data.shape[0]))
-    if statistic is _mean and data.ndim == 1:
-        estimates = data[indexes].mean(axis=1)
-    else:
-        estimates = np.array([statistic(data[row]) for row in indexes])
-    estimates = estimates[~np.isnan(estimates)]
-    if estimates.size == 0:
-        return (math.nan, math.nan)
+    if clusters is None:
+        indexes = _resample_indexes(seed, data.shape[0], n_resamples)
+        return _percentile_interval(_batch_estimates(data, indexes, statistic), confidence)
+    if len(clusters) != data.shape[0]:
+        raise ValueError(f"{len(clusters)} cluster labels for {data.shape[0]} units")
+    members: dict[str, list[int]] = {}
+    for index, label in enumerate(clusters):
+        members.setdefault(label, []).append(index)
+    groups = [np.asarray(group) for group in members.values()]
+    picks = _resample_indexes(seed, len(groups), n_resamples)
+    # Resamples hold different numbers of units, so one call per resample.
+    estimates = np.array(
+        [statistic(data[np.concatenate([groups[i] for i in row])]) for row in picks],
+        dtype=np.float64,
+    )
     return _percentile_interval(estimates, confidence)
 
 
@@ -191,25 +226,26 @@ def paired_rate_delta(
     return delta, interval
 
 
-def _ranks(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Ranks 1..n with ties given their average rank (as Spearman's ρ requires)."""
-    order = np.argsort(values, kind="mergesort")
-    ranks = np.empty(values.size, dtype=np.float64)
-    sorted_values = values[order]
-    start = 0
-    while start < values.size:
-        end = start
-        while end + 1 < values.size and sorted_values[end + 1] == sorted_values[start]:
-            end += 1
-        ranks[order[start : end + 1]] = (start + end) / 2.0 + 1.0
-        start = end + 1
-    return ranks
+def _spearman_rows(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Spearman's ρ of each row pair of ``x`` and ``y`` (B × n → B): the Pearson correlation
+    of the rows' average ranks, NaN for a row with a constant variable.
+
+    SciPy is imported here, not at the top: the scorers import this module when Inspect
+    loads a task, and ``scipy.stats`` costs over half a second to import.
+    """
+    from scipy.stats import ConstantInputWarning, pearsonr, rankdata
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        result = pearsonr(rankdata(x, axis=1), rankdata(y, axis=1), axis=1)
+    return np.asarray(result.statistic, dtype=np.float64).reshape(-1)
 
 
 def spearman_rho(
     x: Sequence[float] | NDArray[np.float64], y: Sequence[float] | NDArray[np.float64]
 ) -> float:
-    """Spearman's ρ: the Pearson correlation of the average ranks of x and y.
+    """Spearman's ρ: the Pearson correlation of the average ranks of x and y
+    (``scipy.stats.spearmanr``).
 
     ``nan`` when fewer than two pairs or when either variable is constant.
     """
@@ -217,14 +253,12 @@ def spearman_rho(
         raise ValueError(f"x and y differ in length: {len(x)} vs {len(y)}")
     if len(x) < 2:
         return math.nan
-    rx = _ranks(np.asarray(x, dtype=np.float64))
-    ry = _ranks(np.asarray(y, dtype=np.float64))
-    rx -= rx.mean()
-    ry -= ry.mean()
-    denominator = math.sqrt(float(rx @ rx) * float(ry @ ry))
-    if denominator == 0.0:
-        return math.nan
-    return float(rx @ ry) / denominator
+    from scipy.stats import ConstantInputWarning, spearmanr  # see _spearman_rows
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        rho = spearmanr(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    return float(rho.statistic)
 
 
 def spearman_ci(
@@ -245,13 +279,8 @@ def spearman_ci(
     _z(confidence)
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    indexes = rng.integers(0, xs.size, size=(n_resamples, xs.size))
-    estimates = np.array([spearman_rho(xs[row], ys[row]) for row in indexes])
-    estimates = estimates[~np.isnan(estimates)]
-    if estimates.size == 0:
-        return rho, (math.nan, math.nan)
-    return rho, _percentile_interval(estimates, confidence)
+    indexes = _resample_indexes(seed, xs.size, n_resamples)
+    return rho, _percentile_interval(_spearman_rows(xs[indexes], ys[indexes]), confidence)
 
 
 # --- K-trial reducers ---------------------------------------------------------------
@@ -307,19 +336,19 @@ def agreement(a: Sequence[bool], b: Sequence[bool]) -> float:
 
 
 def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
-    """Cohen's κ for two raters and binary labels: (p_o − p_e) / (1 − p_e).
+    """Cohen's κ for two raters and binary labels: (p_o − p_e) / (1 − p_e)
+    (``sklearn.metrics.cohen_kappa_score``).
 
     p_e = p_a·p_b + (1 − p_a)(1 − p_b), with p_a, p_b each rater's share of True.
     When p_e = 1 (both raters constant and equal) κ is undefined: ``nan``.
     """
-    observed = agreement(a, b)
-    if not a:
+    agreement(a, b)  # the same length check and message as the agreement itself
+    if len({*a, *b}) < 2:  # no items, or one label throughout: p_e = 1
         return math.nan
-    p_a, p_b = sum(a) / len(a), sum(b) / len(b)
-    expected = p_a * p_b + (1 - p_a) * (1 - p_b)
-    if expected == 1.0:
-        return math.nan
-    return (observed - expected) / (1 - expected)
+    # Imported here: scikit-learn costs over half a second, and only audits need κ.
+    from sklearn.metrics import cohen_kappa_score
+
+    return float(cohen_kappa_score(list(a), list(b), labels=[False, True]))
 
 
 # --- result types: every reported number with its n and its interval ------------------

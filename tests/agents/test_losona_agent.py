@@ -55,7 +55,9 @@ def test_base_and_agent_runs_never_share_a_folder(both_runs: Path) -> None:
 
 def test_the_reply_prompt_lists_the_kept_norm_not_the_rejected_one(both_runs: Path) -> None:
     agent = next(p for p in both_runs.iterdir() if "+norm-memory" in p.name)
-    for sample in samples(agent):
+    found = samples(agent)
+    assert found
+    for sample in found:
         prompt = sample.messages[0].text
         assert f"QUALIFIED PERSONAL NORMS: 1. {KEPT}" in prompt
         assert REJECTED not in prompt
@@ -68,7 +70,9 @@ def test_the_reply_prompt_lists_the_kept_norm_not_the_rejected_one(both_runs: Pa
 
 
 def test_the_agents_calls_are_a_role_of_their_own(both_runs: Path) -> None:
-    for folder in both_runs.iterdir():
+    folders = sorted(both_runs.iterdir())
+    assert len(folders) == 2
+    for folder in folders:
         usage = usage_by_role(
             item.sample for item in read_samples(sorted(folder.rglob("*.eval"))).samples
         )

@@ -56,6 +56,7 @@ async def test_the_sanction_aimed_at_it_yields_a_norm_used_in_its_next_action(
         (KEPT, "qualified"),
         (REJECTED, "rejected"),
     ]
+    assert rest[1:], "no reading after the sanction"
     assert all(not r.read and r.calls == 0 for r in rest[1:])  # silence: nothing new to read
     views = [e.detail["messages"][-1] for e in episode.log if e.kind == "subject_view"]
     assert "QUALIFIED PERSONAL NORMS: NONE" in views[0]

@@ -15,9 +15,10 @@ from normlab.crsec.analysis import (
     load_runs,
     prompt_prefix_shares,
 )
+from normlab.crsec.events import CallEvent, Event, parse_event
 from normlab.crsec.judge import JUDGE_CACHE
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import AgentState, Event, HourMetrics, Usage, WorldState
+from normlab.crsec.schemas import AgentState, HourMetrics, Usage, WorldState
 from normlab.stats import Rate
 from tests.crsec.support import client, config, write_script
 
@@ -57,13 +58,14 @@ def hand_run(
     run.create(run_config)
     events: list[Event] = []
     for call in calls or []:
-        events.append(Event(seq=0, tick=0, time="day 1 09:00", kind="call", agent=call["agent"],
-                            data={k: v for k, v in call.items() if k != "agent"}))  # fmt: skip
+        data = {k: v for k, v in call.items() if k != "agent"}
+        events.append(parse_event({"seq": 0, "tick": 0, "time": "day 1 09:00", "kind": "call",
+                                   "agent": call["agent"], "data": data}))  # fmt: skip
     for index, agents in enumerate(hours):
         events.append(
-            Event(seq=0, tick=index * 12 + 11, time="t", kind="hour", data={
+            parse_event({"seq": 0, "tick": index * 12 + 11, "time": "t", "kind": "hour", "data": {
                 "hour": index, "label": f"day 1 {9 + index:02d}:00–{10 + index:02d}:00",
-                "agents": agents}),
+                "agents": agents}}),
         )  # fmt: skip
     for seq, event in enumerate(events, start=1):
         event.seq = seq
@@ -184,9 +186,21 @@ def test_prefix_share_counts_what_repeats_the_agents_previous_prompt() -> None:
         {"agent": "B", "role": "agent", "system": "abcd", "prompt": "xy"},  # B's first: 0
         {"agent": "A", "role": "judge", "system": "", "prompt": "ignored"},
     ]
-    overall, by_agent = prompt_prefix_shares(calls)
+    overall, by_agent = prompt_prefix_shares([call_event(call) for call in calls])
     assert by_agent == {"A": pytest.approx(6 / 14), "B": 0.0}
     assert overall == pytest.approx(6 / 21)
+
+
+def call_event(call: dict[str, str]) -> CallEvent:
+    """A logged call with what the prefix share reads (the rest as a cheap call's)."""
+    data = {"phase": "talk", "operation": "utterance", "role": call["role"],
+            "system": call["system"], "prompt": call["prompt"], "input_tokens": 1,
+            "cached_input_tokens": 0, "output_tokens": 1, "cost": None}  # fmt: skip
+    event = parse_event(
+        {"seq": 1, "tick": 0, "time": "t", "kind": "call", "agent": call["agent"], "data": data}
+    )
+    assert isinstance(event, CallEvent)
+    return event
 
 
 def test_a_run_with_no_finished_hour_cannot_be_analyzed(tmp_path: Path) -> None:

@@ -63,6 +63,7 @@ def test_several_runs_and_an_ablation_in_one_report(workdir: Path) -> None:
     assert [group["runs"] for group in metrics["groups"]] == [2, 1]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_event_log(workdir: Path) -> None:
     run(workdir / "whole", "--no-report")
     slow = json.loads(BUSY.read_text())

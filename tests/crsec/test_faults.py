@@ -20,8 +20,9 @@ from benchmarks.endpoint import Faults
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from normlab.crsec.clock import clock_of
+from normlab.crsec.events import CallEvent
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.sim import clock_of
 from tests.crsec.support import BUSY, SMALL, event_lines
 from tests.helpers.endpoint import model_name, serving
 from tests.helpers.interrupt import kill_when
@@ -69,8 +70,8 @@ def single_reply_judge(folder: Path) -> str:
     return f"scripted/{path}"
 
 
-def calls(folder: Path) -> list[dict[str, Any]]:
-    return [event for event in map(json.loads, event_lines(folder)) if event["kind"] == "call"]
+def calls(folder: Path) -> list[CallEvent]:
+    return [event for event in RunDir(folder).events() if isinstance(event, CallEvent)]
 
 
 def without_retries(folder: Path) -> list[dict[str, Any]]:
@@ -93,11 +94,12 @@ def assert_every_tick_once(folder: Path) -> None:
     assert ticks == sorted(ticks) and ticks[-1] == total - 1
     once = [(e.tick, e.kind, e.agent) for e in events if e.kind in ONCE_PER_AGENT_AND_TICK]
     assert len(once) == len(set(once))  # no tick's events written twice
-    hours = [event.data["hour"] for event in events if event.kind == "hour"]
+    hours = [event.data.hour for event in events if event.kind == "hour"]
     assert hours == list(range(len(hours))) == [m.hour for m in run.metrics()]
     assert sum(event.kind == "call" for event in events) == state.usage.calls
 
 
+@pytest.mark.slow
 def test_a_run_through_a_faulty_endpoint_completes_every_tick_and_counts_its_retries(
     workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,7 +123,7 @@ def test_a_run_through_a_faulty_endpoint_completes_every_tick_and_counts_its_ret
     assert faulty["agents"] == 4 and len(faulty["hours"]) == 1
     # every request that brought no reply was made again, and counted once: the faults, and
     # any answer that came after the attempt timeout
-    replies = sum(event["data"]["attempts"] for event in calls(workdir / "faulty"))
+    replies = sum(event.data.attempts for event in calls(workdir / "faulty"))
     retries = faulty["usage"]["retries"]
     assert retries == stats["faulty"]["requests"] - replies >= faults > 0
     assert sum(item["retries"] for item in faulty["by_operation"].values()) == retries
@@ -134,6 +136,7 @@ def test_a_run_through_a_faulty_endpoint_completes_every_tick_and_counts_its_ret
     assert "parse failures / truncations / retries" in table and shown in table
 
 
+@pytest.mark.slow
 def test_a_run_killed_three_times_resumes_to_the_uninterrupted_runs_norms_and_metrics(
     workdir: Path,
 ) -> None:

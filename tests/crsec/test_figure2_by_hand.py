@@ -27,14 +27,14 @@ from normlab.crsec.analysis import (
     CrsecAnalysis,
     analyze_runs,
     emergence_hour,
-    hour_counts,
     load_runs,
 )
+from normlab.crsec.counts import hour_counts
+from normlab.crsec.events import parse_event
 from normlab.crsec.report import counts_table, emergence_table, write_report
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import (
     AgentState,
-    Event,
     NormDatabase,
     PersonalNorm,
     WorldState,
@@ -284,7 +284,7 @@ def write_run(folder: Path, model: str) -> None:
         minute = 9 * 60 + 5 * tick
         row = {"seq": seq, "tick": tick, "time": f"day 1 {minute // 60:02d}:{minute % 60:02d}",
                "kind": kind, "agent": agent, "data": data}  # fmt: skip
-        Event.model_validate(row)  # the real schema of a line of events.jsonl
+        parse_event(row)  # the real schema of a line of events.jsonl
         lines.append(json.dumps(row, ensure_ascii=False))
     (folder / "events.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     last = LOG[-1][3]["agents"]

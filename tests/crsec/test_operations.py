@@ -46,7 +46,7 @@ async def test_create_norm_sends_the_description_and_keeps_count(tmp_path: Path)
     assert [n.content for n in norms] == [f"Norm {i}." for i in range(5)]
     assert {n.type for n in norms} == {"injunctive"} and {n.utility for n in norms} == {100}
     entry = who.log.entries[0]
-    assert BOB.description in entry["prompt"] and "exactly 5 norms" in entry["prompt"]
+    assert BOB.description in entry.data.prompt and "exactly 5 norms" in entry.data.prompt
 
 
 async def test_a_reply_that_never_parses_creates_nothing_and_is_recorded(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ async def test_a_reply_that_never_parses_creates_nothing_and_is_recorded(tmp_pat
     who = caller(model)
     assert await create_norms(who, BOB, 5) == []
     entry = who.log.entries[0]
-    assert entry["parse_failed"] and entry["replies"] == ["no json here", "no json here"]
+    assert entry.data.parse_failed and entry.data.replies == ["no json here", "no json here"]
 
 
 async def test_detect_conflict_batched_and_per_observation(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ async def test_detect_conflict_batched_and_per_observation(tmp_path: Path) -> No
         (1, True, False),
         (2, False, False),
     ]
-    prompt = who.log.entries[0]["prompt"]
+    prompt = who.log.entries[0].data.prompt
     assert "1. Carlos Gomez is smoking" in prompt and "2. Tom Gomez" in prompt
     assert "YOU ARE: Bob Johnson, a norm entrepreneur." in prompt
     assert "QUALIFIED PERSONAL NORMS: 1. No smoking indoors." in prompt
@@ -96,10 +96,10 @@ async def test_conversation_turn_and_identification_from_a_chat(tmp_path: Path) 
     who = caller(model)
     said = await utterance(who, "Carlos Gomez", "Hobbs Cafe", "you saw smoke", [])
     assert said is not None and said.end and said.utterance == "(frowns) Please stop."
-    assert "(nothing yet: you speak first)" in who.log.entries[0]["prompt"]
+    assert "(nothing yet: you speak first)" in who.log.entries[0].data.prompt
     found = await identify_from_chat(who, [("Bob Johnson", "Please stop.")])
     assert [(n.content, n.type) for n in found] == [("No smoking indoors.", "injunctive")]
-    assert "INPUT: Bob Johnson: Please stop." in who.log.entries[1]["prompt"]
+    assert "INPUT: Bob Johnson: Please stop." in who.log.entries[1].data.prompt
 
 
 async def test_thoughts_and_identification_from_thoughts(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ async def test_thoughts_and_identification_from_thoughts(tmp_path: Path) -> None
     thoughts = await generate_thoughts(who, "Hobbs Cafe", ["Carlos Gomez is smoking"])
     assert thoughts == ["Smoke everywhere.", "A", "B"]
     assert await identify_from_thoughts(who, thoughts) == []  # "not normative" wins
-    assert "INPUT: 1. Smoke everywhere.\n2. A\n3. B" in who.log.entries[1]["prompt"]
+    assert "INPUT: 1. Smoke everywhere.\n2. A\n3. B" in who.log.entries[1].data.prompt
 
 
 async def test_merged_evaluation_passes_and_fails_in_the_papers_order(tmp_path: Path) -> None:
@@ -142,10 +142,10 @@ async def test_faithful_evaluation_stops_at_the_first_failed_check(tmp_path: Pat
     who = caller(model)
     verdict = await evaluate(who, "Bob smokes.", "injunctive", "a thought", NORMS, "faithful")
     assert not verdict.qualified and verdict.rejection == "failed the type check (not a norm)"
-    assert [e["operation"] for e in who.log.entries] == [
+    assert [e.data.operation for e in who.log.entries] == [
         "check_consistency", "check_duplication", "check_type",
     ]  # fmt: skip
-    assert '"type": "injunctive", "content": "Bob smokes."' in who.log.entries[2]["prompt"]
+    assert '"type": "injunctive", "content": "Bob smokes."' in who.log.entries[2].data.prompt
 
 
 async def test_faithful_evaluation_rates_utility_after_passing(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ async def test_no_evaluation_asks_only_the_utility(tmp_path: Path) -> None:
     who = caller(model)
     verdict = await evaluate(who, "Anything.", "injunctive", "", NORMS, "none")
     assert verdict.qualified and verdict.utility == 12
-    assert [e["operation"] for e in who.log.entries] == ["utility"]
+    assert [e.data.operation for e in who.log.entries] == ["utility"]
 
 
 async def test_synthesis_groups_abstracts_and_weights(tmp_path: Path) -> None:
@@ -193,9 +193,9 @@ async def test_synthesis_groups_abstracts_and_weights(tmp_path: Path) -> None:
     (abstract,) = result.abstracts  # the one-member group is not synthesized
     assert abstract.members == [1, 3] and abstract.utility == 90  # 0.75·100 + 0.25·60
     assert abstract.weights_used and abstract.verdict.qualified
-    assert "(a hint)" in who.log.entries[0]["prompt"]
-    assert "[Smoking] 1. No smoking indoors. 3. Smoke outside." in who.log.entries[1]["prompt"]
-    evaluated = who.log.entries[2]["prompt"]
+    assert "(a hint)" in who.log.entries[0].data.prompt
+    assert "[Smoking] 1. No smoking indoors. 3. Smoke outside." in who.log.entries[1].data.prompt
+    evaluated = who.log.entries[2].data.prompt
     assert "QUALIFIED PERSONAL NORMS: 1. Quiet please." in evaluated  # own members left out
 
 
@@ -209,7 +209,7 @@ async def test_plan_fills_missing_hours_from_the_hour_before(tmp_path: Path) -> 
     planned = await plan_day(who, BOB, NORMS, CLOCK, 1)
     assert planned.plan[8] == BOB.daily_requirement and planned.plan[10] == "smoke outside"
     assert planned.plan[11] == "lunch and tip" and planned.filled == [8, 10, 12, 13, 14, 15]
-    prompt = who.log.entries[0]["prompt"]
+    prompt = who.log.entries[0].data.prompt
     assert "Today is Monday February 13, 2023." in prompt and "1) wake up" in prompt
 
 
@@ -228,7 +228,7 @@ async def test_actions_fit_the_hour_and_the_places(tmp_path: Path) -> None:
         ("outside Hobbs Cafe", 10), ("Hobbs Cafe", 40), ("Hobbs Cafe", 10)
     ]  # fmt: skip
     assert any("place 'street'" in note for note in hour.adjusted)
-    prompt = who.log.entries[0]["prompt"]
+    prompt = who.log.entries[0].data.prompt
     assert "from 9:00 am to 10:00 am" in prompt and "Daily plan requirement:" in prompt
 
 

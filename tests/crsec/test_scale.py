@@ -14,9 +14,11 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.crsec.calls import Caller
+from normlab.crsec.events import CallEvent
+from normlab.crsec.replies import Utterance
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import model_client
-from normlab.crsec.schemas import RunConfig, Utterance
+from normlab.crsec.schemas import RunConfig
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import load_society, scaled_society
 from tests.crsec.support import BUSY_MODEL, client, config, new_run, write_script
@@ -75,8 +77,8 @@ def test_calls_made_at_once_are_logged_in_order_with_seeds_of_their_own(tmp_path
     replies = asyncio.run(caller.each([0.3, 0.0, 0.1], unit))
     assert time.perf_counter() - started < 0.35 and all(reply for reply in replies)
     entries = caller.log.entries
-    assert [entry["phase"] for entry in entries] == ["detect/0", "detect/1", "detect/2"]
-    assert [entry["prompt"] for entry in entries] == [
+    assert [entry.data.phase for entry in entries] == ["detect/0", "detect/1", "detect/2"]
+    assert [entry.data.prompt for entry in entries] == [
         "Say a line (0.3)", "Say a line (0.0)", "Say a line (0.1)"
     ]  # fmt: skip
 
@@ -92,15 +94,15 @@ def test_chains_are_the_longest_unit_of_each_phase(tmp_path: Path) -> None:
     asyncio.run(Simulation(run, client(BUSY_MODEL)).run())
     events = list(RunDir(tmp_path / "run").events())
     found = chains(events)
-    calls = [event for event in events if event.kind == "call"]
+    calls = [event for event in events if isinstance(event, CallEvent)]
     assert sum(item["requests"] for item in found.values()) == sum(
-        call.data["attempts"] + call.data["retries"] for call in calls
+        call.data.attempts + call.data.retries for call in calls
     )
     for (tick, phase), item in found.items():
-        here = [c for c in calls if c.tick == tick and c.data["phase"].split("/")[0] == phase]
+        here = [c for c in calls if c.tick == tick and c.data.phase.split("/")[0] == phase]
         if phase in ("plan", "actions", "detect"):  # one call per agent (faithful detection:
             # per observation), all at once, each retried when cut off
-            assert item["depth"] == max(call.data["attempts"] for call in here)
+            assert item["depth"] == max(call.data.attempts for call in here)
         if phase == "talk":  # a conversation's turns, one after another
             assert item["depth"] >= 2
     assert max(item["requests"] for (_, phase), item in found.items() if phase == "detect") > 4

@@ -6,12 +6,26 @@ import asyncio
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from normlab.core.errors import InputError
+from normlab.crsec.events import (
+    AssessedItem,
+    CallEvent,
+    ConversationEvent,
+    DetectEvent,
+    EvaluateEvent,
+    Event,
+    EventKind,
+    SkippedItem,
+    SynthesisEvent,
+    of_kind,
+    parse_event,
+)
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import Ablation, Event, RunConfig
+from normlab.crsec.schemas import Ablation, RunConfig
 from normlab.crsec.sim import Simulation, action_text
 from normlab.crsec.society import load_society
 from tests.crsec.support import client, config, event_lines, new_run
@@ -28,7 +42,7 @@ def events(folder: Path) -> list[Event]:
 
 
 def operations(folder: Path) -> Counter[str]:
-    return Counter(e.data["operation"] for e in events(folder) if e.kind == "call")
+    return Counter(e.data.operation for e in of_kind(events(folder), CallEvent))
 
 
 def test_a_run_goes_through_every_phase_and_writes_its_files(tmp_path: Path) -> None:
@@ -51,14 +65,12 @@ def test_a_run_goes_through_every_phase_and_writes_its_files(tmp_path: Path) -> 
 
 def test_calls_carry_the_agents_stable_prefix(tmp_path: Path) -> None:
     simulate(tmp_path / "run", config())
-    calls = [e for e in events(tmp_path / "run") if e.kind == "call" and e.agent == "Carlos Gomez"]
+    calls = [e for e in of_kind(events(tmp_path / "run"), CallEvent) if e.agent == "Carlos Gomez"]
     spec = load_society().agent("Carlos Gomez")
     for call in calls:
-        assert call.data["system"].startswith(
-            "You are Carlos Gomez, an ordinary agent in Hobbs Cafe."
-        )
-        assert spec.description in call.data["system"]
-        assert "YOUR QUALIFIED PERSONAL NORMS:" in call.data["system"]
+        assert call.data.system.startswith("You are Carlos Gomez, an ordinary agent in Hobbs Cafe.")
+        assert spec.description in call.data.system
+        assert "YOUR QUALIFIED PERSONAL NORMS:" in call.data.system
 
 
 def test_the_same_seed_gives_the_same_event_log_and_another_seed_does_not(tmp_path: Path) -> None:
@@ -71,32 +83,33 @@ def test_the_same_seed_gives_the_same_event_log_and_another_seed_does_not(tmp_pa
 
 def test_receivers_store_evaluated_information_with_provenance(tmp_path: Path) -> None:
     simulate(tmp_path / "run", config())
-    evaluated = [e for e in events(tmp_path / "run") if e.kind == "evaluate"]
-    assert {e.data["origin"] for e in evaluated} == {"chat", "thought"}
+    evaluated = of_kind(events(tmp_path / "run"), EvaluateEvent)
+    assert {e.data.origin for e in evaluated} == {"chat", "thought"}
     state = RunDir(tmp_path / "run").checkpoint()
     assert state is not None
     for event in evaluated:
         database = state.agents[event.agent].norms
-        if event.data.get("skipped"):
-            assert event.data["skipped"].startswith("same words as #")
+        data = event.data
+        if isinstance(data, SkippedItem):
+            assert data.skipped.startswith("same words as #")
             continue
-        (item,) = [n for n in database.norms if n.id == event.data["id"]]
-        assert item.origin == event.data["origin"] and item.qualified == event.data["qualified"]
-        assert item.source_text == event.data["related"]
+        (item,) = [n for n in database.norms if n.id == data.id]
+        assert item.origin == data.origin and item.qualified == data.qualified
+        assert item.source_text == data.related
 
 
 def test_conversations_respect_busy_agents_and_the_pair_buffer(tmp_path: Path) -> None:
     simulate(tmp_path / "run", config(pair_buffer_minutes=60))
-    talks = [e for e in events(tmp_path / "run") if e.kind == "conversation"]
+    talks = of_kind(events(tmp_path / "run"), ConversationEvent)
     assert talks
     last: dict[frozenset[str], int] = {}
     for talk in talks:
-        pair = frozenset((talk.agent, talk.data["receiver"]))
+        pair = frozenset((talk.agent, talk.data.receiver))
         if pair in last:
             assert talk.tick - last[pair] >= 12  # 60 minutes of 5-minute ticks
         last[pair] = talk.tick
-        assert 1 <= len(talk.data["transcript"]) <= 6
-    by_tick = Counter((t.tick, who) for t in talks for who in (t.agent, t.data["receiver"]))
+        assert 1 <= len(talk.data.transcript) <= 6
+    by_tick = Counter((t.tick, who) for t in talks for who in (t.agent, t.data.receiver))
     assert max(by_tick.values()) == 1  # nobody is in two conversations at once
 
 
@@ -122,8 +135,12 @@ def test_each_ablation_switches_its_part_off(
 
 def test_no_evaluation_accepts_everything_it_rates(tmp_path: Path) -> None:
     simulate(tmp_path / "run", config(ablations=["no_evaluation"]))
-    evaluated = [e for e in events(tmp_path / "run") if e.kind == "evaluate" and "id" in e.data]
-    assert evaluated and all(e.data["qualified"] and e.data["mode"] == "none" for e in evaluated)
+    evaluated = [
+        e.data
+        for e in of_kind(events(tmp_path / "run"), EvaluateEvent)
+        if isinstance(e.data, AssessedItem)
+    ]
+    assert evaluated and all(item.qualified and item.mode == "none" for item in evaluated)
 
 
 def test_faithful_mode_makes_one_call_per_operation(tmp_path: Path) -> None:
@@ -132,24 +149,24 @@ def test_faithful_mode_makes_one_call_per_operation(tmp_path: Path) -> None:
     merged, faithful = operations(tmp_path / "merged"), operations(tmp_path / "faithful")
     assert faithful["evaluate"] == 0 and faithful["check_consistency"] > 0
     assert faithful["detect_conflict"] > merged["detect_conflict"]
-    detects = [e for e in events(tmp_path / "faithful") if e.kind == "detect"]
-    calls = [e for e in events(tmp_path / "faithful") if e.kind == "call"
-             and e.data["operation"] == "detect_conflict"]  # fmt: skip
-    assert len(calls) == sum(len(e.data["findings"]) for e in detects)
+    detects = of_kind(events(tmp_path / "faithful"), DetectEvent)
+    calls = [e for e in of_kind(events(tmp_path / "faithful"), CallEvent)
+             if e.data.operation == "detect_conflict"]  # fmt: skip
+    assert len(calls) == sum(len(e.data.findings) for e in detects)
 
 
 def test_synthesis_folds_norms_into_an_abstract_norm(tmp_path: Path) -> None:
     simulate(tmp_path / "run", config())
-    syntheses = [e for e in events(tmp_path / "run") if e.kind == "synthesis"]
+    syntheses = of_kind(events(tmp_path / "run"), SynthesisEvent)
     assert syntheses and syntheses[0].agent == "Bob Johnson"
     first = syntheses[0].data
-    assert first["trigger"] == "paper" and first["qualified_utility_before"] > 350
+    assert first.trigger == "paper" and first.qualified_utility_before > 350
     state = RunDir(tmp_path / "run").checkpoint()
     assert state is not None
     bob = state.agents["Bob Johnson"].norms
-    for abstract in first["abstracts"]:
-        if abstract["qualified"]:
-            members = [n for n in bob.norms if n.id in abstract["members"]]
+    for abstract in first.abstracts:
+        if abstract.qualified:
+            members = [n for n in bob.norms if n.id in abstract.members]
             assert members and all(not n.activated and n.valid for n in members)
 
 
@@ -206,5 +223,26 @@ def test_subtasks_are_written_about_the_agent_who_does_them() -> None:
 
 def test_the_event_log_is_json_lines_of_events(tmp_path: Path) -> None:
     simulate(tmp_path / "run", config())
-    for line in event_lines(tmp_path / "run"):
-        Event.model_validate(json.loads(line))
+    lines = event_lines(tmp_path / "run")
+    assert lines, "the run wrote no events: nothing would be checked"
+    parsed: list[Event] = [parse_event(json.loads(line)) for line in lines]
+    assert {event.kind for event in parsed} == set(get_args(EventKind))  # every kind is typed
+    for line, event in zip(lines, parsed, strict=True):  # and the types lose nothing
+        assert json.dumps(event.model_dump(mode="json"), ensure_ascii=False) == line
+
+
+def test_a_malformed_event_line_is_one_error_naming_the_file_line_and_field(
+    tmp_path: Path,
+) -> None:
+    simulate(tmp_path / "run", config(), max_calls=1)
+    path = tmp_path / "run" / "events.jsonl"
+    first, *rest = event_lines(tmp_path / "run")
+    row = json.loads(first)
+    for change, field, line in (
+        ({"kind": "dance"}, "kind", 1),
+        ({"data": {**row["data"], "phase": 3}}, "data.phase", 1),
+    ):
+        path.write_text("\n".join([json.dumps({**row, **change}), *rest]) + "\n")
+        with pytest.raises(InputError) as error:
+            list(RunDir(tmp_path / "run").events())
+        assert error.value.one_line().startswith(f"{path}:{line}: field '{field}': ")

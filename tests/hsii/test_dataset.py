@@ -40,7 +40,7 @@ def test_cutting_keeps_assistant_turns_with_history_and_one_addressee() -> None:
     assistant_turns = [
         i for i, m in enumerate(dialogue.messages) if m.role_from == "Intelligent Assistant"
     ]
-    assert len(cases) == len([i for i in assistant_turns if i >= 2])
+    assert cases and len(cases) == len([i for i in assistant_turns if i >= 2])
     for case in cases:
         position = int(case.golden.index) - 1
         assert case.messages == dialogue.messages[:position]

@@ -125,6 +125,7 @@ def test_unparseable_judge_reply_is_recorded_not_invented(workdir: Path) -> None
 
     (path,) = sorted((workdir / "logs").glob("*.eval"))
     scores = [(s.scores or {})["norm_judge"] for s in read_eval_log(str(path)).samples or []]
+    assert len(scores) == 2
     # re-judged afresh once: two rounds of (call + repair retry)
     assert all(score.metadata and score.metadata["judge_attempts"] == 4 for score in scores)
 

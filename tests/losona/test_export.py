@@ -13,6 +13,7 @@ def test_export_round_trip(tmp_path: Path) -> None:
     code, output = run_cli("losona", "export", "--out", str(out))
     assert code == 0, output
     shipped = load_scenarios(SCENARIOS_PATH)
+    assert shipped
     assert (out / "data" / "losona_scenarios.jsonl").is_file()
     assert load_scenarios(out) == shipped
     card = (out / "README.md").read_text()

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from normlab.core.logs import read_samples
 from normlab.losona.analysis import analyze, load_run
 from tests.helpers.interrupt import finished_samples, kill_when
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 
 
+@pytest.mark.slow
 def test_killed_and_resumed_run_counts_every_trial_once(workdir: Path) -> None:
     script = json.loads(SCRIPT.read_text())
     for rule in script["rules"]:
@@ -45,6 +48,7 @@ def _replies(logs: Path) -> dict[tuple[str, int], str]:
     }
 
 
+@pytest.mark.slow
 def test_a_resumed_scripted_run_reproduces_an_uninterrupted_one(workdir: Path) -> None:
     """The scripted model picks replies per sample and epoch, not per process (issue 12): the
     samples killed part-way get, on resume, the replies an uninterrupted run gets."""

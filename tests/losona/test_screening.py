@@ -87,6 +87,7 @@ def test_any_screening_model_complying_rejects(tmp_path: Path) -> None:
     assert code == 0
     assert (out / "accepted.jsonl").read_text() == ""
     rows = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
+    assert len(rows) == 2
     assert all(len(row["screening"]["baselines"]) == 2 for row in rows)
     assert all("pointer.json" in row["screening"]["reasons"][0] for row in rows)
 

@@ -35,6 +35,7 @@ def test_models_check_reports_a_missing_script_on_one_line(tmp_path: Path) -> No
     assert "script file not found" in result.output
 
 
+@pytest.mark.slow
 def test_models_check_fails_fast_and_on_one_line_when_the_endpoint_does_not_answer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

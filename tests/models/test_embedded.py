@@ -34,6 +34,7 @@ class Greeting(BaseModel):
     is_friendly: bool
 
 
+@pytest.mark.slow
 async def test_embedded_model_answers_offline_with_usage_and_prompt_cache() -> None:
     model = get_model(EMBEDDED_MODEL)
     prompt: list[ChatMessage] = [
@@ -49,6 +50,7 @@ async def test_embedded_model_answers_offline_with_usage_and_prompt_cache() -> N
     assert (second.usage.input_tokens_cache_read or 0) > 0
 
 
+@pytest.mark.slow
 async def test_embedded_model_follows_a_json_schema() -> None:
     result = await generate_structured(
         get_model(EMBEDDED_MODEL),

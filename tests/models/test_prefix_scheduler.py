@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -82,6 +83,20 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
+def _gated(
+    slots: int, result: str
+) -> tuple[PrefixScheduler, asyncio.Event, Callable[[], Awaitable[str]]]:
+    """A scheduler, a gate and a job that holds its slot until the gate opens (then returns
+    ``result``): how the cancellation tests keep requests running or waiting at will."""
+    gate = asyncio.Event()
+
+    async def blocked() -> str:
+        await gate.wait()
+        return result
+
+    return PrefixScheduler(slots=slots), gate, blocked
+
+
 @pytest.mark.parametrize("slots", [1, 2])
 @pytest.mark.parametrize(
     "order",
@@ -95,12 +110,7 @@ async def _settle() -> None:
 )
 async def test_cancelled_requests_give_their_slots_back(slots: int, order: tuple[str, ...]) -> None:
     """Cancel waiting and running requests in every order; later requests still complete."""
-    scheduler = PrefixScheduler(slots=slots)
-    gate = asyncio.Event()
-
-    async def blocked() -> str:
-        await gate.wait()
-        return "blocked"
+    scheduler, gate, blocked = _gated(slots, "blocked")
 
     running = [asyncio.create_task(scheduler.run(f"r{i}", blocked)) for i in range(slots)]
     waiting = [asyncio.create_task(scheduler.run(f"w{i}", blocked)) for i in range(3)]
@@ -129,12 +139,7 @@ async def test_cancelled_requests_give_their_slots_back(slots: int, order: tuple
 
 
 async def test_a_request_cancelled_the_moment_it_gets_its_slot_hands_the_slot_on() -> None:
-    scheduler = PrefixScheduler(slots=1)
-    gate = asyncio.Event()
-
-    async def blocked() -> str:
-        await gate.wait()
-        return "done"
+    scheduler, gate, blocked = _gated(1, "done")
 
     first = asyncio.create_task(scheduler.run("a", blocked))
     second = asyncio.create_task(scheduler.run("b", blocked))
@@ -153,12 +158,7 @@ async def test_a_request_cancelled_the_moment_it_gets_its_slot_hands_the_slot_on
 
 async def test_a_cancelled_running_job_keeps_its_slot_until_it_really_ends() -> None:
     """The llama.cpp call in a thread cannot be stopped: its slot is busy until it returns."""
-    scheduler = PrefixScheduler(slots=1)
-    gate = asyncio.Event()
-
-    async def blocked() -> str:
-        await gate.wait()
-        return "done"
+    scheduler, gate, blocked = _gated(1, "done")
 
     running = asyncio.create_task(scheduler.run("a", blocked))
     await _settle()

@@ -107,7 +107,7 @@ async def test_malformed_persona_reply_is_retried_then_a_recorded_no_op(
     assert len(failures) == 3  # every persona, once each, after its repair retry
     assert all(len(f.detail["replies"]) == 2 for f in failures)
     persona_calls = [c for c in episode.calls if c.role == "persona"]
-    assert all(c.attempts == 2 for c in persona_calls)
+    assert persona_calls and all(c.attempts == 2 for c in persona_calls)
     assert not [e for e in episode.entries if e.phase == "episode" and e.actor != "Julian"]
 
 
@@ -142,7 +142,9 @@ async def test_calls_record_prefix_sharing(
         "orchestrator": len(ORCHESTRATOR_REQUEST.format(names=cast)),
     }
     for role, tail in tails.items():
-        for actor in {c.actor for c in episode.calls if c.role == role}:
+        actors = {c.actor for c in episode.calls if c.role == role}
+        assert actors, role
+        for actor in actors:
             calls = [c for c in episode.calls if (c.role, c.actor) == (role, actor)]
             assert calls[0].shared_prefix_chars == 0
             for previous, current in itertools.pairwise(calls):

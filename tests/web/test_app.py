@@ -98,18 +98,19 @@ def test_every_reader_keeps_transcript_markup_as_text(runs: Path) -> None:
 def test_the_crsec_replay_rebuilds_the_norm_databases_the_hour_snapshots_recorded(
     runs: Path,
 ) -> None:
-    from normlab.crsec.replay import moment
-    from normlab.crsec.rundir import RunDir
+    from normlab.crsec import RunDir, moment
+    from normlab.crsec.events import HourEvent
 
     run = RunDir(runs / "crsec")
     events = list(run.events())
-    for hour in [e for e in events if e.kind == "hour"]:
+    hours = [e for e in events if isinstance(e, HourEvent)]
+    assert hours
+    for hour in hours:
         now = moment(events, run.config(), hour.tick)
+        assert now.agents
         for agent in now.agents:
             qualified = sorted(n.id for n in agent.norms if n.activated and n.valid)
-            assert qualified == sorted(
-                n["id"] for n in hour.data["agents"][agent.name]["qualified"]
-            )
+            assert qualified == sorted(n.id for n in hour.data.agents[agent.name].qualified)
 
 
 def test_a_rater_finishes_a_losona_audit_and_the_agreement_matches_the_import(runs: Path) -> None:

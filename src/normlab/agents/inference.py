@@ -3,7 +3,7 @@
 The benchmarks hide one norm; the agent writes down what it believes the group's norms
 are. Whether one of its qualified norms expresses the hidden norm is asked of the
 benchmark's ``judge`` role with CRSEC's strict matching prompt
-(:func:`~normlab.crsec.judge.match_prompt`, ``judge_match.txt``), once per distinct
+(:func:`~normlab.crsec.match_prompt`, ``judge_match.txt``), once per distinct
 qualified norm, at temperature 0 through Inspect's cache. From the verdicts follow
 whether it held the norm when it last replied, and the first reply (and chat turn) at
 which it held it. A verdict that never parses counts as no match, and is counted.
@@ -18,8 +18,7 @@ from inspect_ai.model import ChatMessageUser, Model
 from pydantic import BaseModel, Field
 
 from normlab.agents.norm_memory import MemoryLog
-from normlab.crsec.judge import match_prompt, target_line
-from normlab.crsec.schemas import NormMatches
+from normlab.crsec import NormMatches, match_prompt, target_line
 from normlab.models import DETERMINISTIC_CACHE, RoleSettings, generate_structured
 from normlab.stats import Estimate, Rate
 

@@ -9,10 +9,10 @@ Before each reply it:
    turns marked, so that sanctions aimed at it show), with IdentifyNormativeInformation
    (Figure 9: CRSEC's prompt, schema and operation);
 2. runs the immediate evaluation (consistency, duplication, type, conflict: CRSEC's
-   :func:`~normlab.crsec.operations.evaluation.evaluate`) on each new item; an item with the
+   :func:`~normlab.crsec.evaluate`) on each new item; an item with the
    same words as one it already holds is skipped without a call, as in CRSEC;
 3. keeps what passes as qualified personal norms for the rest of the episode, in CRSEC's
-   :class:`~normlab.crsec.schemas.NormDatabase` (a rejected item stays, with its reason);
+   :class:`~normlab.crsec.NormDatabase` (a rejected item stays, with its reason);
 4. returns the compliance block (:func:`~normlab.agents.prompts.compliance_block`) that the
    benchmark adds to its own reply prompt; the eval's subject model writes the reply.
 
@@ -32,11 +32,17 @@ from pydantic import BaseModel, Field
 
 from normlab.agents.names import NORM_MEMORY, NORM_MEMORY_ROLE
 from normlab.agents.prompts import compliance_block
-from normlab.crsec.calls import Caller, call_seed
-from normlab.crsec.normdb import add_norm, exact_duplicate
-from normlab.crsec.operations.evaluation import EvaluationMode, evaluate
-from normlab.crsec.operations.spreading import identify_in_conversation
-from normlab.crsec.schemas import NormDatabase, NormType
+from normlab.crsec import (
+    Caller,
+    EvaluationMode,
+    NormDatabase,
+    NormType,
+    add_norm,
+    call_seed,
+    evaluate,
+    exact_duplicate,
+    identify_in_conversation,
+)
 from normlab.models import ModelClient, RoleSettings
 
 MAX_ITEMS_PER_READING = 3
@@ -185,4 +191,4 @@ class NormMemory:
                 )
             )
         reading.calls = len(caller.log.entries)
-        reading.parse_failures = sum(bool(entry["parse_failed"]) for entry in caller.log.entries)
+        reading.parse_failures = sum(entry.data.parse_failed for entry in caller.log.entries)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import cache
 
 from normlab.core.templates import PromptSet
-from normlab.crsec.prompts import ANGLE, numbered
-from normlab.crsec.prompts import PROMPTS as CRSEC_PROMPTS
+from normlab.crsec import ANGLE, numbered
+from normlab.crsec import PROMPTS as CRSEC_PROMPTS
 
 PROMPTS = PromptSet("normlab.agents", ANGLE)
 

@@ -1,4 +1,5 @@
-"""What every ``normlab`` command shares: output conventions, options, the benchmark factory.
+"""What every ``normlab`` command shares: output conventions, options, the benchmark factory
+(``run``, ``analyze``, ``report``).
 
 Above the shared ground (core, models, stats, report) and below the systems:
 each system's ``cli.py`` builds its commands from these pieces.
@@ -9,7 +10,14 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.commands.benchmark import Benchmark, emit, finish_run, load_some
+    from normlab.commands.benchmark import (
+        Benchmark,
+        RunOptions,
+        TaskRun,
+        emit,
+        finish_run,
+        load_some,
+    )
     from normlab.commands.console import (
         note,
         print_json,
@@ -38,14 +46,17 @@ if TYPE_CHECKING:
         bind_roles,
         default_log_dir,
         role_settings,
+        shared_options,
     )
     from normlab.commands.reading import add_read_commands
+    from normlab.commands.running import Flag, RunCommand, add_run_command
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
     "AgentOption",
     "Benchmark",
+    "Flag",
     "JsonOption",
     "JudgeOption",
     "LogDirOption",
@@ -58,8 +69,12 @@ __all__ = [
     "ReasoningEffortOption",
     "ReportDirOption",
     "RoleOption",
+    "RunCommand",
+    "RunOptions",
     "ShardOption",
+    "TaskRun",
     "add_read_commands",
+    "add_run_command",
     "bind_roles",
     "default_log_dir",
     "emit",
@@ -72,6 +87,7 @@ __all__ = [
     "reports_errors",
     "role_settings",
     "say",
+    "shared_options",
     "stdout_to_stderr",
     "write_generated",
 ]

@@ -1,22 +1,25 @@
 """The one command factory: every benchmark's ``run``, ``analyze`` and ``report`` behave alike.
 
-A system describes its read side once (:class:`Benchmark`: how to load logs,
+A system describes its read side once (:class:`Benchmark`: its roles, how to load logs,
 analyze them, show the analysis and write the report);
 :func:`~normlab.commands.reading.add_read_commands` gives it ``analyze PATHS [--json]`` and
-``report PATHS [--out DIR]``, and its own ``run`` command (whose options are the system's)
-ends in :func:`finish_run`.
+``report PATHS [--out DIR]``, :func:`~normlab.commands.running.add_run_command` its ``run``,
+and :class:`TaskRun` the same run for a program (the web app, the demos): each ends in
+:func:`finish_run`.
 Conventions: ``--json`` prints only JSON on stdout; progress, notes and the
 report path go to stderr; every log is read once and every sample counted once.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from inspect_ai import Task
+from inspect_ai.model import Model
 
 from normlab.commands.console import (
     note,
@@ -35,7 +38,7 @@ from normlab.core.storage import (
     mirror_folder,
     within,
 )
-from normlab.models import AnalysisBase
+from normlab.models import DEFAULT_MODEL, AnalysisBase, RoleSettings
 from normlab.models.preflight import check_models
 from normlab.report import usage_table
 
@@ -53,6 +56,7 @@ class Loaded(Protocol):
 
 LoadedT = TypeVar("LoadedT", bound=Loaded)
 AnalysisT = TypeVar("AnalysisT", bound=AnalysisBase)
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class Benchmark(Generic[LoadedT, AnalysisT]):
     name: str
     unit: str
     """What one sample is: "trial", "episode", "case"."""
+    roles: tuple[str, ...]
+    """The model roles besides the subject, as its task declares them (``Task.model_roles``)."""
     load: Callable[[list[Path]], LoadedT]
     analyze: Callable[[LoadedT], AnalysisT]
     show: Callable[[LoadedT, AnalysisT], None]
@@ -102,37 +108,71 @@ def analyze_and_emit(
     return analysis
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """How and where a run goes, whatever the benchmark: the shared ``run`` options that are
+    not the task's arguments."""
+
+    log_dir: str | Path | None = None
+    report_dir: Path | None = None
+    as_json: bool = False
+    max_connections: int | None = None
+    shard: str | None = None
+
+
+def task_roles(task: Task) -> dict[str, str]:
+    """The models a task binds its roles to by default (``Task(model_roles=…)``)."""
+
+    def named(model: Model | list[Model]) -> str:
+        return ",".join(map(str, model)) if isinstance(model, list) else str(model)
+
+    return {role: named(model) for role, model in (task.model_roles or {}).items()}
+
+
+def task_arguments(factory: Callable[..., Task], args: Mapping[str, Any]) -> dict[str, Any]:
+    """Every argument of ``factory``, defaults included, caps and efforts as dictionaries:
+    the arguments a run records, the same however a caller left its defaults, so a run
+    started by the command line resumes from a program and the other way round."""
+    bound = inspect.signature(factory).bind(**args)
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    if "max_tokens" in arguments:
+        given = RoleSettings.of(arguments["max_tokens"], arguments.get("reasoning_effort"))
+        arguments.update(given.task_args())
+    return arguments
+
+
 def finish_run(
     bench: Benchmark[LoadedT, AnalysisT],
     factory: Callable[..., Task],
     args: Mapping[str, Any],
     model: str,
     roles: Mapping[str, str],
-    log_dir: str | Path | None,
-    report_dir: Path | None,
-    as_json: bool,
-    max_connections: int | None = None,
-    shard: str | None = None,
+    options: RunOptions,
 ) -> AnalysisT:
     """Build the task ``factory(**args)``, run (or resume) it through eval_set, then analyze,
     print and write the report.
 
-    The task is built first, so bad options and data fail before any folder exists. Logs go
-    to ``log_dir``, by default a folder naming every role's model and the agent wrapping the
-    subject (``args["agent"]``), if any, and inside it one naming the task's configuration (the
-    arguments that differ from the defaults), so a run of other options never lands in a
-    folder it cannot resume; a folder that holds another configuration is refused up front,
-    on one line. A URL puts the logs in object storage, and the report then goes beside their
-    local mirror. A person in the subject's seat (``human/…``) answers one sample at a time.
+    The task is built first, so bad options and data fail before any folder exists. A role
+    ``roles`` leaves out is bound to the task's default for it. Logs go
+    to ``options.log_dir``, by default a folder naming every role's model and the agent
+    wrapping the subject (``args["agent"]``), if any, and inside it one naming the task's
+    configuration (the arguments that differ from the defaults), so a run of other options
+    never lands in a folder it cannot resume; a folder that holds another configuration is
+    refused up front, on one line. A URL puts the logs in object storage, and the report then
+    goes beside their local mirror. A person in the subject's seat (``human/…``) answers one
+    sample at a time.
     """
-    task = factory(**args)
-    agent = str(args.get("agent", BASE_AGENT))
-    configuration = Configuration.of(factory, args, beside=("agent",))
+    arguments = task_arguments(factory, args)
+    task = factory(**arguments)
+    roles = {**task_roles(task), **roles}
+    agent = str(arguments.get("agent", BASE_AGENT))
+    configuration = Configuration.of(factory, arguments, beside=("agent",))
     check_models([("--model", model), *((f"--role {r}", used) for r, used in roles.items())])
     default = default_log_dir(bench.name, model, roles, agent) / configuration.folder()
-    folder = log_location(log_dir or default)
-    if shard is not None:
-        part = Shard.parse(shard)
+    folder = log_location(options.log_dir or default)
+    if options.shard is not None:
+        part = Shard.parse(options.shard)
         task = part.apply(task)
         folder = within(folder, part.folder)
     # Checked before the run, which may take hours, rather than when its logs are written.
@@ -141,23 +181,54 @@ def finish_run(
     else:
         check_remote_folder(folder, "--log-dir")
     check_folder(folder, task, configuration, model, roles)
+    report_dir = options.report_dir
     if report_dir is not None:
         output_folder(report_dir, "--report-dir")
     for line in roles_line(model, roles):
         note(line)
-    with stdout_to_stderr(as_json):
+    with stdout_to_stderr(options.as_json):
         one_at_a_time = 1 if model.startswith("human/") else None
         logs = run_task(
             task,
             folder,
             model,
-            dict(roles),
+            roles,
             max_samples=one_at_a_time,
-            max_connections=max_connections,
+            max_connections=options.max_connections,
         )
     loaded = bench.load(logs)
-    analysis = analyze_and_emit(bench, loaded, as_json)
+    analysis = analyze_and_emit(bench, loaded, options.as_json)
     local = folder if isinstance(folder, Path) else mirror_folder(folder)
     path = bench.write_report(loaded, analysis, report_dir or local)
     note(f"report: {path.resolve()}")
     return analysis
+
+
+class TaskRun(Generic[P, AnalysisT]):
+    """A benchmark's run for a program: ``run(model, roles, options, **task_args)`` with the
+    task's own arguments, type-checked against its ``@task`` function, as ``normlab SYSTEM
+    run`` runs it (roles left out take the task's defaults)."""
+
+    def __init__(self, bench: Benchmark[Any, AnalysisT], factory: Callable[P, Task]) -> None:
+        self.bench = bench
+        self.factory = factory
+
+    def __call__(
+        self,
+        model: str,
+        roles: Mapping[str, str],
+        options: RunOptions,
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> AnalysisT:
+        """Run (or resume) the task, print the analysis and write the report."""
+        named = inspect.signature(self.factory).bind(*args, **kwargs).arguments
+        return finish_run(self.bench, self.factory, named, model, roles, options)
+
+    def demo(self, out: Path, /, *args: P.args, **kwargs: P.kwargs) -> Path:
+        """The benchmark's demo: every role on the embedded model, logs and report in
+        ``OUT/NAME``; the report's path."""
+        folder = out / self.bench.name
+        self(DEFAULT_MODEL, {}, RunOptions(log_dir=folder, report_dir=folder), *args, **kwargs)
+        return folder / "report.html"

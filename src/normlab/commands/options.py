@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar, get_origin
 
 import typer
 
@@ -94,6 +95,56 @@ PathsArgument = Annotated[
 """Strings, not paths: a path would turn ``s3://b/x`` into ``s3:/b/x``; each command reads
 them through :func:`normlab.core.storage.log_paths`."""
 OutOption = Annotated[Path, typer.Option(help="Folder for report.html.")]
+
+SHARED_OPTIONS: dict[str, tuple[object, object]] = {
+    "model": (ModelOption, DEFAULT_MODEL),
+    "judge": (JudgeOption, None),
+    "role": (RoleOption, None),
+    "max_tokens": (MaxTokensOption, None),
+    "reasoning_effort": (ReasoningEffortOption, None),
+    "agent": (AgentOption, BASE_AGENT),
+    "max_connections": (MaxConnectionsOption, None),
+    "shard": (ShardOption, None),
+    "log_dir": (LogLocationOption, None),
+    "report_dir": (ReportDirOption, None),
+    "as_json": (JsonOption, False),
+}
+"""Every benchmark's ``run`` options that are not its task's own: parameter name →
+(declaration, default), in the order ``--help`` lists them (the task's own come after
+``--role``). :func:`normlab.commands.running.add_run_command` declares them on each
+benchmark's ``run``, and :func:`shared_options` on any other command that takes them."""
+HEAD_OPTIONS = ("model", "judge", "role")
+"""The shared options ``--help`` lists before a command's own; the rest come after them."""
+
+CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+
+
+def shared_parameter(name: str, kind: Any = inspect.Parameter.KEYWORD_ONLY) -> inspect.Parameter:
+    """The shared option ``name`` as a parameter of a command's signature, for typer."""
+    annotation, default = SHARED_OPTIONS[name]
+    return inspect.Parameter(name, kind, annotation=annotation, default=default)
+
+
+def shared_options(command: CommandT) -> CommandT:
+    """Declare the shared options a command takes by their shared names, undeclared (plain
+    ``judge: str | None``), as the benchmarks' ``run`` declares them: the same flags, help and
+    defaults, listed in the same places in ``--help``. A parameter with its own ``Annotated``
+    declaration (``crsec trace --agent``, an agent's name) keeps it."""
+    signature = inspect.signature(command, eval_str=True)
+    own: list[inspect.Parameter] = []
+    head: list[inspect.Parameter] = []
+    tail: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.name in SHARED_OPTIONS and get_origin(parameter.annotation) is not Annotated:
+            shared = shared_parameter(parameter.name)
+            (head if parameter.name in HEAD_OPTIONS else tail).append(shared)
+        else:
+            own.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+    command.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*head, *own, *tail]
+    )
+    return command
+
 
 MAX_FOLDER_NAME = 160
 

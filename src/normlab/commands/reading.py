@@ -1,4 +1,5 @@
-"""``analyze`` and ``report``, the same two commands for every benchmark.
+"""``analyze`` and ``report``, the same two commands for every benchmark, and ``import`` of
+people's labels for every human check of a judge.
 
 Light at import, as every command module is: the benchmark (its loader, analysis and
 report, which import Inspect and matplotlib) is asked for when a command runs.
@@ -8,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
-from normlab.commands.console import note, reports_errors
+from normlab.commands.console import note, print_json, reports_errors
 from normlab.commands.options import JsonOption, OutOption, PathsArgument
 from normlab.core.outputs import output_folder
 from normlab.core.storage import log_paths
@@ -46,3 +47,46 @@ def add_read_commands(app: typer.Typer, benchmark: Callable[[], Benchmark[Any, A
         loaded = load_some(bench, log_paths(paths))
         path = bench.write_report(loaded, bench.analyze(loaded), out)
         note(f"report: {path.resolve()}")
+
+
+KeyOption = Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")]
+
+
+def import_command(
+    app: typer.Typer, reader: str, csv_help: str
+) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Decorate how a result is shown to add ``import CSV [--key FILE] [--json]``: read
+    people's answers to an audit or grading CSV with ``reader`` (``module:function``, imported
+    when the command runs, taking the CSV and the key file) and print the result, as JSON
+    only or in the decorated function's lines; its docstring is the command's help."""
+
+    def add(show: Callable[[Any], None]) -> Callable[[Any], None]:
+        def import_answers(
+            csv_path: Path, key: KeyOption = None, as_json: JsonOption = False
+        ) -> None:
+            from normlab.commands.running import imported
+
+            result = cast(Callable[[Path, Path | None], Any], imported(reader))(csv_path, key)
+            if as_json:
+                print_json(result)
+            else:
+                show(result)
+
+        # Declared here, not in the signature: annotations are text until typer reads them in
+        # this module's namespace, which has no ``csv_help``.
+        import_answers.__annotations__["csv_path"] = Annotated[Path, typer.Argument(help=csv_help)]
+        app.command("import", help=show.__doc__)(reports_errors(import_answers))
+        return show
+
+    return add
+
+
+def agreement_said(who: str, judges: list[str], agreement: Any, unlabelled: int, done: str) -> str:
+    """The sentence every audit's ``import`` opens with: people against the models, their
+    agreement with its interval, how many were ``done`` (labelled, answered) and left blank."""
+    from normlab.report import format_agreement
+
+    return (
+        f"human vs {who} ({', '.join(judges)}): agreement {format_agreement(agreement)}, "
+        f"n = {agreement.n} {done} ({unlabelled} left blank)"
+    )

@@ -118,6 +118,25 @@ def subject_of(log: EvalLog) -> str:
     return subject_label(log.eval.model, agent_of(log))
 
 
+def model_name(config: object) -> str:
+    """A role's model as the header names it: a ``ModelConfig``, a list of them (a role
+    served by several endpoints, named together), or a plain name."""
+    configs = config if isinstance(config, list) else [config]
+    return ", ".join(str(getattr(item, "model", item)) for item in configs)
+
+
+def role_models(log: EvalLog) -> dict[str, str]:
+    """Every role the log's header names, with its model (``EvalSpec.model_roles``)."""
+    return {role: model_name(config) for role, config in (log.eval.model_roles or {}).items()}
+
+
+def role_model(log: EvalLog, role: str, stored: object = None) -> str:
+    """The model that played ``role`` in a log: the header's, which names every role a task
+    declares; else ``stored``, what a scorer of an older release kept in its score metadata
+    (those logs' headers named only the roles given on the command line); else ``""``."""
+    return role_models(log).get(role) or ("" if stored is None else str(stored))
+
+
 def run_key(log: EvalLog) -> tuple[str, str, str]:
     """What makes two logs parts of one run: the task, the subject and every role's model."""
     roles = log.eval.model_roles or {}

@@ -20,10 +20,10 @@ Definitions (the paper gives none; ours, also in the README):
   (adhere to) the norm (the paper: "adopted … by over 70% agents"); hour 1 is the first
   simulated hour, the one the figures' x axis puts at 1 and names ``09–10``.
 
-The counts of Figure 2(a) are read from ``events.jsonl`` (:class:`HourCounter`), the log of
-what happened, so that these definitions live here, next to the shares', and a run is
-measured from its events alone; the simulation's ``metrics.jsonl`` keeps each hour's calls,
-tokens and cost.
+The counts of Figure 2(a) are read from ``events.jsonl``
+(:class:`~normlab.crsec.counts.HourCounter`, which the simulation counts its own hours with),
+the log of what happened, so a run is measured from its events alone; the simulation's
+``metrics.jsonl`` keeps each hour's calls, tokens and cost.
 
 Several runs give, per hour, the mean and the min–max band; final shares and emergence
 times carry their n (runs, or agents for a single run) and an interval.
@@ -31,8 +31,7 @@ times carry their n (runs, or agents for a single run) and an interval.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,18 +39,18 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
-from normlab.crsec.clock import Clock
+from normlab.crsec.clock import Clock, clock_of
+from normlab.crsec.counts import EVENT_COUNTS, HourCounter
+from normlab.crsec.events import AgentSnapshot, CallEvent, HourData
 from normlab.crsec.judge import NOT_SHOWN, Judge, Verdict, gather_all
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import (
-    Event,
     HourMetrics,
     RunConfig,
     TargetNorm,
     Usage,
     WorldState,
 )
-from normlab.crsec.sim import clock_of
 from normlab.models import ModelClient, RoleUsage, RunUsage
 from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.stats import Band, Estimate, Rate
@@ -62,20 +61,6 @@ agents is 70%, not over it)."""
 
 MEASURES = ("holding", "plan", "actions", "adhering")
 COUNTS = ("conflicts", "norm_thoughts", "norm_chats", "thoughts", "chats", "accepted")
-EVENT_COUNTS = (
-    "conflicts",
-    "talk_decisions",
-    "chats",
-    "norm_chats",
-    "thoughts",
-    "norm_thoughts",
-    "identified",
-    "accepted",
-    "rejected",
-    "duplicates_skipped",
-    "syntheses",
-)
-"""The fields of an hour's metrics that :class:`HourCounter` reads from the event log."""
 
 
 @dataclass
@@ -85,9 +70,9 @@ class LoadedRun:
     folder: Path
     config: RunConfig
     state: WorldState | None
-    hours: list[dict[str, Any]] = field(default_factory=list)
+    hours: list[HourData] = field(default_factory=list)
     metrics: list[HourMetrics] = field(default_factory=list)
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[CallEvent] = field(default_factory=list)
 
     @property
     def clock(self) -> Clock:
@@ -98,81 +83,14 @@ class LoadedRun:
         return self.state is not None and self.state.finished
 
 
-def _thought_source(item: dict[str, Any], thoughts: int) -> int:
-    """The thought an identified item came from, as the simulation files it: an index out of
-    range falls back to the first thought."""
-    source = item.get("source", 1)
-    return source if isinstance(source, int) and 1 <= source <= thoughts else 1
-
-
-class HourCounter:
-    """Figure 2(a)'s counts, one event at a time (a large run's log is read once, never held).
-
-    Events before an ``hour`` event belong to that hour (the simulation writes the hour's
-    snapshot after everything the hour did); events after the last one belong to an hour
-    not finished yet and are left out. Per hour:
-
-    - conflicts: the rows of ``detect`` events with ``conflict`` true (one per observation);
-      talk decisions: those of them with ``talk`` true;
-    - chats: ``conversation`` events; norm-related chats: ``identify`` events of source
-      ``chat`` that name at least one norm (the receiver identified normative information);
-    - thoughts: the thoughts of ``thought`` events; norm-related thoughts: per ``identify``
-      event of source ``thought``, the distinct thoughts its items came from;
-    - identified: ``evaluate`` events; of them duplicates skipped (``skipped``), accepted
-      (``qualified`` true) and rejected (the rest);
-    - syntheses: ``synthesis`` events.
-
-    Usage is not counted here (``metrics.jsonl`` has it); those fields stay at zero.
-    """
-
-    def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-        self.thoughts: dict[str, int] = {}
-        """Agent → how many thoughts its last ``thought`` event of the hour held."""
-
-    def add(self, event: Event) -> HourMetrics | None:
-        """Count ``event``; an ``hour`` event closes the hour and returns its counts."""
-        data, counts = event.data, self.counts
-        if event.kind == "detect":
-            for row in data.get("findings", []):
-                if row.get("conflict") is True:
-                    counts["conflicts"] += 1
-                    counts["talk_decisions"] += row.get("talk") is True
-        elif event.kind == "conversation":
-            counts["chats"] += 1
-        elif event.kind == "thought":
-            self.thoughts[event.agent] = len(data.get("thoughts", []))
-            counts["thoughts"] += self.thoughts[event.agent]
-        elif event.kind == "identify" and data.get("norms"):
-            if data.get("source") == "chat":
-                counts["norm_chats"] += 1
-            else:
-                total = self.thoughts.get(event.agent, 0)
-                counts["norm_thoughts"] += len(
-                    {_thought_source(item, total) for item in data["norms"]}
-                )
-        elif event.kind == "evaluate":
-            counts["identified"] += 1
-            if "skipped" in data:
-                counts["duplicates_skipped"] += 1
-            else:
-                counts["accepted" if data.get("qualified") is True else "rejected"] += 1
-        elif event.kind == "synthesis":
-            counts["syntheses"] += 1
-        elif event.kind == "hour":
-            closed = HourMetrics.model_validate(
-                {"hour": data["hour"], "label": data["label"], **counts}
-            )
-            self.counts, self.thoughts = Counter(), {}
-            return closed
-        return None
-
-
-def hour_counts(events: Iterable[Event]) -> list[HourMetrics]:
-    """Figure 2(a)'s counts for each finished simulated hour of an event log
-    (:class:`HourCounter` says how each is counted)."""
-    counter = HourCounter()
-    return [closed for event in events if (closed := counter.add(event)) is not None]
+def held_contents(run: LoadedRun) -> set[str]:
+    """Every qualified norm's words at some hour's end: what the judge matches to the norms."""
+    return {
+        norm.content
+        for hour in run.hours
+        for state in hour.agents.values()
+        for norm in state.qualified
+    }
 
 
 def load_run(folder: Path) -> LoadedRun:
@@ -186,7 +104,7 @@ def load_run(folder: Path) -> LoadedRun:
         if event.kind == "hour":
             loaded.hours.append(event.data)
         elif event.kind == "call":
-            loaded.calls.append({"agent": event.agent, "tick": event.tick, **event.data})
+            loaded.calls.append(event)
         closed = counter.add(event)
         if closed is not None:
             counted.append(closed)
@@ -258,16 +176,16 @@ def _complied(verdict: Verdict) -> tuple[bool, bool, bool]:
 
 
 def prompt_prefix_shares(
-    calls: list[dict[str, Any]],
+    calls: list[CallEvent],
 ) -> tuple[float | None, dict[str, float | None]]:
     """Per agent and overall: characters of each prompt repeating the agent's previous one."""
     previous: dict[str, str] = {}
     totals: dict[str, list[int]] = {}
     for call in calls:
-        if call.get("role") != "agent":
+        if call.data.role != "agent":
             continue
-        text = f"{call.get('system', '')}\n{call.get('prompt', '')}"
-        agent = str(call["agent"])
+        text = f"{call.data.system}\n{call.data.prompt}"
+        agent = call.agent
         total = totals.setdefault(agent, [0, 0])
         total[0] += shared_prefix_length(text, previous.get(agent, ""))
         total[1] += len(text)
@@ -280,17 +198,17 @@ def prompt_prefix_shares(
     return (shared_all / whole_all if whole_all else None), by_agent
 
 
-def usage_by_operation(calls: list[dict[str, Any]]) -> dict[str, RoleUsage]:
+def usage_by_operation(calls: list[CallEvent]) -> dict[str, RoleUsage]:
     totals: dict[str, RoleUsage] = {}
     for call in calls:
-        key = str(call["operation"])
-        totals[key] = totals.get(key, RoleUsage()) + RoleUsage(
+        data = call.data
+        totals[data.operation] = totals.get(data.operation, RoleUsage()) + RoleUsage(
             calls=1,
-            input_tokens=call["input_tokens"],
-            cached_input_tokens=call["cached_input_tokens"],
-            output_tokens=call["output_tokens"],
-            cost=call["cost"],
-            retries=call.get("retries", 0),  # not logged before retries were counted
+            input_tokens=data.input_tokens,
+            cached_input_tokens=data.cached_input_tokens,
+            output_tokens=data.output_tokens,
+            cost=data.cost,
+            retries=data.retries,
         )
     return dict(sorted(totals.items()))
 
@@ -302,24 +220,16 @@ async def analyze_run(
     where they can."""
     targets = loaded.config.society.norms
     agents = [agent.name for agent in loaded.config.society.agents]
-    contents = sorted(
-        {
-            norm["content"]
-            for hour in loaded.hours
-            for state in hour["agents"].values()
-            for norm in state["qualified"]
-        }
-    )
+    contents = sorted(held_contents(loaded))
     cached_before = len(judge.cache)
     match_jobs = [lambda content=content: judge.matches(content) for content in contents]
     matched = dict(zip(contents, await gather_all(match_jobs, progress), strict=True))
-    cells = [(hour["hour"], name) for hour in loaded.hours for name in agents]
-    snapshot = {hour["hour"]: hour["agents"] for hour in loaded.hours}
+    cells = [(hour.hour, name) for hour in loaded.hours for name in agents]
+    snapshot = {hour.hour: hour.agents for hour in loaded.hours}
 
     def compliance_job(hour: int, name: str) -> Callable[[], Any]:
-        state = snapshot[hour].get(name, {"plan": "", "actions": []})
-        actions = [(place, action) for place, action in state["actions"]]
-        return lambda: judge.compliance(name, state["plan"], actions)
+        state = snapshot[hour].get(name, AgentSnapshot())
+        return lambda: judge.compliance(name, state.plan, list(state.actions))
 
     verdicts_list = await gather_all([compliance_job(h, n) for h, n in cells], progress)
     verdicts: dict[tuple[int, str], dict[str, Verdict]] = dict(
@@ -367,7 +277,7 @@ def emergence_hour(values: list[float]) -> int | None:
 
 
 def _hour_shares(
-    hour: dict[str, Any],
+    hour: HourData,
     agents: list[str],
     targets: list[TargetNorm],
     matched: dict[str, list[str]],
@@ -377,9 +287,9 @@ def _hour_shares(
     for target in targets:
         holding, plan, actions, adhering = [], [], [], []
         for name in agents:
-            state = hour["agents"].get(name, {"qualified": []})
-            holding.append(any(target.id in matched[n["content"]] for n in state["qualified"]))
-            verdict = verdicts[(hour["hour"], name)].get(target.id, NOT_SHOWN)
+            state = hour.agents.get(name, AgentSnapshot())
+            holding.append(any(target.id in matched[n.content] for n in state.qualified))
+            verdict = verdicts[(hour.hour, name)].get(target.id, NOT_SHOWN)
             plan_ok, actions_ok, adheres = _complied(verdict)
             plan.append(plan_ok)
             actions.append(actions_ok)
@@ -388,7 +298,7 @@ def _hour_shares(
         result["plan"][target.id] = _share(plan)
         result["actions"][target.id] = _share(actions)
         result["adhering"][target.id] = _share(adhering)
-    return HourShares(hour=hour["hour"], label=hour["label"], **result)
+    return HourShares(hour=hour.hour, label=hour.label, **result)
 
 
 def _final_databases(loaded: LoadedRun) -> dict[str, list[dict[str, Any]]]:
@@ -498,13 +408,7 @@ def judge_jobs(loaded: list[LoadedRun]) -> int:
     """How many verdicts an analysis needs, cached or not (for its progress bar)."""
     total = 0
     for run in loaded:
-        contents = {
-            norm["content"]
-            for hour in run.hours
-            for state in hour["agents"].values()
-            for norm in state["qualified"]
-        }
-        total += len(contents) + len(run.hours) * len(run.config.society.agents)
+        total += len(held_contents(run)) + len(run.hours) * len(run.config.society.agents)
     return total
 
 

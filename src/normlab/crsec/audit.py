@@ -22,9 +22,10 @@ from pydantic import BaseModel
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError, quoted
 from normlab.core.outputs import replacing, slug
+from normlab.crsec.events import AssessedItem, Event, Finding
 from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import Event, RunConfig
+from normlab.crsec.schemas import RunConfig
 from normlab.report import HtmlReport
 from normlab.stats import Estimate
 
@@ -99,7 +100,7 @@ def _lines(items: Iterable[str]) -> str:
     return "; ".join(f"{i}. {item}" for i, item in enumerate(items, start=1)) or "NONE"
 
 
-def _transcript(rows: list[list[str]]) -> str:
+def _transcript(rows: list[tuple[str, str]]) -> str:
     return " / ".join(f"{who}: {said}" for who, said in rows)
 
 
@@ -112,78 +113,80 @@ def pairs(events: Iterable[Event], config: RunConfig) -> dict[str, dict[int, lis
     last_talk: dict[str, str] = {}
     last_thoughts: dict[str, list[str]] = {}
     for event in events:
-        data, agent = event.data, event.agent
+        agent = event.agent
         if event.kind == "create_norm":
-            for norm in data["norms"]:
+            for norm in event.data.norms:
                 found[agent][1].append(
                     {
-                        "Norm related data": f"{norm['content']} (type: {norm['type']}, "
-                        f"utility: {norm['utility']})"
+                        "Norm related data": f"{norm.content} (type: {norm.type}, "
+                        f"utility: {norm.utility})"
                     }
                 )
         elif event.kind == "detect":
-            for finding in data["findings"]:
-                if "conflict" not in finding:
+            detected = event.data
+            for finding in detected.findings:
+                if not isinstance(finding, Finding):
                     continue
                 found[agent][2].append(
                     {
-                        "Agent's Personal Norms": _lines(data["norms"]),
-                        "Agent's Observation": finding["observation"],
-                        "yes/no": "yes" if finding["conflict"] else "no",
+                        "Agent's Personal Norms": _lines(detected.norms),
+                        "Agent's Observation": finding.observation,
+                        "yes/no": "yes" if finding.conflict else "no",
                         "entrepreneur/citizen": "entrepreneur"
-                        if data["identity"] == "a norm entrepreneur"
+                        if detected.identity == "a norm entrepreneur"
                         else "citizen",
                         "Agent's innate": traits.get(agent, ""),
-                        "yes/no talk": "yes" if finding["talk"] else "no",
+                        "yes/no talk": "yes" if finding.talk else "no",
                     }
                 )
         elif event.kind == "conversation":
-            last_talk[data["receiver"]] = _transcript(data["transcript"])
+            last_talk[event.data.receiver] = _transcript(event.data.transcript)
         elif event.kind == "thought":
-            last_thoughts[agent] = data["thoughts"]
-        elif event.kind == "identify" and data["source"] == "chat" and agent in last_talk:
-            related = _lines(norm["content"] for norm in data["norms"]) if data["norms"] else "No"
+            last_thoughts[agent] = event.data.thoughts
+        elif event.kind == "identify" and event.data.source == "chat" and agent in last_talk:
+            items = event.data.norms
+            related = _lines(norm.content for norm in items) if items else "No"
             found[agent][3].append(
                 {"Conversation data": last_talk.pop(agent), "Related norm": related}
             )
-        elif event.kind == "identify" and data["source"] == "thought":
+        elif event.kind == "identify" and event.data.source == "thought":
             for index, thought in enumerate(last_thoughts.pop(agent, []), start=1):
-                norms = [n["content"] for n in data["norms"] if n.get("source", 1) == index]
+                norms = [n.content for n in event.data.norms if n.source == index]
                 found[agent][4].append(
                     {"Thought data": thought, "Related norm": _lines(norms) if norms else "No"}
                 )
-        elif event.kind == "evaluate" and not data.get("skipped"):
-            verdict = "accepted" if data.get("qualified") else f"rejected ({data.get('rejection')})"
+        elif event.kind == "evaluate" and isinstance(event.data, AssessedItem):
+            item = event.data
+            verdict = "accepted" if item.qualified else f"rejected ({item.rejection})"
             found[agent][5].append(
                 {
-                    "conversation / thoughts": data.get("related", ""),
-                    "Agent's Personal Norms": _lines(data.get("norms", [])),
-                    "Norm data": f"{data['content']} (type: {data['type']}, utility: "
-                    f"{data.get('utility')}; the agent's evaluation: {verdict})",
+                    "conversation / thoughts": item.related,
+                    "Agent's Personal Norms": _lines(item.norms),
+                    "Norm data": f"{item.content} (type: {item.type}, utility: "
+                    f"{item.utility}; the agent's evaluation: {verdict})",
                 }
             )
         elif event.kind == "synthesis":
-            for abstract in data["abstracts"]:
+            for abstract in event.data.abstracts:
                 found[agent][6].append(
                     {
-                        "Abstract norm": abstract["content"],
-                        "Specific norms": _lines(abstract.get("member_contents", [])),
+                        "Abstract norm": abstract.content,
+                        "Specific norms": _lines(abstract.member_contents),
                     }
                 )
         elif event.kind == "plan":
             found[agent][7].append(
                 {
-                    "Agent's Personal Norms": _lines(data.get("norms", [])),
-                    "Agent's Plan": "; ".join(f"{h}:00 {a}" for h, a in data["plan"].items()),
+                    "Agent's Personal Norms": _lines(event.data.norms),
+                    "Agent's Plan": "; ".join(f"{h}:00 {a}" for h, a in event.data.plan.items()),
                 }
             )
         elif event.kind == "actions":
             found[agent][8].append(
                 {
-                    "Agent's Personal Norms": _lines(data.get("norms", [])),
+                    "Agent's Personal Norms": _lines(event.data.norms),
                     "Agent's action": "; ".join(
-                        f"{s['action']} at {s['place']} ({s['minutes']} min)"
-                        for s in data["subtasks"]
+                        f"{s.action} at {s.place} ({s.minutes} min)" for s in event.data.subtasks
                     ),
                 }
             )
@@ -334,3 +337,29 @@ def import_ratings(paths: list[Path]) -> Figure4:
         unrated=unrated,
         questionnaires=len(questionnaires),
     )
+
+
+def study_columns() -> list[str]:
+    """The columns of a web rating study's items: an id, the paper's template, the ratings."""
+    return ["item_id", "introduction", "pair_text", *COLUMNS]
+
+
+def export_study(run: Path, out: Path, n: int, seed: int) -> int:
+    """A web rating study's items: ``n`` questionnaire pairs of one run, each with an
+    ``item_id`` and the pair in the paper's template."""
+    rows = questionnaire_rows([run], seed, n)
+    if not rows:
+        raise InputError(run, "no operations to rate in this run")
+    with replacing(out) as handle:
+        writer = csv.DictWriter(handle, fieldnames=study_columns())
+        writer.writeheader()
+        for index, line in enumerate(rows, start=1):
+            row = {"item_id": f"Q{index:04d}", **{c: line.row[c] for c in COLUMNS}}
+            writer.writerow({**row, "pair_text": line.text, "introduction": line.introduction})
+    return len(rows)
+
+
+def analyze_study(filled: Path, key: Path) -> Figure4:
+    """A web rating study's ratings, scored as ``crsec questionnaire import`` scores them (the
+    questionnaire keeps no key file)."""
+    return import_ratings([filled])

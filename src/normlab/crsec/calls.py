@@ -6,7 +6,8 @@ actor, so usage, parse failures, truncations and prefix reuse are counted the
 same way as in the benchmarks. Every call carries a seed derived from the run's
 seed, the tick, the agent and the operation: providers that honour seeds, and
 the scripted model, then answer the same way in a resumed run as in an
-uninterrupted one. Each call's prompt, reply and usage become a ``call`` event,
+uninterrupted one. Each call's prompt, reply and usage become a ``call`` event (its
+:class:`~normlab.crsec.events.CallData`, built here),
 appended in the fixed order the simulation applies results, never in the order
 the concurrent calls happened to finish.
 
@@ -26,6 +27,7 @@ from typing import Any, TypeVar
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
+from normlab.crsec.events import CallData
 from normlab.models import CallRecord, ModelClient, StructuredResult
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
@@ -42,11 +44,19 @@ def call_seed(*parts: object) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+@dataclass(frozen=True)
+class LoggedCall:
+    """One call and the agent who made it (a conversation's log holds both speakers')."""
+
+    agent: str
+    data: CallData
+
+
 @dataclass
 class CallLog:
-    """The calls one agent made in one phase of a tick, in the order it made them."""
+    """The calls one agent (or one conversation) made in one phase of a tick, in order."""
 
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[LoggedCall] = field(default_factory=list)
 
     def add(
         self,
@@ -59,29 +69,25 @@ class CallLog:
     ) -> None:
         """Everything about the call but its timing, so a resumed run logs it identically (given
         a model that answers by seed and no faults to retry)."""
-        self.entries.append(
-            {
-                "agent": agent,
-                "phase": phase,
-                "operation": operation,
-                "role": record.role,
-                "system": messages[0].text if len(messages) > 1 else "",
-                "prompt": messages[-1].text,
-                "replies": result.replies,
-                "parsed": result.value.model_dump()
-                if isinstance(result.value, BaseModel)
-                else None,
-                "attempts": record.attempts,
-                "retries": record.retries,
-                "parse_failed": record.parse_failed,
-                "truncated": record.truncated,
-                "error": record.error,
-                "input_tokens": record.input_tokens,
-                "cached_input_tokens": record.cached_input_tokens,
-                "output_tokens": record.output_tokens,
-                "cost": record.cost,
-            }
+        data = CallData(
+            phase=phase,
+            operation=operation,
+            role=record.role,
+            system=messages[0].text if len(messages) > 1 else "",
+            prompt=messages[-1].text,
+            replies=result.replies,
+            parsed=result.value.model_dump() if isinstance(result.value, BaseModel) else None,
+            attempts=record.attempts,
+            retries=record.retries,
+            parse_failed=record.parse_failed,
+            truncated=record.truncated,
+            error=record.error,
+            input_tokens=record.input_tokens,
+            cached_input_tokens=record.cached_input_tokens,
+            output_tokens=record.output_tokens,
+            cost=record.cost,
         )
+        self.entries.append(LoggedCall(agent, data))
 
 
 @dataclass

@@ -14,13 +14,10 @@ import typer
 from normlab.commands.console import note, print_json, reports_errors, say
 from normlab.commands.options import (
     JsonOption,
-    JudgeOption,
-    MaxConnectionsOption,
-    ModelOption,
-    RoleOption,
     bind_roles,
     default_log_dir,
     roles_line,
+    shared_options,
 )
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_file, replace_file
@@ -28,7 +25,6 @@ from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
 from normlab.models.preflight import check_models
-from normlab.models.roles import DEFAULT_MODEL
 
 app = typer.Typer(no_args_is_help=True)
 questionnaire_app = typer.Typer(
@@ -64,10 +60,12 @@ def _ablations(**flags: bool) -> list[Ablation]:
 
 @app.command("run")
 @reports_errors
+@shared_options
 def crsec_run(
-    model: ModelOption = DEFAULT_MODEL,
-    judge: JudgeOption = None,
-    role: RoleOption = None,
+    *,
+    model: str,
+    judge: str | None,
+    role: list[str] | None,
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (with --runs N: a folder of run-1 … run-N)."),
@@ -115,7 +113,7 @@ def crsec_run(
     ] = False,
     max_calls: MaxCallsOption = None,
     max_cost: MaxCostOption = None,
-    max_connections: MaxConnectionsOption = None,
+    max_connections: int | None,
     report: ReportOption = True,
 ) -> None:
     """Simulate the society; progress per simulated hour; resumable; then analyze and report."""
@@ -163,11 +161,13 @@ def crsec_run(
 
 @app.command("resume")
 @reports_errors
+@shared_options
 def crsec_resume(
     folders: RunsArgument,
+    *,
     max_calls: MaxCallsOption = None,
     max_cost: MaxCostOption = None,
-    max_connections: MaxConnectionsOption = None,
+    max_connections: int | None,
     report: ReportOption = True,
 ) -> None:
     """Continue runs from their last checkpoint (a finished run is left as it is)."""
@@ -182,11 +182,8 @@ def crsec_resume(
 
 @app.command("analyze")
 @reports_errors
-def crsec_analyze(
-    folders: RunsArgument,
-    judge: JudgeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@shared_options
+def crsec_analyze(folders: RunsArgument, *, judge: str | None, as_json: bool) -> None:
     """Figure 2's measures, emergence times and final shares (judge verdicts cached per run)."""
     from normlab.crsec.runner import analyze, show
 
@@ -199,12 +196,14 @@ def crsec_analyze(
 
 @app.command("report")
 @reports_errors
+@shared_options
 def crsec_report(
     folders: RunsArgument,
+    *,
     out: Annotated[
         Path | None, typer.Option(help="Folder for report.html (default: the first run's).")
     ] = None,
-    judge: JudgeOption = None,
+    judge: str | None,
 ) -> None:
     """Write report.html: Figure 2's panels, emergence, ablations, norm databases, cost."""
     from normlab.crsec.report import write_report

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from normlab.crsec.schemas import RunConfig
+
 
 def clock_label(minutes: int) -> str:
     """``9:05 am`` for minutes since midnight."""
@@ -83,3 +85,14 @@ class Clock:
 
     def ends_hour(self, tick: int) -> bool:
         return tick % self.ticks_per_hour == self.ticks_per_hour - 1
+
+
+def clock_of(config: RunConfig) -> Clock:
+    """The clock a run's config sets (its society's start, days, active hours and tick)."""
+    society = config.society
+    return Clock(
+        date.fromisoformat(society.start),
+        society.days,
+        society.active_hours,
+        society.tick_minutes,
+    )

@@ -24,7 +24,8 @@ from pydantic import BaseModel
 from normlab.core.errors import InputError
 from normlab.core.jsonio import append_jsonl, jsonl_lines, parse_json, read_text, write_jsonl
 from normlab.crsec.prompts import render
-from normlab.crsec.schemas import ComplianceVerdicts, NormMatches, TargetNorm
+from normlab.crsec.replies import ComplianceVerdicts, NormMatches
+from normlab.crsec.schemas import TargetNorm
 from normlab.models import ModelClient
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from normlab.crsec.clock import Clock
-from normlab.crsec.schemas import Event, PersonalNorm, RunConfig
-from normlab.crsec.sim import clock_of
+from normlab.crsec.clock import Clock, clock_of
+from normlab.crsec.events import AbstractData, ActionsEvent, AssessedItem, Event
+from normlab.crsec.schemas import Origin, PersonalNorm, RunConfig
 
 
 class AgentMoment(BaseModel):
@@ -46,59 +46,51 @@ class Moment(BaseModel):
     """(agent, what it perceived) at this tick."""
 
 
-def _norm(raw: dict[str, object], **changes: object) -> PersonalNorm:
-    return PersonalNorm.model_validate({**raw, **changes})
+def _entered(
+    item: AssessedItem | AbstractData, origin: Origin, time: str, members: list[int]
+) -> PersonalNorm:
+    """The database entry an evaluated item or an abstract norm became (qualified: activated
+    and valid; rejected: neither, with its reason)."""
+    return PersonalNorm(
+        id=item.id,
+        content=item.content,
+        utility=item.utility,
+        type=item.type,
+        activated=item.qualified,
+        valid=item.qualified,
+        origin=origin,
+        time=time,
+        rejection=item.rejection,
+        members=list(members),
+    )
 
 
 def _apply(databases: dict[str, dict[int, PersonalNorm]], event: Event) -> None:
     """Change the agent's database as the simulation did when it emitted ``event``."""
-    data, database = event.data, databases.setdefault(event.agent, {})
+    database = databases.setdefault(event.agent, {})
     if event.kind == "create_norm":
-        for raw in data["norms"]:
-            database[int(raw["id"])] = _norm(raw)
-    elif event.kind == "evaluate" and data.get("id") is not None and not data.get("skipped"):
-        qualified = bool(data.get("qualified"))
-        database[int(data["id"])] = PersonalNorm(
-            id=int(data["id"]),
-            content=str(data["content"]),
-            utility=int(data.get("utility") or 0),
-            type=data["type"],
-            activated=qualified,
-            valid=qualified,
-            origin=data.get("origin", "thought"),
-            time=event.time,
-            rejection=data.get("rejection"),
-        )
+        for norm in event.data.norms:
+            database[norm.id] = norm.model_copy()
+    elif event.kind == "evaluate" and isinstance(event.data, AssessedItem):
+        database[event.data.id] = _entered(event.data, event.data.origin, event.time, [])
     elif event.kind == "synthesis":
-        for abstract in data.get("abstracts", []):
-            qualified = bool(abstract.get("qualified"))
-            if qualified:
-                for member in abstract.get("members", []):
+        for abstract in event.data.abstracts:
+            if abstract.qualified:
+                for member in abstract.members:
                     if member in database:
                         database[member].activated = False
-            database[int(abstract["id"])] = PersonalNorm(
-                id=int(abstract["id"]),
-                content=str(abstract["content"]),
-                utility=int(abstract.get("utility") or 0),
-                type=abstract.get("type", "injunctive"),
-                activated=qualified,
-                valid=qualified,
-                origin="synthesis",
-                time=event.time,
-                rejection=abstract.get("rejection"),
-                members=list(abstract.get("members", [])),
-            )
+            database[abstract.id] = _entered(abstract, "synthesis", event.time, abstract.members)
 
 
-def _doing(actions: Event | None, tick: int, clock: Clock) -> tuple[str, str]:
+def _doing(actions: ActionsEvent | None, tick: int, clock: Clock) -> tuple[str, str]:
     """(place, action) at ``tick`` from the agent's latest hour of actions."""
     if actions is None:
         return "", "(not started)"
     elapsed = (tick - actions.tick) * clock.tick_minutes
-    place, doing = "", str(actions.data.get("activity", ""))
-    for subtask in actions.data.get("subtasks", []):
-        place, doing = str(subtask["place"]), str(subtask["action"])
-        elapsed -= int(subtask["minutes"])
+    place, doing = "", actions.data.activity
+    for subtask in actions.data.subtasks:
+        place, doing = subtask.place, subtask.action
+        elapsed -= subtask.minutes
         if elapsed < 0:
             break
     return place, doing
@@ -112,7 +104,7 @@ def moment(events: Iterable[Event], config: RunConfig, tick: int) -> Moment:
     tick = max(0, min(tick, last_tick))
     names = [agent.name for agent in config.society.agents]
     databases: dict[str, dict[int, PersonalNorm]] = {name: {} for name in names}
-    latest_actions: dict[str, Event] = {}
+    latest_actions: dict[str, ActionsEvent] = {}
     conversations: list[Conversation] = []
     observations: list[tuple[str, str]] = []
     for event in everything:
@@ -122,18 +114,18 @@ def moment(events: Iterable[Event], config: RunConfig, tick: int) -> Moment:
         if event.kind == "actions":
             latest_actions[event.agent] = event
         if event.tick == tick and event.kind == "conversation":
-            data = event.data
+            talk = event.data
             conversations.append(
                 Conversation(
                     sender=event.agent,
-                    receiver=str(data.get("receiver", "")),
-                    place=str(data.get("place", "")),
-                    topic=str(data.get("topic", "")),
-                    transcript=[list(map(str, row)) for row in data.get("transcript", [])],
+                    receiver=talk.receiver,
+                    place=talk.place,
+                    topic=talk.topic,
+                    transcript=[list(row) for row in talk.transcript],
                 )
             )
         if event.tick == tick and event.kind == "perceive":
-            observations.extend((event.agent, str(o)) for o in event.data.get("observations", []))
+            observations.extend((event.agent, seen) for seen in event.data.observations)
     agents = []
     for name in names:
         place, doing = _doing(latest_actions.get(name), tick, clock)

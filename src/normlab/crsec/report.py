@@ -87,15 +87,7 @@ def figure_2b(group: GroupResult, targets: dict[str, str]) -> bytes:
             _series("adhere", group.series["adhering"][target], dashed=True),
         ]
         panels.append((statement, lines))
-    return line_panels(
-        _hours(group),
-        panels,
-        "simulated hour",
-        f"share of agents ({group.runs} run(s))",
-        ylim=(-0.02, 1.02),
-        xticks=_hour_ticks(group),
-        threshold=EMERGENCE_SHARE,
-    )
+    return _share_panels(group, panels, f"share of agents ({group.runs} run(s))")
 
 
 def figure_ablations(groups: list[GroupResult], targets: dict[str, str], measure: str) -> bytes:
@@ -105,13 +97,21 @@ def figure_ablations(groups: list[GroupResult], targets: dict[str, str], measure
     for target, statement in targets.items():
         lines = [_series(group.label, group.series[measure][target]) for group in groups]
         panels.append((statement, lines))
+    return _share_panels(longest, panels, f"share of agents that {MEASURE_NAMES[measure]}")
+
+
+def _share_panels(
+    axis: GroupResult, panels: list[tuple[str, list[LineSeries]]], ylabel: str
+) -> bytes:
+    """Shares per simulated hour on ``axis``'s hours, with the paper's 70% line: Figure 2(b)
+    and the ablations' curves are read side by side, so they share their axes."""
     return line_panels(
-        _hours(longest),
+        _hours(axis),
         panels,
         "simulated hour",
-        f"share of agents that {MEASURE_NAMES[measure]}",
+        ylabel,
         ylim=(-0.02, 1.02),
-        xticks=_hour_ticks(longest),
+        xticks=_hour_ticks(axis),
         threshold=EMERGENCE_SHARE,
     )
 

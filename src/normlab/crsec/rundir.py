@@ -21,7 +21,8 @@ from pydantic import BaseModel
 from normlab.core.errors import InputError
 from normlab.core.jsonio import decode_text, read_json, read_jsonl_rows, validate_row
 from normlab.core.outputs import replace_file
-from normlab.crsec.schemas import Event, HourMetrics, RunConfig, WorldState
+from normlab.crsec.events import Event, parse_event
+from normlab.crsec.schemas import HourMetrics, RunConfig, WorldState
 
 CONFIG = "config.json"
 EVENTS = "events.jsonl"
@@ -149,7 +150,7 @@ class RunDir:
         state = self.checkpoint()
         path = self.file(EVENTS)
         for number, row in self._rows(EVENTS, state.events_written if state else None):
-            yield validate_row(Event, row, path, number)
+            yield parse_event(row, path, number)
 
     def metrics(self) -> list[HourMetrics]:
         state = self.checkpoint()

@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
+from normlab.crsec.events import Event, Finding, SkippedItem
 from normlab.crsec.judge import cached_matches
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import Event, TargetNorm
+from normlab.crsec.schemas import TargetNorm
 
 
 class TraceEntry(BaseModel):
@@ -37,8 +37,7 @@ def _pattern(target: TargetNorm | None) -> re.Pattern[str] | None:
     return re.compile(rf"\b(?:{words})", re.IGNORECASE)
 
 
-def _checks(data: dict[str, Any]) -> str:
-    checks = data.get("checks") or {}
+def _checks(checks: dict[str, bool]) -> str:
     passed = [name for name, ok in checks.items() if ok]
     failed = [name for name, ok in checks.items() if not ok]
     text = f"passed {', '.join(passed) or 'no check'}"
@@ -49,67 +48,68 @@ def _checks(data: dict[str, Any]) -> str:
 
 def _describe(event: Event, agent: str) -> Iterable[tuple[str, str]]:
     """(kind, text) lines an event contributes to ``agent``'s timeline."""
-    data = event.data
     if event.kind == "perceive" and event.agent == agent:
-        for observation in data["observations"]:
+        for observation in event.data.observations:
             yield "saw", observation
     elif event.kind == "detect":
-        for finding in data["findings"]:
-            if not finding.get("conflict"):
+        for finding in event.data.findings:
+            if not isinstance(finding, Finding) or not finding.conflict:
                 continue
-            topic = f" ({finding['topic']})" if finding.get("topic") else ""
-            talk = "; decided to talk" if finding.get("talk") else ""
+            topic = f" ({finding.topic})" if finding.topic else ""
+            talk = "; decided to talk" if finding.talk else ""
             if event.agent == agent:
-                yield "conflict", f"found a conflict with {finding['observation']}{topic}{talk}"
-            elif finding["observed"] == agent:
+                yield "conflict", f"found a conflict with {finding.observation}{topic}{talk}"
+            elif finding.observed == agent:
                 yield "conflict", f"{event.agent} found {agent} in conflict{topic}{talk}"
-    elif event.kind == "conversation" and agent in (event.agent, data.get("receiver")):
-        partner = data["receiver"] if event.agent == agent else event.agent
-        lines = " / ".join(f"{who}: {said}" for who, said in data["transcript"])
-        yield "conversation", f"with {partner} about {data.get('topic') or '?'}: {lines}"
+    elif event.kind == "conversation" and agent in (event.agent, event.data.receiver):
+        chat = event.data
+        partner = chat.receiver if event.agent == agent else event.agent
+        lines = " / ".join(f"{who}: {said}" for who, said in chat.transcript)
+        yield "conversation", f"with {partner} about {chat.topic or '?'}: {lines}"
     elif event.agent != agent:
         return
     elif event.kind == "thought":
-        for thought in data["thoughts"]:
+        for thought in event.data.thoughts:
             yield "thought", thought
     elif event.kind == "identify":
-        for norm in data["norms"]:
-            yield "identified", f"from a {data['source']}: {norm['content']} ({norm['type']})"
+        for found in event.data.norms:
+            yield "identified", f"from a {event.data.source}: {found.content} ({found.type})"
     elif event.kind == "evaluate":
-        if data.get("skipped"):
-            yield "evaluation", f"{data['content']!r}: not evaluated again ({data['skipped']})"
-        elif data.get("qualified"):
+        item = event.data
+        if isinstance(item, SkippedItem):
+            yield "evaluation", f"{item.content!r}: not evaluated again ({item.skipped})"
+        elif item.qualified:
             yield (
                 "qualified",
-                f"#{data['id']} {data['content']!r}, utility {data['utility']}: " + _checks(data),
+                f"#{item.id} {item.content!r}, utility {item.utility}: " + _checks(item.checks),
             )
         else:
             yield (
                 "rejected",
-                f"#{data['id']} {data['content']!r}: {data.get('rejection')} ({_checks(data)})",
+                f"#{item.id} {item.content!r}: {item.rejection} ({_checks(item.checks)})",
             )
     elif event.kind == "synthesis":
-        for abstract in data["abstracts"]:
-            verdict = "qualified" if abstract["qualified"] else f"rejected: {abstract['rejection']}"
+        for abstract in event.data.abstracts:
+            verdict = "qualified" if abstract.qualified else f"rejected: {abstract.rejection}"
             yield (
                 "synthesis",
                 (
-                    f"#{abstract['id']} {abstract['content']!r} from {abstract['members']} "
-                    f"[{abstract['theme']}], utility {abstract['utility']}: {verdict}"
+                    f"#{abstract.id} {abstract.content!r} from {abstract.members} "
+                    f"[{abstract.theme}], utility {abstract.utility}: {verdict}"
                 ),
             )
     elif event.kind == "create_norm":
-        for norm in data["norms"]:
+        for norm in event.data.norms:
             yield (
                 "created",
-                f"#{norm['id']} {norm['content']!r} ({norm['type']}, utility {norm['utility']})",
+                f"#{norm.id} {norm.content!r} ({norm.type}, utility {norm.utility})",
             )
     elif event.kind == "plan":
-        for hour, activity in data["plan"].items():
+        for hour, activity in event.data.plan.items():
             yield "plan", f"{hour}:00 {activity}"
     elif event.kind == "actions":
-        for subtask in data["subtasks"]:
-            yield "action", f"{subtask['action']} at {subtask['place']} ({subtask['minutes']} min)"
+        for subtask in event.data.subtasks:
+            yield "action", f"{subtask.action} at {subtask.place} ({subtask.minutes} min)"
 
 
 def trace(folder: Path, agent: str, norm: str | None = None) -> list[TraceEntry]:

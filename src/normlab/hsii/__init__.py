@@ -6,9 +6,20 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.hsii.analysis import HsiiAnalysis, analyze, analyze_records, load_run
-    from normlab.hsii.dataset import cut_dialogue, load_cases, load_dialogues, load_news
+    from normlab.hsii.analysis import (
+        HsiiAnalysis,
+        analyze,
+        analyze_records,
+        comparisons_of,
+        load_run,
+        record_of,
+        stages_of,
+    )
+    from normlab.hsii.audit import analyze_study, export_study, study_columns
+    from normlab.hsii.dataset import CASES_PATH, cut_dialogue, load_cases, load_dialogues, load_news
     from normlab.hsii.parse import parse_statement, resolve_target, target_correct
+    from normlab.hsii.play import case_settings
+    from normlab.hsii.play import reply as play_reply
     from normlab.hsii.rules import hsii_score, win_value
     from normlab.hsii.runner import BENCHMARK, run_demo, run_hsii
     from normlab.hsii.schemas import Case, Dialogue, TrialRecord
@@ -18,13 +29,18 @@ else:
 
 __all__ = [
     "BENCHMARK",
+    "CASES_PATH",
     "Case",
     "Dialogue",
     "HsiiAnalysis",
     "TrialRecord",
     "analyze",
     "analyze_records",
+    "analyze_study",
+    "case_settings",
+    "comparisons_of",
     "cut_dialogue",
+    "export_study",
     "hsii",
     "hsii_cot",
     "hsii_score",
@@ -33,9 +49,13 @@ __all__ = [
     "load_news",
     "load_run",
     "parse_statement",
+    "play_reply",
+    "record_of",
     "resolve_target",
     "run_demo",
     "run_hsii",
+    "stages_of",
+    "study_columns",
     "target_correct",
     "win_value",
 ]

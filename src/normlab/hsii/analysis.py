@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,30 +33,65 @@ from pydantic import BaseModel, Field
 from normlab import stats
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_jsonl_rows, validate_row
-from normlab.core.logs import LogSample, SampleSet, expand_paths, is_log, read_samples
+from normlab.core.logs import (
+    LogSample,
+    SampleSet,
+    expand_paths,
+    is_log,
+    read_samples,
+    role_model,
+)
 from normlab.hsii.cot import CotResult, cot_results
 from normlab.hsii.parse import parse_statement, target_correct
-from normlab.hsii.rules import OUTCOMES, Formula, Outcome, hsii_score, outcome_of, stage_values
+from normlab.hsii.rules import (
+    OUTCOMES,
+    STAGES,
+    Formula,
+    Outcome,
+    hsii_score,
+    outcome_of,
+    stage_values,
+)
 from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
 from normlab.models import AnalysisBase, usage_by_run
 
 # --- loading --------------------------------------------------------------------------
 
 
+SCORER = "hsii_stages"
+Stage = Literal["first", "long"]
+
+
+def comparisons_of(item: LogSample) -> dict[Stage, ComparisonRecord]:
+    """The judge's comparisons of one HSII sample (r3's ``first``, r4's ``long``), those it
+    made: only a right target reaches the judge (Definition 1)."""
+    score = (item.sample.scores or {}).get(SCORER)
+    details = (score.metadata if score is not None else None) or {}
+    stages: tuple[Stage, ...] = ("first", "long")
+    return {
+        stage: ComparisonRecord.model_validate(details[stage])
+        for stage in stages
+        if isinstance(details.get(stage), dict)
+    }
+
+
 def record_of(item: LogSample) -> TrialRecord | None:
-    """The trial record of one HSII sample (None when it was never scored)."""
-    score = (item.sample.scores or {}).get("hsii_stages")
+    """The trial record of one HSII sample (None when it was never scored).
+
+    The judge is named for the cases it judged: the log header's ``judge`` role, or for a log
+    written before tasks declared their default roles, the model its scorer kept beside the
+    verdicts."""
+    score = (item.sample.scores or {}).get(SCORER)
     metadata = item.sample.metadata or {}
     if score is None or "case" not in metadata:
         return None
     case = Case.model_validate(metadata["case"])
     details = score.metadata or {}
+    comparisons = comparisons_of(item)
 
-    def verdicts(stage: str) -> list[Verdict | None] | None:
-        comparison = details.get(stage)
-        if not isinstance(comparison, dict):
-            return None
-        return ComparisonRecord.model_validate(comparison).verdicts
+    def verdicts(stage: Stage) -> list[Verdict | None] | None:
+        comparison = comparisons.get(stage)
+        return None if comparison is None else comparison.verdicts
 
     return TrialRecord.model_validate(
         {
@@ -68,7 +104,9 @@ def record_of(item: LogSample) -> TrialRecord | None:
             "first_verdicts": verdicts("first"),
             "long_verdicts": verdicts("long"),
             "domain": case.domain,
-            "judge_model": str(details.get("judge_model", "")),
+            "judge_model": role_model(item.log, "judge", details.get("judge_model"))
+            if comparisons
+            else "",
             "tie_weight": details.get("tie_weight"),
             "dialogue_id": case.dialogue_id,
         }
@@ -119,6 +157,12 @@ def stage_row(record: TrialRecord, tie_weight: float) -> tuple[float, float, flo
     """(parsed, target right, first win, long win) of one case; NaN where not counted."""
     parsed, right = target_of(record)
     return stage_values(parsed, right, record.first_verdicts, record.long_verdicts, tie_weight)
+
+
+def stages_of(record: TrialRecord) -> dict[str, float]:
+    """Each stage's value for one record (:data:`normlab.hsii.rules.STAGES`), under the tie
+    weight its run scored with (none recorded: ToolEval's 0): what the analysis counts."""
+    return dict(zip(STAGES, stage_row(record, record.tie_weight or 0.0), strict=True))
 
 
 def _rates(rows: NDArray[np.float64]) -> list[float]:

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from normlab.core.csvio import KeyRow, key_path_for, read_answers, write_blind
 from normlab.core.errors import InputError
-from normlab.core.logs import LogSample, expand_paths, is_log, read_samples
+from normlab.core.logs import LogSample, expand_paths, is_log, read_samples, role_model
 from normlab.hsii.parse import resolve_target
 from normlab.hsii.prompts import history_text, statement_line
 from normlab.hsii.rules import combine, subject_side
@@ -132,7 +132,7 @@ def _pairs(item: LogSample) -> list[_Pair]:
         return []
     score = (item.sample.scores or {}).get("hsii_stages")
     details = dict(score.metadata or {}) if score is not None else {}
-    judge = str(details.get("judge_model", ""))
+    judge = role_model(item.log, "judge", details.get("judge_model"))
 
     def line(statement: Statement | None, raw: str) -> str:
         """The statement with each target spelled as the case spells the character, so the
@@ -338,3 +338,18 @@ def import_grading(csv_path: Path, key_path: Path | None = None) -> GradingResul
         subject_models=sorted({key.subject_model for key in answers.keys}),
         judge_models=sorted({key.judge_model for key in answers.keys if key.judge_model}),
     )
+
+
+def study_columns() -> list[str]:
+    """The columns of a web rating study's items: the grading CSV's."""
+    return GRADING_COLUMNS
+
+
+def export_study(run: Path, out: Path, n: int, seed: int) -> int:
+    """A web rating study's items: ``n`` comparisons of one run folder (key beside ``out``)."""
+    return export_grading([run], out, n, seed)
+
+
+def analyze_study(filled: Path, key: Path) -> GradingResult:
+    """A web rating study's answers, scored as the CLI's ``grading import`` scores them."""
+    return import_grading(filled, key)

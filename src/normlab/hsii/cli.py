@@ -18,19 +18,17 @@ from normlab.commands.options import (
     JsonOption,
     JudgeOption,
     LogDirOption,
-    LogLocationOption,
-    MaxConnectionsOption,
     MaxTokensOption,
     ModelOption,
     PathsArgument,
     ReasoningEffortOption,
-    ReportDirOption,
     RoleOption,
-    ShardOption,
     bind_roles,
     default_log_dir,
     role_settings,
 )
+from normlab.commands.reading import import_command
+from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import output_folder, replace_bytes, replace_file
 from normlab.core.storage import log_paths
@@ -40,6 +38,7 @@ from normlab.models.roles import DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from normlab.hsii.analysis import Weights
+    from normlab.hsii.audit import GradingResult
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -137,45 +136,15 @@ LimitOption = Annotated[
 CaseOption = Annotated[list[str] | None, typer.Option("--case", help="Case id (repeatable).")]
 
 
-@app.command("run")
-@reports_errors
-def hsii_run(
-    model: ModelOption = DEFAULT_MODEL,
-    judge: JudgeOption = None,
-    role: RoleOption = None,
-    cases: CasesOption = None,
-    case: CaseOption = None,
-    limit: LimitOption = None,
-    seed: Annotated[int, typer.Option(help="Seed of the --limit draw.")] = 0,
-    epsilon: Annotated[int, typer.Option(help="Turns of the long run (paper: 7).")] = EPSILON,
-    tie_weight: TieWeightOption = 0.0,
-    max_tokens: MaxTokensOption = None,
-    reasoning_effort: ReasoningEffortOption = None,
-    max_connections: MaxConnectionsOption = None,
-    shard: ShardOption = None,
-    log_dir: LogLocationOption = None,
-    report_dir: ReportDirOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Run HSII (or resume an interrupted run): r1–r4, the HSII score, the report."""
-    from normlab.hsii.runner import run_hsii
-
-    run_hsii(
-        model,
-        bind_roles(ROLES, judge, role),
-        cases=cases,
-        case_ids=case,
-        limit=limit,
-        seed=seed,
-        epsilon=epsilon,
-        tie_weight=tie_weight,
-        settings=role_settings(max_tokens, reasoning_effort, ROLES),
-        log_dir=log_dir,
-        report_dir=report_dir,
-        as_json=as_json,
-        max_connections=max_connections,
-        shard=shard,
-    )
+add_run_command(
+    app,
+    RunCommand(
+        "normlab.hsii.task:hsii",
+        "normlab.hsii.runner:BENCHMARK",
+        "Run HSII (or resume an interrupted run): r1–r4, the HSII score, the report.",
+        flags={"cases": Flag(("--cases",), path=True), "case_ids": Flag(("--case",))},
+    ),
+)
 
 
 @app.command("validate")
@@ -385,6 +354,7 @@ def hsii_play(
     log_dir: LogDirOption = None,
 ) -> None:
     """Answer cases yourself in the terminal (Table 1's human row), scored like any model."""
+    from normlab.commands.benchmark import RunOptions
     from normlab.hsii.play import terminal_answerer
     from normlab.hsii.runner import run_hsii
     from normlab.models import answering
@@ -393,11 +363,11 @@ def hsii_play(
         run_hsii(
             f"human/{name}",
             bind_roles(ROLES, judge, role),
-            cases=cases,
+            RunOptions(log_dir=log_dir),
+            cases=str(cases) if cases else None,
             case_ids=case,
             limit=limit,
             epsilon=epsilon,
-            log_dir=log_dir,
         )
 
 
@@ -429,21 +399,11 @@ def grade_export(
     say(f"key: {key_path_for(out).resolve()} (sides and judge verdicts; keep it from graders)")
 
 
-@grade_app.command("import")
-@reports_errors
-def grade_import(
-    csv_path: Annotated[Path, typer.Argument(help="The graded CSV.")],
-    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
-    as_json: JsonOption = False,
-) -> None:
+@import_command(grade_app, "normlab.hsii.audit:import_grading", "The graded CSV.")
+def _show_grading(result: GradingResult) -> None:
     """Human win rates (ToolEval's rule, both orders) and agreement with the judge per order."""
-    from normlab.hsii.audit import import_grading
     from normlab.report import format_agreement, format_rate
 
-    result = import_grading(csv_path, key)
-    if as_json:
-        print_json(result)
-        return
     say(
         f"human win rate vs golden (r3): {format_rate(result.win_rate)} of pairs graded in both "
         f"orders ({result.ties} ties); judge on the same pairs {format_rate(result.judge_win_rate)}"

@@ -13,7 +13,6 @@ import json
 from collections.abc import Callable
 
 import anyio
-import typer
 from inspect_ai.model import ChatMessage
 
 from normlab.hsii.schemas import ASSISTANT, Background, Message
@@ -66,10 +65,14 @@ def terminal_answerer() -> Answerer:
     """Ask at the terminal (blocking reads run in a worker thread, off the event loop)."""
 
     def ask(question: str) -> str:
-        return str(typer.prompt(question))
+        # Plain input(), not the command line's prompt helpers: the web app imports this
+        # module too, and the answer must not be empty, so ask again until it is not.
+        while not (text := input(f"{question}: ").strip()):
+            pass
+        return text
 
     def show(text: str) -> None:
-        typer.echo(text)
+        print(text, flush=True)
 
     async def respond(messages: list[ChatMessage]) -> str:
         return await anyio.to_thread.run_sync(answer, messages, show, ask)

@@ -49,6 +49,10 @@ def outcome_of(verdicts: Sequence[Verdict | None] | None) -> Outcome:
     return combine(verdicts) or "unresolved"
 
 
+STAGES = ("parsed", "target_ok", "first_win", "long_win")
+"""Definition 1's stages, in order: what r1, r2, r3 and r4 count."""
+
+
 def stage_values(
     parsed: bool,
     target_ok: bool,

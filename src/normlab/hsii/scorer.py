@@ -27,7 +27,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from normlab.hsii.prompts import judge_prompt, statement_dict
-from normlab.hsii.rules import hsii_score, stage_values, subject_side
+from normlab.hsii.rules import STAGES, hsii_score, stage_values, subject_side
 from normlab.hsii.schemas import (
     Case,
     CaseResult,
@@ -41,7 +41,6 @@ from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, RoleSettings, gen
 
 JUDGE_MAX_TOKENS = 300
 JUDGE_TEMPERATURE = 0.0
-STAGES = ("parsed", "target_ok", "first_win", "long_win")
 
 
 async def compare(
@@ -120,7 +119,6 @@ def hsii_stages(
         long: ComparisonRecord | None = None
         if result.target_ok:
             judge = get_model(role="judge", default=DEFAULT_MODEL)
-            metadata["judge_model"] = str(judge)
             first = await compare(
                 judge,
                 case,

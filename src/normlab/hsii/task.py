@@ -23,11 +23,11 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from normlab.core.errors import InputError
 from normlab.hsii.cot import PAPER_CAP, cot_reflection, cot_rounds
 from normlab.hsii.dataset import CASES_PATH, build_dataset, load_cases, select_cases
-from normlab.hsii.defaults import EPSILON, MAX_EPSILON
+from normlab.hsii.defaults import EPSILON, MAX_EPSILON, ROLES
 from normlab.hsii.prompts import load_cots, testing_prompt
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.solver import long_run, next_statement
-from normlab.models import RoleSettings
+from normlab.models import DEFAULT_MODEL, RoleSettings
 
 TASK_VERSION = 1
 
@@ -79,6 +79,7 @@ def hsii(
         dataset=build_dataset(selected),
         solver=[next_statement(settings), long_run(epsilon, settings)],
         scorer=hsii_stages(tie_weight, settings.max_tokens, dict(settings.reasoning_effort)),
+        model_roles={role: DEFAULT_MODEL for role in ROLES},
         metadata={"benchmark": "hsii", "epsilon": epsilon, "tie_weight": tie_weight},
         version=TASK_VERSION,
     )
@@ -102,7 +103,8 @@ def hsii_cot(
         limit: run only N cases, drawn across dialogues (seed 0).
         cots: COT ids from ``data/cots.json`` (default: all; ``fig4`` is the paper's).
         cap: N∞, rounds before a case counts as unsolved (paper: 128).
-        max_tokens: output caps by role; reasoning_effort: reasoning effort by role.
+        max_tokens: output caps by role.
+        reasoning_effort: reasoning effort by role.
     """
     if cap < 1:
         raise InputError("--cap", "must be at least 1", field="cap")

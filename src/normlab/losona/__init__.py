@@ -11,8 +11,10 @@ if TYPE_CHECKING:
         analyze_records,
         load_records,
         load_run,
+        record_of,
     )
-    from normlab.losona.dataset import load_scenarios
+    from normlab.losona.audit import analyze_study, export_study, study_columns
+    from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
     from normlab.losona.prompts import CONDITIONS
     from normlab.losona.runner import BENCHMARK, run_demo, run_losona
     from normlab.losona.schemas import Scenario, TrialRecord
@@ -23,16 +25,21 @@ else:
 __all__ = [
     "BENCHMARK",
     "CONDITIONS",
+    "SCENARIOS_PATH",
     "LosonaAnalysis",
     "Scenario",
     "TrialRecord",
     "analyze",
     "analyze_records",
+    "analyze_study",
+    "export_study",
     "load_records",
     "load_run",
     "load_scenarios",
     "losona",
     "losona_screen",
+    "record_of",
     "run_demo",
     "run_losona",
+    "study_columns",
 ]

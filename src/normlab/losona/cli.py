@@ -8,28 +8,14 @@ needs when it runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from normlab.commands.console import note, print_json, report_findings, reports_errors, say
-from normlab.commands.options import (
-    AgentOption,
-    JsonOption,
-    JudgeOption,
-    LogLocationOption,
-    MaxConnectionsOption,
-    MaxTokensOption,
-    ModelOption,
-    PathsArgument,
-    ReasoningEffortOption,
-    ReportDirOption,
-    RoleOption,
-    ShardOption,
-    bind_roles,
-    role_settings,
-)
-from normlab.commands.reading import add_read_commands
+from normlab.commands.options import JsonOption, JudgeOption, ModelOption, PathsArgument
+from normlab.commands.reading import add_read_commands, agreement_said, import_command
+from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_folder
 from normlab.core.storage import log_paths
@@ -37,20 +23,12 @@ from normlab.models.preflight import check_models
 from normlab.models.roles import DEFAULT_MODEL
 
 if TYPE_CHECKING:
-    from normlab.commands.benchmark import Benchmark
+    from normlab.losona.audit import AuditResult
 
 app = typer.Typer(no_args_is_help=True)
 audit_app = typer.Typer(help="Human audit of the judge (paper §7).", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
-ROLES = ("judge",)
-TemperatureOption = Annotated[
-    str,
-    typer.Option(
-        help="Subject temperature: 'paper' (0.9, or the provider default for the models §6 "
-        "ran that way), a number, or 'default' (send none)."
-    ),
-]
 JudgeAddendaOption = Annotated[
     str,
     typer.Option(
@@ -60,62 +38,21 @@ JudgeAddendaOption = Annotated[
 ]
 
 
-def _benchmark() -> Benchmark[Any, Any]:
-    from normlab.losona.runner import BENCHMARK
-
-    return BENCHMARK
-
-
-add_read_commands(app, _benchmark)
-
-
-@app.command("run")
-@reports_errors
-def losona_run(
-    model: ModelOption = DEFAULT_MODEL,
-    judge: JudgeOption = None,
-    role: RoleOption = None,
-    condition: Annotated[
-        list[str] | None, typer.Option("--condition", "-c", help="Prompt condition (repeatable).")
-    ] = None,
-    scenario: Annotated[
-        list[str] | None, typer.Option("--scenario", help="Scenario id (repeatable).")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N scenarios.")] = None,
-    epochs: Annotated[int, typer.Option("--epochs", "-k", help="K trials per sample.")] = 3,
-    data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
-    temperature: TemperatureOption = "paper",
-    judge_addenda: JudgeAddendaOption = "default",
-    max_tokens: MaxTokensOption = None,
-    reasoning_effort: ReasoningEffortOption = None,
-    agent: AgentOption = "base",
-    max_connections: MaxConnectionsOption = None,
-    shard: ShardOption = None,
-    log_dir: LogLocationOption = None,
-    report_dir: ReportDirOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Run LoSoNA (or resume an interrupted run), then print results and write the report."""
-    from normlab.losona.runner import run_losona
-
-    run_losona(
-        model,
-        bind_roles(ROLES, judge, role),
-        conditions=condition,
-        scenario_ids=scenario,
-        limit=limit,
-        epochs=epochs,
-        data=data,
-        temperature=temperature,
-        judge_addenda=judge_addenda,
-        settings=role_settings(max_tokens, reasoning_effort, ROLES),
-        log_dir=log_dir,
-        report_dir=report_dir,
-        as_json=as_json,
-        agent=agent,
-        max_connections=max_connections,
-        shard=shard,
-    )
+RUN = RunCommand(
+    "normlab.losona.task:losona",
+    "normlab.losona.runner:BENCHMARK",
+    "Run LoSoNA (or resume an interrupted run), then print results and write the report.",
+    flags={
+        "scenarios": Flag(("--data",), path=True),
+        "conditions": Flag(("--condition", "-c")),
+        "scenario_ids": Flag(("--scenario",)),
+        "limit_scenarios": Flag(("--limit",)),
+        "epochs": Flag(("--epochs", "-k")),
+    },
+    hidden=("judge",),
+)
+add_read_commands(app, RUN.load_benchmark)
+add_run_command(app, RUN)
 
 
 @app.command("validate")
@@ -213,27 +150,13 @@ def audit_export(
     say(f"key: {key_path_for(out).resolve()} (judge labels; keep it away from labellers)")
 
 
-@audit_app.command("import")
-@reports_errors
-def audit_import(
-    csv_path: Annotated[Path, typer.Argument(help="The labelled audit CSV.")],
-    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
-    as_json: JsonOption = False,
-) -> None:
+@import_command(audit_app, "normlab.losona.audit:import_audit", "The labelled audit CSV.")
+def _show_audit(result: AuditResult) -> None:
     """Agreement of human labels with the judge; false positives and negatives (§7)."""
-    from normlab.losona.audit import import_audit
-    from normlab.report import format_agreement, format_percent
+    from normlab.report import format_percent
 
-    result = import_audit(csv_path, key)
-    if as_json:
-        print_json(result)
-        return
-    agreement = result.agreement
-    say(
-        f"human vs judge ({', '.join(result.judge_models)}): agreement "
-        f"{format_agreement(agreement)}, "
-        f"n = {agreement.n} labelled ({result.n_unlabelled} left blank)"
-    )
+    agreement, unlabelled = result.agreement, result.n_unlabelled
+    say(agreement_said("judge", result.judge_models, agreement, unlabelled, "labelled"))
     say(
         f"compliant: judge {format_percent(result.judge_compliant_share)}, "
         f"human {format_percent(result.human_compliant_share)}; "

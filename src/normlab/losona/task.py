@@ -29,8 +29,11 @@ from normlab.losona.dataset import (
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.scorer import norm_judge, trials
 from normlab.losona.solver import SubjectTemperature, subject_reply
-from normlab.models import RoleSettings
+from normlab.models import DEFAULT_MODEL, RoleSettings
 
+ROLES = ("judge",)
+"""The model roles besides the subject; each task declares its models (``model_roles``), so
+a log's header names the judge's model even when nobody named it."""
 TASK_VERSION = 2
 """1: the first release; 2: truncation retry, re-judging, judge addenda, per-role caps."""
 
@@ -125,6 +128,7 @@ def losona(
             reasoning_effort=dict(settings.reasoning_effort),
         ),
         epochs=Epochs(epochs, trials()),
+        model_roles={"judge": judge or DEFAULT_MODEL},
         metadata={
             "benchmark": "losona",
             "epochs": epochs,
@@ -149,6 +153,7 @@ def losona_screen(scenarios: str, samples: int = 1) -> Task:
         solver=subject_reply(),
         scorer=norm_judge(),
         epochs=samples,
+        model_roles={"judge": DEFAULT_MODEL},
         metadata={"benchmark": "losona", "purpose": "no-demonstration screening"},
         version=1,
     )

@@ -26,14 +26,13 @@ from typing import TypeVar
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import Transcript
-from inspect_ai.log._samples import sample_active
-from inspect_ai.log._transcript import _transcript
 from inspect_ai.model import CachePolicy, ChatMessage, GenerateConfig, Model, get_model
 from pydantic import BaseModel
 
 from normlab.core.secrets import guard_inspect_logs, redact_urls
 from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.models.sample_context import own_transcript, sample_attempt
 from normlab.models.structured import StructuredResult, generate_structured
 from normlab.models.usage import RoleUsage
 
@@ -64,29 +63,19 @@ class CallRecord(BaseModel):
 
 
 @contextlib.contextmanager
-def _own_transcript() -> Iterator[Transcript]:
-    """A fresh transcript for the block: the model events it gathers are the block's attempts.
-
-    Inspect has no public way to scope a transcript outside a sample; without one, each
-    task's first call makes a transcript that keeps every attempt of the task's calls.
-    """
-    transcript = Transcript()
-    token = _transcript.set(transcript)
-    try:
-        yield transcript
-    finally:
-        _transcript.reset(token)
-
-
-@contextlib.contextmanager
 def _call_transcript() -> Iterator[Transcript | None]:
     """The call's own transcript outside an eval's sample (the CRSEC simulation); ``None``
     inside one, where the sample's transcript must keep the call, so that Inspect counts it,
-    its usage and its retries."""
-    if sample_active() is not None:
+    its usage and its retries.
+
+    Inspect has no public way to scope a transcript outside a sample
+    (:mod:`normlab.models.sample_context`); without one, each task's first call makes a
+    transcript that keeps every attempt of the task's calls.
+    """
+    if sample_attempt() is not None:
         yield None
         return
-    with _own_transcript() as transcript:
+    with own_transcript() as transcript:
         yield transcript
 
 

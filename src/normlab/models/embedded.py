@@ -37,7 +37,6 @@ import anyio
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
-    ModelAPI,
     ModelCall,
     ModelOutput,
     ModelUsage,
@@ -48,6 +47,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.models.embedded_weights import embedded_gguf_path
 from normlab.models.prefix_scheduler import SlotTimeoutError, scheduler_for_loop
+from normlab.models.provider import NormlabModelAPI
 from normlab.models.timeouts import attempt_timeout
 
 DEFAULT_MAX_TOKENS = 512
@@ -120,24 +120,20 @@ def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[s
 
 
 @modelapi(name="embedded")
-class EmbeddedLlamaCpp(ModelAPI):
+class EmbeddedLlamaCpp(NormlabModelAPI):
     """Inspect provider for the embedded GGUF (llama.cpp via xllamacpp, CPU)."""
 
     times_own_attempts = True
     """Attempts are timed from their slot, not from Inspect's call (see the module)."""
 
-    def __init__(
+    def setup(
         self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig,
         n_ctx: int = 16384,
         n_parallel: int = 1,
         n_threads: int | None = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
         self.n_ctx = int(n_ctx)
         self.n_parallel = int(n_parallel)
         self.n_threads = int(n_threads or os.cpu_count() or 2)

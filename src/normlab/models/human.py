@@ -15,20 +15,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
 
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelCall,
-    ModelOutput,
-    ModelUsage,
-    modelapi,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.model import ChatMessage, GenerateConfig, StopReason, modelapi
 
 from normlab.core.errors import NormlabError
+from normlab.models.provider import TextReplyModelAPI
 
 Answerer = Callable[[list[ChatMessage]], Awaitable[str]]
 _answerers: dict[str, Answerer] = {}
@@ -49,18 +40,11 @@ def answering(name: str, answerer: Answerer) -> Iterator[None]:
 
 
 @modelapi(name="human")
-class HumanModel(ModelAPI):
+class HumanModel(TextReplyModelAPI):
     """Inspect provider whose replies come from a person (see the module docstring)."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+    reply_cost = 0.0
+    """A person's answer costs nothing in the usage tables."""
 
     def max_connections(self) -> int:
         return 1
@@ -68,27 +52,16 @@ class HumanModel(ModelAPI):
     def connection_key(self) -> str:
         return f"human/{self.model_name}"
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> tuple[ModelOutput, ModelCall]:
+    def reply_model(self) -> str:
+        return f"human/{self.model_name}"
+
+    async def answer(
+        self, input: list[ChatMessage], prompt: str, config: GenerateConfig
+    ) -> tuple[str, StopReason]:
         answerer = _answerers.get(self.model_name)
         if answerer is None:
             raise NoHumanError(
                 f"human/{self.model_name} has nobody to answer: play with "
                 "'normlab hsii play', 'normlab serve', or another command that seats a person"
             )
-        reply = await answerer(input)
-        prompt = "\n\n".join(message.text for message in input)
-        usage = ModelUsage(
-            input_tokens=len(prompt.split()),
-            output_tokens=len(reply.split()),
-            total_tokens=len(prompt.split()) + len(reply.split()),
-            total_cost=0.0,
-        )
-        output = ModelOutput.from_content(model=f"human/{self.model_name}", content=reply)
-        output.usage = usage
-        return output, ModelCall.create(request={"prompt": prompt}, response={"reply": reply})
+        return await answerer(input), "stop"

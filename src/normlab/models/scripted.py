@@ -33,21 +33,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from inspect_ai.log._samples import sample_active
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelCall,
-    ModelOutput,
-    ModelUsage,
-    modelapi,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.model import ChatMessage, GenerateConfig, StopReason, modelapi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_json, validate_row
+from normlab.models.provider import TextReplyModelAPI
+from normlab.models.sample_context import sample_attempt
 
 
 class ScriptRule(BaseModel):
@@ -81,10 +73,6 @@ class Script(BaseModel):
 
 def load_script(path: Path) -> Script:
     return validate_row(Script, read_json(path), path)
-
-
-def conversation_text(messages: list[ChatMessage]) -> str:
-    return "\n\n".join(message.text for message in messages)
 
 
 class ScriptedResponder:
@@ -126,25 +114,12 @@ class ScriptedResponder:
         raise InputError(self.source, f"no rule matches the prompt: {prompt[:120]!r}…")
 
 
-def word_count(text: str) -> int:
-    return len(text.split())
-
-
 @modelapi(name="scripted")
-class ScriptedModel(ModelAPI):
+class ScriptedModel(TextReplyModelAPI):
     """Inspect provider answering from a script file; see the module docstring."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        script: str | None = None,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        path = Path(script or model_name)
+    def setup(self, config: GenerateConfig, script: str | None = None, **model_args: Any) -> None:
+        path = Path(script or self.model_name)
         if not path.is_file():
             raise InputError(path, "scripted model: script file not found")
         self.responder = ScriptedResponder(load_script(path), str(path))
@@ -152,31 +127,13 @@ class ScriptedModel(ModelAPI):
     def max_connections(self) -> int:
         return 16
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> tuple[ModelOutput, ModelCall]:
-        prompt = conversation_text(input)
-        active = sample_active()
-        scope = (active.id, active.epoch) if active is not None else None
-        reply, delay = self.responder.answer(prompt, config.seed, scope)
+    async def answer(
+        self, input: list[ChatMessage], prompt: str, config: GenerateConfig
+    ) -> tuple[str, StopReason]:
+        reply, delay = self.responder.answer(prompt, config.seed, sample_attempt())
         if delay:
             await anyio.sleep(delay)
         words = reply.split(" ")
-        cut = config.max_tokens is not None and len(words) > config.max_tokens
-        if cut:
-            reply = " ".join(words[: config.max_tokens])
-        output = ModelOutput.from_content(
-            model=self.model_name, content=reply, stop_reason="max_tokens" if cut else "stop"
-        )
-        input_tokens, output_tokens = word_count(prompt), word_count(reply)
-        output.usage = ModelUsage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens,
-        )
-        call = ModelCall.create(request={"prompt": prompt}, response={"reply": reply})
-        return output, call
+        if config.max_tokens is not None and len(words) > config.max_tokens:
+            return " ".join(words[: config.max_tokens]), "max_tokens"
+        return reply, "stop"

@@ -23,7 +23,6 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
-    ModelAPI,
     ModelCall,
     ModelOutput,
     get_model,
@@ -32,24 +31,19 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.core.errors import InputError
+from normlab.models.provider import NormlabModelAPI
 
 
 @modelapi(name="spread")
-class SpreadModel(ModelAPI):
+class SpreadModel(NormlabModelAPI):
     """Inspect provider over several models; see the module docstring."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        names = [name.strip() for name in model_name.split("+") if name.strip()]
+    def setup(self, config: GenerateConfig, **model_args: Any) -> None:
+        names = [name.strip() for name in self.model_name.split("+") if name.strip()]
         if len(names) < 2:
-            raise InputError(f"spread/{model_name}", "expected two or more models joined by '+'")
+            raise InputError(
+                f"spread/{self.model_name}", "expected two or more models joined by '+'"
+            )
         self.apis = [get_model(name, config=config, memoize=False).api for name in names]
         self.in_flight = [0] * len(self.apis)
         self._turn = itertools.count()

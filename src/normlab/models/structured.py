@@ -45,6 +45,14 @@ from inspect_ai.model import (
 )
 from inspect_ai.util import json_schema
 from pydantic import BaseModel, ValidationError
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    retry_if_result,
+    stop_after_attempt,
+    wait_incrementing,
+)
 
 from normlab.core.errors import NormlabError
 from normlab.core.jsonio import validation_field
@@ -241,6 +249,40 @@ def _is_empty(output: ModelOutput) -> bool:
     )
 
 
+def _usable_retrying(model: Model, result: StructuredResult[SchemaT]) -> AsyncRetrying:
+    """Tenacity's policy for responses that are no reply: up to :data:`UNUSABLE_RETRIES`
+    more tries, waiting 0.25 s, 0.5 s, … between them, each counted in ``result.retries``.
+
+    Once the tries are spent an empty message is returned as it is (the caller records it
+    as a reply that did not parse) and an unreadable body becomes one
+    :class:`UnusableResponseError` naming the model and the last error.
+    """
+
+    def count_retry(state: RetryCallState) -> None:
+        result.retries += 1
+
+    def give_up(state: RetryCallState) -> ModelOutput:
+        outcome = state.outcome
+        assert outcome is not None  # tenacity gives up only after an attempt
+        error = outcome.exception()
+        if error is None:
+            output: ModelOutput = outcome.result()
+            return output
+        raise UnusableResponseError(
+            f"{model}: no usable response after {UNUSABLE_RETRIES + 1} tries "
+            f"({type(error).__name__}: {str(error)[:200]})"
+        ) from error
+
+    return AsyncRetrying(
+        stop=stop_after_attempt(UNUSABLE_RETRIES + 1),
+        wait=wait_incrementing(start=UNUSABLE_BACKOFF_S, increment=UNUSABLE_BACKOFF_S),
+        retry=retry_if_exception_type(unusable_errors()) | retry_if_result(_is_empty),
+        before_sleep=count_retry,
+        retry_error_callback=give_up,
+        sleep=anyio.sleep,
+    )
+
+
 async def _generate_usable(
     model: Model,
     conversation: list[ChatMessage],
@@ -250,22 +292,10 @@ async def _generate_usable(
 ) -> ModelOutput:
     """``model.generate``, asked again (counted in ``result.retries``) while the response is
     no reply; an empty message is returned as it is once the retries are spent."""
-    for attempt in range(UNUSABLE_RETRIES + 1):
-        last = attempt == UNUSABLE_RETRIES
-        try:
-            output = await model.generate(conversation, config=config, cache=cache)
-        except unusable_errors() as error:
-            if last:
-                raise UnusableResponseError(
-                    f"{model}: no usable response after {UNUSABLE_RETRIES + 1} tries "
-                    f"({type(error).__name__}: {str(error)[:200]})"
-                ) from error
-        else:
-            if last or not _is_empty(output):
-                return output
-        result.retries += 1
-        await anyio.sleep(UNUSABLE_BACKOFF_S * (attempt + 1))
-    raise AssertionError("unreachable")  # pragma: no cover
+    output: ModelOutput = await _usable_retrying(model, result)(
+        model.generate, conversation, config=config, cache=cache
+    )
+    return output
 
 
 @functools.cache

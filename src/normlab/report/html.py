@@ -4,31 +4,52 @@ One file with images inlined as base64, so a report can be mailed or attached
 and still open in any browser; so it is written with every credential a URL in it carried
 redacted (:func:`normlab.core.secrets.redact_text`), and in one rename, so a full disk leaves
 the previous report whole (:func:`normlab.core.outputs.replace_file`).
+
+The markup lives in Jinja2 templates beside this module (``templates/page.html`` and the
+block macros in ``templates/blocks.html``), as the web app's does: the per-system reports
+call :class:`HtmlReport`'s methods and hold no HTML of their own.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
 
 from normlab.core.outputs import replace_file
 from normlab.core.secrets import redact_text
 from normlab.stats import Agreement, Estimate, Interval, Rate
 
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-th { background: #f3f3f3; }
-.banner { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.75rem 1rem; margin: 1rem 0; }
-.note { color: #555; font-size: 0.9rem; }
-pre { background: #f7f7f7; padding: 0.75rem; white-space: pre-wrap; font-size: 0.85rem; }
-figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.9rem; }
-img { max-width: 100%; height: auto; }
-"""
+
+def _escaped(value: Any) -> Markup:
+    """Every value a template prints, escaped as :func:`html.escape` escapes it
+    (``&quot;``, ``&#x27;``): reports read as they always have, whatever the text holds.
+    Blocks already rendered (:class:`Markup`) pass as they are."""
+    return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=True))
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    """The report templates, shipped in the package (found in a wheel as in a checkout);
+    built on first use, once per process."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("normlab.report", "templates"),
+        autoescape=True,
+        finalize=_escaped,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _block(name: str, *args: Any) -> str:
+    """One block of the page: the macro ``name`` of ``templates/blocks.html``."""
+    macro = getattr(_templates().get_template("blocks.html").module, name)
+    return str(macro(*args))
 
 
 def format_percent(value: float | None, digits: int = 1) -> str:
@@ -104,50 +125,31 @@ class HtmlReport:
     parts: list[str] = field(default_factory=list)
 
     def heading(self, text: str, level: int = 2) -> None:
-        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+        self.parts.append(_block("heading", text, level))
 
     def paragraph(self, text: str, css_class: str = "") -> None:
-        attribute = f' class="{css_class}"' if css_class else ""
-        self.parts.append(f"<p{attribute}>{html.escape(text)}</p>")
+        self.parts.append(_block("paragraph", text, css_class))
 
     def banner(self, text: str) -> None:
-        self.parts.append(f'<div class="banner">{html.escape(text)}</div>')
+        self.parts.append(_block("banner", text))
 
     def table(self, table: Table) -> None:
-        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in table.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
-            for row in table.rows
-        )
-        self.parts.append(
-            f"<table><caption>{html.escape(table.caption)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        )
+        self.parts.append(_block("table", table))
 
     def links(self, targets: list[tuple[str, str]]) -> None:
         """A list of links (text, relative href), both escaped."""
-        items = "".join(
-            f'<li><a href="{html.escape(href, quote=True)}">{html.escape(text)}</a></li>'
-            for text, href in targets
-        )
-        self.parts.append(f"<ul>{items}</ul>")
+        self.parts.append(_block("links", targets))
 
     def preformatted(self, text: str) -> None:
-        self.parts.append(f"<pre>{html.escape(text)}</pre>")
+        self.parts.append(_block("preformatted", text))
 
     def figure(self, png: bytes, caption: str) -> None:
-        encoded = base64.b64encode(png).decode("ascii")
-        self.parts.append(
-            f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        )
+        self.parts.append(_block("figure", base64.b64encode(png).decode("ascii"), caption))
 
     def render(self) -> str:
-        return (
-            "<!doctype html><html><head><meta charset='utf-8'>"
-            f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(self.title)}</h1>" + "\n".join(self.parts) + "</body></html>"
-        )
+        # The parts are rendered blocks: marked safe so the page does not escape them again.
+        page = _templates().get_template("page.html")
+        return page.render(title=self.title, parts=[Markup(part) for part in self.parts])
 
     def write(self, path: Path) -> Path:
         """Write the report to ``path``, whole or not at all (an :class:`OutputError` naming

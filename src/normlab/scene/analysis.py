@@ -17,8 +17,11 @@ A norm-learning subject (``MODEL + AGENT``) is set beside the base run of its mo
 (:func:`compare_agent`): repair, ρ(d, b), compliance and compliance per pole over the
 scenarios both ran, with agent − base, and how often it inferred the hidden norm.
 
-Outcomes are recomputed from each log's episode and labels at analysis time, so
-logs written by earlier versions are read under today's definitions.
+This module is the one reader of SCENE logs (:func:`load_run`, :func:`record_of`), for the
+command line, the report, the audit and the web reader alike. Outcomes are recomputed from each
+log's episode and labels (:func:`normlab.scene.rules.episode_outcome`, as the scorer computes
+them), never read from what a scorer stored, so logs written by earlier versions are read under
+today's definitions; each role's model is read from the log's header.
 """
 
 from __future__ import annotations
@@ -33,9 +36,12 @@ from pydantic import BaseModel, Field
 from normlab.agents import INFERENCE_KEY, InferenceSummary, NormInference
 from normlab.core.logs import (
     BASE_AGENT,
+    LogSample,
     SampleSet,
     expand_paths,
     read_samples,
+    role_model,
+    role_models,
     subject_of,
 )
 from normlab.models import AnalysisBase, prefix_shares, usage_by_run
@@ -51,6 +57,87 @@ from normlab.scene.rules import (
 from normlab.scene.schemas import Episode, EpisodeLabels, FidelityVerdict
 from normlab.scene.taxonomy import Dimensions, load_dimensions
 from normlab.stats import Estimate, Rate
+
+SCORER = "episode_judge"
+SCORING_ROLES = ("judge", "auditor")
+"""The roles the scorer calls: the labeller (B.6 or §5.1) and the fidelity auditor (B.7)."""
+
+# --- loading --------------------------------------------------------------------------
+
+
+class EpisodeRecord(BaseModel):
+    """What a SCENE log holds for one episode: the play, its labels, its outcome."""
+
+    episode: Episode
+    labels: EpisodeLabels
+    """The labeller's labels as it gave them (the staged precedent not yet set apart)."""
+    fidelity: FidelityVerdict | None
+    outcome: EpisodeOutcome
+    """Recomputed from the episode and labels under today's :mod:`normlab.scene.rules`,
+    never the outcome a scorer stored, so logs of every release read alike."""
+    roles: dict[str, str]
+    norm_inference: NormInference | None = None
+    """For the norm-learning subject: whether its kept norms expressed the hidden norm."""
+    episode_id: str = ""
+    """The log's sample id (``scenario::repN``, plus ``#epochK`` past the first epoch): which
+    episode of a scenario this is, for anything that points back into the logs."""
+
+
+@dataclass
+class SceneRun:
+    """What a SCENE analysis reads: the logs' samples (each once) and their episode records."""
+
+    samples: SampleSet
+    records: list[EpisodeRecord]
+
+
+def record_of(item: LogSample) -> EpisodeRecord | None:
+    """The episode record of one SCENE sample, or None when it was never scored.
+
+    The judge's and auditor's models come from the log's header, which names every role the
+    task declares; a log written before tasks declared their default roles names only those
+    given on the command line, and its scorer kept the two in score metadata, read instead.
+    """
+    score = (item.sample.scores or {}).get(SCORER)
+    metadata = score.metadata if score is not None else None
+    sample_metadata = item.sample.metadata or {}
+    if not metadata or "labels" not in metadata or "episode" not in sample_metadata:
+        return None
+    episode = Episode.model_validate(sample_metadata["episode"])
+    labels = EpisodeLabels.model_validate(metadata["labels"])
+    fidelity = (
+        FidelityVerdict.model_validate(metadata["fidelity"]) if metadata.get("fidelity") else None
+    )
+    sample = item.sample
+    return EpisodeRecord(
+        episode_id=str(sample.id) + (f"#epoch{sample.epoch}" if sample.epoch > 1 else ""),
+        episode=episode,
+        labels=labels,
+        fidelity=fidelity,
+        outcome=episode_outcome(episode, labels, fidelity, item.log.eval.model),
+        roles={
+            **{
+                role: role_model(item.log, role, metadata.get(f"{role}_model"))
+                for role in SCORING_ROLES
+            },
+            **role_models(item.log),
+        },
+        norm_inference=metadata.get(INFERENCE_KEY),
+    )
+
+
+def load_run(paths: Iterable[Path]) -> SceneRun:
+    """Every scored episode in SCENE ``.eval`` logs (folders are searched), each once."""
+    samples = read_samples(expand_paths(paths))
+    records = [record for item in samples.samples if (record := record_of(item)) is not None]
+    return SceneRun(samples, records)
+
+
+def load_episode_records(paths: Iterable[Path]) -> list[EpisodeRecord]:
+    return load_run(paths).records
+
+
+# --- results --------------------------------------------------------------------------
 
 
 class CallFailures(BaseModel):
@@ -270,80 +357,6 @@ def analyze_outcomes(
         },
         agents=agents,
     )
-
-
-class EpisodeRecord(BaseModel):
-    """What a SCENE log holds for one episode: the play, its labels, its outcome."""
-
-    episode: Episode
-    labels: EpisodeLabels
-    fidelity: FidelityVerdict | None
-    outcome: EpisodeOutcome
-    roles: dict[str, str]
-    norm_inference: NormInference | None = None
-    """For the norm-learning subject: whether its kept norms expressed the hidden norm."""
-    episode_id: str = ""
-    """The log's sample id (``scenario::repN``, plus ``#epochK`` past the first epoch): which
-    episode of a scenario this is, for anything that points back into the logs."""
-
-
-def _model_name(config: object) -> str:
-    configs = config if isinstance(config, list) else [config]
-    return ", ".join(str(getattr(item, "model", item)) for item in configs)
-
-
-@dataclass
-class SceneRun:
-    """What a SCENE analysis reads: the logs' samples (each once) and their episode records."""
-
-    samples: SampleSet
-    records: list[EpisodeRecord]
-
-
-def load_run(paths: Iterable[Path]) -> SceneRun:
-    """Every scored episode in SCENE ``.eval`` logs (folders are searched), each once."""
-    samples = read_samples(expand_paths(paths))
-    records = []
-    for item in samples.samples:
-        score = (item.sample.scores or {}).get("episode_judge")
-        metadata = score.metadata if score is not None else None
-        if (
-            not metadata
-            or "labels" not in metadata
-            or "episode" not in (item.sample.metadata or {})
-        ):
-            continue
-        episode = Episode.model_validate(item.sample.metadata["episode"])
-        labels = EpisodeLabels.model_validate(metadata["labels"])
-        fidelity = (
-            FidelityVerdict.model_validate(metadata["fidelity"])
-            if metadata.get("fidelity")
-            else None
-        )
-        records.append(
-            EpisodeRecord(
-                episode_id=str(item.sample.id)
-                + (f"#epoch{item.sample.epoch}" if item.sample.epoch > 1 else ""),
-                episode=episode,
-                labels=labels,
-                fidelity=fidelity,
-                outcome=episode_outcome(episode, labels, fidelity, item.log.eval.model),
-                roles={
-                    "judge": str(metadata.get("judge_model", "")),
-                    "auditor": str(metadata.get("auditor_model", "")),
-                    **{
-                        role: _model_name(config)
-                        for role, config in (item.log.eval.model_roles or {}).items()
-                    },
-                },
-                norm_inference=metadata.get(INFERENCE_KEY),
-            )
-        )
-    return SceneRun(samples, records)
-
-
-def load_episode_records(paths: Iterable[Path]) -> list[EpisodeRecord]:
-    return load_run(paths).records
 
 
 SWEEP_SETTINGS = ("sampler", "reps", "max_turns", "labeller")

@@ -11,35 +11,21 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.console import print_json, report_findings, reports_errors, say
-from normlab.commands.options import (
-    AgentOption,
-    JsonOption,
-    JudgeOption,
-    LogLocationOption,
-    MaxConnectionsOption,
-    MaxTokensOption,
-    ModelOption,
-    PathsArgument,
-    ReasoningEffortOption,
-    ReportDirOption,
-    RoleOption,
-    ShardOption,
-    bind_roles,
-    role_settings,
-)
-from normlab.commands.reading import add_read_commands
+from normlab.commands.console import report_findings, reports_errors, say
+from normlab.commands.options import ModelOption, PathsArgument
+from normlab.commands.reading import add_read_commands, agreement_said, import_command
+from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.storage import log_paths
 from normlab.models.roles import DEFAULT_MODEL
-from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, ROLES, SAMPLERS
+from normlab.scene.defaults import SAMPLERS
 
 if TYPE_CHECKING:
-    from normlab.commands.benchmark import Benchmark
+    from normlab.scene.audit import SceneAuditResult
     from normlab.scene.taxonomy import SceneTuple
 
 app = typer.Typer(no_args_is_help=True)
@@ -51,13 +37,15 @@ audit_app = typer.Typer(
 app.add_typer(audit_app, name="audit")
 
 
-def _benchmark() -> Benchmark[Any, Any]:
-    from normlab.scene.runner import BENCHMARK
-
-    return BENCHMARK
-
-
-add_read_commands(app, _benchmark)
+RUN = RunCommand(
+    "normlab.scene.task:scene",
+    "normlab.scene.runner:BENCHMARK",
+    "Run SCENE episodes (or resume an interrupted run); print results, write the report.",
+    flags={"scenarios": Flag(("--data",), path=True)},
+    hidden=("scenario_ids",),
+)
+add_read_commands(app, RUN.load_benchmark)
+add_run_command(app, RUN)
 
 
 SamplerOption = Annotated[
@@ -199,55 +187,6 @@ def scene_generate(
     )
 
 
-@app.command("run")
-@reports_errors
-def scene_run(
-    model: ModelOption = DEFAULT_MODEL,
-    judge: JudgeOption = None,
-    role: RoleOption = None,
-    tuples: Annotated[
-        int | None, typer.Option(help="N scenarios drawn over their tuples by --sampler.")
-    ] = None,
-    reps: Annotated[int, typer.Option(help="Episodes per scenario (paper §6: 5).")] = DEFAULT_REPS,
-    sampler: SamplerOption = "coverage",
-    seed: SeedOption = 0,
-    max_turns: Annotated[
-        int, typer.Option(help="Rounds per episode (paper: 8).")
-    ] = DEFAULT_MAX_TURNS,
-    labeller: Annotated[str, typer.Option(help="turns (B.6) or lists (§5.1).")] = "turns",
-    data: Annotated[Path | None, typer.Option(help="Scenario JSONL file or folder.")] = None,
-    max_tokens: MaxTokensOption = None,
-    reasoning_effort: ReasoningEffortOption = None,
-    agent: AgentOption = "base",
-    max_connections: MaxConnectionsOption = None,
-    shard: ShardOption = None,
-    log_dir: LogLocationOption = None,
-    report_dir: ReportDirOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Run SCENE episodes (or resume an interrupted run); print results, write the report."""
-    from normlab.scene.runner import run_scene
-
-    run_scene(
-        model,
-        bind_roles(ROLES, judge, role),
-        data=data,
-        tuples=tuples,
-        reps=reps,
-        sampler=sampler,
-        seed=seed,
-        max_turns=max_turns,
-        labeller=labeller,
-        settings=role_settings(max_tokens, reasoning_effort, ROLES),
-        agent=agent,
-        log_dir=log_dir,
-        report_dir=report_dir,
-        as_json=as_json,
-        max_connections=max_connections,
-        shard=shard,
-    )
-
-
 @audit_app.command("export")
 @reports_errors
 def audit_export(
@@ -266,27 +205,15 @@ def audit_export(
     say(f"key: {key_path_for(out).resolve()} (model labels; keep it away from raters)")
 
 
-@audit_app.command("import")
-@reports_errors
-def audit_import(
-    csv_path: Annotated[Path, typer.Argument(help="The answered audit CSV.")],
-    key: Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")] = None,
-    as_json: JsonOption = False,
-) -> None:
+@import_command(audit_app, "normlab.scene.audit:import_audit", "The answered audit CSV.")
+def _show_audit(result: SceneAuditResult) -> None:
     """Agreement (and Cohen's kappa) of human answers with the judge, overall and per kind."""
-    from normlab.report import format_agreement, format_number, format_rate
-    from normlab.scene.audit import import_audit
+    from normlab.report import format_number, format_rate
 
-    result = import_audit(csv_path, key)
-    if as_json:
-        print_json(result)
-        return
-    agreement = result.agreement
-    say(
-        f"human vs models ({', '.join(result.judge_models)}): agreement "
-        f"{format_agreement(agreement)}, n = {agreement.n} answered "
-        f"({result.n_unlabelled} left blank) over {result.episodes} episodes"
+    said = agreement_said(
+        "models", result.judge_models, result.agreement, result.n_unlabelled, "answered"
     )
+    say(f"{said} over {result.episodes} episodes")
     for kind, by_kind in result.by_kind.items():
         say(
             f"  {kind}: agreement {format_rate(by_kind.rate)}, "

@@ -35,22 +35,11 @@ from normlab.scene.analysis import (
     SceneRun,
 )
 from normlab.scene.prompts import marked_transcript
-from normlab.scene.rules import BehaviourView, staged_turns
+from normlab.scene.rules import BehaviourView, label_lists, staged_turns
 from normlab.scene.schemas import Episode, EpisodeLabels
 from normlab.stats import Estimate, Rate
 
 SAMPLE_TRANSCRIPTS = 3
-
-
-def label_lists(labels: EpisodeLabels) -> list[tuple[str, list[int]]]:
-    """Each mark the transcript shows with the turns the labeller gave it (raw labels)."""
-    return [
-        ("DEMONSTRATION", labels.demonstrations or []),
-        ("BREACH", labels.breaches or []),
-        ("SANCTION", labels.sanctions or []),
-        ("REPAIR", labels.repairs or []),
-        ("SP BREACH", labels.persona_breaches or []),
-    ]
 
 
 def label_notes(labels: EpisodeLabels) -> dict[int, list[str]]:

@@ -111,6 +111,23 @@ def adaptation_point(
     return d, sum(_is_turn(event, set(breaches)) for event in later) / len(later)
 
 
+LABEL_MARKS = {
+    "demonstrations": "DEMONSTRATION",
+    "breaches": "BREACH",
+    "sanctions": "SANCTION",
+    "repairs": "REPAIR",
+    "persona_breaches": "SP BREACH",
+}
+"""Each list of :class:`EpisodeLabels` with the mark a transcript shows for it (§5.1's D, B,
+S, R and the SP breaches)."""
+
+
+def label_lists(labels: EpisodeLabels) -> list[tuple[str, list[int]]]:
+    """Each mark with the turns the labeller gave it, as it gave them (the staged precedent
+    not set apart), for what shows them on a transcript: the report and the web reader."""
+    return [(mark, getattr(labels, field) or []) for field, mark in LABEL_MARKS.items()]
+
+
 def staged_turns(episode: Episode) -> set[int]:
     """The precedent sub-script's turns (phase ``precedent``): the staged breach and sanction."""
     return {entry.turn_id for entry in episode.entries if entry.phase == "precedent"}

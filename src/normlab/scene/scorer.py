@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from inspect_ai.model import (
     ChatMessage,
@@ -44,7 +44,13 @@ from inspect_ai.solver import TaskState
 from pydantic import Field, create_model
 
 from normlab.agents import INFERENCE_KEY, judge_inference
-from normlab.models import DEFAULT_MODEL, DETERMINISTIC_CACHE, RoleSettings, generate_structured
+from normlab.models import (
+    DEFAULT_MODEL,
+    DETERMINISTIC_CACHE,
+    RoleSettings,
+    StructuredResult,
+    generate_structured,
+)
 from normlab.scene.prompts import load_template, norm_values, system_text, transcript_text
 from normlab.scene.rules import (
     VIEWS,
@@ -87,6 +93,7 @@ def labelling_config(turns: int, settings: RoleSettings | None = None) -> Genera
 
 
 JUDGE_REQUEST = "Label the transcript above."
+ReplyT = TypeVar("ReplyT", JudgeOutput, ListedEvents)
 
 
 def episode_schemas(turn_ids: list[int]) -> tuple[type[JudgeOutput], type[ListedEvents]]:
@@ -115,6 +122,33 @@ def episode_schemas(turn_ids: list[int]) -> tuple[type[JudgeOutput], type[Listed
 
 def _messages(system: str) -> list[ChatMessage]:
     return [ChatMessageSystem(content=system), ChatMessageUser(content=JUDGE_REQUEST)]
+
+
+def labelling_values(
+    scenario: SceneScenario, episode: Episode, dimensions: Dimensions
+) -> dict[str, str]:
+    """What both labellers' prompts fill in: the hidden layer and the numbered transcript."""
+    values = norm_values(scenario, dimensions)
+    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
+    return values
+
+
+async def _label_call(
+    judge: Model,
+    episode: Episode,
+    system: str,
+    schema: type[ReplyT],
+    settings: RoleSettings | None,
+) -> StructuredResult[ReplyT]:
+    """One labelling call, as every labeller makes it: at temperature 0 through the cache (a
+    rerun never pays for, or changes, a label), capped by the transcript's length."""
+    return await generate_structured(
+        judge,
+        _messages(system),
+        schema,
+        config=labelling_config(len(episode.entries), settings),
+        cache=DETERMINISTIC_CACHE,
+    )
 
 
 def _labels(
@@ -187,17 +221,10 @@ async def label_turns(
 ) -> EpisodeLabels:
     """B.6: one call labelling every turn (each sanction with its observed form), plus the
     episode metrics."""
-    values = norm_values(scenario, dimensions)
-    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
+    values = labelling_values(scenario, episode, dimensions)
     schema, _ = episode_schemas([entry.turn_id for entry in episode.entries])
     system = f"{system_text('judge', values)}\n{load_template('judge_sanction_forms')}"
-    result = await generate_structured(
-        judge,
-        _messages(system),
-        schema,
-        config=labelling_config(len(episode.entries), settings),
-        cache=DETERMINISTIC_CACHE,
-    )
+    result = await _label_call(judge, episode, system, schema, settings)
     if result.value is None:
         return _labels("turns", episode, None, truncations=result.truncations)
     events: dict[str, list[tuple[int, str | None]]] = {}
@@ -235,18 +262,12 @@ async def classify_lists(
 ) -> EpisodeLabels:
     """§5.1: one classifier call per category (D, B, S, R); the breach list names any
     participant, so SP breaches are measured too, and each sanction carries its form."""
-    values = norm_values(scenario, dimensions)
-    values["transcript_with_turn_ids"] = transcript_text(episode.entries)
+    values = labelling_values(scenario, episode, dimensions)
     _, schema = episode_schemas([entry.turn_id for entry in episode.entries])
 
     async def one(category: str) -> tuple[list[tuple[int, str | None]] | None, int]:
-        result = await generate_structured(
-            judge,
-            _messages(system_text(f"classifier_{category}", values)),
-            schema,
-            config=labelling_config(len(episode.entries), settings),
-            cache=DETERMINISTIC_CACHE,
-        )
+        system = system_text(f"classifier_{category}", values)
+        result = await _label_call(judge, episode, system, schema, settings)
         if result.value is None:
             return None, result.truncations
         return [(e.turn_id, _listed_form(e)) for e in result.value.events], result.truncations
@@ -378,8 +399,6 @@ def episode_judge(
                 "labels": labels.model_dump(mode="json"),
                 "fidelity": fidelity.model_dump(mode="json") if fidelity else None,
                 "outcome": outcome.model_dump(mode="json"),
-                "judge_model": str(judge),
-                "auditor_model": str(auditor),
                 INFERENCE_KEY: inference.model_dump(mode="json") if inference else None,
             },
         )

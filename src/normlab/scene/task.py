@@ -20,9 +20,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
-from normlab.models import RoleSettings
+from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
-from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS
+from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS, ROLES
 from normlab.scene.prompts import scaffold_turns, subject_messages
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import LABELLERS, episode_judge
@@ -59,7 +59,7 @@ def scene(
     """SCENE task.
 
     Args:
-        scenarios: scenario_v1 JSONL file or folder (default: the shipped bank).
+        scenarios: JSONL file or folder of scenario_v1 records (default: the shipped bank).
         tuples: run N scenarios drawn over their tuples by ``sampler`` (default: all).
         reps: repetitions (episodes) per scenario (paper §6: 5).
         max_turns: rounds per episode (paper: 8).
@@ -101,6 +101,7 @@ def scene(
         ),
         solver=play_episode(max_turns, settings, agent),
         scorer=episode_judge(labeller, settings.max_tokens, dict(settings.reasoning_effort)),
+        model_roles={role: DEFAULT_MODEL for role in ROLES},
         metadata={
             "benchmark": "scene",
             "labeller": labeller,

@@ -15,30 +15,21 @@ number of raters. The state folder (tokens, secret key, blind keys) is the owner
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import sqlite3
-from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import jinja2
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from normlab.core.errors import InputError, NormlabError
-from normlab.core.outputs import slug
 from normlab.core.secrets import redact_text
 from normlab.web.guard import (
     MAX_BODY,
-    MAX_FIELDS,
-    MAX_NAME,
-    MAX_NOTES,
     Guard,
     HostPolicy,
     LoginLimiter,
@@ -51,32 +42,17 @@ from normlab.web.guard import (
     session_cookie,
     tighten,
 )
-from normlab.web.play import KINDS as PLAY_KINDS
-from normlab.web.play import PlayConfig, Seat, Seats, hsii_characters, scene_answer
+from normlab.web.pages import Pages
+from normlab.web.play import Seats
+from normlab.web.play_routes import add_play_routes
 from normlab.web.readers import VIEWS, load, sample_label, system_of
 from normlab.web.runs import REPORT_FILES, discover, inside
-from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Store, Study, StudyFullError
-from normlab.web.studies import KINDS as STUDY_KINDS
-from normlab.web.studies import create_study, filled_csv, summary_lines
+from normlab.web.settings import ServeSettings
+from normlab.web.store import Store
+from normlab.web.study_routes import add_study_routes
 
 WEB = files("normlab.web")
 DATABASE = "normlab.sqlite3"
-MAX_RATERS_LIMIT = 10_000
-
-
-@dataclass
-class ServeSettings:
-    runs: Path
-    state: Path
-    """Where ``normlab.sqlite3``, the secret key and the studies' files live."""
-    host: str = "127.0.0.1"
-    owner_token: str | None = None
-    allow_hosts: list[str] = field(default_factory=list)
-    """Host names served besides the loopback names or ``host`` (``--allow-host``)."""
-    judge: str | None = None
-    roles: list[str] = field(default_factory=list)
-    """``ROLE=MODEL`` for play (persona, judge…); unset roles use the embedded model."""
-    play: PlayConfig = field(default_factory=PlayConfig)
 
 
 def check_settings(settings: ServeSettings) -> HostPolicy:
@@ -119,29 +95,8 @@ def create_app(settings: ServeSettings) -> FastAPI:
     app.add_middleware(Guard, policy=policy, sessions=sessions, max_body=MAX_BODY)
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
 
-    def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        html = env.get_template(template).render(
-            csrf=getattr(request.state, "csrf", ""), owner=_is_owner(request), **values
-        )
-        return HTMLResponse(html, status_code=status)
-
-    def _is_owner(request: Request) -> bool:
-        if owner_token is None:
-            return True
-        return sessions.is_owner(getattr(request.state, "session", ""))
-
-    def owner_only(request: Request) -> None:
-        if not _is_owner(request):
-            raise HTTPException(403, "owner pages: log in with the owner token at /login")
-
-    async def form(request: Request) -> FormData:
-        """The posted form (bounded: no files, few fields), after its CSRF token matched the
-        one this server signed for the browser's session."""
-        data = await request.form(max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_BODY)
-        given = data.get("csrf")
-        if not isinstance(given, str) or not sessions.csrf_ok(request.state.session, given):
-            raise HTTPException(403, "the form's CSRF token does not match: reload the page")
-        return data
+    pages = Pages(settings, store, sessions, seats, env, owner_token)
+    page, owner_only, form = pages.page, pages.owner_only, pages.form
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> HTMLResponse:
@@ -239,7 +194,8 @@ def create_app(settings: ServeSettings) -> FastAPI:
         log = load(found)
         system = system_of(log)
         samples = [
-            (index, *sample_label(system, sample)) for index, sample in enumerate(log.samples or [])
+            (index, *sample_label(system, log, sample))
+            for index, sample in enumerate(log.samples or [])
         ]
         return page(request, "run.html", path=path, system=system, log=log, samples=samples)
 
@@ -256,8 +212,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/crsec")
     def crsec_page(request: Request, path: str, tick: int = 0) -> HTMLResponse:
         owner_only(request)
-        from normlab.crsec.replay import moment
-        from normlab.crsec.rundir import RunDir
+        from normlab.crsec import RunDir, moment
         from normlab.web.figures import figure_2
 
         folder = inside(settings.runs, path)
@@ -267,274 +222,6 @@ def create_app(settings: ServeSettings) -> FastAPI:
         figure = figure_2(folder / "metrics.json", now.hour_index)
         return page(request, "crsec.html", path=path, config=config, now=now, figure=figure)
 
-    # play
-    @app.get("/play")
-    def play_index(request: Request, system: str = "losona") -> HTMLResponse:
-        owner_only(request)
-        if system not in PLAY_KINDS:
-            raise HTTPException(404, "no such system")
-        return page(
-            request,
-            "play_index.html",
-            kinds=PLAY_KINDS,
-            system=system,
-            options=seats.options(system),
-        )
-
-    @app.post("/play")
-    async def play_open(request: Request) -> Response:
-        owner_only(request)
-        data = await form(request)
-        system, player = str(data.get("system", "")), str(data.get("player", "")).strip()
-        if system not in PLAY_KINDS:
-            raise HTTPException(400, "choose a system")
-        if not player or not player.replace("-", "").replace("_", "").isalnum():
-            raise HTTPException(400, "name: letters, digits, - and _ only (it becomes human/NAME)")
-        seat = seats.open(system, player, str(data.get("option", "")))
-        return RedirectResponse(f"/play/{seat.id}", status_code=303)
-
-    def _seat(seat_id: str) -> Seat:
-        seat = seats.get(seat_id)
-        if seat is None:
-            raise HTTPException(404, "no such seat (seats end when the server stops)")
-        return seat
-
-    @app.get("/play/{seat_id}")
-    def play_seat(request: Request, seat_id: str) -> HTMLResponse:
-        owner_only(request)
-        seat = _seat(seat_id)
-        characters = hsii_characters(seat.messages) if seat.system == "hsii" else None
-        report = seat.log_dir / "report.html"
-        report_link = (
-            str(report.relative_to(settings.runs))
-            if seat.status == "done" and report.exists()
-            else None
-        )
-        return page(request, "play_seat.html", seat=seat, characters=characters, report=report_link)
-
-    @app.get("/play/{seat_id}/state")
-    def play_state(request: Request, seat_id: str) -> dict[str, Any]:
-        owner_only(request)
-        seat = _seat(seat_id)
-        return {"status": seat.status, "turns": seat.turns}
-
-    @app.post("/play/{seat_id}")
-    async def play_answer(request: Request, seat_id: str) -> Response:
-        owner_only(request)
-        seat = _seat(seat_id)
-        data = await form(request)
-        content = str(data.get("content", ""))
-        if seat.system == "hsii" and data.get("target"):
-            from normlab.hsii.play import reply
-
-            content = reply(str(data.get("target")), content)
-        elif seat.system == "scene":
-            try:
-                content = scene_answer(
-                    str(data.get("action", "message")), content, str(data.get("turn", ""))
-                )
-            except ValueError as error:
-                raise HTTPException(400, "choose a message, a reaction or silence") from error
-        seat.give(content)
-        return RedirectResponse(f"/play/{seat.id}", status_code=303)
-
-    # studies (owner side)
-    @app.get("/studies")
-    def studies_page(request: Request) -> HTMLResponse:
-        owner_only(request)
-        # Only runs a kind of study can use: their system has one, and they finished something.
-        systems = {kind.system for kind in STUDY_KINDS.values()}
-        runs = [run for run in discover(settings.runs) if run.system in systems and run.units]
-        return page(
-            request,
-            "studies.html",
-            studies=store.studies(),
-            kinds=STUDY_KINDS,
-            runs=runs,
-            max_raters=DEFAULT_MAX_RATERS,
-        )
-
-    @app.post("/studies")
-    async def studies_create(request: Request) -> Response:
-        owner_only(request)
-        data = await form(request)
-        kind = STUDY_KINDS.get(str(data.get("kind", "")))
-        if kind is None:
-            raise HTTPException(400, "choose a kind of study")
-        run = inside(settings.runs, str(data.get("run", "")))
-        system = "crsec" if run.is_dir() else system_of(load(run))
-        if system != kind.system:
-            raise HTTPException(
-                400, f"a {kind.title} needs a {kind.system} run; {run.name} is a {system} run"
-            )
-        target = run.parent if run.is_file() else run
-        title = str(data.get("title", "")).strip() or f"{kind.title}: {target.name}"
-        try:
-            n, seed = int(str(data.get("n", "20"))), int(str(data.get("seed", "0")))
-            max_raters = int(str(data.get("raters", DEFAULT_MAX_RATERS)))
-        except ValueError as error:
-            raise HTTPException(400, "n, seed and raters are whole numbers") from error
-        if not 1 <= max_raters <= MAX_RATERS_LIMIT:
-            raise HTTPException(400, f"raters: from 1 to {MAX_RATERS_LIMIT:,}")
-        study = create_study(store, settings.state, kind, target, title, n, seed, max_raters)
-        return RedirectResponse(f"/studies/{study.id}", status_code=303)
-
-    def _study(study_id: str) -> Study:
-        study = store.study(study_id)
-        if study is None:
-            raise HTTPException(404, "no such study")
-        return study
-
-    @app.get("/studies/{study_id}")
-    def study_page(request: Request, study_id: str) -> HTMLResponse:
-        owner_only(request)
-        study = _study(study_id)
-        kind = STUDY_KINDS[study.kind]
-        total = len(store.items(study.id))
-        raters = []
-        for rater in store.raters(study.id):
-            answered = len(store.ratings(rater))
-            lines: list[tuple[str, str]] = []
-            problem = ""
-            if answered:
-                try:
-                    lines = summary_lines(
-                        kind.analyze(filled_csv(store, settings.state, study, rater))
-                    )
-                except NormlabError as error:
-                    problem = str(error)
-            raters.append((rater, answered, lines, problem))
-        invite = str(request.url_for("join_form", invite=study.invite))
-        return page(
-            request,
-            "study.html",
-            study=study,
-            kind=kind,
-            total=total,
-            raters=raters,
-            invite=invite,
-        )
-
-    @app.get("/studies/{study_id}/ratings/{rater_id}.csv")
-    def study_export(request: Request, study_id: str, rater_id: str) -> Response:
-        owner_only(request)
-        study = _study(study_id)
-        rater = store.rater_by_id(study.id, rater_id)
-        if rater is None:
-            raise HTTPException(404, "no such rater")
-        # Read whole at once: another download may replace the file right after (with the
-        # same rater's answers), and a response streamed from the path could mix the two.
-        content = filled_csv(store, settings.state, study, rater).read_bytes()
-        name = f"ratings-{slug(rater.name)}-{rater.id}.csv"
-        return Response(
-            content,
-            media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
-        )
-
-    # raters
-    @app.get("/join/{invite}", name="join_form")
-    def join_form(request: Request, invite: str) -> HTMLResponse:
-        study = store.study_by_invite(invite)
-        if study is None:
-            raise HTTPException(404, "this invite link is not valid")
-        return page(request, "join.html", study=study, invite=invite, rater_page=True)
-
-    @app.post("/join/{invite}")
-    async def join(request: Request, invite: str) -> Response:
-        study = store.study_by_invite(invite)
-        if study is None:
-            raise HTTPException(404, "this invite link is not valid")
-        data = await form(request)
-        name = str(data.get("name", "")).strip()
-        if not name or len(name) > MAX_NAME:
-            raise HTTPException(400, f"enter your name (at most {MAX_NAME} characters)")
-        try:
-            rater = store.join(study.id, name, study.max_raters)
-        except StudyFullError as error:
-            raise HTTPException(403, str(error)) from error
-        return RedirectResponse(f"/rate/{rater.token}", status_code=303)
-
-    def _rater(token: str) -> tuple[Rater, Study]:
-        rater = store.rater(token)
-        study = store.study(rater.study_id) if rater else None
-        if rater is None or study is None:
-            raise HTTPException(404, "this rating link is not valid")
-        return rater, study
-
-    def _order(rater: Rater, item_ids: list[str]) -> list[str]:
-        """The rater's own random order, the same on every visit (so stopping is safe)."""
-        return sorted(
-            item_ids, key=lambda i: hashlib.sha256(f"{rater.token}|{i}".encode()).hexdigest()
-        )
-
-    @app.get("/rate/{token}")
-    def rate_next(request: Request, token: str) -> Response:
-        rater, study = _rater(token)
-        answered = store.ratings(rater)
-        order = _order(rater, [item.item_id for item in store.items(study.id)])
-        left = [item_id for item_id in order if item_id not in answered]
-        if not left:
-            return page(
-                request,
-                "rate_done.html",
-                study=study,
-                rater=rater,
-                total=len(order),
-                rater_page=True,
-            )
-        return _rate_item(request, rater, study, left[0], len(answered), len(order))
-
-    @app.get("/rate/{token}/{item_id}")
-    def rate_item(request: Request, token: str, item_id: str) -> HTMLResponse:
-        rater, study = _rater(token)
-        answered = store.ratings(rater)
-        return _rate_item(request, rater, study, item_id, len(answered), len(store.items(study.id)))
-
-    def _rate_item(
-        request: Request, rater: Rater, study: Study, item_id: str, done: int, total: int
-    ) -> HTMLResponse:
-        item = store.item(study.id, item_id)
-        if item is None:
-            raise HTTPException(404, "no such item in your study")
-        kind = STUDY_KINDS[study.kind]
-        payload = json.loads(item.payload)
-        shown = [
-            (column, payload.get(column, ""))
-            for column in kind.columns()
-            if column not in kind.hidden
-        ]
-        current = store.ratings(rater).get(item_id)
-        return page(
-            request,
-            "rate.html",
-            study=study,
-            kind=kind,
-            rater=rater,
-            item_id=item_id,
-            shown=shown,
-            done=done,
-            total=total,
-            current=current,
-            rater_page=True,
-        )
-
-    @app.post("/rate/{token}/{item_id}")
-    async def rate_save(request: Request, token: str, item_id: str) -> Response:
-        rater, study = _rater(token)
-        if store.item(study.id, item_id) is None:
-            raise HTTPException(404, "no such item in your study")
-        data = await form(request)
-        kind = STUDY_KINDS[study.kind]
-        answer = str(data.get("answer", ""))
-        if answer not in {value for value, _ in kind.choices}:
-            raise HTTPException(400, "choose one of the answers")
-        notes = str(data.get("notes", ""))
-        if len(notes) > MAX_NOTES:
-            raise HTTPException(
-                413, f"notes: at most {MAX_NOTES:,} characters (these have {len(notes):,})"
-            )
-        store.rate(rater, item_id, answer, notes)
-        return RedirectResponse(f"/rate/{rater.token}", status_code=303)
-
+    add_play_routes(app, pages)
+    add_study_routes(app, pages)
     return app

@@ -104,9 +104,10 @@ def serve(
     """Read runs, play the subject, and run human rating studies in the browser."""
     import uvicorn
 
-    from normlab.web.app import ServeSettings, create_app
+    from normlab.web.app import create_app
     from normlab.web.guard import WILDCARDS
     from normlab.web.play import PlayConfig
+    from normlab.web.settings import ServeSettings
 
     os.environ.setdefault("INSPECT_DISPLAY", "none")
     settings = ServeSettings(

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
-from normlab.commands import bind_roles
+from normlab.commands import RunOptions, bind_roles
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.models import answering
@@ -102,7 +102,7 @@ class Seat:
 
 
 def _losona_options(bank: Path | None) -> list[PlayOption]:
-    from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
+    from normlab.losona import SCENARIOS_PATH, load_scenarios
 
     scenarios = load_scenarios(bank or SCENARIOS_PATH)
     return [
@@ -110,6 +110,12 @@ def _losona_options(bank: Path | None) -> list[PlayOption]:
         for scenario in scenarios
         for condition in ("naive", "norm_informed")
     ]
+
+
+def _bank(config: PlayConfig, system: str) -> str | None:
+    """The system's bank as its task takes it (text, as ``inspect eval -T`` gives it)."""
+    bank = config.banks.get(system)
+    return str(bank) if bank else None
 
 
 def _losona_run(
@@ -121,16 +127,16 @@ def _losona_run(
     run_losona(
         model,
         roles,
+        RunOptions(log_dir=folder),
+        scenarios=_bank(config, "losona"),
         conditions=[condition],
         scenario_ids=[scenario_id],
         epochs=1,
-        data=config.banks.get("losona"),
-        log_dir=folder,
     )
 
 
 def _scene_options(bank: Path | None) -> list[PlayOption]:
-    from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+    from normlab.scene import SCENARIOS_PATH, load_scenarios
 
     return [
         PlayOption(s.scenario_id, f"{s.scenario_id}")
@@ -146,17 +152,16 @@ def _scene_run(
     run_scene(
         model,
         roles,
-        data=config.banks.get("scene"),
+        RunOptions(log_dir=folder, report_dir=folder),
+        scenarios=_bank(config, "scene"),
         scenario_ids=[option],
         reps=1,
         max_turns=config.scene_rounds,
-        log_dir=folder,
-        report_dir=folder,
     )
 
 
 def _hsii_options(bank: Path | None) -> list[PlayOption]:
-    from normlab.hsii.dataset import CASES_PATH, load_cases
+    from normlab.hsii import CASES_PATH, load_cases
 
     return [
         PlayOption(case.case_id, f"{case.case_id} ({case.domain})")
@@ -172,10 +177,10 @@ def _hsii_run(
     run_hsii(
         model,
         roles,
-        cases=config.banks.get("hsii"),
+        RunOptions(log_dir=folder),
+        cases=_bank(config, "hsii"),
         case_ids=[option],
         epsilon=config.hsii_epsilon,
-        log_dir=folder,
     )
 
 
@@ -258,7 +263,7 @@ class Seats:
 def hsii_characters(messages: list[ChatMessage]) -> list[str] | None:
     """The characters to pick from when the prompt is Testing Prompt-1, else ``None`` (a
     plain text answer)."""
-    from normlab.hsii.play import case_settings
+    from normlab.hsii import case_settings
 
     try:
         background, _ = case_settings(messages)
@@ -270,7 +275,7 @@ def hsii_characters(messages: list[ChatMessage]) -> list[str] | None:
 def scene_answer(action: str, content: str, target: str) -> str:
     """The person's move as the ``{"action", "content", "target_turn_id"}`` reply the SCENE
     subject gives (a message, a reaction to a turn, or staying silent)."""
-    from normlab.scene.schemas import ChatAction
+    from normlab.scene import ChatAction
 
     turn = int(target) if target.strip().isdigit() else None
     move = ChatAction.model_validate({"action": action, "content": content, "target_turn_id": turn})

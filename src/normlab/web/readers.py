@@ -6,6 +6,11 @@ verdict; SCENE's episode with the labels on the turns, precedent turns set apart
 fidelity verdict; HSII's history with who speaks to whom and the subject's pick beside the
 golden; CRSEC's replay (``normlab.crsec.replay``). One chat row shape serves all three
 chats, so one template renders them.
+
+What a sample's score means is read through its system's loader (``record_of``), the one reader
+of its logs that the analysis and the report use too: a SCENE outcome is recomputed from the
+episode and its labels, an HSII stage from the reply, so the viewer never shows an old log's
+stored number where the report shows today's.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from normlab import hsii, losona, scene
 from normlab.agents import MEMORY_KEY, MemoryLog, memory_trace
-from normlab.core.logs import read_log, subject_of
+from normlab.core.logs import LogSample, local_path, read_log, subject_of
 
 
 @dataclass
@@ -67,41 +73,51 @@ def system_of(log: EvalLog) -> str:
     return log.eval.task.split("/")[-1]
 
 
-def _score(sample: EvalSample) -> tuple[Any, str, dict[str, Any]]:
+def _item(log: EvalLog, sample: EvalSample) -> LogSample:
+    return LogSample(log, sample, local_path(log.location))
+
+
+def _explanation(sample: EvalSample) -> str:
+    """The score's explanation: the judge's reasons, or why the auditor's verdict is missing."""
     score = next(iter((sample.scores or {}).values()), None)
-    if score is None:
-        return None, "", {}
-    return score.value, str(score.explanation or ""), dict(score.metadata or {})
+    return str(score.explanation or "") if score is not None else ""
 
 
-def sample_label(system: str, sample: EvalSample) -> tuple[str, str]:
+def _counted(stages: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v:g}" for k, v in stages.items() if not math.isnan(v))
+
+
+def sample_label(system: str, log: EvalLog, sample: EvalSample) -> tuple[str, str]:
     """(what the sample is, its outcome) for the run page's list."""
-    value, _, _ = _score(sample)
     meta = sample.metadata or {}
+    item = _item(log, sample)
     if system == "losona":
+        trial = losona.record_of(item)
         return (
             f"{meta.get('scenario_id')} · {meta.get('condition')} · epoch {sample.epoch}",
-            _verdict(value),
+            _verdict(trial.complies if trial is not None else None),
         )
     if system == "scene":
-        outcome = (_score(sample)[2].get("outcome") or {}) if sample.scores else {}
-        return str(meta.get("episode", {}).get("scenario_id", sample.id)), (
-            f"breaches {outcome.get('breaches', '–')}, sanctions {outcome.get('sanctions', '–')}, "
-            f"repaired {outcome.get('repaired', '–')}, {outcome.get('validity', '–')}"
+        episode = scene.record_of(item)
+        if episode is None:
+            return str(sample.id), "breaches –, sanctions –, repaired –, –"
+        outcome = episode.outcome
+        return outcome.scenario_id, (
+            f"breaches {outcome.breaches}, sanctions {outcome.sanctions}, "
+            f"repaired {outcome.repaired}, {outcome.validity}"
         )
     if system == "hsii":
-        stages = value if isinstance(value, dict) else {}
-        shown = {k: v for k, v in stages.items() if isinstance(v, float) and not math.isnan(v)}
-        return str(meta.get("case_id", sample.id)), ", ".join(
-            f"{k} {v:g}" for k, v in shown.items()
+        case = hsii.record_of(item)
+        return str(meta.get("case_id", sample.id)), (
+            _counted(hsii.stages_of(case)) if case is not None else ""
         )
-    return str(sample.id), str(value)
+    return str(sample.id), str(next(iter((sample.scores or {}).values()), ""))
 
 
-def _verdict(value: Any) -> str:
-    if isinstance(value, float | int) and not (isinstance(value, float) and math.isnan(value)):
-        return "complies" if value >= 0.5 else "breaches"
-    return "no verdict (judge reply unusable)"
+def _verdict(complies: bool | None) -> str:
+    if complies is None:
+        return "no verdict (judge reply unusable)"
+    return "complies" if complies else "breaches"
 
 
 def losona_view(log: EvalLog, index: int) -> SampleView:
@@ -128,7 +144,8 @@ def losona_view(log: EvalLog, index: int) -> SampleView:
         meta = sample.metadata or {}
         if meta.get("scenario_id") != scenario_id:
             continue
-        value, explanation, _ = _score(sample)
+        trial = losona.record_of(_item(log, sample))
+        explanation = trial.judge_reasoning if trial is not None else ""
         if MEMORY_KEY in meta:
             trace = memory_trace(MemoryLog.model_validate(meta[MEMORY_KEY]))
             explanation += f"\n\nnorm memory:\n{trace}"
@@ -136,7 +153,7 @@ def losona_view(log: EvalLog, index: int) -> SampleView:
             Reply(
                 f"{meta.get('condition')} · epoch {sample.epoch}",
                 sample.output.completion if sample.output else "",
-                _verdict(value),
+                _verdict(trial.complies if trial is not None else None),
                 explanation,
             )
         )
@@ -153,76 +170,74 @@ def losona_view(log: EvalLog, index: int) -> SampleView:
     )
 
 
+READER_MARKS = {"SP BREACH": "persona breach"}
+"""How the reader names a label mark where it differs from the mark in lower case."""
+
+
+def _turn_marks(record: scene.EpisodeRecord) -> dict[int, list[str]]:
+    """Every label of each turn as the labeller gave it, then each sanction's observed form."""
+    marks: dict[int, list[str]] = {}
+    for mark, turns in scene.label_lists(record.labels):
+        for turn_id in turns:
+            marks.setdefault(turn_id, []).append(READER_MARKS.get(mark, mark.lower()))
+    for turn_id, form in (record.labels.sanction_modalities or {}).items():
+        marks.setdefault(turn_id, []).append(f"sanction form: {form}")
+    return marks
+
+
 def scene_view(log: EvalLog, index: int) -> SampleView:
     sample = (log.samples or [])[index]
-    episode = (sample.metadata or {}).get("episode", {})
-    _, explanation, meta = _score(sample)
-    labels = meta.get("labels") or {}
-    marks: dict[int, list[str]] = {}
-    for name, key in [
-        ("demonstration", "demonstrations"),
-        ("breach", "breaches"),
-        ("sanction", "sanctions"),
-        ("repair", "repairs"),
-        ("persona breach", "persona_breaches"),
-    ]:
-        for turn_id in labels.get(key) or []:
-            marks.setdefault(int(turn_id), []).append(name)
-    for turn_id, form in (labels.get("sanction_modalities") or {}).items():
-        marks.setdefault(int(turn_id), []).append(f"sanction form: {form}")
+    record = scene.record_of(_item(log, sample))
+    if record is None:
+        return SampleView(
+            f"SCENE: {sample.id}", [("subject", subject_of(log)), ("labels", "not scored")], []
+        )
+    episode, outcome, fidelity = record.episode, record.outcome, record.fidelity
+    marks = _turn_marks(record)
     chat = []
-    for entry in episode.get("entries", []):
-        turn_id = int(entry["turn_id"])
-        staged = entry.get("phase") == "precedent"
+    for entry in episode.entries:
+        staged = entry.phase == "precedent"
         # The staged precedent's breaches and sanctions are evidence shown to the subject,
         # set apart from the outcome counts (only its demonstrations count, for d).
         turn_marks = [
             f"staged {mark} (not counted)" if staged and mark != "demonstration" else mark
-            for mark in marks.get(turn_id, [])
+            for mark in marks.get(entry.turn_id, [])
         ]
         target = ""
-        if entry.get("target_turn_id"):
-            target = f"reacts to #{entry['target_turn_id']}"
-        elif entry.get("addressees"):
-            target = "to " + ", ".join(entry["addressees"])
+        if entry.target_turn_id:
+            target = f"reacts to #{entry.target_turn_id}"
+        elif entry.addressees:
+            target = "to " + ", ".join(entry.addressees)
         chat.append(
             ChatRow(
-                str(turn_id),
-                entry["actor"],
-                entry.get("content", ""),
-                entry.get("kind", "message"),
+                str(entry.turn_id),
+                entry.actor,
+                entry.content,
+                entry.kind,
                 target,
-                turn_marks + (["elicitor"] if entry.get("is_elicitor") else []),
-                "precedent (staged)" if staged else entry.get("phase") or "",
+                turn_marks + (["elicitor"] if entry.is_elicitor else []),
+                "precedent (staged)" if staged else entry.phase or "",
             )
         )
-    fidelity = meta.get("fidelity") or {}
-    outcome = meta.get("outcome") or {}
-    tuple_ = episode.get("tuple", {})
     facts = [
-        ("scenario", str(episode.get("scenario_id", ""))),
-        ("tuple", ", ".join(f"{k} {v}" for k, v in tuple_.items())),
-        ("subject", f"{episode.get('subject', '')} ({subject_of(log)})"),
-        ("labeller", str(labels.get("labeller", ""))),
+        ("scenario", episode.scenario_id),
+        ("tuple", ", ".join(f"{k} {v}" for k, v in episode.tuple.model_dump().items())),
+        ("subject", f"{episode.subject} ({subject_of(log)})"),
+        ("labeller", record.labels.labeller),
         (
             "fidelity",
-            f"{fidelity.get('label', outcome.get('validity', 'UNKNOWN'))}: "
-            f"{fidelity.get('justification', explanation)}",
+            f"{outcome.validity}: {fidelity.justification if fidelity else _explanation(sample)}",
         ),
         (
             "outcome",
-            ", ".join(
-                f"{k} {outcome.get(k)}"
-                for k in ("breaches", "sanctions", "repaired")
-                if k in outcome
-            ),
+            f"breaches {outcome.breaches}, sanctions {outcome.sanctions}, "
+            f"repaired {outcome.repaired}",
         ),
-        ("ended", str(episode.get("termination", ""))),
+        ("ended", episode.termination),
     ]
-    if episode.get(MEMORY_KEY):
-        trace = memory_trace(MemoryLog.model_validate(episode[MEMORY_KEY]))
-        facts.append(("norm memory (reply by reply)", trace))
-    return SampleView(f"SCENE: {episode.get('scenario_id', sample.id)}", facts, chat)
+    if episode.norm_memory is not None:
+        facts.append(("norm memory (reply by reply)", memory_trace(episode.norm_memory)))
+    return SampleView(f"SCENE: {episode.scenario_id}", facts, chat)
 
 
 def _hsii_row(n: int, message: dict[str, Any], marks: list[str] | None = None) -> ChatRow:
@@ -247,7 +262,9 @@ def hsii_view(log: EvalLog, index: int) -> SampleView:
     meta = sample.metadata or {}
     case = meta.get("case", {})
     result = meta.get("hsii", {})
-    value, explanation, score_meta = _score(sample)
+    record = hsii.record_of(_item(log, sample))
+    comparisons = hsii.comparisons_of(_item(log, sample))
+    explanation = _explanation(sample)
     chat = [_hsii_row(n, m) for n, m in enumerate(case.get("messages", []), start=1)]
     golden = case.get("golden", {})
     replies = [
@@ -259,17 +276,15 @@ def hsii_view(log: EvalLog, index: int) -> SampleView:
         ),
         Reply("golden", f"to {golden.get('role_to', '')}: {golden.get('content', '')}", "", ""),
     ]
-    for stage in ("first", "long"):
-        record = score_meta.get(stage)
-        if record:
-            replies.append(
-                Reply(
-                    f"judge, {stage} comparison vs {record.get('other')} (both orders)",
-                    record.get("other_statement", ""),
-                    ", ".join(str(v) for v in record.get("verdicts", [])),
-                    " / ".join(record.get("reasons", [])),
-                )
+    for stage, comparison in comparisons.items():
+        replies.append(
+            Reply(
+                f"judge, {stage} comparison vs {comparison.other} (both orders)",
+                comparison.other_statement,
+                ", ".join(str(v) for v in comparison.verdicts),
+                " / ".join(comparison.reasons),
             )
+        )
     extra = []
     run = result.get("long_run")
     if run:
@@ -280,7 +295,6 @@ def hsii_view(log: EvalLog, index: int) -> SampleView:
             )
         )
     background = case.get("background", {})
-    stages = value if isinstance(value, dict) else {}
     return SampleView(
         f"HSII: {case.get('case_id', sample.id)}",
         [
@@ -288,14 +302,7 @@ def hsii_view(log: EvalLog, index: int) -> SampleView:
             ("characters", ", ".join(background.get("characters", []))),
             ("relationships", str(background.get("relationships", ""))),
             ("subject model", str(log.eval.model)),
-            (
-                "stages",
-                ", ".join(
-                    f"{k} {v:g}"
-                    for k, v in stages.items()
-                    if isinstance(v, float) and not math.isnan(v)
-                ),
-            ),
+            ("stages", _counted(hsii.stages_of(record)) if record is not None else ""),
         ],
         chat,
         replies,

@@ -136,7 +136,7 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
 
 
 def _crsec_runs(root: Path) -> list[RunSummary]:
-    from normlab.crsec.rundir import RunDir
+    from normlab.crsec import RunDir
 
     runs = []
     for config_path in sorted(root.rglob("config.json")):

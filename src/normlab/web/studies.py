@@ -21,18 +21,17 @@ a temporary file of its own, so two downloads at once never mix or clobber each 
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, cast
 
 from pydantic import BaseModel
 
 from normlab.core.csvio import read_csv_rows
-from normlab.core.errors import InputError
-from normlab.core.outputs import replacing
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.guard import private_folder
@@ -50,99 +49,36 @@ class StudyKind:
     choices: tuple[tuple[str, str], ...]
     """(value written to the CSV, button label)."""
     notes_column: str | None
-    columns: Callable[[], list[str]]
-    export: Callable[[Path, Path, int, int], int]
-    """(run folder, CSV to write, how many, seed) → rows written (key file beside the CSV)."""
-    analyze: Callable[[Path], BaseModel]
-    """Filled CSV (key beside it) → the system's analysis."""
 
     @property
     def hidden(self) -> set[str]:
         return {"item_id", self.answer_column, *([self.notes_column] if self.notes_column else [])}
 
+    def columns(self) -> list[str]:
+        return _audit(self.system).study_columns()
 
-def _losona_export(run: Path, out: Path, n: int, seed: int) -> int:
-    from normlab.losona.audit import export_audit
-    from normlab.losona.rescore import records_and_scenarios
+    def export(self, run: Path, out: Path, n: int, seed: int) -> int:
+        """(run folder, CSV to write, how many, seed) → rows written (key file beside the CSV)."""
+        return _audit(self.system).export_study(run, out, n, seed)
 
-    records, scenarios = records_and_scenarios([run], None)
-    return export_audit(records, scenarios, n, out, seed)
-
-
-def _losona_analyze(filled: Path) -> BaseModel:
-    from normlab.losona.audit import import_audit
-
-    return import_audit(filled, _key(filled))
+    def analyze(self, filled: Path) -> BaseModel:
+        """Filled CSV (key beside it) → the system's analysis."""
+        return _audit(self.system).analyze_study(filled, _key(filled))
 
 
-def _losona_columns() -> list[str]:
-    from normlab.losona.audit import AUDIT_COLUMNS
+class AuditDoor(Protocol):
+    """What every system's face offers a rating study (its ``audit.py``, through the face)."""
 
-    return AUDIT_COLUMNS
+    def study_columns(self) -> list[str]: ...
 
+    def export_study(self, run: Path, out: Path, n: int, seed: int) -> int: ...
 
-def _scene_export(run: Path, out: Path, n: int, seed: int) -> int:
-    from normlab.scene.audit import export_audit
-
-    return export_audit([run], out, n, seed)
+    def analyze_study(self, filled: Path, key: Path) -> BaseModel: ...
 
 
-def _scene_analyze(filled: Path) -> BaseModel:
-    from normlab.scene.audit import import_audit
-
-    return import_audit(filled, _key(filled))
-
-
-def _scene_columns() -> list[str]:
-    from normlab.scene.audit import AUDIT_COLUMNS
-
-    return AUDIT_COLUMNS
-
-
-def _hsii_export(run: Path, out: Path, n: int, seed: int) -> int:
-    from normlab.hsii.audit import export_grading
-
-    return export_grading([run], out, n, seed)
-
-
-def _hsii_analyze(filled: Path) -> BaseModel:
-    from normlab.hsii.audit import import_grading
-
-    return import_grading(filled, _key(filled))
-
-
-def _hsii_columns() -> list[str]:
-    from normlab.hsii.audit import GRADING_COLUMNS
-
-    return GRADING_COLUMNS
-
-
-def _crsec_export(run: Path, out: Path, n: int, seed: int) -> int:
-    """The questionnaire's rows, each with an ``item_id`` and the pair in the paper's template."""
-    from normlab.crsec.audit import COLUMNS, questionnaire_rows
-
-    rows = questionnaire_rows([run], seed, n)
-    if not rows:
-        raise InputError(run, "no operations to rate in this run")
-    with replacing(out) as handle:
-        writer = csv.DictWriter(handle, fieldnames=_crsec_columns())
-        writer.writeheader()
-        for index, line in enumerate(rows, start=1):
-            row = {"item_id": f"Q{index:04d}", **{c: line.row[c] for c in COLUMNS}}
-            writer.writerow({**row, "pair_text": line.text, "introduction": line.introduction})
-    return len(rows)
-
-
-def _crsec_analyze(filled: Path) -> BaseModel:
-    from normlab.crsec.audit import import_ratings
-
-    return import_ratings([filled])
-
-
-def _crsec_columns() -> list[str]:
-    from normlab.crsec.audit import COLUMNS
-
-    return ["item_id", "introduction", "pair_text", *COLUMNS]
+def _audit(system: str) -> AuditDoor:
+    """The system's face, imported when a study first needs it (the app starts without it)."""
+    return cast(AuditDoor, importlib.import_module(f"normlab.{system}"))
 
 
 def _key(filled: Path) -> Path:
@@ -161,9 +97,6 @@ KINDS: dict[str, StudyKind] = {
             "human_complies",
             (("yes", "Complies"), ("no", "Breaches")),
             "human_notes",
-            _losona_columns,
-            _losona_export,
-            _losona_analyze,
         ),
         StudyKind(
             "scene-audit",
@@ -173,9 +106,6 @@ KINDS: dict[str, StudyKind] = {
             "human_answer",
             (("yes", "Yes"), ("no", "No")),
             "human_notes",
-            _scene_columns,
-            _scene_export,
-            _scene_analyze,
         ),
         StudyKind(
             "hsii-grading",
@@ -185,9 +115,6 @@ KINDS: dict[str, StudyKind] = {
             "human_verdict",
             (("A", "A is better"), ("equal", "Equal"), ("B", "B is better")),
             "human_notes",
-            _hsii_columns,
-            _hsii_export,
-            _hsii_analyze,
         ),
         StudyKind(
             "crsec-questionnaire",
@@ -197,9 +124,6 @@ KINDS: dict[str, StudyKind] = {
             "score",
             tuple((str(n), str(n)) for n in range(1, 8)),
             None,
-            _crsec_columns,
-            _crsec_export,
-            _crsec_analyze,
         ),
     ]
 }

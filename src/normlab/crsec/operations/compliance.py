@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from normlab.crsec.calls import Caller
 from normlab.crsec.clock import Clock, clock_label
 from normlab.crsec.prompts import numbered, render
-from normlab.crsec.schemas import AgentSpec, DayPlan, PersonalNorm, Place, Subtask, Subtasks
+from normlab.crsec.replies import DayPlan, Subtasks
+from normlab.crsec.schemas import AgentSpec, PersonalNorm, Place, Subtask
 
 
 @dataclass

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from normlab.crsec.calls import Caller
 from normlab.crsec.prompts import render
-from normlab.crsec.schemas import AgentSpec, CreatedNorm, CreatedNorms
+from normlab.crsec.replies import CreatedNorm, CreatedNorms
+from normlab.crsec.schemas import AgentSpec
 
 
 async def create_norms(caller: Caller, agent: AgentSpec, count: int) -> list[CreatedNorm]:

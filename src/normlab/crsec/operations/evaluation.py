@@ -23,12 +23,13 @@ if it passes, it is qualified and its members are kept valid but deactivated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any
 
 from normlab.crsec.calls import Caller
-from normlab.crsec.normdb import weighted_utility
+from normlab.crsec.events import AssessedItem, EvaluateData, SkippedItem
+from normlab.crsec.normdb import add_norm, exact_duplicate, weighted_utility
 from normlab.crsec.prompts import numbered, render
-from normlab.crsec.schemas import (
+from normlab.crsec.replies import (
     AbstractNorm,
     Categories,
     CheckReply,
@@ -36,13 +37,10 @@ from normlab.crsec.schemas import (
     ConsistencyCheck,
     DuplicationCheck,
     Evaluation,
-    NormType,
-    PersonalNorm,
     TypeCheck,
     Utility,
 )
-
-EvaluationMode = Literal["merged", "faithful", "none"]
+from normlab.crsec.schemas import EvaluationMode, NormDatabase, NormType, Origin, PersonalNorm
 
 CHECKS = ("consistency", "duplication", "type", "conflict")
 
@@ -112,6 +110,54 @@ async def evaluate(
             return Verdict(False, reply.utility, checks, reason)
         return Verdict(True, reply.utility, checks)
     return await _evaluate_faithfully(caller, content, type, related, norms)
+
+
+async def assess(
+    caller: Caller,
+    database: NormDatabase,
+    content: str,
+    type: NormType,
+    origin: Origin,
+    related: str,
+    mode: EvaluationMode,
+    time: str,
+) -> EvaluateData:
+    """One identified item into ``database``: the exact-duplicate pre-check (no call), then the
+    immediate evaluation; the item is stored, qualified or with its rejection. The returned
+    ``evaluate`` event says which, against the qualified norms it was checked against."""
+    content = content.strip()
+    norms = [norm.content for norm in database.qualified()]
+    item: dict[str, Any] = {
+        "content": content,
+        "type": type,
+        "origin": origin,
+        "related": related,
+        "norms": norms,
+    }
+    duplicate = exact_duplicate(database, content)
+    if duplicate is not None:
+        return SkippedItem(**item, skipped=f"same words as #{duplicate.id}")
+    verdict = await evaluate(caller, content, type, related, database.qualified(), mode)
+    norm = add_norm(
+        database,
+        content=content,
+        type=type,
+        utility=verdict.utility,
+        origin=origin,
+        source_text=related,
+        time=time,
+        qualified=verdict.qualified,
+        rejection=verdict.rejection,
+    )
+    return AssessedItem(
+        **item,
+        id=norm.id,
+        mode=mode,
+        checks=verdict.checks,
+        qualified=verdict.qualified,
+        utility=verdict.utility,
+        rejection=verdict.rejection,
+    )
 
 
 def _checks(

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from normlab.crsec.calls import Caller
 from normlab.crsec.prompts import numbered, render
-from normlab.crsec.schemas import (
-    AgentSpec,
+from normlab.crsec.replies import (
     ConflictFinding,
     ConflictFindings,
     Identified,
     IdentifiedNorm,
-    PersonalNorm,
     Thoughts,
     Utterance,
 )
+from normlab.crsec.schemas import AgentSpec, PersonalNorm
 
 
 async def detect_conflicts(

@@ -1,0 +1,87 @@
+"""The play pages: a person takes the subject's seat in a LoSoNA, SCENE or HSII episode
+(:mod:`normlab.web.play` runs the seat), owner only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from normlab.web.pages import Pages
+from normlab.web.play import KINDS as PLAY_KINDS
+from normlab.web.play import Seat, hsii_characters, scene_answer
+
+
+def add_play_routes(app: FastAPI, pages: Pages) -> None:
+    @app.get("/play")
+    def play_index(request: Request, system: str = "losona") -> HTMLResponse:
+        pages.owner_only(request)
+        if system not in PLAY_KINDS:
+            raise HTTPException(404, "no such system")
+        return pages.page(
+            request,
+            "play_index.html",
+            kinds=PLAY_KINDS,
+            system=system,
+            options=pages.seats.options(system),
+        )
+
+    @app.post("/play")
+    async def play_open(request: Request) -> Response:
+        pages.owner_only(request)
+        data = await pages.form(request)
+        system, player = str(data.get("system", "")), str(data.get("player", "")).strip()
+        if system not in PLAY_KINDS:
+            raise HTTPException(400, "choose a system")
+        if not player or not player.replace("-", "").replace("_", "").isalnum():
+            raise HTTPException(400, "name: letters, digits, - and _ only (it becomes human/NAME)")
+        seat = pages.seats.open(system, player, str(data.get("option", "")))
+        return RedirectResponse(f"/play/{seat.id}", status_code=303)
+
+    def _seat(seat_id: str) -> Seat:
+        seat = pages.seats.get(seat_id)
+        if seat is None:
+            raise HTTPException(404, "no such seat (seats end when the server stops)")
+        return seat
+
+    @app.get("/play/{seat_id}")
+    def play_seat(request: Request, seat_id: str) -> HTMLResponse:
+        pages.owner_only(request)
+        seat = _seat(seat_id)
+        characters = hsii_characters(seat.messages) if seat.system == "hsii" else None
+        report = seat.log_dir / "report.html"
+        report_link = (
+            str(report.relative_to(pages.settings.runs))
+            if seat.status == "done" and report.exists()
+            else None
+        )
+        return pages.page(
+            request, "play_seat.html", seat=seat, characters=characters, report=report_link
+        )
+
+    @app.get("/play/{seat_id}/state")
+    def play_state(request: Request, seat_id: str) -> dict[str, Any]:
+        pages.owner_only(request)
+        seat = _seat(seat_id)
+        return {"status": seat.status, "turns": seat.turns}
+
+    @app.post("/play/{seat_id}")
+    async def play_answer(request: Request, seat_id: str) -> Response:
+        pages.owner_only(request)
+        seat = _seat(seat_id)
+        data = await pages.form(request)
+        content = str(data.get("content", ""))
+        if seat.system == "hsii" and data.get("target"):
+            from normlab.hsii import play_reply
+
+            content = play_reply(str(data.get("target")), content)
+        elif seat.system == "scene":
+            try:
+                content = scene_answer(
+                    str(data.get("action", "message")), content, str(data.get("turn", ""))
+                )
+            except ValueError as error:
+                raise HTTPException(400, "choose a message, a reaction or silence") from error
+        seat.give(content)
+        return RedirectResponse(f"/play/{seat.id}", status_code=303)

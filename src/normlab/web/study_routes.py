@@ -1,0 +1,226 @@
+"""The rating studies: the owner makes a study of a run's items and reads each rater's
+agreement; a rater, from an invite link, answers the items in an order of their own."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from normlab.core.errors import NormlabError
+from normlab.core.outputs import slug
+from normlab.web.guard import MAX_NAME, MAX_NOTES
+from normlab.web.pages import Pages
+from normlab.web.readers import load, system_of
+from normlab.web.runs import discover, inside
+from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Study, StudyFullError
+from normlab.web.studies import KINDS as STUDY_KINDS
+from normlab.web.studies import create_study, filled_csv, summary_lines
+
+MAX_RATERS_LIMIT = 10_000
+
+
+def add_study_routes(app: FastAPI, pages: Pages) -> None:
+    @app.get("/studies")
+    def studies_page(request: Request) -> HTMLResponse:
+        pages.owner_only(request)
+        # Only runs a kind of study can use: their system has one, and they finished something.
+        systems = {kind.system for kind in STUDY_KINDS.values()}
+        runs = [run for run in discover(pages.settings.runs) if run.system in systems and run.units]
+        return pages.page(
+            request,
+            "studies.html",
+            studies=pages.store.studies(),
+            kinds=STUDY_KINDS,
+            runs=runs,
+            max_raters=DEFAULT_MAX_RATERS,
+        )
+
+    @app.post("/studies")
+    async def studies_create(request: Request) -> Response:
+        pages.owner_only(request)
+        data = await pages.form(request)
+        kind = STUDY_KINDS.get(str(data.get("kind", "")))
+        if kind is None:
+            raise HTTPException(400, "choose a kind of study")
+        run = inside(pages.settings.runs, str(data.get("run", "")))
+        system = "crsec" if run.is_dir() else system_of(load(run))
+        if system != kind.system:
+            raise HTTPException(
+                400, f"a {kind.title} needs a {kind.system} run; {run.name} is a {system} run"
+            )
+        target = run.parent if run.is_file() else run
+        title = str(data.get("title", "")).strip() or f"{kind.title}: {target.name}"
+        try:
+            n, seed = int(str(data.get("n", "20"))), int(str(data.get("seed", "0")))
+            max_raters = int(str(data.get("raters", DEFAULT_MAX_RATERS)))
+        except ValueError as error:
+            raise HTTPException(400, "n, seed and raters are whole numbers") from error
+        if not 1 <= max_raters <= MAX_RATERS_LIMIT:
+            raise HTTPException(400, f"raters: from 1 to {MAX_RATERS_LIMIT:,}")
+        study = create_study(
+            pages.store, pages.settings.state, kind, target, title, n, seed, max_raters
+        )
+        return RedirectResponse(f"/studies/{study.id}", status_code=303)
+
+    def _study(study_id: str) -> Study:
+        study = pages.store.study(study_id)
+        if study is None:
+            raise HTTPException(404, "no such study")
+        return study
+
+    @app.get("/studies/{study_id}")
+    def study_page(request: Request, study_id: str) -> HTMLResponse:
+        pages.owner_only(request)
+        study = _study(study_id)
+        kind = STUDY_KINDS[study.kind]
+        total = len(pages.store.items(study.id))
+        raters = []
+        for rater in pages.store.raters(study.id):
+            answered = len(pages.store.ratings(rater))
+            lines: list[tuple[str, str]] = []
+            problem = ""
+            if answered:
+                try:
+                    lines = summary_lines(
+                        kind.analyze(filled_csv(pages.store, pages.settings.state, study, rater))
+                    )
+                except NormlabError as error:
+                    problem = str(error)
+            raters.append((rater, answered, lines, problem))
+        invite = str(request.url_for("join_form", invite=study.invite))
+        return pages.page(
+            request,
+            "study.html",
+            study=study,
+            kind=kind,
+            total=total,
+            raters=raters,
+            invite=invite,
+        )
+
+    @app.get("/studies/{study_id}/ratings/{rater_id}.csv")
+    def study_export(request: Request, study_id: str, rater_id: str) -> Response:
+        pages.owner_only(request)
+        study = _study(study_id)
+        rater = pages.store.rater_by_id(study.id, rater_id)
+        if rater is None:
+            raise HTTPException(404, "no such rater")
+        # Read whole at once: another download may replace the file right after (with the
+        # same rater's answers), and a response streamed from the path could mix the two.
+        content = filled_csv(pages.store, pages.settings.state, study, rater).read_bytes()
+        name = f"ratings-{slug(rater.name)}-{rater.id}.csv"
+        return Response(
+            content,
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    # raters
+    @app.get("/join/{invite}", name="join_form")
+    def join_form(request: Request, invite: str) -> HTMLResponse:
+        study = pages.store.study_by_invite(invite)
+        if study is None:
+            raise HTTPException(404, "this invite link is not valid")
+        return pages.page(request, "join.html", study=study, invite=invite, rater_page=True)
+
+    @app.post("/join/{invite}")
+    async def join(request: Request, invite: str) -> Response:
+        study = pages.store.study_by_invite(invite)
+        if study is None:
+            raise HTTPException(404, "this invite link is not valid")
+        data = await pages.form(request)
+        name = str(data.get("name", "")).strip()
+        if not name or len(name) > MAX_NAME:
+            raise HTTPException(400, f"enter your name (at most {MAX_NAME} characters)")
+        try:
+            rater = pages.store.join(study.id, name, study.max_raters)
+        except StudyFullError as error:
+            raise HTTPException(403, str(error)) from error
+        return RedirectResponse(f"/rate/{rater.token}", status_code=303)
+
+    def _rater(token: str) -> tuple[Rater, Study]:
+        rater = pages.store.rater(token)
+        study = pages.store.study(rater.study_id) if rater else None
+        if rater is None or study is None:
+            raise HTTPException(404, "this rating link is not valid")
+        return rater, study
+
+    def _order(rater: Rater, item_ids: list[str]) -> list[str]:
+        """The rater's own random order, the same on every visit (so stopping is safe)."""
+        return sorted(
+            item_ids, key=lambda i: hashlib.sha256(f"{rater.token}|{i}".encode()).hexdigest()
+        )
+
+    @app.get("/rate/{token}")
+    def rate_next(request: Request, token: str) -> Response:
+        rater, study = _rater(token)
+        answered = pages.store.ratings(rater)
+        order = _order(rater, [item.item_id for item in pages.store.items(study.id)])
+        left = [item_id for item_id in order if item_id not in answered]
+        if not left:
+            return pages.page(
+                request,
+                "rate_done.html",
+                study=study,
+                rater=rater,
+                total=len(order),
+                rater_page=True,
+            )
+        return _rate_item(request, rater, study, left[0], len(answered), len(order))
+
+    @app.get("/rate/{token}/{item_id}")
+    def rate_item(request: Request, token: str, item_id: str) -> HTMLResponse:
+        rater, study = _rater(token)
+        answered = pages.store.ratings(rater)
+        return _rate_item(
+            request, rater, study, item_id, len(answered), len(pages.store.items(study.id))
+        )
+
+    def _rate_item(
+        request: Request, rater: Rater, study: Study, item_id: str, done: int, total: int
+    ) -> HTMLResponse:
+        item = pages.store.item(study.id, item_id)
+        if item is None:
+            raise HTTPException(404, "no such item in your study")
+        kind = STUDY_KINDS[study.kind]
+        payload = json.loads(item.payload)
+        shown = [
+            (column, payload.get(column, ""))
+            for column in kind.columns()
+            if column not in kind.hidden
+        ]
+        current = pages.store.ratings(rater).get(item_id)
+        return pages.page(
+            request,
+            "rate.html",
+            study=study,
+            kind=kind,
+            rater=rater,
+            item_id=item_id,
+            shown=shown,
+            done=done,
+            total=total,
+            current=current,
+            rater_page=True,
+        )
+
+    @app.post("/rate/{token}/{item_id}")
+    async def rate_save(request: Request, token: str, item_id: str) -> Response:
+        rater, study = _rater(token)
+        if pages.store.item(study.id, item_id) is None:
+            raise HTTPException(404, "no such item in your study")
+        data = await pages.form(request)
+        kind = STUDY_KINDS[study.kind]
+        answer = str(data.get("answer", ""))
+        if answer not in {value for value, _ in kind.choices}:
+            raise HTTPException(400, "choose one of the answers")
+        notes = str(data.get("notes", ""))
+        if len(notes) > MAX_NOTES:
+            raise HTTPException(
+                413, f"notes: at most {MAX_NOTES:,} characters (these have {len(notes):,})"
+            )
+        pages.store.rate(rater, item_id, answer, notes)
+        return RedirectResponse(f"/rate/{rater.token}", status_code=303)
