@@ -96,10 +96,15 @@ def test_top_level_help_lists_every_group_without_loading_it() -> None:
         assert hasattr(importlib.import_module(module), "app"), name
 
 
-@pytest.mark.parametrize("face", FACES)
+LIBRARIES = [face for face in FACES if face != "normlab.commands"]
+"""Every face but the command line's own ground (its options are typer's)."""
+
+
+@pytest.mark.parametrize("face", LIBRARIES)
 def test_a_faces_names_load_no_command_line_and_no_plotting(face: str) -> None:
     """Every name a face exports, once used, has loaded neither a command line (typer, any
-    ``cli`` module) nor matplotlib, nor FastAPI outside the web app: a face is a library."""
+    ``cli`` module) nor matplotlib (drawn only when a figure is), nor FastAPI outside the web
+    app: a face is a library, for programs and Inspect as much as for the command line."""
     loaded = loaded_after(f"import {face} as face\nfor name in face.__all__: getattr(face, name)")
     banned = {"typer", "matplotlib", *(() if face == "normlab.web" else ("fastapi",))}
     assert not banned & loaded, (face, banned & loaded)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from normlab.commands.options import bind_roles, roles_line
+from normlab.commands.folders import roles_line
+from normlab.models import bind_roles
 from normlab.models.roles import DEFAULT_MODEL
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         say,
         stdout_to_stderr,
     )
+    from normlab.commands.folders import default_log_dir
     from normlab.commands.generation import write_generated
     from normlab.commands.options import (
         AgentOption,
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
         ReportDirOption,
         RoleOption,
         ShardOption,
-        bind_roles,
-        default_log_dir,
         role_settings,
         shared_options,
     )
@@ -75,7 +74,6 @@ __all__ = [
     "TaskRun",
     "add_read_commands",
     "add_run_command",
-    "bind_roles",
     "default_log_dir",
     "emit",
     "finish_run",

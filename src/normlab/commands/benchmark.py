@@ -27,7 +27,7 @@ from normlab.commands.console import (
     print_table,
     stdout_to_stderr,
 )
-from normlab.commands.options import default_log_dir, roles_line
+from normlab.commands.folders import default_log_dir, roles_line
 from normlab.core.errors import InputError
 from normlab.core.evalrun import Configuration, Shard, check_folder, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet

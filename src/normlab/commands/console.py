@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
-import typer
 from pydantic import BaseModel
 from rich.console import Console
 from rich.measure import Measurement
@@ -62,7 +61,9 @@ def reports_errors(command: CommandT) -> CommandT:
 def _report(error: NormlabError) -> NoReturn:
     # Plain write: a one-line error must stay one line, never wrapped.
     sys.stderr.write(f"normlab: error: {flat(redact_text(str(error)))}\n")
-    raise typer.Exit(code=error.exit_code) from None
+    # SystemExit, not the command line's Exit: runs are also called from programs and the
+    # web app, which must not load typer for it; the command line exits with it the same way.
+    raise SystemExit(error.exit_code) from None
 
 
 def shown(text: str) -> str:
@@ -90,7 +91,7 @@ def report_findings(findings: Sequence[Finding], clean: str) -> None:
     for finding in findings:
         say(finding.one_line())
     if findings:
-        raise typer.Exit(code=1)
+        raise SystemExit(1)
     say(clean)
 
 

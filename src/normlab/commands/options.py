@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_origin
 
@@ -12,8 +11,7 @@ import typer
 
 from normlab.core.errors import InputError
 from normlab.core.logs import BASE_AGENT
-from normlab.core.outputs import slug
-from normlab.models import DEFAULT_MODEL, RoleSettings, parse_role_assignments
+from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.models.roles import NORM_MEMORY_ROLE, parse_assignments
 
 ModelOption = Annotated[
@@ -144,71 +142,6 @@ def shared_options(command: CommandT) -> CommandT:
         parameters=[*head, *own, *tail]
     )
     return command
-
-
-MAX_FOLDER_NAME = 160
-
-
-def bind_roles(
-    system_roles: Sequence[str], judge: str | None, assignments: list[str] | None
-) -> dict[str, str]:
-    """Every role of the system bound to a model: ``--role`` or ``--judge``, else embedded.
-
-    A role the system does not have (``--role juge=M``) is an error, not a binding nobody
-    reads while the judge stays on the default; so is naming the judge twice, differently.
-    """
-    roles = {name: DEFAULT_MODEL for name in system_roles}
-    given = parse_role_assignments(assignments or [])
-    known = (*system_roles, NORM_MEMORY_ROLE)
-    for name in given:
-        if name not in known:
-            raise InputError(
-                "--role", f"unknown role {name!r}; roles: {', '.join(known)}", field="role"
-            )
-    if judge and given.get("judge", judge) != judge:
-        raise InputError(
-            "--judge",
-            f"--judge {judge} and --role judge={given['judge']} name two judges: keep one",
-            field="judge",
-        )
-    roles.update(given)
-    if judge:
-        roles["judge"] = judge
-    return roles
-
-
-def roles_line(model: str, roles: Mapping[str, str], subject: str = "subject") -> list[str]:
-    """What a run is about to use, said before it starts: one line naming every role's model,
-    and a warning when the subject is another model but roles fell back to the embedded
-    0.5B one (a plumbing check, never a judge), which would otherwise go unnoticed for the
-    whole run."""
-    lines = [
-        "models: "
-        + ", ".join(f"{role}={name}" for role, name in [(subject, model), *sorted(roles.items())])
-    ]
-    embedded = sorted(role for role, name in roles.items() if name == DEFAULT_MODEL)
-    if embedded and model != DEFAULT_MODEL:
-        options = ", ".join(f"--role {role}=MODEL" for role in embedded)
-        lines.append(
-            f"warning: {', '.join(embedded)} use the embedded 0.5B model ({DEFAULT_MODEL}), "
-            f"a plumbing check, not a measurement: name them with {options}"
-        )
-    return lines
-
-
-def default_log_dir(
-    system: str, model: str, roles: Mapping[str, str], agent: str = BASE_AGENT
-) -> Path:
-    """``runs/SYSTEM/SUBJECT__ROLE-MODEL…``: one folder per set of models, so a rerun resumes
-    it and runs with a different judge or persona never share a folder; an agent's name
-    follows the subject's (``MODEL+norm-memory``), so a base run and an agent run of the same
-    model never resume into each other."""
-    subject = slug(model) if agent == BASE_AGENT else f"{slug(model)}+{slug(agent)}"
-    name = "__".join([subject, *(f"{role}-{slug(roles[role])}" for role in sorted(roles))])
-    if len(name) > MAX_FOLDER_NAME:
-        digest = hashlib.sha256(name.encode()).hexdigest()[:10]
-        name = f"{name[: MAX_FOLDER_NAME - 12]}__{digest}"
-    return Path("runs") / system / name
 
 
 def role_settings(

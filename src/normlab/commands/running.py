@@ -29,11 +29,11 @@ from normlab.commands.console import reports_errors
 from normlab.commands.options import (
     HEAD_OPTIONS,
     SHARED_OPTIONS,
-    bind_roles,
     role_settings,
     shared_parameter,
 )
 from normlab.commands.signature import TaskParameter, task_parameters
+from normlab.models import bind_roles
 
 if TYPE_CHECKING:
     from normlab.commands.benchmark import Benchmark

@@ -12,18 +12,14 @@ from typing import Annotated
 import typer
 
 from normlab.commands.console import note, print_json, reports_errors, say
-from normlab.commands.options import (
-    JsonOption,
-    bind_roles,
-    default_log_dir,
-    roles_line,
-    shared_options,
-)
+from normlab.commands.folders import default_log_dir, roles_line
+from normlab.commands.options import JsonOption, shared_options
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_file, replace_file
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
+from normlab.models import bind_roles
 from normlab.models.preflight import check_models
 
 app = typer.Typer(no_args_is_help=True)

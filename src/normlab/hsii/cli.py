@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from normlab.commands.console import note, print_json, report_findings, reports_errors, say
+from normlab.commands.folders import default_log_dir
 from normlab.commands.options import (
     JsonOption,
     JudgeOption,
@@ -23,8 +24,6 @@ from normlab.commands.options import (
     PathsArgument,
     ReasoningEffortOption,
     RoleOption,
-    bind_roles,
-    default_log_dir,
     role_settings,
 )
 from normlab.commands.reading import import_command
@@ -357,7 +356,7 @@ def hsii_play(
     from normlab.commands.benchmark import RunOptions
     from normlab.hsii.play import terminal_answerer
     from normlab.hsii.runner import run_hsii
-    from normlab.models import answering
+    from normlab.models import answering, bind_roles
 
     with answering(name, terminal_answerer()):
         run_hsii(

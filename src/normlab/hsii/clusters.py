@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from normlab.hsii.schemas import Case
 from normlab.models.encoder import load_encoder
-from normlab.report import png_of
+from normlab.report import png_of, pyplot
 
 HISTORY_MESSAGES = 6
 DEFAULT_MIN_SAMPLES = 5
@@ -209,7 +209,7 @@ def for_cases(analysis: ClusterAnalysis, domains: Mapping[str, str]) -> ClusterA
 
 def map_figure(analysis: ClusterAnalysis) -> bytes:
     """Figure 3: every case on the 2-D map, coloured by cluster (noise grey)."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     figure, axes = plt.subplots(figsize=(7.5, 6))
     points = np.array(analysis.points)
@@ -236,7 +236,7 @@ def map_figure(analysis: ClusterAnalysis) -> bytes:
 
 def radar_figure(analysis: ClusterAnalysis) -> bytes:
     """Figure 5: each cluster's share of the clustered cases, on a radar."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     clusters = analysis.clusters or [
         Cluster(label=-1, name="(no cluster)", size=0, share=0.0, domains={})

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from normlab.models.roles import (
         DEFAULT_MODEL,
         EMBEDDED_MODEL,
+        bind_roles,
         is_embedded,
         parse_role_assignments,
     )
@@ -64,6 +65,7 @@ __all__ = [
     "SpreadModel",
     "StructuredResult",
     "answering",
+    "bind_roles",
     "generate_checked",
     "generate_structured",
     "is_embedded",

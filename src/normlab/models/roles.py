@@ -6,7 +6,7 @@ fully offline. Any Inspect model string works for any role.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from normlab.core.errors import InputError
 
@@ -42,3 +42,31 @@ def parse_role_assignments(assignments: list[str]) -> dict[str, str]:
 def is_embedded(model: str | None) -> bool:
     """True when ``model`` names the embedded provider (or defaults to it)."""
     return model is None or model.startswith("embedded/")
+
+
+def bind_roles(
+    system_roles: Sequence[str], judge: str | None, assignments: list[str] | None
+) -> dict[str, str]:
+    """Every role of the system bound to a model: ``--role`` or ``--judge``, else embedded.
+
+    A role the system does not have (``--role juge=M``) is an error, not a binding nobody
+    reads while the judge stays on the default; so is naming the judge twice, differently.
+    """
+    roles = {name: DEFAULT_MODEL for name in system_roles}
+    given = parse_role_assignments(assignments or [])
+    known = (*system_roles, NORM_MEMORY_ROLE)
+    for name in given:
+        if name not in known:
+            raise InputError(
+                "--role", f"unknown role {name!r}; roles: {', '.join(known)}", field="role"
+            )
+    if judge and given.get("judge", judge) != judge:
+        raise InputError(
+            "--judge",
+            f"--judge {judge} and --role judge={given['judge']} name two judges: keep one",
+            field="judge",
+        )
+    roles.update(given)
+    if judge:
+        roles["judge"] = judge
+    return roles

@@ -5,7 +5,14 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.report.figures import BarSeries, LineSeries, grouped_bar_chart, line_panels, png_of
+    from normlab.report.figures import (
+        BarSeries,
+        LineSeries,
+        grouped_bar_chart,
+        line_panels,
+        png_of,
+        pyplot,
+    )
     from normlab.report.html import (
         HtmlReport,
         Table,
@@ -47,6 +54,7 @@ __all__ = [
     "grouped_bar_chart",
     "line_panels",
     "png_of",
+    "pyplot",
     "sources_note",
     "usage_table",
 ]

@@ -13,12 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
 from normlab.stats import Rate
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend, imported when a figure is first drawn:
+    a report module (and every runner that names one) loads without it, and so does a face."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ def grouped_bar_chart(
 ) -> bytes:
     """Draw groups on the x axis, one bar per series each; missing values are left blank."""
     width = 0.8 / max(1, len(series))
-    figure, axes = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.2))
+    figure, axes = pyplot().subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.2))
     for index, item in enumerate(series):
         positions = [g + (index - (len(series) - 1) / 2) * width for g in range(len(groups))]
         heights = [math.nan if v is None else v for v in item.values]
@@ -116,7 +122,7 @@ def line_panels(
     threshold: float | None = None,
 ) -> bytes:
     """Side-by-side panels of lines with bands; missing values break the line."""
-    figure, axes_list = plt.subplots(
+    figure, axes_list = pyplot().subplots(
         1, len(panels), figsize=(4.6 * len(panels), 3.8), sharey=ylim is not None, squeeze=False
     )
     for axes, (title, series) in zip(axes_list[0], panels, strict=True):
@@ -149,5 +155,5 @@ def png_of(figure: Any) -> bytes:
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
-    plt.close(figure)
+    pyplot().close(figure)
     return buffer.getvalue()

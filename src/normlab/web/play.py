@@ -21,10 +21,10 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
-from normlab.commands import RunOptions, bind_roles
+from normlab.commands import RunOptions
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
-from normlab.models import answering
+from normlab.models import answering, bind_roles
 from normlab.web.store import new_token
 
 log = logging.getLogger(__name__)
