@@ -12,7 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from normlab.cli import app
@@ -26,6 +25,7 @@ from normlab.core.outputs import output_folder
 from normlab.crsec.society import HOBBS_CAFE
 from normlab.losona.dataset import load_scenarios
 from normlab.scene.dataset import SCENARIOS_PATH as SCENE_SCENARIOS
+from tests.helpers.inputs import losona_trial as trial
 
 TESTS = Path(__file__).parent
 LOSONA_SCENARIOS = TESTS / "losona" / "fixtures" / "scenarios.jsonl"
@@ -52,20 +52,6 @@ def rows(path: Path) -> list[dict[str, Any]]:
 def write_rows(path: Path, data: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(row) + "\n" for row in data), encoding="utf-8")
     return path
-
-
-def trial(model: str, scenario: str, trial: int, complies: object) -> dict[str, Any]:
-    return {
-        "scenario_id": scenario,
-        "event_type": "bug_report",
-        "norm_id": "banned_direct_answers_norm",
-        "condition": "naive",
-        "trial": trial,
-        "subject_model": model,
-        "judge_model": "judge",
-        "response": "see the wiki",
-        "complies": complies,
-    }
 
 
 # --- bytes no loader could read ----------------------------------------------------------
@@ -352,9 +338,9 @@ def test_an_oserror_writing_outputs_is_one_line_with_exit_2(
     def command() -> None:
         raise error
 
-    with pytest.raises(typer.Exit) as exit_info:
+    with pytest.raises(SystemExit) as exit_info:
         command()
-    assert exit_info.value.exit_code == 2
+    assert exit_info.value.code == 2
     assert capsys.readouterr().err == f"normlab: error: {line}\n"
 
 

@@ -47,6 +47,7 @@ from normlab.scene.audit import import_audit as import_scene_audit
 from normlab.scene.dataset import SCENARIOS_PATH as SCENE_SCENARIOS_PATH
 from normlab.scene.dataset import load_scenarios as load_scene_scenarios
 from normlab.scene.taxonomy import load_dimensions
+from tests.helpers.inputs import losona_trial
 
 MUTANTS_PER_KIND = 1000
 TESTS = Path(__file__).parent
@@ -74,18 +75,14 @@ def _first_rows(path: Path, count: int) -> list[dict[str, Any]]:
 
 
 def _losona_record(scenario: str, trial: int, complies: bool | None) -> dict[str, Any]:
-    return {
-        "scenario_id": scenario,
-        "event_type": "bug_report",
-        "norm_id": "banned_direct_answers_norm",
-        "condition": "naive",
-        "trial": trial,
-        "subject_model": "openai/gpt-x",
-        "judge_model": "[bold]judge[/bold]",
-        "response": "see the wiki",
-        "complies": complies,
-        "judge_truncated": False,
-    }
+    return losona_trial(
+        "openai/gpt-x",
+        scenario,
+        trial,
+        complies,
+        judge_model="[bold]judge[/bold]",
+        judge_truncated=False,
+    )
 
 
 def _official_losona_row() -> dict[str, Any]:
@@ -152,23 +149,30 @@ def _losona_audit_csv() -> bytes:
     return _csv(LOSONA_AUDIT_COLUMNS, rows)
 
 
+def _answer_key(
+    name: str, prefix: str, sample: dict[str, str], rows: list[dict[str, Any]]
+) -> dict[str, bytes]:
+    """A blind CSV's answer key ``name``: the Nth row is item ``PREFIX000N``, with the
+    ``sample``'s ids and the subject and judge models ahead of its own fields."""
+    models = {"subject_model": "openai/gpt-x", "judge_model": "judge"}
+    keyed = [
+        {"item_id": f"{prefix}000{i}", **sample, **models, **row} for i, row in enumerate(rows, 1)
+    ]
+    return {name: _jsonl(keyed)}
+
+
 def _scene_key() -> dict[str, bytes]:
     rows = [
         {
-            "item_id": f"S000{i}",
-            "episode_id": "e1",
-            "scenario_id": "s1",
-            "subject_model": "openai/gpt-x",
-            "judge_model": "judge",
             "labeller": "turns",
             "kind": kind,
             "turn_id": turn,
             "judge_label": label,
             "judge_verdict": "VALID" if kind == "fidelity" else None,
         }
-        for i, kind, turn, label in ((1, "breach", 6, True), (2, "fidelity", None, True))
+        for kind, turn, label in (("breach", 6, True), ("fidelity", None, True))
     ]
-    return {"audit.key.jsonl": _jsonl(rows)}
+    return _answer_key("audit.key.jsonl", "S", {"episode_id": "e1", "scenario_id": "s1"}, rows)
 
 
 def _scene_audit_csv() -> bytes:
@@ -187,20 +191,10 @@ def _scene_audit_csv() -> bytes:
 
 def _hsii_key() -> dict[str, bytes]:
     rows = [
-        {
-            "item_id": f"G000{i}",
-            "pair_id": "p1",
-            "case_id": "c1",
-            "subject_model": "openai/gpt-x",
-            "judge_model": "judge",
-            "stage": "first",
-            "other": "golden",
-            "subject_side": side,
-            "judge_verdict": "win",
-        }
-        for i, side in ((1, "A"), (2, "B"))
+        {"stage": "first", "other": "golden", "subject_side": side, "judge_verdict": "win"}
+        for side in ("A", "B")
     ]
-    return {"grading.key.jsonl": _jsonl(rows)}
+    return _answer_key("grading.key.jsonl", "G", {"pair_id": "p1", "case_id": "c1"}, rows)
 
 
 def _hsii_grading_csv() -> bytes:
@@ -519,25 +513,34 @@ def lone_surrogate(rng: random.Random, document: Any) -> bytes | None:
     return _dump_with(document, path, raw)
 
 
-def repeat_key(rng: random.Random, document: Any) -> bytes | None:
+def _pick_key(
+    rng: random.Random, document: Any
+) -> tuple[tuple[Any, ...], dict[str, Any], str] | None:
+    """A dictionary in ``document`` (its path, itself) and one of its keys; ``None`` where the
+    one picked is empty or the document holds none."""
     dicts = [path for path in _paths(document) if isinstance(_get(document, path), dict)]
     path = rng.choice(dicts) if dicts else ()
     target = _get(document, path)
     if not isinstance(target, dict) or not target:
         return None
-    key = rng.choice(list(target))
+    return path, target, rng.choice(list(target))
+
+
+def repeat_key(rng: random.Random, document: Any) -> bytes | None:
+    picked = _pick_key(rng, document)
+    if picked is None:
+        return None
+    path, target, key = picked
     raw = json.dumps(target).encode()
     again = json.dumps({key: rng.choice(ODD_VALUES)}).encode()[1:-1]
     return _dump_with(document, path, raw[:-1] + b", " + again + b"}")
 
 
 def drop_key(rng: random.Random, document: Any) -> bytes | None:
-    dicts = [path for path in _paths(document) if isinstance(_get(document, path), dict)]
-    path = rng.choice(dicts) if dicts else ()
-    target = _get(document, path)
-    if not isinstance(target, dict) or not target:
+    picked = _pick_key(rng, document)
+    if picked is None:
         return None
-    key = rng.choice(list(target))
+    path, target, key = picked
     kept = {name: value for name, value in target.items() if name != key}
     return json.dumps(_replace(document, path, kept)).encode()
 

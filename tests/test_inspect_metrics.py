@@ -112,6 +112,7 @@ def test_scene_metrics_equal_the_analysis_in_both_views(workdir: Path) -> None:
         assert shown[f"{name} episodes"] == measured["episodes"]
         assert same(shown[f"{name} repair rate"], measured["repair"]["value"])
         assert same(shown[f"{name} adaptation rho"], measured["adaptation"]["value"])
+        assert measured["opposing_pairs"], view
         for pair in measured["opposing_pairs"]:
             for pole, rate in (
                 (pair["pole_a"], pair["compliance_a"]),

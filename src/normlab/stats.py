@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from statistics import NormalDist
 
 import numpy as np
@@ -32,6 +32,8 @@ FloatInterval = tuple[float, float]
 Interval = tuple[float | None, float | None]
 """An interval as results carry it: ``None`` bounds mean undefined (JSON has no NaN)."""
 Statistic = Callable[[NDArray[np.float64]], float]
+Values = Sequence[float] | NDArray[np.float64]
+"""Numbers, one per unit: a sequence or a NumPy vector."""
 
 
 def _z(confidence: float) -> float:
@@ -116,7 +118,7 @@ def _batch_estimates(
 
 
 def bootstrap_ci(
-    values: Sequence[float] | NDArray[np.float64],
+    values: Values,
     statistic: Statistic = _mean,
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
@@ -178,8 +180,7 @@ def paired_bootstrap_delta(
     pairs are resampled together: this keeps the scenario-level correlation
     that an unpaired interval would ignore.
     """
-    if len(treatment) != len(control):
-        raise ValueError(f"paired samples differ in length: {len(treatment)} vs {len(control)}")
+    _check_paired(treatment, control, "paired samples")
     differences = np.asarray(treatment, dtype=np.float64) - np.asarray(control, dtype=np.float64)
     if differences.size == 0:
         return (math.nan, (math.nan, math.nan))
@@ -187,6 +188,12 @@ def paired_bootstrap_delta(
     return delta, bootstrap_ci(
         differences, confidence=confidence, n_resamples=n_resamples, seed=seed
     )
+
+
+def _check_paired(a: Sized, b: Sized, what: str) -> None:
+    """A :class:`ValueError` unless ``a`` and ``b`` hold one value per unit each."""
+    if len(a) != len(b):
+        raise ValueError(f"{what} differ in length: {len(a)} vs {len(b)}")
 
 
 def _pooled_rate_difference(rows: NDArray[np.float64]) -> float:
@@ -211,8 +218,7 @@ def paired_rate_delta(
     Δ = Σkₜ/Σnₜ − Σk꜀/Σn꜀. Units are resampled whole, both arms together, which keeps the
     pairing; resamples where either arm has no denominator are left out. NaN when undefined.
     """
-    if len(treatment) != len(control):
-        raise ValueError(f"paired samples differ in length: {len(treatment)} vs {len(control)}")
+    _check_paired(treatment, control, "paired samples")
     rows = np.array(
         [[kt, nt, kc, nc] for (kt, nt), (kc, nc) in zip(treatment, control, strict=True)],
         dtype=np.float64,
@@ -241,16 +247,13 @@ def _spearman_rows(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np
     return np.asarray(result.statistic, dtype=np.float64).reshape(-1)
 
 
-def spearman_rho(
-    x: Sequence[float] | NDArray[np.float64], y: Sequence[float] | NDArray[np.float64]
-) -> float:
+def spearman_rho(x: Values, y: Values) -> float:
     """Spearman's ρ: the Pearson correlation of the average ranks of x and y
     (``scipy.stats.spearmanr``).
 
     ``nan`` when fewer than two pairs or when either variable is constant.
     """
-    if len(x) != len(y):
-        raise ValueError(f"x and y differ in length: {len(x)} vs {len(y)}")
+    _check_paired(x, y, "x and y")
     if len(x) < 2:
         return math.nan
     from scipy.stats import ConstantInputWarning, spearmanr  # see _spearman_rows
@@ -262,8 +265,8 @@ def spearman_rho(
 
 
 def spearman_ci(
-    x: Sequence[float],
-    y: Sequence[float],
+    x: Values,
+    y: Values,
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,

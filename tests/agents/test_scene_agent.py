@@ -21,7 +21,7 @@ from normlab.scene.schemas import Episode, SceneScenario
 from normlab.scene.solver import run_episode
 from normlab.scene.taxonomy import load_dimensions
 from tests.agents.conftest import SCENE_SCRIPT
-from tests.scene.conftest import SCENARIOS
+from tests.scene.conftest import SCENARIOS, scene_run
 
 MODEL = f"scripted/{SCENE_SCRIPT}"
 KEPT = "Answers are kept to one line."
@@ -83,23 +83,9 @@ async def test_it_reads_its_own_turns_marked_and_never_the_hidden_norm(
     assert episode.norm_memory is not None
 
 
-def run_scene(workdir: Path, agent: str) -> None:
-    roles = [
-        arg
-        for role in ("persona", "orchestrator", "auditor")
-        for arg in ("--role", f"{role}={MODEL}")
-    ]
-    result = runner.invoke(
-        app,
-        ["scene", "run", "--model", MODEL, "--judge", MODEL, *roles, "--data", str(SCENARIOS),
-         "--reps", "1", "--agent", agent],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-
-
 def test_the_report_sets_the_agent_beside_its_model(workdir: Path) -> None:
-    run_scene(workdir, "base")
-    run_scene(workdir, "norm-memory")
+    scene_run(MODEL, "--agent", "base")
+    scene_run(MODEL, "--agent", "norm-memory")
     runs = workdir / "runs" / "scene"
     assert sum("+norm-memory" in p.name for p in runs.iterdir()) == 1
     records = load_episode_records([runs])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from inspect_ai import Task, task
 
 from normlab.core.evalrun import Configuration
@@ -69,6 +70,7 @@ def test_a_folder_of_another_configuration_is_one_line_naming_the_option(workdir
     assert code == 2 and "(judge scripted/" in output and " now)" in output
 
 
+@pytest.mark.slow
 def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
     """Ctrl-C used to exit 2 with '.: no logs or records found' although the cancelled log
     held every finished sample; now exit 130, how many are safe, and the resume command."""

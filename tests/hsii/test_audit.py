@@ -19,6 +19,7 @@ from normlab.hsii.audit import (
     import_grading,
     key_path_for,
 )
+from tests.helpers.inputs import import_failure
 from tests.hsii.test_end_to_end import CASES, REFERENCE, SCRIPT
 
 runner = CliRunner()
@@ -167,13 +168,7 @@ def test_malformed_grades_name_file_line_and_field(workdir: Path) -> None:
     out = workdir / "grading.csv"
     export_grading([logs], out, stages=["first"])
     rows = read_rows(out)
-
-    def fails(edited: list[dict[str, str]]) -> InputError:
-        write_rows(out, edited)
-        with pytest.raises(InputError) as caught:
-            import_grading(out)
-        return caught.value
-
+    fails = import_failure(out, write_rows, import_grading)
     error = fails([{**rows[0], "human_verdict": "maybe"}, rows[1]])
     assert (error.path, error.line, error.field) == (str(out), 2, "human_verdict")
     assert "A, B or equal" in error.problem

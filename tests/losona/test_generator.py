@@ -8,6 +8,7 @@ from typing import Any
 
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.lint import lint_paths
+from tests.helpers.inputs import scripted_rules
 from tests.losona.conftest import run_cli
 from tests.losona.factory import clean_row
 
@@ -35,13 +36,13 @@ def draft(demonstrations: list[int]) -> dict[str, Any]:
 
 
 def script(tmp_path: Path, first: dict[str, Any], after_repair: dict[str, Any]) -> str:
-    path = tmp_path / "generator.json"
-    rules = [
-        {"match": "breaks these requirements", "replies": [json.dumps(after_repair)]},
-        {"match": "benchmark of local social norm adaptation", "replies": [json.dumps(first)]},
-    ]
-    path.write_text(json.dumps({"rules": rules}))
-    return f"scripted/{path}"
+    return scripted_rules(
+        tmp_path / "generator.json",
+        {
+            "breaks these requirements": after_repair,
+            "benchmark of local social norm adaptation": first,
+        },
+    )
 
 
 ARGS = ["losona", "generate", "--event", "bug_report", "--norm", "banned_direct_answers_norm"]

@@ -24,6 +24,7 @@ from normlab.scene.audit import (
 from normlab.scene.prompts import STAGED_MARK, marked_transcript
 from normlab.scene.rules import episode_outcome
 from normlab.scene.schemas import EpisodeLabels, FidelityVerdict
+from tests.helpers.inputs import import_failure
 from tests.scene.conftest import SCENARIOS, SCRIPT
 from tests.scene.test_end_to_end import run_scene
 from tests.scene.test_paper_definitions import play_precedent
@@ -193,13 +194,7 @@ def test_malformed_answers_name_file_line_and_field(workdir: Path) -> None:
     out = workdir / "audit.csv"
     export_audit([logs], out, n=4)
     rows = read_rows(out)
-
-    def fails(edited: list[dict[str, str]]) -> InputError:
-        write_rows(out, edited)
-        with pytest.raises(InputError) as caught:
-            import_audit(out)
-        return caught.value
-
+    fails = import_failure(out, write_rows, import_audit)
     error = fails([{**rows[0], "human_answer": "perhaps"}, *rows[1:]])
     assert (error.path, error.line, error.field) == (str(out), 2, "human_answer")
     assert "expected yes or no" in error.problem

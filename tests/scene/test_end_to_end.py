@@ -10,25 +10,18 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.scene.analysis import load_episode_records
-from tests.scene.conftest import SCENARIOS, SCRIPT
+from tests.scene.conftest import SCENARIOS, SCRIPT, scene_run
 
 runner = CliRunner()
 MODEL = f"scripted/{SCRIPT}"
 
 
 def run_scene(workdir: Path, labeller: str) -> Path:
-    roles = [
-        arg
-        for role in ("persona", "orchestrator", "auditor")
-        for arg in ("--role", f"{role}={MODEL}")
-    ]
-    result = runner.invoke(
-        app,
-        ["scene", "run", "--model", MODEL, "--judge", MODEL, *roles, "--data", str(SCENARIOS),
-         "--labeller", labeller, "--reps", "1", "--log-dir", str(workdir / "logs"),
-         "--report-dir", str(workdir / "report")],
+    result = scene_run(
+        MODEL,
+        "--labeller", labeller, "--log-dir", str(workdir / "logs"),
+        "--report-dir", str(workdir / "report"),
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
     assert "report:" in result.output
     return workdir / "logs"
 

@@ -15,6 +15,7 @@ from normlab.scene.generator import generate_scaffold, generate_scenario
 from normlab.scene.lint import scaffold_findings
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Elicitor, SceneEvent, load_dimensions
+from tests.helpers.inputs import scripted_rules
 from tests.scene.conftest import SCENARIOS
 
 pytestmark = pytest.mark.anyio
@@ -26,14 +27,14 @@ def fixture_scenario() -> dict[str, Any]:
 
 
 def script(tmp_path: Path, scaffold: dict[str, Any], hidden_reply: dict[str, Any]) -> str:
-    path = tmp_path / "generator.json"
     # Each stage answers the same way on its first try and on its repair rounds.
-    rules = [
-        {"match": "^You are generating the hidden", "replies": [json.dumps(hidden_reply)]},
-        {"match": "^You are generating an opening", "replies": [json.dumps(scaffold)]},
-    ]
-    path.write_text(json.dumps({"rules": rules}))
-    return f"scripted/{path}"
+    return scripted_rules(
+        tmp_path / "generator.json",
+        {
+            "^You are generating the hidden": hidden_reply,
+            "^You are generating an opening": scaffold,
+        },
+    )
 
 
 def test_norm_blind_stage_accepts_only_event_and_elicitor() -> None:

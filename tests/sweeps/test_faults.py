@@ -79,6 +79,7 @@ def attempt_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", sorted(SIZES))
 def test_a_sweep_completes_through_faults_and_counts_its_retries(
     system: str, workdir: Path, monkeypatch: pytest.MonkeyPatch, attempt_timeout: None
@@ -104,6 +105,7 @@ def test_a_sweep_completes_through_faults_and_counts_its_retries(
     assert "retries" in table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", sorted(SIZES))
 def test_a_sweep_killed_three_times_resumes_to_exactly_the_planned_n(
     system: str, workdir: Path, monkeypatch: pytest.MonkeyPatch

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, RootModel, ValidationError
 
 from normlab.core.errors import InputError, printable
 from normlab.core.outputs import replacing
@@ -312,6 +312,23 @@ def read_collection(
     if not items:
         raise InputError(path, f"holds no rows (no {id_field} found)")
     return items
+
+
+def read_keyed_models(path: Path, model: type[ModelT], id_field: str) -> list[ModelT]:
+    """:func:`read_collection` of rows that are ``model`` as they stand, keyed by ``id_field``."""
+    return read_collection(
+        path,
+        lambda row, file, line: validate_row(model, row, file, line),
+        lambda item: str(getattr(item, id_field)),
+        id_field,
+    )
+
+
+def read_json_list(path: Path, model: type[ModelT]) -> list[ModelT]:
+    """A JSON file holding one list of ``model`` rows (a taxonomy's events, its norms); errors
+    name the file and the first bad field (``3.statement``)."""
+    rows = validate_row(RootModel[list[model]], read_json(path), path)  # type: ignore[valid-type]
+    return list(rows.root)
 
 
 def read_models(path: Path, model: type[ModelT]) -> list[ModelT]:

@@ -53,6 +53,7 @@ from normlab.crsec.schemas import (
 )
 from normlab.models import ModelClient, RoleUsage, RunUsage
 from normlab.models.prefix_scheduler import shared_prefix_length
+from normlab.models.usage import usage_by
 from normlab.stats import Band, Estimate, Rate
 
 EMERGENCE_SHARE = 0.7
@@ -199,18 +200,7 @@ def prompt_prefix_shares(
 
 
 def usage_by_operation(calls: list[CallEvent]) -> dict[str, RoleUsage]:
-    totals: dict[str, RoleUsage] = {}
-    for call in calls:
-        data = call.data
-        totals[data.operation] = totals.get(data.operation, RoleUsage()) + RoleUsage(
-            calls=1,
-            input_tokens=data.input_tokens,
-            cached_input_tokens=data.cached_input_tokens,
-            output_tokens=data.output_tokens,
-            cost=data.cost,
-            retries=data.retries,
-        )
-    return dict(sorted(totals.items()))
+    return usage_by((call.data for call in calls), lambda data: data.operation)
 
 
 async def analyze_run(

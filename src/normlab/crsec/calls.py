@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
-from normlab.crsec.events import CallData
+from normlab.crsec.events import CallData, taken_from
 from normlab.models import CallRecord, ModelClient, StructuredResult
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
@@ -69,23 +69,15 @@ class CallLog:
     ) -> None:
         """Everything about the call but its timing, so a resumed run logs it identically (given
         a model that answers by seed and no faults to retry)."""
-        data = CallData(
+        data = taken_from(
+            CallData,
+            record,
             phase=phase,
             operation=operation,
-            role=record.role,
             system=messages[0].text if len(messages) > 1 else "",
             prompt=messages[-1].text,
             replies=result.replies,
             parsed=result.value.model_dump() if isinstance(result.value, BaseModel) else None,
-            attempts=record.attempts,
-            retries=record.retries,
-            parse_failed=record.parse_failed,
-            truncated=record.truncated,
-            error=record.error,
-            input_tokens=record.input_tokens,
-            cached_input_tokens=record.cached_input_tokens,
-            output_tokens=record.output_tokens,
-            cost=record.cost,
         )
         self.entries.append(LoggedCall(agent, data))
 

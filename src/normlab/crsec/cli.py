@@ -7,7 +7,7 @@ needs when it runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,6 +31,7 @@ app.add_typer(questionnaire_app, name="questionnaire")
 
 ROLES = ("agent", "judge")
 
+RunArgument = Annotated[Path, typer.Argument(help="A run directory.")]
 RunsArgument = Annotated[list[Path], typer.Argument(help="Run directories.")]
 MaxCallsOption = Annotated[
     int | None, typer.Option(help="Stop cleanly at a checkpoint once this many calls were made.")
@@ -42,12 +43,24 @@ MaxCostOption = Annotated[
 ReportOption = Annotated[
     bool, typer.Option("--report/--no-report", help="Analyze and write report.html at the end.")
 ]
+SynthesisTriggerOption = Annotated[
+    str, typer.Option(help="paper (utilities sum past the threshold) or counter.")
+]
+MaxUtterancesOption = Annotated[
+    int | None, typer.Option(help="Conversation length cap (default 6; faithful 10).")
+]
 
 
 def check_budget(max_calls: int | None, max_cost: float | None) -> None:
     """A budget below what any run spends would stop every run at its first checkpoint."""
     at_least("--max-calls", max_calls, 1)
     at_least("--max-cost", max_cost, 0)
+
+
+def _ablation(name: Ablation, effect: str) -> Any:
+    """The flag ``--no-…`` that switches one part of the model off (no ``--…`` to switch it
+    back on: every part is on unless its flag is given)."""
+    return typer.Option(f"--{name.replace('_', '-')}", help=f"Ablation: {effect}")
 
 
 def _ablations(**flags: bool) -> list[Ablation]:
@@ -81,29 +94,18 @@ def crsec_run(
         bool, typer.Option(help="One call per operation, as the paper describes.")
     ] = False,
     no_entrepreneurs: Annotated[
-        bool,
-        typer.Option(
-            "--no-entrepreneurs", help="Ablation: no norm entrepreneurs (no initial norms)."
-        ),
+        bool, _ablation("no_entrepreneurs", "no norm entrepreneurs (no initial norms).")
     ] = False,
-    no_communication: Annotated[
-        bool, typer.Option("--no-communication", help="Ablation: no conversations.")
-    ] = False,
+    no_communication: Annotated[bool, _ablation("no_communication", "no conversations.")] = False,
     no_observation: Annotated[
-        bool, typer.Option("--no-observation", help="Ablation: no norms identified from thoughts.")
+        bool, _ablation("no_observation", "no norms identified from thoughts.")
     ] = False,
     no_evaluation: Annotated[
-        bool, typer.Option("--no-evaluation", help="Ablation: accept every identified norm.")
+        bool, _ablation("no_evaluation", "accept every identified norm.")
     ] = False,
-    no_synthesis: Annotated[
-        bool, typer.Option("--no-synthesis", help="Ablation: no long-term synthesis.")
-    ] = False,
-    synthesis_trigger: Annotated[
-        str, typer.Option(help="paper (utilities sum past the threshold) or counter.")
-    ] = "paper",
-    max_utterances: Annotated[
-        int | None, typer.Option(help="Conversation length cap (default 6; faithful 10).")
-    ] = None,
+    no_synthesis: Annotated[bool, _ablation("no_synthesis", "no long-term synthesis.")] = False,
+    synthesis_trigger: SynthesisTriggerOption = "paper",
+    max_utterances: MaxUtterancesOption = None,
     classify_hint: Annotated[
         bool, typer.Option(help="The authors' code's category hint in ClassifySpecificNorms.")
     ] = False,
@@ -229,7 +231,7 @@ def crsec_society(
 @app.command("trace")
 @reports_errors
 def crsec_trace(
-    folder: Annotated[Path, typer.Argument(help="A run directory.")],
+    folder: RunArgument,
     agent: Annotated[str, typer.Option(help="The agent to follow (full name).")],
     norm: Annotated[
         str | None, typer.Option(help="Only events about this norm at stake (its id).")

@@ -32,6 +32,17 @@ class Payload(BaseModel):
     """What one event carries (its ``data``)."""
 
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def taken_from(model: type[ModelT], source: object, **given: Any) -> ModelT:
+    """``model`` from ``given`` and, for each of its other fields, ``source``'s attribute of the
+    same name: what a payload takes over from the simulation's own record of what happened (a
+    talk, a synthesized norm, a client's call record), copied field by field in one place."""
+    taken = {name: getattr(source, name) for name in model.model_fields if name not in given}
+    return model(**taken, **given)
+
+
 class CallData(Payload):
     """One model call: everything about it but its timing, so a resumed run logs it the same."""
 

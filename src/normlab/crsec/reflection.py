@@ -22,6 +22,7 @@ from normlab.crsec.events import (
     IdentifyData,
     SynthesisData,
     ThoughtData,
+    taken_from,
 )
 from normlab.crsec.normdb import add_norm, apply_abstract, mark_synthesis_attempt, synthesis_due
 from normlab.crsec.operations.evaluation import synthesize
@@ -110,19 +111,16 @@ async def synthesis(
                 rejection=abstract.verdict.rejection,
                 members=abstract.members,
             )
+        verdict = abstract.verdict
         abstracts.append(
-            AbstractData(
+            taken_from(
+                AbstractData,
+                abstract,
                 id=norm.id,
-                theme=abstract.theme,
-                content=abstract.content,
-                type=abstract.type,
-                members=abstract.members,
                 member_contents=[n.content for n in before if n.id in abstract.members],
-                utility=abstract.utility,
-                weights_used=abstract.weights_used,
-                qualified=abstract.verdict.qualified,
-                checks=abstract.verdict.checks,
-                rejection=abstract.verdict.rejection,
+                qualified=verdict.qualified,
+                checks=verdict.checks,
+                rejection=verdict.rejection,
             )
         )
     mark_synthesis_attempt(database)

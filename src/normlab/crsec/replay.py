@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from normlab.crsec.clock import Clock, clock_of
-from normlab.crsec.events import AbstractData, ActionsEvent, AssessedItem, Event
+from normlab.crsec.events import AbstractData, ActionsEvent, AssessedItem, Event, taken_from
 from normlab.crsec.schemas import Origin, PersonalNorm, RunConfig
 
 
@@ -52,15 +52,11 @@ def _entered(
     """The database entry an evaluated item or an abstract norm became (qualified: activated
     and valid; rejected: neither, with its reason)."""
     return PersonalNorm(
-        id=item.id,
-        content=item.content,
-        utility=item.utility,
-        type=item.type,
+        **item.model_dump(include={"id", "content", "utility", "type", "rejection"}),
         activated=item.qualified,
         valid=item.qualified,
         origin=origin,
         time=time,
-        rejection=item.rejection,
         members=list(members),
     )
 
@@ -114,16 +110,7 @@ def moment(events: Iterable[Event], config: RunConfig, tick: int) -> Moment:
         if event.kind == "actions":
             latest_actions[event.agent] = event
         if event.tick == tick and event.kind == "conversation":
-            talk = event.data
-            conversations.append(
-                Conversation(
-                    sender=event.agent,
-                    receiver=talk.receiver,
-                    place=talk.place,
-                    topic=talk.topic,
-                    transcript=[list(row) for row in talk.transcript],
-                )
-            )
+            conversations.append(taken_from(Conversation, event.data, sender=event.agent))
         if event.tick == tick and event.kind == "perceive":
             observations.extend((event.agent, seen) for seen in event.data.observations)
     agents = []

@@ -6,6 +6,7 @@ Every table is a function of the analysis, so the terminal (``analyze``) and the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from normlab.core.outputs import replace_file
@@ -28,6 +29,10 @@ MEASURE_NAMES = {
     "actions": "comply in actions",
     "adhering": "adhere (plan or actions, no violation)",
 }
+MEASURE_COLUMNS = {"holding": "hold", "plan": "plans", "actions": "actions", "adhering": "adhere"}
+"""Each measure's short name in a table's header."""
+EMERGENCE_MEASURES = ("holding", "adhering")
+"""The measures whose emergence (first hour over 70% of agents) the emergence table shows."""
 COUNT_NAMES = {
     "conflicts": "social conflicts",
     "norm_thoughts": "norm-related thoughts",
@@ -121,7 +126,7 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
     for group in analysis.groups:
         for target in analysis.targets:
             row = [group.label, target.statement]
-            for measure in ("holding", "adhering"):
+            for measure in EMERGENCE_MEASURES:
                 estimate = group.emergence[target.id][measure]
                 hour = (
                     "never"
@@ -129,7 +134,7 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
                     else format_estimate(estimate, 1, percent=False, signed=False)
                 )
                 row.append(f"{hour} ({group.reached[target.id][measure]})")
-            for measure in ("holding", "plan", "actions", "adhering"):
+            for measure in MEASURE_COLUMNS:
                 row.append(format_estimate(group.final[target.id][measure]))
             rows.append(row)
     first = analysis.groups[0]
@@ -141,12 +146,8 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
         header=[
             "setting",
             "norm",
-            "hold > 70% (hour)",
-            "adhere > 70% (hour)",
-            "final: hold",
-            "final: plans",
-            "final: actions",
-            "final: adhere",
+            *(f"{MEASURE_COLUMNS[measure]} > 70% (hour)" for measure in EMERGENCE_MEASURES),
+            *(f"final: {name}" for name in MEASURE_COLUMNS.values()),
         ],
         rows=rows,
     )
@@ -233,37 +234,30 @@ def hours_usage_table(run: RunResult) -> Table:
     )
 
 
+RUN_COLUMNS: dict[str, Callable[[RunResult], str]] = {
+    "run": lambda run: run.folder,
+    "setting": lambda run: run.label,
+    "seed": lambda run: str(run.seed),
+    "finished": lambda run: "yes" if run.finished else "no (resume it)",
+    "hours": lambda run: str(len(run.hours)),
+    "agent calls": lambda run: str(run.usage.calls),
+    "prefix reuse": lambda run: format_percent(run.prefix_share),
+    "parse failures / truncations / retries": lambda run: (
+        f"{run.usage.parse_failures} / {run.usage.truncations} / {run.usage.retries}"
+    ),
+    "judge verdicts": lambda run: (
+        f"{run.judge_calls} new, {run.judge_cached} cached, {run.judge_failures} failed"
+    ),
+}
+"""The runs table's columns: each header with what its cell shows of a run."""
+
+
 def runs_table(analysis: CrsecAnalysis) -> Table:
-    rows = []
-    for run in analysis.runs:
-        rows.append(
-            [
-                run.folder,
-                run.label,
-                str(run.seed),
-                "yes" if run.finished else "no (resume it)",
-                str(len(run.hours)),
-                str(run.usage.calls),
-                format_percent(run.prefix_share),
-                f"{run.usage.parse_failures} / {run.usage.truncations} / {run.usage.retries}",
-                f"{run.judge_calls} new, {run.judge_cached} cached, {run.judge_failures} failed",
-            ]
-        )
     return Table(
         caption="Runs (prefix reuse: share of each agent's prompt characters that repeat its "
         "previous prompt, what a prompt cache can reuse)",
-        header=[
-            "run",
-            "setting",
-            "seed",
-            "finished",
-            "hours",
-            "agent calls",
-            "prefix reuse",
-            "parse failures / truncations / retries",
-            "judge verdicts",
-        ],
-        rows=rows,
+        header=list(RUN_COLUMNS),
+        rows=[[cell(run) for cell in RUN_COLUMNS.values()] for run in analysis.runs],
     )
 
 

@@ -29,6 +29,7 @@ from normlab.crsec.events import (
     Finding,
     IdentifyData,
     Unanswered,
+    taken_from,
 )
 from normlab.crsec.operations.spreading import detect_conflicts, identify_from_chat, utterance
 from normlab.crsec.replies import ConflictFinding, IdentifiedNorm
@@ -197,19 +198,7 @@ async def talk_phase(world: World, tick: int, talks: list[Talk]) -> None:
                 + " / ".join(f"{who}: {said}" for who, said in talk.transcript)
             )
         world.agent(talk.receiver).norms = talk.database
-        world.emit(
-            tick,
-            talk.sender,
-            ConversationData(
-                receiver=talk.receiver,
-                place=talk.place,
-                observation=talk.observation,
-                topic=talk.topic,
-                transcript=talk.transcript,
-                ended=talk.ended,
-                minutes=minutes,
-            ),
-        )
+        world.emit(tick, talk.sender, taken_from(ConversationData, talk, minutes=minutes))
         world.emit(tick, talk.receiver, IdentifyData(source="chat", norms=talk.identified))
         for assessment in talk.assessments:
             world.emit(tick, talk.receiver, assessment)

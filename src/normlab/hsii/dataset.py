@@ -22,8 +22,8 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from normlab.core.errors import InputError
-from normlab.core.jsonio import read_collection, validate_row
+from normlab.core.jsonio import read_collection, read_keyed_models, validate_row
+from normlab.core.selection import check_limit, pick_by_id
 from normlab.hsii.prompts import testing_prompt
 from normlab.hsii.schemas import ASSISTANT, Case, Dialogue, NewsParagraph
 
@@ -35,21 +35,11 @@ MIN_HISTORY = 2
 
 
 def load_news(path: Path = NEWS_PATH) -> list[NewsParagraph]:
-    return read_collection(
-        path,
-        lambda row, file, line: validate_row(NewsParagraph, row, file, line),
-        lambda n: n.id,
-        "id",
-    )
+    return read_keyed_models(path, NewsParagraph, "id")
 
 
 def load_dialogues(path: Path = DIALOGUES_PATH) -> list[Dialogue]:
-    return read_collection(
-        path,
-        lambda row, file, line: validate_row(Dialogue, row, file, line),
-        lambda d: d.dialogue_id,
-        "dialogue_id",
-    )
+    return read_keyed_models(path, Dialogue, "dialogue_id")
 
 
 def parse_case_row(row: dict[str, Any], file: Path, line: int) -> Case:
@@ -77,13 +67,8 @@ def cut_dialogue(dialogue: Dialogue) -> list[Case]:
             continue
         cases.append(
             Case(
+                **dialogue.model_dump(exclude={"messages"}),
                 case_id=f"{dialogue.dialogue_id}#{message.index or position + 1}",
-                dialogue_id=dialogue.dialogue_id,
-                source_id=dialogue.source_id,
-                domain=dialogue.domain,
-                topic=dialogue.topic,
-                background=dialogue.background,
-                aliases=dialogue.aliases,
                 messages=dialogue.messages[:position],
                 golden=message,
             )
@@ -104,15 +89,9 @@ def select_cases(
     """Filter by id (in the order given) and/or draw ``limit`` cases (:func:`draw_cases`)."""
     selected = list(cases)
     if case_ids is not None:
-        by_id = {case.case_id: case for case in cases}
-        wanted = list(case_ids)
-        unknown = [case_id for case_id in wanted if case_id not in by_id]
-        if unknown:
-            raise InputError("--case", f"unknown case id {unknown[0]!r}", field="case_id")
-        selected = [by_id[case_id] for case_id in wanted]
+        selected = pick_by_id(cases, case_ids, lambda case: case.case_id, "--case", "case_id")
     if limit is not None:
-        if limit < 1:
-            raise InputError("--limit", f"must be at least 1, got {limit}", field="limit")
+        check_limit(limit)
         selected = selected[:limit] if case_ids is not None else draw_cases(selected, limit, seed)
     return selected
 

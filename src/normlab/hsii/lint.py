@@ -18,11 +18,11 @@ exits 0 when clean, 1 with findings, 2 when a file cannot be read. A row with
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from normlab.core.errors import InputError
+from normlab.core.findings import Finding
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows, validate_row
 from normlab.core.leaks import copied_runs
 from normlab.hsii.dataset import NEWS_PATH, load_news, parse_case_row
@@ -33,18 +33,6 @@ MAX_CHARACTERS = 5
 MIN_CHARACTERS = 2
 MIN_ASSISTANT_TARGETS = 2
 COPIED_RUN_WORDS = 8
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: str
-    line: int
-    row_id: str
-    field: str
-    message: str
-
-    def one_line(self) -> str:
-        return f"{self.path}:{self.line}: {self.row_id}: {self.field}: {self.message}"
 
 
 def _people(background: Background, aliases: Mapping[str, list[str]]) -> Iterator[tuple[str, str]]:

@@ -14,13 +14,13 @@ target (played by the ``persona`` role) its decision-round statement with the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
+from normlab.core.selection import comma_list
 from normlab.hsii.cot import PAPER_CAP, cot_reflection, cot_rounds
 from normlab.hsii.dataset import CASES_PATH, build_dataset, load_cases, select_cases
 from normlab.hsii.defaults import EPSILON, MAX_EPSILON, ROLES
@@ -30,14 +30,6 @@ from normlab.hsii.solver import long_run, next_statement
 from normlab.models import DEFAULT_MODEL, RoleSettings
 
 TASK_VERSION = 1
-
-
-def _ids(value: str | Sequence[str] | None) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    return list(value)
 
 
 @task
@@ -73,7 +65,7 @@ def hsii(
         raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     selected = select_cases(
-        load_cases(Path(cases) if cases else CASES_PATH), _ids(case_ids), limit, seed
+        load_cases(Path(cases) if cases else CASES_PATH), comma_list(case_ids), limit, seed
     )
     return Task(
         dataset=build_dataset(selected),
@@ -115,7 +107,9 @@ def hsii_cot(
         known = ", ".join(available)
         raise InputError("--cot", f"unknown COT {unknown[0]!r}; known: {known}", field="cot")
     chosen = [available[c] for c in wanted] if wanted else list(available.values())
-    selected = select_cases(load_cases(Path(cases) if cases else CASES_PATH), _ids(case_ids), limit)
+    selected = select_cases(
+        load_cases(Path(cases) if cases else CASES_PATH), comma_list(case_ids), limit
+    )
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     samples = [
         Sample(

@@ -24,6 +24,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_collection, validate_row
+from normlab.core.selection import check_limit, pick_by_id
 from normlab.losona.prompts import render_subject_prompt
 from normlab.losona.schemas import DEFAULT_BIO, Scenario
 
@@ -130,17 +131,15 @@ def select_scenarios(
     """Filter by id (in the order given) and/or keep the first ``limit`` scenarios."""
     selected = list(scenarios)
     if scenario_ids is not None:
-        by_id = {scenario.scenario_id: scenario for scenario in scenarios}
-        wanted = list(scenario_ids)
-        unknown = [scenario_id for scenario_id in wanted if scenario_id not in by_id]
-        if unknown:
-            raise InputError(
-                "--scenario", f"unknown scenario id {unknown[0]!r}", field="scenario_id"
-            )
-        selected = [by_id[scenario_id] for scenario_id in wanted]
+        selected = pick_by_id(
+            scenarios,
+            scenario_ids,
+            lambda scenario: scenario.scenario_id,
+            "--scenario",
+            "scenario_id",
+        )
     if limit is not None:
-        if limit < 1:
-            raise InputError("--limit", f"must be at least 1, got {limit}", field="limit")
+        check_limit(limit)
         selected = selected[:limit]
     return selected
 

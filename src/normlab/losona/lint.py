@@ -16,10 +16,10 @@ known norm and event ids, and a valid (event, norm) cell.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from normlab.core.errors import InputError
+from normlab.core.findings import Finding
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import copied_runs, leak_word_findings
 from normlab.losona.dataset import parse_scenario
@@ -29,18 +29,6 @@ from normlab.losona.taxonomy import Taxonomy, load_taxonomy
 MIN_TURNS, MAX_TURNS = 20, 34
 MIN_DEMONSTRATIONS, MAX_DEMONSTRATIONS = 2, 3
 SHARED_RUN_WORDS = 5
-
-
-@dataclass(frozen=True)
-class Finding:
-    path: str
-    line: int
-    scenario_id: str
-    field: str
-    message: str
-
-    def one_line(self) -> str:
-        return f"{self.path}:{self.line}: {self.scenario_id}: {self.field}: {self.message}"
 
 
 def _hidden_texts(scenario: Scenario, taxonomy: Taxonomy) -> list[str]:

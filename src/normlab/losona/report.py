@@ -82,22 +82,23 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
     )
 
 
+def _paired_cells(paired: PairedResult) -> list[str]:
+    """A paired comparison's cells: delta, recovered, regressed, n scenarios."""
+    return [
+        format_delta(paired.delta),
+        format_count(paired.recovered),
+        format_count(paired.regressed),
+        str(paired.n_scenarios),
+    ]
+
+
 def paired_table(analysis: LosonaAnalysis) -> Table:
     rows = []
     for model, result in analysis.models.items():
         for condition, paired in result.paired.items():
             if condition not in headline_conditions(result):
                 continue
-            rows.append(
-                [
-                    model,
-                    f"{condition} − {BASELINE_CONDITION}",
-                    format_delta(paired.delta),
-                    format_count(paired.recovered),
-                    format_count(paired.regressed),
-                    str(paired.n_scenarios),
-                ]
-            )
+            rows.append([model, f"{condition} − {BASELINE_CONDITION}", *_paired_cells(paired)])
     return Table(
         caption="Paired effect vs naive over the same scenarios (accuracy-at-K): "
         "delta [95% paired bootstrap CI]; recovered = k/n of naive failures, "
@@ -235,10 +236,7 @@ def agent_table(analysis: LosonaAnalysis) -> Table:
                     condition,
                     format_estimate(base.conditions[condition].accuracy) if base else "–",
                     format_estimate(treated.conditions[condition].accuracy),
-                    format_delta(paired.delta),
-                    format_count(paired.recovered),
-                    format_count(paired.regressed),
-                    str(paired.n_scenarios),
+                    *_paired_cells(paired),
                 ]
             )
     return Table(

@@ -19,6 +19,7 @@ from inspect_ai import Epochs, Task, task
 from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
+from normlab.core.selection import comma_list
 from normlab.losona.dataset import (
     SCENARIOS_PATH,
     build_dataset,
@@ -45,17 +46,9 @@ MAX_EPOCHS = 100
 and fills memory before the first call (3.4 GB in 36 s)."""
 
 
-def _as_list(value: str | Sequence[str] | None) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    return list(value)
-
-
 def resolve_conditions(conditions: str | Sequence[str] | None) -> list[str]:
     """``None``/"all" → the four reported conditions; otherwise validate each name."""
-    names = _as_list(conditions)
+    names = comma_list(conditions)
     if not names or names == ["all"]:
         return list(CONDITIONS)
     known = CONDITIONS + DEVELOPMENT_CONDITIONS
@@ -115,7 +108,7 @@ def losona(
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     selected = select_scenarios(
         load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH),
-        _as_list(scenario_ids),
+        comma_list(scenario_ids),
         limit_scenarios,
     )
     return Task(

@@ -10,9 +10,9 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field
 
-from normlab.core.jsonio import read_json, validate_row
+from normlab.core.jsonio import read_json_list
 
 TAXONOMY_DIR = Path(str(files("normlab.losona") / "data" / "taxonomy"))
 
@@ -44,14 +44,6 @@ class Norm(BaseModel):
     applicable_events: list[str] = Field(min_length=1)
 
 
-class EventList(RootModel[list[Event]]):
-    pass
-
-
-class NormList(RootModel[list[Norm]]):
-    pass
-
-
 class Taxonomy(BaseModel):
     events: dict[str, Event]
     norms: dict[str, Norm]
@@ -68,7 +60,6 @@ class Taxonomy(BaseModel):
 
 @cache
 def load_taxonomy(directory: Path = TAXONOMY_DIR) -> Taxonomy:
-    events_path, norms_path = directory / "events.json", directory / "norms.json"
-    events = validate_row(EventList, read_json(events_path), events_path).root
-    norms = validate_row(NormList, read_json(norms_path), norms_path).root
+    events = read_json_list(directory / "events.json", Event)
+    norms = read_json_list(directory / "norms.json", Norm)
     return Taxonomy(events={e.id: e for e in events}, norms={n.id: n for n in norms})

@@ -34,7 +34,7 @@ from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.models.roles import DEFAULT_MODEL
 from normlab.models.sample_context import own_transcript, sample_attempt
 from normlab.models.structured import StructuredResult, generate_structured
-from normlab.models.usage import RoleUsage
+from normlab.models.usage import RoleUsage, usage_by
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -211,18 +211,7 @@ class ModelClient:
         self, by: Callable[[CallRecord], str] = lambda record: record.role
     ) -> dict[str, RoleUsage]:
         """Calls, tokens and cost summed by role (default) or any key of the records."""
-        totals: dict[str, RoleUsage] = {}
-        for record in self.records:
-            key = by(record)
-            totals[key] = totals.get(key, RoleUsage()) + RoleUsage(
-                calls=1,
-                input_tokens=record.input_tokens,
-                cached_input_tokens=record.cached_input_tokens,
-                output_tokens=record.output_tokens,
-                cost=record.cost,
-                retries=record.retries,
-            )
-        return dict(sorted(totals.items()))
+        return usage_by(self.records, by)
 
 
 def prefix_shares(

@@ -43,11 +43,10 @@ from inspect_ai.model import (
     StopReason,
     modelapi,
 )
-from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.models.embedded_weights import embedded_gguf_path
 from normlab.models.prefix_scheduler import SlotTimeoutError, scheduler_for_loop
-from normlab.models.provider import NormlabModelAPI
+from normlab.models.provider import GenerateArgs, NormlabModelAPI
 from normlab.models.timeouts import attempt_timeout
 
 DEFAULT_MAX_TOKENS = 512
@@ -149,14 +148,8 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
     def should_retry(self, ex: Exception) -> bool:
         return isinstance(ex, SlotTimeoutError)
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> tuple[ModelOutput | Exception, ModelCall]:
-        request = build_request(input, config)
+    async def respond(self, args: GenerateArgs) -> tuple[ModelOutput | Exception, ModelCall]:
+        request = build_request(args.input, args.config)
         server = await anyio.to_thread.run_sync(
             _load_server, self.n_ctx, self.n_parallel, self.n_threads
         )
@@ -164,7 +157,7 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
         response: dict[str, Any] = await scheduler.run(
             prompt_key(request),
             lambda: anyio.to_thread.run_sync(server.handle_chat_completions, request),
-            timeout=config.attempt_timeout or attempt_timeout(),
+            timeout=args.config.attempt_timeout or attempt_timeout(),
         )
         call = ModelCall.create(request=request, response=response)
         if "error" in response or not response.get("choices"):

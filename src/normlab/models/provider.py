@@ -14,6 +14,7 @@ mock model (which would fetch a tokenizer, and fail offline) is never needed.
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import (
@@ -28,8 +29,19 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 
+@dataclass(frozen=True)
+class GenerateArgs:
+    """What Inspect hands :meth:`ModelAPI.generate`, as one value."""
+
+    input: list[ChatMessage]
+    tools: list[ToolInfo]
+    tool_choice: ToolChoice
+    config: GenerateConfig
+
+
 class NormlabModelAPI(ModelAPI):
-    """Base of normlab's providers: Inspect's constructor, no credentials, typed options."""
+    """Base of normlab's providers: Inspect's constructor, no credentials, typed options, and
+    Inspect's ``generate`` answered by each provider's :meth:`respond`."""
 
     def __init__(
         self,
@@ -45,6 +57,21 @@ class NormlabModelAPI(ModelAPI):
 
     def setup(self, config: GenerateConfig, **model_args: Any) -> None:
         """Read this provider's ``-M`` options; unknown ones are ignored, as Inspect's are."""
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
+        return await self.respond(GenerateArgs(input, tools, tool_choice, config))
+
+    @abc.abstractmethod
+    async def respond(
+        self, args: GenerateArgs
+    ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
+        """The provider's answer to one ``generate`` call."""
 
 
 def conversation_text(messages: list[ChatMessage]) -> str:
@@ -73,15 +100,9 @@ class TextReplyModelAPI(NormlabModelAPI):
     ) -> tuple[str, StopReason]:
         """The reply to the conversation ``input`` (``prompt`` is its text) and why it ended."""
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> tuple[ModelOutput, ModelCall]:
-        prompt = conversation_text(input)
-        reply, stop_reason = await self.answer(input, prompt, config)
+    async def respond(self, args: GenerateArgs) -> tuple[ModelOutput, ModelCall]:
+        prompt = conversation_text(args.input)
+        reply, stop_reason = await self.answer(args.input, prompt, args.config)
         output = ModelOutput.from_content(
             model=self.reply_model(), content=reply, stop_reason=stop_reason
         )

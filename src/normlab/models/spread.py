@@ -21,17 +21,15 @@ import itertools
 from typing import Any
 
 from inspect_ai.model import (
-    ChatMessage,
     GenerateConfig,
     ModelCall,
     ModelOutput,
     get_model,
     modelapi,
 )
-from inspect_ai.tool import ToolChoice, ToolInfo
 
 from normlab.core.errors import InputError
-from normlab.models.provider import NormlabModelAPI
+from normlab.models.provider import GenerateArgs, NormlabModelAPI
 
 
 @modelapi(name="spread")
@@ -68,16 +66,14 @@ class SpreadModel(NormlabModelAPI):
         order = [(turn + offset) % count for offset in range(count)]
         return min(order, key=lambda index: self.in_flight[index])
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+    async def respond(
+        self, args: GenerateArgs
     ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
         index = self._pick()
         self.in_flight[index] += 1
         try:
-            return await self.apis[index].generate(input, tools, tool_choice, config)
+            return await self.apis[index].generate(
+                args.input, args.tools, args.tool_choice, args.config
+            )
         finally:
             self.in_flight[index] -= 1

@@ -13,8 +13,8 @@ sums the same :class:`RoleUsage` from its own call records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
@@ -85,6 +85,41 @@ class RoleUsage(BaseModel):
             output_tokens=usage.output_tokens,
             cost=usage.total_cost,
         )
+
+
+class CallCounts(Protocol):
+    """What one logged model call says of its tokens, dollars and retries (a client's call
+    record, a CRSEC run's call event)."""
+
+    @property
+    def input_tokens(self) -> int: ...
+    @property
+    def cached_input_tokens(self) -> int: ...
+    @property
+    def output_tokens(self) -> int: ...
+    @property
+    def cost(self) -> float | None: ...
+    @property
+    def retries(self) -> int: ...
+
+
+CallT = TypeVar("CallT", bound=CallCounts)
+
+
+def usage_by(calls: Iterable[CallT], key: Callable[[CallT], str]) -> dict[str, RoleUsage]:
+    """Calls (one each), tokens, cost and retries summed per ``key``, in the keys' order."""
+    totals: dict[str, RoleUsage] = {}
+    for call in calls:
+        name = key(call)
+        totals[name] = totals.get(name, RoleUsage()) + RoleUsage(
+            calls=1,
+            input_tokens=call.input_tokens,
+            cached_input_tokens=call.cached_input_tokens,
+            output_tokens=call.output_tokens,
+            cost=call.cost,
+            retries=call.retries,
+        )
+    return dict(sorted(totals.items()))
 
 
 def _difference(total: RoleUsage, part: RoleUsage) -> RoleUsage:

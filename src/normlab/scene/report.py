@@ -12,6 +12,7 @@ agent − base), with what it inferred and its norm database reply by reply.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from normlab.agents import inference_table, memory_trace
@@ -192,32 +193,45 @@ def fidelity_table(analysis: SceneAnalysis) -> Table:
     )
 
 
-def failures_table(analysis: SceneAnalysis) -> Table:
-    rows = [
-        [model, role, str(item.parse_failures), str(item.truncations)]
+def _role_rows(
+    analysis: SceneAnalysis, cells: Callable[[ModelResult], dict[str, list[str]]]
+) -> list[list[str]]:
+    """One row per model and role: the model, the role, then the role's ``cells``."""
+    return [
+        [model, role, *row]
         for model, summary in analysis.models.items()
-        for role, item in summary.call_failures.items()
+        for role, row in cells(summary).items()
     ]
+
+
+def failures_table(analysis: SceneAnalysis) -> Table:
     return Table(
         caption="Replies that could not be used, by role: parse failures (after the repair "
         "retry; played as no-ops or recorded as missing labels) and truncations (cut at the "
         "output cap after the larger-cap retry)",
         header=["model", "role", "parse failures", "truncations"],
-        rows=rows,
+        rows=_role_rows(
+            analysis,
+            lambda summary: {
+                role: [str(item.parse_failures), str(item.truncations)]
+                for role, item in summary.call_failures.items()
+            },
+        ),
     )
 
 
 def prompt_reuse_table(analysis: SceneAnalysis) -> Table:
-    rows = [
-        [model, role, "–" if share is None else f"{share:.0%}"]
-        for model, result in analysis.models.items()
-        for role, share in result.prompt_reuse.items()
-    ]
     return Table(
         caption="Prompt reuse by role: share of prompt characters repeating the same caller's "
         "previous prompt (append-only layout; what a prefix cache can reuse)",
         header=["model", "role", "shared prefix"],
-        rows=rows,
+        rows=_role_rows(
+            analysis,
+            lambda summary: {
+                role: ["–" if share is None else f"{share:.0%}"]
+                for role, share in summary.prompt_reuse.items()
+            },
+        ),
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
 
 from inspect_ai.model import (
@@ -31,15 +32,7 @@ from inspect_ai.model import (
     Model,
     get_model,
 )
-from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
-    Score,
-    Scorer,
-    Target,
-    metric,
-    scorer,
-)
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 from pydantic import Field, create_model
 
@@ -133,22 +126,29 @@ def labelling_values(
     return values
 
 
-async def _label_call(
-    judge: Model,
-    episode: Episode,
-    system: str,
-    schema: type[ReplyT],
-    settings: RoleSettings | None,
-) -> StructuredResult[ReplyT]:
-    """One labelling call, as every labeller makes it: at temperature 0 through the cache (a
-    rerun never pays for, or changes, a label), capped by the transcript's length."""
-    return await generate_structured(
-        judge,
-        _messages(system),
-        schema,
-        config=labelling_config(len(episode.entries), settings),
-        cache=DETERMINISTIC_CACHE,
-    )
+@dataclass(frozen=True)
+class _Labelling:
+    """One episode as a labeller sees it: the judge, the episode, what the prompts fill in
+    (:func:`labelling_values`) and the output caps."""
+
+    judge: Model
+    episode: Episode
+    values: dict[str, str]
+    settings: RoleSettings | None
+
+    def schemas(self) -> tuple[type[JudgeOutput], type[ListedEvents]]:
+        return episode_schemas([entry.turn_id for entry in self.episode.entries])
+
+    async def call(self, system: str, schema: type[ReplyT]) -> StructuredResult[ReplyT]:
+        """One labelling call, as every labeller makes it: at temperature 0 through the cache
+        (a rerun never pays for, or changes, a label), capped by the transcript's length."""
+        return await generate_structured(
+            self.judge,
+            _messages(system),
+            schema,
+            config=labelling_config(len(self.episode.entries), self.settings),
+            cache=DETERMINISTIC_CACHE,
+        )
 
 
 def _labels(
@@ -212,19 +212,13 @@ TURN_CATEGORIES = {
 }
 
 
-async def label_turns(
-    judge: Model,
-    scenario: SceneScenario,
-    episode: Episode,
-    dimensions: Dimensions,
-    settings: RoleSettings | None = None,
-) -> EpisodeLabels:
+async def _label_turns(labelling: _Labelling) -> EpisodeLabels:
     """B.6: one call labelling every turn (each sanction with its observed form), plus the
     episode metrics."""
-    values = labelling_values(scenario, episode, dimensions)
-    schema, _ = episode_schemas([entry.turn_id for entry in episode.entries])
-    system = f"{system_text('judge', values)}\n{load_template('judge_sanction_forms')}"
-    result = await _label_call(judge, episode, system, schema, settings)
+    episode = labelling.episode
+    schema, _ = labelling.schemas()
+    system = f"{system_text('judge', labelling.values)}\n{load_template('judge_sanction_forms')}"
+    result = await labelling.call(system, schema)
     if result.value is None:
         return _labels("turns", episode, None, truncations=result.truncations)
     events: dict[str, list[tuple[int, str | None]]] = {}
@@ -253,21 +247,15 @@ def _listed_form(event: ListedEvent) -> str | None:
     return prefix if prefix in SANCTION_FORMS else None
 
 
-async def classify_lists(
-    judge: Model,
-    scenario: SceneScenario,
-    episode: Episode,
-    dimensions: Dimensions,
-    settings: RoleSettings | None = None,
-) -> EpisodeLabels:
+async def _classify_lists(labelling: _Labelling) -> EpisodeLabels:
     """§5.1: one classifier call per category (D, B, S, R); the breach list names any
     participant, so SP breaches are measured too, and each sanction carries its form."""
-    values = labelling_values(scenario, episode, dimensions)
-    _, schema = episode_schemas([entry.turn_id for entry in episode.entries])
+    episode = labelling.episode
+    _, schema = labelling.schemas()
 
     async def one(category: str) -> tuple[list[tuple[int, str | None]] | None, int]:
-        system = system_text(f"classifier_{category}", values)
-        result = await _label_call(judge, episode, system, schema, settings)
+        system = system_text(f"classifier_{category}", labelling.values)
+        result = await labelling.call(system, schema)
         if result.value is None:
             return None, result.truncations
         return [(e.turn_id, _listed_form(e)) for e in result.value.events], result.truncations
@@ -298,9 +286,12 @@ async def label_episode(
     labeller: Labeller = "turns",
     settings: RoleSettings | None = None,
 ) -> EpisodeLabels:
+    labelling = _Labelling(
+        judge, episode, labelling_values(scenario, episode, dimensions), settings
+    )
     if labeller == "turns":
-        return await label_turns(judge, scenario, episode, dimensions, settings)
-    return await classify_lists(judge, scenario, episode, dimensions, settings)
+        return await _label_turns(labelling)
+    return await _classify_lists(labelling)
 
 
 async def audit_fidelity(

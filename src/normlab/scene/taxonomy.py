@@ -15,9 +15,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field
 
-from normlab.core.jsonio import read_json, validate_row
+from normlab.core.jsonio import read_json_list
 from normlab.scene.defaults import SAMPLERS
 
 DIMENSIONS_DIR = Path(str(files("normlab.scene") / "data" / "dimensions"))
@@ -75,22 +75,6 @@ class SceneTuple(BaseModel):
         return f"{self.event}__{self.norm}__{self.elicitor}__{self.sanction}__p{self.precedent}"
 
 
-class _Events(RootModel[list[SceneEvent]]):
-    pass
-
-
-class _Norms(RootModel[list[SceneNorm]]):
-    pass
-
-
-class _Elicitors(RootModel[list[Elicitor]]):
-    pass
-
-
-class _Sanctions(RootModel[list[Sanction]]):
-    pass
-
-
 class Dimensions(BaseModel):
     events: dict[str, SceneEvent]
     norms: dict[str, SceneNorm]
@@ -141,10 +125,10 @@ def load_dimensions(directory: Path = DIMENSIONS_DIR) -> Dimensions:
     def path(name: str) -> Path:
         return directory / f"{name}.json"
 
-    events = validate_row(_Events, read_json(path("events")), path("events")).root
-    norms = validate_row(_Norms, read_json(path("norms")), path("norms")).root
-    elicitors = validate_row(_Elicitors, read_json(path("elicitors")), path("elicitors")).root
-    sanctions = validate_row(_Sanctions, read_json(path("sanctions")), path("sanctions")).root
+    events = read_json_list(path("events"), SceneEvent)
+    norms = read_json_list(path("norms"), SceneNorm)
+    elicitors = read_json_list(path("elicitors"), Elicitor)
+    sanctions = read_json_list(path("sanctions"), Sanction)
     return Dimensions(
         events={item.id: item for item in events},
         norms={item.id: item for item in norms},

@@ -6,7 +6,7 @@ page is rendered, and every form checked, the same way."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from fastapi import HTTPException, Request
@@ -17,6 +17,15 @@ from normlab.web.guard import MAX_BODY, MAX_FIELDS, OwnerToken, Sessions
 from normlab.web.play import Seats
 from normlab.web.settings import ServeSettings
 from normlab.web.store import Store
+
+T = TypeVar("T")
+
+
+def found(value: T | None, message: str) -> T:
+    """``value``, or a 404 with ``message`` where the lookup found nothing."""
+    if value is None:
+        raise HTTPException(404, message)
+    return value
 
 
 @dataclass

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
+from normlab import hsii, losona, scene
 from normlab.commands import RunOptions
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
@@ -55,8 +56,21 @@ class PlayKind:
     title: str
     roles: tuple[str, ...]
     options: Callable[[Path | None], list[PlayOption]]
-    run: Callable[[str, str, dict[str, str], Path, PlayConfig], None]
-    """(human model, option id, roles, log folder, config) → runs the task to its report."""
+    runner: Callable[[], Callable[..., object]]
+    """The system's ``run_SYSTEM`` (looked up when a seat opens: it imports Inspect)."""
+    bank: str
+    """The task argument that takes the bank of samples."""
+    sample: Callable[[str, PlayConfig], dict[str, object]]
+    """(option id, config) → the task's other arguments, to play that one sample once."""
+
+    def run(
+        self, model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
+    ) -> None:
+        """Run the task with ``model`` as subject to its report, as ``normlab SYSTEM run``
+        does; the log and the report land in ``folder``."""
+        bank = config.banks.get(self.system)  # as text, as ``inspect eval -T`` gives it
+        arguments = {self.bank: str(bank) if bank else None, **self.sample(option, config)}
+        self.runner()(model, roles, RunOptions(log_dir=folder, report_dir=folder), **arguments)
 
 
 @dataclass
@@ -102,105 +116,55 @@ class Seat:
 
 
 def _losona_options(bank: Path | None) -> list[PlayOption]:
-    from normlab.losona import SCENARIOS_PATH, load_scenarios
-
-    scenarios = load_scenarios(bank or SCENARIOS_PATH)
     return [
         PlayOption(f"{scenario.scenario_id}::{condition}", f"{scenario.scenario_id} ({condition})")
-        for scenario in scenarios
+        for scenario in losona.load_scenarios(bank or losona.SCENARIOS_PATH)
         for condition in ("naive", "norm_informed")
     ]
 
 
-def _bank(config: PlayConfig, system: str) -> str | None:
-    """The system's bank as its task takes it (text, as ``inspect eval -T`` gives it)."""
-    bank = config.banks.get(system)
-    return str(bank) if bank else None
-
-
-def _losona_run(
-    model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
-) -> None:
-    from normlab.losona import run_losona
-
+def _losona_sample(option: str, config: PlayConfig) -> dict[str, object]:
     scenario_id, condition = option.rsplit("::", 1)
-    run_losona(
-        model,
-        roles,
-        RunOptions(log_dir=folder),
-        scenarios=_bank(config, "losona"),
-        conditions=[condition],
-        scenario_ids=[scenario_id],
-        epochs=1,
-    )
-
-
-def _scene_options(bank: Path | None) -> list[PlayOption]:
-    from normlab.scene import SCENARIOS_PATH, load_scenarios
-
-    return [
-        PlayOption(s.scenario_id, f"{s.scenario_id}")
-        for s in load_scenarios(bank or SCENARIOS_PATH)
-    ]
-
-
-def _scene_run(
-    model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
-) -> None:
-    from normlab.scene import run_scene
-
-    run_scene(
-        model,
-        roles,
-        RunOptions(log_dir=folder, report_dir=folder),
-        scenarios=_bank(config, "scene"),
-        scenario_ids=[option],
-        reps=1,
-        max_turns=config.scene_rounds,
-    )
-
-
-def _hsii_options(bank: Path | None) -> list[PlayOption]:
-    from normlab.hsii import CASES_PATH, load_cases
-
-    return [
-        PlayOption(case.case_id, f"{case.case_id} ({case.domain})")
-        for case in load_cases(bank or CASES_PATH)
-    ]
-
-
-def _hsii_run(
-    model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
-) -> None:
-    from normlab.hsii import run_hsii
-
-    run_hsii(
-        model,
-        roles,
-        RunOptions(log_dir=folder),
-        cases=_bank(config, "hsii"),
-        case_ids=[option],
-        epsilon=config.hsii_epsilon,
-    )
+    return {"conditions": [condition], "scenario_ids": [scenario_id], "epochs": 1}
 
 
 KINDS: dict[str, PlayKind] = {
     "losona": PlayKind(
-        "losona", "LoSoNA: write the next message", ("judge",), _losona_options, _losona_run
+        "losona",
+        "LoSoNA: write the next message",
+        ("judge",),
+        _losona_options,
+        lambda: losona.run_losona,
+        "scenarios",
+        _losona_sample,
     ),
     "scene": PlayKind(
         "scene",
         "SCENE: a live episode with scripted personas",
         ("persona", "orchestrator", "judge", "auditor"),
-        _scene_options,
-        _scene_run,
+        lambda bank: [
+            PlayOption(s.scenario_id, s.scenario_id)
+            for s in scene.load_scenarios(bank or scene.SCENARIOS_PATH)
+        ],
+        lambda: scene.run_scene,
+        "scenarios",
+        lambda option, config: {
+            "scenario_ids": [option],
+            "reps": 1,
+            "max_turns": config.scene_rounds,
+        },
     ),
     "hsii": PlayKind(
         "hsii",
         "HSII: pick whom to address and what to say",
         ("judge", "persona", "reference"),
-        _hsii_options,
-        _hsii_run,
+        lambda bank: [
+            PlayOption(case.case_id, f"{case.case_id} ({case.domain})")
+            for case in hsii.load_cases(bank or hsii.CASES_PATH)
+        ],
+        lambda: hsii.run_hsii,
+        "cases",
+        lambda option, config: {"case_ids": [option], "epsilon": config.hsii_epsilon},
     ),
 }
 
@@ -263,10 +227,8 @@ class Seats:
 def hsii_characters(messages: list[ChatMessage]) -> list[str] | None:
     """The characters to pick from when the prompt is Testing Prompt-1, else ``None`` (a
     plain text answer)."""
-    from normlab.hsii import case_settings
-
     try:
-        background, _ = case_settings(messages)
+        background, _ = hsii.case_settings(messages)
     except (ValueError, KeyError, IndexError):
         return None
     return list(background.characters)
@@ -275,8 +237,8 @@ def hsii_characters(messages: list[ChatMessage]) -> list[str] | None:
 def scene_answer(action: str, content: str, target: str) -> str:
     """The person's move as the ``{"action", "content", "target_turn_id"}`` reply the SCENE
     subject gives (a message, a reaction to a turn, or staying silent)."""
-    from normlab.scene import ChatAction
-
     turn = int(target) if target.strip().isdigit() else None
-    move = ChatAction.model_validate({"action": action, "content": content, "target_turn_id": turn})
+    move = scene.ChatAction.model_validate(
+        {"action": action, "content": content, "target_turn_id": turn}
+    )
     return move.model_dump_json()

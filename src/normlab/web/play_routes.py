@@ -8,12 +8,15 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from normlab.web.pages import Pages
+from normlab.web.pages import Pages, found
 from normlab.web.play import KINDS as PLAY_KINDS
 from normlab.web.play import Seat, hsii_characters, scene_answer
 
 
 def add_play_routes(app: FastAPI, pages: Pages) -> None:
+    def _seat(seat_id: str) -> Seat:
+        return found(pages.seats.get(seat_id), "no such seat (seats end when the server stops)")
+
     @app.get("/play")
     def play_index(request: Request, system: str = "losona") -> HTMLResponse:
         pages.owner_only(request)
@@ -38,12 +41,6 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
             raise HTTPException(400, "name: letters, digits, - and _ only (it becomes human/NAME)")
         seat = pages.seats.open(system, player, str(data.get("option", "")))
         return RedirectResponse(f"/play/{seat.id}", status_code=303)
-
-    def _seat(seat_id: str) -> Seat:
-        seat = pages.seats.get(seat_id)
-        if seat is None:
-            raise HTTPException(404, "no such seat (seats end when the server stops)")
-        return seat
 
     @app.get("/play/{seat_id}")
     def play_seat(request: Request, seat_id: str) -> HTMLResponse:

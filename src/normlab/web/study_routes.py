@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -12,12 +13,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.web.guard import MAX_NAME, MAX_NOTES
-from normlab.web.pages import Pages
+from normlab.web.pages import Pages, found
 from normlab.web.readers import load, system_of
 from normlab.web.runs import discover, inside
-from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Study, StudyFullError
+from normlab.web.store import DEFAULT_MAX_RATERS, Item, Rater, Study, StudyFullError
 from normlab.web.studies import KINDS as STUDY_KINDS
-from normlab.web.studies import create_study, filled_csv, summary_lines
+from normlab.web.studies import StudyKind, create_study, filled_csv, summary_lines
 
 MAX_RATERS_LIMIT = 10_000
 
@@ -66,48 +67,45 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         return RedirectResponse(f"/studies/{study.id}", status_code=303)
 
     def _study(study_id: str) -> Study:
-        study = pages.store.study(study_id)
-        if study is None:
-            raise HTTPException(404, "no such study")
-        return study
+        return found(pages.store.study(study_id), "no such study")
 
     @app.get("/studies/{study_id}")
     def study_page(request: Request, study_id: str) -> HTMLResponse:
         pages.owner_only(request)
         study = _study(study_id)
         kind = STUDY_KINDS[study.kind]
-        total = len(pages.store.items(study.id))
-        raters = []
-        for rater in pages.store.raters(study.id):
-            answered = len(pages.store.ratings(rater))
-            lines: list[tuple[str, str]] = []
-            problem = ""
-            if answered:
-                try:
-                    lines = summary_lines(
-                        kind.analyze(filled_csv(pages.store, pages.settings.state, study, rater))
-                    )
-                except NormlabError as error:
-                    problem = str(error)
-            raters.append((rater, answered, lines, problem))
-        invite = str(request.url_for("join_form", invite=study.invite))
         return pages.page(
             request,
             "study.html",
             study=study,
             kind=kind,
-            total=total,
-            raters=raters,
-            invite=invite,
+            total=len(pages.store.items(study.id)),
+            raters=[_progress(study, kind, rater) for rater in pages.store.raters(study.id)],
+            invite=str(request.url_for("join_form", invite=study.invite)),
         )
+
+    def _progress(
+        study: Study, kind: StudyKind, rater: Rater
+    ) -> tuple[Rater, int, list[tuple[str, str]], str]:
+        """A rater's line on the study page: the rater, how many items they answered, their
+        analysis so far (as lines) and why there is none where it failed."""
+        answered = len(pages.store.ratings(rater))
+        lines: list[tuple[str, str]] = []
+        problem = ""
+        if answered:
+            try:
+                lines = summary_lines(
+                    kind.analyze(filled_csv(pages.store, pages.settings.state, study, rater))
+                )
+            except NormlabError as error:
+                problem = str(error)
+        return rater, answered, lines, problem
 
     @app.get("/studies/{study_id}/ratings/{rater_id}.csv")
     def study_export(request: Request, study_id: str, rater_id: str) -> Response:
         pages.owner_only(request)
         study = _study(study_id)
-        rater = pages.store.rater_by_id(study.id, rater_id)
-        if rater is None:
-            raise HTTPException(404, "no such rater")
+        rater = found(pages.store.rater_by_id(study.id, rater_id), "no such rater")
         # Read whole at once: another download may replace the file right after (with the
         # same rater's answers), and a response streamed from the path could mix the two.
         content = filled_csv(pages.store, pages.settings.state, study, rater).read_bytes()
@@ -119,18 +117,17 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         )
 
     # raters
+    def _invited(invite: str) -> Study:
+        return found(pages.store.study_by_invite(invite), "this invite link is not valid")
+
     @app.get("/join/{invite}", name="join_form")
     def join_form(request: Request, invite: str) -> HTMLResponse:
-        study = pages.store.study_by_invite(invite)
-        if study is None:
-            raise HTTPException(404, "this invite link is not valid")
+        study = _invited(invite)
         return pages.page(request, "join.html", study=study, invite=invite, rater_page=True)
 
     @app.post("/join/{invite}")
     async def join(request: Request, invite: str) -> Response:
-        study = pages.store.study_by_invite(invite)
-        if study is None:
-            raise HTTPException(404, "this invite link is not valid")
+        study = _invited(invite)
         data = await pages.form(request)
         name = str(data.get("name", "")).strip()
         if not name or len(name) > MAX_NAME:
@@ -142,16 +139,48 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         return RedirectResponse(f"/rate/{rater.token}", status_code=303)
 
     def _rater(token: str) -> tuple[Rater, Study]:
-        rater = pages.store.rater(token)
-        study = pages.store.study(rater.study_id) if rater else None
-        if rater is None or study is None:
-            raise HTTPException(404, "this rating link is not valid")
-        return rater, study
+        invalid = "this rating link is not valid"
+        rater = found(pages.store.rater(token), invalid)
+        return rater, found(pages.store.study(rater.study_id), invalid)
+
+    def _item(study: Study, item_id: str) -> Item:
+        return found(pages.store.item(study.id, item_id), "no such item in your study")
 
     def _order(rater: Rater, item_ids: list[str]) -> list[str]:
         """The rater's own random order, the same on every visit (so stopping is safe)."""
         return sorted(
             item_ids, key=lambda i: hashlib.sha256(f"{rater.token}|{i}".encode()).hexdigest()
+        )
+
+    def _rater_page(
+        request: Request, template: str, rater: Rater, study: Study, **values: Any
+    ) -> HTMLResponse:
+        """A page of the rater's side: no owner links, the rater and their study shown."""
+        return pages.page(request, template, study=study, rater=rater, rater_page=True, **values)
+
+    def _rate_item(
+        request: Request, rater: Rater, study: Study, item_id: str, done: int, total: int
+    ) -> HTMLResponse:
+        item = _item(study, item_id)
+        kind = STUDY_KINDS[study.kind]
+        payload = json.loads(item.payload)
+        shown = [
+            (column, payload.get(column, ""))
+            for column in kind.columns()
+            if column not in kind.hidden
+        ]
+        current = pages.store.ratings(rater).get(item_id)
+        return _rater_page(
+            request,
+            "rate.html",
+            rater,
+            study,
+            kind=kind,
+            item_id=item_id,
+            shown=shown,
+            done=done,
+            total=total,
+            current=current,
         )
 
     @app.get("/rate/{token}")
@@ -161,14 +190,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         order = _order(rater, [item.item_id for item in pages.store.items(study.id)])
         left = [item_id for item_id in order if item_id not in answered]
         if not left:
-            return pages.page(
-                request,
-                "rate_done.html",
-                study=study,
-                rater=rater,
-                total=len(order),
-                rater_page=True,
-            )
+            return _rater_page(request, "rate_done.html", rater, study, total=len(order))
         return _rate_item(request, rater, study, left[0], len(answered), len(order))
 
     @app.get("/rate/{token}/{item_id}")
@@ -179,39 +201,10 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             request, rater, study, item_id, len(answered), len(pages.store.items(study.id))
         )
 
-    def _rate_item(
-        request: Request, rater: Rater, study: Study, item_id: str, done: int, total: int
-    ) -> HTMLResponse:
-        item = pages.store.item(study.id, item_id)
-        if item is None:
-            raise HTTPException(404, "no such item in your study")
-        kind = STUDY_KINDS[study.kind]
-        payload = json.loads(item.payload)
-        shown = [
-            (column, payload.get(column, ""))
-            for column in kind.columns()
-            if column not in kind.hidden
-        ]
-        current = pages.store.ratings(rater).get(item_id)
-        return pages.page(
-            request,
-            "rate.html",
-            study=study,
-            kind=kind,
-            rater=rater,
-            item_id=item_id,
-            shown=shown,
-            done=done,
-            total=total,
-            current=current,
-            rater_page=True,
-        )
-
     @app.post("/rate/{token}/{item_id}")
     async def rate_save(request: Request, token: str, item_id: str) -> Response:
         rater, study = _rater(token)
-        if pages.store.item(study.id, item_id) is None:
-            raise HTTPException(404, "no such item in your study")
+        _item(study, item_id)
         data = await pages.form(request)
         kind = STUDY_KINDS[study.kind]
         answer = str(data.get("answer", ""))
