@@ -1,6 +1,6 @@
 """SCENE: scripted-persona episodes with sanctions, as an Inspect task.
 
-"SCENE" (paper in ``shared/papers/scene.md``). One sample per episode
+"SCENE: Recognizing Social Norms and Sanctioning in Group Chats". One sample per episode
 (scenario × repetition). The eval's model is the subject; the ``persona``,
 ``orchestrator``, ``judge`` and ``auditor`` roles default to the embedded model.
 The solver plays the episode (:mod:`normlab.scene.solver`); the scorer labels
