@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.commands import Benchmark, TaskRun, print_table
+from normlab.scene.agent_report import agent_inference_table, agent_table
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.defaults import ROLES
 from normlab.scene.report import (
-    agent_inference_table,
-    agent_table,
     headline_table,
     pairs_table,
     prompt_reuse_table,
