@@ -16,7 +16,17 @@ if TYPE_CHECKING:
         stages_of,
     )
     from normlab.hsii.audit import analyze_study, export_study, study_columns
+    from normlab.hsii.criteria import CRITERIA
+    from normlab.hsii.curated import apply_curation
+    from normlab.hsii.curation import (
+        analyze_curation,
+        curation_agreement,
+        curation_columns,
+        curation_criteria,
+        export_curation,
+    )
     from normlab.hsii.dataset import CASES_PATH, cut_dialogue, load_cases, load_dialogues, load_news
+    from normlab.hsii.native import import_dialogues
     from normlab.hsii.parse import parse_statement, resolve_target, target_correct
     from normlab.hsii.play import case_settings
     from normlab.hsii.play import reply as play_reply
@@ -30,20 +40,28 @@ else:
 __all__ = [
     "BENCHMARK",
     "CASES_PATH",
+    "CRITERIA",
     "Case",
     "Dialogue",
     "HsiiAnalysis",
     "TrialRecord",
     "analyze",
+    "analyze_curation",
     "analyze_records",
     "analyze_study",
+    "apply_curation",
     "case_settings",
     "comparisons_of",
+    "curation_agreement",
+    "curation_columns",
+    "curation_criteria",
     "cut_dialogue",
+    "export_curation",
     "export_study",
     "hsii",
     "hsii_cot",
     "hsii_score",
+    "import_dialogues",
     "load_cases",
     "load_dialogues",
     "load_news",

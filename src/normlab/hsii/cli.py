@@ -31,6 +31,8 @@ from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import output_folder, replace_bytes, replace_file
 from normlab.core.storage import log_paths
+from normlab.hsii.build_cli import add_build_commands
+from normlab.hsii.curation_cli import add_curation_commands
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.rules import FORMULAS, Formula
 from normlab.models.roles import DEFAULT_MODEL
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
     from normlab.hsii.audit import GradingResult
 
 app = typer.Typer(no_args_is_help=True)
+
+add_build_commands(app)
 
 grade_app = typer.Typer(
     help="Human grading of the judge's pairwise comparisons (r3, r4).", no_args_is_help=True
@@ -435,3 +439,6 @@ def hsii_demo(
     from normlab.hsii.runner import run_demo
 
     run_demo(out, limit, epsilon)
+
+
+add_curation_commands(app)

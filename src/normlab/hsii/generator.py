@@ -18,6 +18,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
 from pydantic import BaseModel, Field, field_validator
 
+from normlab.hsii.aliases import fill_aliases, reply_spellings
 from normlab.hsii.dataset import cut_dialogue
 from normlab.hsii.lint import MAX_CHARACTERS, MIN_CHARACTERS, check_dialogue
 from normlab.hsii.parse import normalise_name, resolve_target
@@ -53,10 +54,22 @@ class SceneDraft(BaseModel):
 
 
 class DialogueDraft(BaseModel):
-    """Prompt-2's reply: only topic and messages are taken (the background is the scene)."""
+    """Prompt-2's reply: topic and messages are taken (the background is the scene), and
+    aliases when the model gives them (Prompt-2 does not ask for them)."""
 
     topic: str
     messages: list[Message] = Field(min_length=1)
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("aliases", mode="before")
+    @classmethod
+    def _only_lists(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return {}
+        return {
+            str(name): [str(alias) for alias in (listed if isinstance(listed, list) else [listed])]
+            for name, listed in value.items()
+        }
 
 
 def scene_findings(draft: SceneDraft) -> tuple[Background | None, list[str]]:
@@ -82,6 +95,18 @@ def _speaker(name: str, background: Background) -> str:
 
 
 def to_dialogue(draft: DialogueDraft, background: Background, news: NewsParagraph) -> Dialogue:
+    """The reply as a dialogue: speakers spelt as the cast, turns renumbered, aliases filled
+    (:mod:`normlab.hsii.aliases`: the reply's own spellings and aliases, then the cast's)."""
+    spoken = [
+        (written, _speaker(written, background))
+        for message in draft.messages
+        for written in (message.role_from, message.role_to)
+    ]
+    given = reply_spellings(spoken, background.characters)
+    for name, listed in draft.aliases.items():
+        character = resolve_target(name, background.characters)
+        if character is not None:
+            given.setdefault(character, []).extend(listed)
     messages = [
         Message(
             role_from=_speaker(message.role_from, background),
@@ -97,6 +122,7 @@ def to_dialogue(draft: DialogueDraft, background: Background, news: NewsParagrap
         domain=news.domain,
         topic=draft.topic.split()[0] if draft.topic.split() else news.domain,
         background=background,
+        aliases=fill_aliases(background.characters, given),
         messages=messages,
     )
 

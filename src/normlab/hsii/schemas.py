@@ -61,6 +61,33 @@ class Message(BaseModel):
         return data
 
 
+class CuratorDecision(BaseModel):
+    """One curator's verdict on a scenario, dialogue or case (§4: people "curate and amend")."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    curator: str
+    decision: Literal["accept", "amend", "reject"]
+    criteria: dict[str, bool] = Field(default_factory=dict)
+    note: str = ""
+
+
+class Provenance(BaseModel):
+    """Where a dialogue or case came from: which news, keywords, cluster, k-rank and screener
+    scores, and what curators decided. Optional, so banks written before it still load."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    source: Literal["news", "native"]
+    news_id: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+    cluster: int | None = None
+    k_rank: int | None = None
+    """The kept scenario's rank among the k sampled (1 = best)."""
+    screener_scores: dict[str, float] = Field(default_factory=dict)
+    curator_decisions: list[CuratorDecision] = Field(default_factory=list)
+
+
 class Dialogue(BaseModel):
     """Prompt-2's output for one scene, with our ids and aliases."""
 
@@ -73,6 +100,7 @@ class Dialogue(BaseModel):
     background: Background
     aliases: dict[str, list[str]] = Field(default_factory=dict)
     messages: list[Message] = Field(min_length=1)
+    provenance: Provenance | None = None
 
 
 class Case(BaseModel):
@@ -90,6 +118,8 @@ class Case(BaseModel):
     messages: list[Message] = Field(min_length=1)
     """The history before the golden turn: a case with none has no one to address."""
     golden: Message
+    provenance: Provenance | None = None
+    """Copied from the dialogue the case was cut from."""
 
     @field_validator("topic", mode="before")
     @classmethod

@@ -27,7 +27,7 @@ import ast
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -437,10 +437,25 @@ async def generate_checked(
     unedited scaffold): the model sees its reply and the list of problems, and
     tries again. What still fails is returned with its problems, never used.
     """
+
+    async def ask(conversation: list[ChatMessage]) -> StructuredResult[SchemaT]:
+        return await generate_structured(model, conversation, schema, config=config)
+
+    return await repair_checked(ask, messages, check, repairs)
+
+
+async def repair_checked(
+    ask: Callable[[list[ChatMessage]], Awaitable[StructuredResult[SchemaT]]],
+    messages: Sequence[ChatMessage],
+    check: Callable[[SchemaT], tuple[ResultT | None, list[str]]],
+    repairs: int = 1,
+) -> CheckedResult[ResultT]:
+    """The check-and-repair loop of :func:`generate_checked` around any structured call:
+    ``ask`` gets the conversation so far and returns its :class:`StructuredResult`."""
     outcome: CheckedResult[ResultT] = CheckedResult(value=None)
     conversation = list(messages)
     for _ in range(1 + repairs):
-        result = await generate_structured(model, conversation, schema, config=config)
+        result = await ask(conversation)
         outcome.calls += result.attempts
         if result.value is None:
             outcome.problems = [f"reply is not valid JSON for the schema: {result.error}"]

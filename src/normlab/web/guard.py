@@ -67,6 +67,9 @@ MAX_FIELDS = 20
 """Fields in a form (the longest form, a new study, has 7)."""
 MAX_NOTES = 4000
 """Characters of a rater's notes on one item."""
+MAX_AMENDED = 16_000
+"""Characters of a curator's amended text (a whole dialogue, in curation studies): with the
+notes, under :data:`MAX_BODY` percent-encoded even in three-byte characters."""
 MAX_NAME = 60
 """Characters of a rater's name."""
 OWNER_SESSION_SECONDS = 12 * 3600

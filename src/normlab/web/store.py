@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS ratings (
     answer TEXT NOT NULL,
     notes TEXT NOT NULL,
     created TEXT NOT NULL,
+    amended TEXT NOT NULL DEFAULT '',
+    criteria TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (rater, item_id)
 );
 """
@@ -117,6 +119,10 @@ class Rating:
     item_id: str
     answer: str
     notes: str
+    amended: str = ""
+    """A curator's amended text (curation studies; blank elsewhere)."""
+    criteria: str = ""
+    """The criteria a curator ticked, comma-separated (curation studies; blank elsewhere)."""
 
 
 class Store:
@@ -136,6 +142,10 @@ class Store:
                     "ALTER TABLE studies ADD COLUMN max_raters INTEGER NOT NULL "
                     f"DEFAULT {DEFAULT_MAX_RATERS}"
                 )
+            rated = {row[1] for row in db.execute("PRAGMA table_info(ratings)")}
+            for column in ("amended", "criteria"):  # a file from before curation studies
+                if column not in rated:
+                    db.execute(f"ALTER TABLE ratings ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -249,20 +259,31 @@ class Store:
         return next((r for r in self.raters(study_id) if r.id == rater_id), None)
 
     # ratings
-    def rate(self, rater: Rater, item_id: str, answer: str, notes: str) -> None:
+    def rate(
+        self,
+        rater: Rater,
+        item_id: str,
+        answer: str,
+        notes: str,
+        amended: str = "",
+        criteria: str = "",
+    ) -> None:
         """Record (or change) one answer, atomically."""
         with self._connect() as db:
             db.execute(
-                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) "
+                "INSERT INTO ratings (rater, item_id, answer, notes, created, amended, criteria) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) "
                 "DO UPDATE SET answer = excluded.answer, notes = excluded.notes, "
-                "created = excluded.created",
-                (rater.token, item_id, answer, notes, now()),
+                "created = excluded.created, amended = excluded.amended, "
+                "criteria = excluded.criteria",
+                (rater.token, item_id, answer, notes, now(), amended, criteria),
             )
 
     def ratings(self, rater: Rater) -> dict[str, Rating]:
         with self._connect() as db:
             rows = db.execute(
-                "SELECT rater, item_id, answer, notes FROM ratings WHERE rater = ?",
+                "SELECT rater, item_id, answer, notes, amended, criteria FROM ratings "
+                "WHERE rater = ?",
                 (rater.token,),
             ).fetchall()
         return {row[1]: Rating(*row) for row in rows}

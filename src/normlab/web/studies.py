@@ -10,6 +10,15 @@ raters answered, so the web app adds collection, never a second definition:
   (``hsii grade``)
 - ``crsec-questionnaire``: Appendix D's 7-point ratings of input/output pairs
   (``crsec questionnaire``)
+- ``hsii-curation``: HSII's curation by people, accept, amend or reject each scenario,
+  dialogue and case of a bank against the paper's criteria (``hsii curate``); its items
+  come from a bank (dialogue and case JSONL under the runs folder), not a run, it has an
+  amended-text field and criteria boxes, and the study page shows agreement between curators
+
+A kind names its door, the face's functions it calls: ``door="study"`` (the default) is
+``study_columns``/``export_study``/``analyze_study``; ``door="curation"`` is
+``curation_columns``/``export_curation``/``analyze_curation`` (and, where the face has them,
+``curation_agreement`` and ``curation_criteria``).
 
 A rater's answers are written back into the kind's CSV (answer column filled), which is
 both the owner's download and the input of the kind's analysis. Study folders hold the
@@ -27,7 +36,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel
 
@@ -49,25 +58,68 @@ class StudyKind:
     choices: tuple[tuple[str, str], ...]
     """(value written to the CSV, button label)."""
     notes_column: str | None
+    door: str = "study"
+    """Which of the face's functions the kind calls (``{door}_columns``, ``export_{door}``,
+    ``analyze_{door}``)."""
+    source: Literal["run", "bank"] = "run"
+    """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
+    amended_column: str | None = None
+    """Where an amended text goes (only kinds whose raters may edit the item)."""
+    amended_from: str | None = None
+    """The item's column an amendment starts from (the form's text is prefilled with it)."""
+    criteria_column: str | None = None
+    """Where the criteria a rater ticked go (the face's ``{door}_criteria`` lists them)."""
+    rater_column: str | None = None
+    """Where the rater's name goes in their filled CSV (agreement needs to tell them apart)."""
+
+    @property
+    def extra_columns(self) -> list[str]:
+        return [
+            column
+            for column in (self.notes_column, self.amended_column, self.criteria_column)
+            if column
+        ] + ([self.rater_column] if self.rater_column else [])
 
     @property
     def hidden(self) -> set[str]:
-        return {"item_id", self.answer_column, *([self.notes_column] if self.notes_column else [])}
+        return {"item_id", self.answer_column, *self.extra_columns}
+
+    @property
+    def offers(self) -> str:
+        """What the new-study form pairs the kind with: its system's runs, or its banks."""
+        return self.system if self.source == "run" else f"{self.system}-bank"
+
+    def _call(self, name: str, *args: Any) -> Any:
+        return getattr(_audit(self.system), name)(*args)
 
     def columns(self) -> list[str]:
-        return _audit(self.system).study_columns()
+        return cast(list[str], self._call(f"{self.door}_columns"))
 
     def export(self, run: Path, out: Path, n: int, seed: int) -> int:
-        """(run folder, CSV to write, how many, seed) → rows written (key file beside the CSV)."""
-        return _audit(self.system).export_study(run, out, n, seed)
+        """(run folder or bank, CSV to write, how many, seed) → rows written (key beside it)."""
+        return cast(int, self._call(f"export_{self.door}", run, out, n, seed))
 
     def analyze(self, filled: Path) -> BaseModel:
         """Filled CSV (key beside it) → the system's analysis."""
-        return _audit(self.system).analyze_study(filled, _key(filled))
+        return cast(BaseModel, self._call(f"analyze_{self.door}", filled, _key(filled)))
+
+    def agreement(self, filled: list[Path]) -> BaseModel | None:
+        """Agreement between raters over their filled CSVs, where the face offers it."""
+        name = f"{self.door}_agreement"
+        if not hasattr(_audit(self.system), name):
+            return None
+        return cast(BaseModel, self._call(name, filled))
+
+    def criteria(self) -> list[tuple[str, str]]:
+        """(value, label) of the criteria boxes on the rating form (none for most kinds)."""
+        if not self.criteria_column:
+            return []
+        return cast(list[tuple[str, str]], self._call(f"{self.door}_criteria"))
 
 
 class AuditDoor(Protocol):
-    """What every system's face offers a rating study (its ``audit.py``, through the face)."""
+    """What every system's face offers a rating study (its ``audit.py``, through the face);
+    a kind with another door calls that door's functions of the same shape."""
 
     def study_columns(self) -> list[str]: ...
 
@@ -125,8 +177,47 @@ KINDS: dict[str, StudyKind] = {
             tuple((str(n), str(n)) for n in range(1, 8)),
             None,
         ),
+        StudyKind(
+            "hsii-curation",
+            "HSII curation (accept, amend or reject)",
+            "hsii",
+            "Accept, amend (edit the text) or reject this item? Tick the criteria it meets.",
+            "curator_decision",
+            (("accept", "Accept"), ("amend", "Amend (save my text)"), ("reject", "Reject")),
+            "curator_notes",
+            door="curation",
+            source="bank",
+            amended_column="curator_amended",
+            amended_from="text",
+            criteria_column="curator_criteria",
+            rater_column="curator",
+        ),
     ]
 }
+
+
+MAX_BANK_FILES = 200
+"""JSONL files looked at when offering banks (the runs folder may hold many)."""
+
+
+def discover_banks(root: Path) -> list[str]:
+    """Dialogue or case banks under the runs folder, relative to it: JSONL files whose first
+    row has ``messages`` (the state folder and hidden folders are skipped)."""
+    banks: list[str] = []
+    for number, path in enumerate(sorted(root.rglob("*.jsonl"))):
+        relative = path.relative_to(root)
+        if number >= MAX_BANK_FILES:
+            break
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        try:
+            with path.open(encoding="utf-8") as handle:
+                first = json.loads(handle.readline() or "{}")
+        except (OSError, ValueError):
+            continue
+        if isinstance(first, dict) and "messages" in first:
+            banks.append(relative.as_posix())
+    return banks
 
 
 def study_folder(state: Path, study: Study | str) -> Path:
@@ -183,6 +274,12 @@ def filled_csv(store: Store, state: Path, study: Study, rater: Rater) -> Path:
                 row[kind.answer_column] = rating.answer if rating else ""
                 if kind.notes_column:
                     row[kind.notes_column] = rating.notes if rating else ""
+                if kind.amended_column:
+                    row[kind.amended_column] = rating.amended if rating else ""
+                if kind.criteria_column:
+                    row[kind.criteria_column] = rating.criteria if rating else ""
+                if kind.rater_column:
+                    row[kind.rater_column] = rater.name
                 writer.writerow(row)
         os.replace(temporary, path)
     except BaseException:
@@ -211,9 +308,11 @@ def summary_lines(result: BaseModel, prefix: str = "") -> list[tuple[str, str]]:
             and all(isinstance(v, Estimate | Agreement | Rate) for v in value.values())
         ):
             for key, inner in value.items():
-                lines.extend(summary_lines(_Single(value=inner), f"{label} {key}"))
+                lines.extend(summary_lines(_Single(value=inner), f"{label} {key} "))
         elif isinstance(value, float):
             lines.append((label, format_number(value)))
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            lines.append((label, ", ".join(value)))
         else:
             lines.append((label, str(value)))
     return [(label.replace(" value", ""), text) for label, text in lines]

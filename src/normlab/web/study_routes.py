@@ -12,13 +12,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
-from normlab.web.guard import MAX_NAME, MAX_NOTES
+from normlab.web.guard import MAX_AMENDED, MAX_NAME, MAX_NOTES
 from normlab.web.pages import Pages, found
 from normlab.web.readers import load, system_of
 from normlab.web.runs import discover, inside
 from normlab.web.store import DEFAULT_MAX_RATERS, Item, Rater, Study, StudyFullError
 from normlab.web.studies import KINDS as STUDY_KINDS
-from normlab.web.studies import StudyKind, create_study, filled_csv, summary_lines
+from normlab.web.studies import StudyKind, create_study, discover_banks, filled_csv, summary_lines
 
 MAX_RATERS_LIMIT = 10_000
 
@@ -36,6 +36,9 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             studies=pages.store.studies(),
             kinds=STUDY_KINDS,
             runs=runs,
+            banks=discover_banks(pages.settings.runs)
+            if any(kind.source == "bank" for kind in STUDY_KINDS.values())
+            else [],
             max_raters=DEFAULT_MAX_RATERS,
         )
 
@@ -47,12 +50,15 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         if kind is None:
             raise HTTPException(400, "choose a kind of study")
         run = inside(pages.settings.runs, str(data.get("run", "")))
-        system = "crsec" if run.is_dir() else system_of(load(run))
-        if system != kind.system:
-            raise HTTPException(
-                400, f"a {kind.title} needs a {kind.system} run; {run.name} is a {system} run"
-            )
-        target = run.parent if run.is_file() else run
+        if kind.source == "bank":  # the kind's own export reads it, and says what is wrong
+            target = run
+        else:
+            system = "crsec" if run.is_dir() else system_of(load(run))
+            if system != kind.system:
+                raise HTTPException(
+                    400, f"a {kind.title} needs a {kind.system} run; {run.name} is a {system} run"
+                )
+            target = run.parent if run.is_file() else run
         title = str(data.get("title", "")).strip() or f"{kind.title}: {target.name}"
         try:
             n, seed = int(str(data.get("n", "20"))), int(str(data.get("seed", "0")))
@@ -74,15 +80,33 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         pages.owner_only(request)
         study = _study(study_id)
         kind = STUDY_KINDS[study.kind]
+        raters = [_progress(study, kind, rater) for rater in pages.store.raters(study.id)]
+        agreement, problem = _agreement(study, kind, [rater for rater, n, _, _ in raters if n])
         return pages.page(
             request,
             "study.html",
             study=study,
             kind=kind,
             total=len(pages.store.items(study.id)),
-            raters=[_progress(study, kind, rater) for rater in pages.store.raters(study.id)],
+            raters=raters,
+            agreement=agreement,
+            agreement_problem=problem,
             invite=str(request.url_for("join_form", invite=study.invite)),
         )
+
+    def _agreement(
+        study: Study, kind: StudyKind, answered: list[Rater]
+    ) -> tuple[list[tuple[str, str]], str]:
+        """Agreement between the raters who answered something (kinds that offer it, two
+        raters at least), as lines, and why there is none where it failed."""
+        if len(answered) < 2:
+            return [], ""
+        state = pages.settings.state
+        try:
+            result = kind.agreement([filled_csv(pages.store, state, study, r) for r in answered])
+        except NormlabError as error:
+            return [], str(error)
+        return (summary_lines(result) if result is not None else []), ""
 
     def _progress(
         study: Study, kind: StudyKind, rater: Rater
@@ -170,6 +194,12 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             if column not in kind.hidden
         ]
         current = pages.store.ratings(rater).get(item_id)
+        amend_text = ""
+        if kind.amended_column:
+            amend_text = (current.amended if current else "") or str(
+                payload.get(kind.amended_from or "", "")
+            )
+        ticked = set(current.criteria.split(",")) if current and current.criteria else set()
         return _rater_page(
             request,
             "rate.html",
@@ -181,6 +211,9 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             done=done,
             total=total,
             current=current,
+            amend_text=amend_text,
+            criteria=[(value, label, value in ticked) for value, label in kind.criteria()],
+            max_amended=MAX_AMENDED,
         )
 
     @app.get("/rate/{token}")
@@ -215,5 +248,23 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             raise HTTPException(
                 413, f"notes: at most {MAX_NOTES:,} characters (these have {len(notes):,})"
             )
-        pages.store.rate(rater, item_id, answer, notes)
+        amended = criteria = ""
+        if kind.amended_column:
+            amended = str(data.get("amended", "")).replace("\r\n", "\n").strip()
+            if len(amended) > MAX_AMENDED:
+                raise HTTPException(
+                    413,
+                    f"amended text: at most {MAX_AMENDED:,} characters (this has {len(amended):,})",
+                )
+            if answer == "amend" and not amended:
+                raise HTTPException(400, "to amend, write the amended text")
+            if answer != "amend":
+                amended = ""
+        if kind.criteria_column:
+            allowed = {value for value, _ in kind.criteria()}
+            ticked = [str(value) for value in data.getlist("criteria")]
+            if not set(ticked) <= allowed:
+                raise HTTPException(400, "tick only the criteria listed")
+            criteria = ",".join(value for value, _ in kind.criteria() if value in ticked)
+        pages.store.rate(rater, item_id, answer, notes, amended, criteria)
         return RedirectResponse(f"/rate/{rater.token}", status_code=303)

@@ -1,0 +1,180 @@
+"""Native dialogues (B.4's second source): multi-party dialogue files imported as HSII dialogues.
+
+The paper lists "Native Dialogues" (Doc2Dial, multi-person forums) beside the news-derived
+ones and says nothing of how they were mapped. Ours: a file with one row per utterance,
+JSONL or CSV, columns
+
+- ``dialogue_id``, ``speaker``, ``text`` (required), ``addressee`` (the user spoken to; in a
+  forum, the author of the post replied to), ``turn`` (optional whole number: the order,
+  and the case id's turn; without it, the file's order);
+- optionally ``scene``, ``relationships``, ``topic`` (the first non-blank value in a
+  dialogue's rows is its background; the command's options fill what the file leaves blank).
+
+One speaker plays HSII's assistant, whose next target the cases ask for: the one named by
+``assistant`` (``--assistant NAME``), else a speaker already called "Intelligent Assistant".
+Their name becomes :data:`~normlab.hsii.schemas.ASSISTANT` wherever it is speaker or
+addressee. Every other speaker or addressee is a character, in order of first appearance.
+A blank addressee (a forum thread's opening post, a remark to the room) is addressed to the
+assistant, the one participant every user shares; the assistant's own turns need one.
+Each dialogue's provenance says ``source = "native"``; its cases are cut as generated
+dialogues are (:func:`normlab.hsii.dataset.cut_dialogues`) and linted the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from normlab.core.csvio import read_csv_rows
+from normlab.core.errors import InputError
+from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.hsii.schemas import ASSISTANT, Background, Dialogue, Message, Provenance
+
+DEFAULT_SCENE = "A conversation among several people and an Intelligent Assistant."
+DEFAULT_RELATIONSHIPS = "Participants of the same conversation."
+REQUIRED = ("dialogue_id", "speaker", "text")
+
+
+class NativeRow(BaseModel):
+    """One utterance of a native dialogue file."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    dialogue_id: str = Field(min_length=1)
+    speaker: str = Field(min_length=1)
+    addressee: str = ""
+    text: str = Field(min_length=1)
+    turn: int | None = Field(default=None, ge=0)
+    scene: str = ""
+    relationships: str = ""
+    topic: str = ""
+
+    @field_validator("dialogue_id", "speaker", "addressee", "text", mode="before")
+    @classmethod
+    def _stripped(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = str(value)
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("turn", mode="before")
+    @classmethod
+    def _blank_turn(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    if path.suffix.lower() == ".csv":
+        yield from read_csv_rows(path, REQUIRED)
+    else:
+        yield from read_jsonl_rows(path)
+
+
+def read_native_rows(path: Path) -> list[tuple[int, NativeRow]]:
+    """The file's rows, each validated (an :class:`InputError` names file, line and field)."""
+    if not path.is_file():
+        raise InputError(path, "no such file (a JSONL or CSV of utterances)")
+    rows = [(line, validate_row(NativeRow, raw, path, line)) for line, raw in _rows(path)]
+    if not rows:
+        raise InputError(path, "no utterances found")
+    return rows
+
+
+def _first(values: list[str], default: str) -> str:
+    return next((value for value in values if value.strip()), default)
+
+
+def _dialogue(
+    path: Path,
+    dialogue_id: str,
+    rows: list[tuple[int, NativeRow]],
+    assistant: str | None,
+    domain: str,
+    scene: str | None,
+    relationships: str | None,
+    topic: str | None,
+) -> Dialogue:
+    first_line = rows[0][0]
+    if any(row.turn is not None for _, row in rows):
+        missing = next(((line, row) for line, row in rows if row.turn is None), None)
+        if missing:
+            raise InputError(
+                path, "some rows of this dialogue have a turn and this one has none",
+                line=missing[0], field="turn",
+            )  # fmt: skip
+        rows = sorted(rows, key=lambda item: item[1].turn or 0)
+        turns = [row.turn for _, row in rows]
+        for (line, row), previous in zip(rows[1:], turns, strict=False):
+            if row.turn == previous:
+                raise InputError(path, f"turn {row.turn} appears twice", line=line, field="turn")
+    plays = assistant or ASSISTANT
+    speakers = {row.speaker for _, row in rows}
+    if plays not in speakers:
+        raise InputError(
+            path,
+            f"dialogue {dialogue_id!r}: nobody called {plays!r} speaks; name the speaker "
+            "who plays the assistant with --assistant",
+            line=first_line,
+            field="speaker",
+        )
+
+    def name(person: str) -> str:
+        return ASSISTANT if person == plays else person
+
+    characters: list[str] = []
+    messages: list[Message] = []
+    for position, (line, row) in enumerate(rows, start=1):
+        speaker = name(row.speaker)
+        if not row.addressee and speaker == ASSISTANT:
+            raise InputError(
+                path, "the assistant's turn needs an addressee", line=line, field="addressee"
+            )
+        addressee = name(row.addressee) if row.addressee else ASSISTANT
+        for person in (speaker, addressee):
+            if person != ASSISTANT and person not in characters:
+                characters.append(person)
+        index = str(row.turn if row.turn is not None else position)
+        messages.append(
+            Message(role_from=speaker, role_to=addressee, content=row.text, index=index)
+        )
+    if not characters:
+        raise InputError(
+            path, f"dialogue {dialogue_id!r} has no one but the assistant", line=first_line
+        )
+    given = [row for _, row in rows]
+    return Dialogue(
+        dialogue_id=dialogue_id,
+        domain=domain,
+        topic=_first([row.topic for row in given], topic or domain or "conversation"),
+        background=Background(
+            scene=_first([row.scene for row in given], scene or DEFAULT_SCENE),
+            characters=characters,
+            relationships=_first(
+                [row.relationships for row in given], relationships or DEFAULT_RELATIONSHIPS
+            ),
+        ),
+        messages=messages,
+        provenance=Provenance(source="native"),
+    )
+
+
+def import_dialogues(
+    path: Path,
+    assistant: str | None = None,
+    domain: str = "",
+    scene: str | None = None,
+    relationships: str | None = None,
+    topic: str | None = None,
+) -> list[Dialogue]:
+    """The file's dialogues, in order of first appearance (see the module docstring)."""
+    grouped: dict[str, list[tuple[int, NativeRow]]] = {}
+    for line, row in read_native_rows(path):
+        grouped.setdefault(row.dialogue_id, []).append((line, row))
+    return [
+        _dialogue(path, dialogue_id, rows, assistant, domain, scene, relationships, topic)
+        for dialogue_id, rows in grouped.items()
+    ]

@@ -1,0 +1,267 @@
+"""Keyword retrieval from an offline news corpus: the first stage of HSII's data (§4, §6.1).
+
+The paper seeds each case with "one or two keywords" and searches "pre-processed offline news
+datasets" (Leeb & Schölkopf's Babel Briefings; Gao et al.), without saying how. Ours:
+
+- a corpus is a JSONL, CSV or Parquet file at a local path or any fsspec URL (``memory://``,
+  ``s3://``, ``hf://datasets/…``); compression is read from the suffix (``.jsonl.gz``);
+- columns are named differently across corpora, so a :class:`FieldMap` says which column holds
+  the id, title, text, date, source, language and domain (defaults: those names; the shipped
+  seed corpus, ``data/news_seed.jsonl``, reads with them). Only the text is required; a row
+  without an id gets one from its content, so reruns agree;
+- filters: published on or after ``since`` and on or before ``until`` (ISO dates; a row with
+  no date fails a date filter), ``source`` and ``language`` (exact, case folded);
+- ranking: TF-IDF (scikit-learn, word unigrams and bigrams, sublinear tf) fitted on the
+  filtered items, each item's title and text against the keywords; cosine similarity, items
+  with no keyword in them left out, ties broken by corpus order.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import io
+import json
+from collections.abc import Iterator, Sequence
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from normlab.core.errors import InputError
+from normlab.hsii.schemas import NewsParagraph
+
+FORMATS = ("jsonl", "csv", "parquet")
+
+
+class FieldMap(BaseModel):
+    """Which corpus column holds what (``--id-field``, ``--text-field``, …)."""
+
+    id: str = "id"
+    title: str = "title"
+    text: str = "text"
+    date: str = "date"
+    source: str = "source"
+    language: str = "language"
+    domain: str = "domain"
+
+
+class NewsItem(BaseModel):
+    """One corpus row, read through a :class:`FieldMap`."""
+
+    id: str
+    title: str = ""
+    text: str
+    date: str | None = None
+    source: str = ""
+    language: str = ""
+    domain: str = ""
+
+    def paragraph(self, keywords: Sequence[str]) -> NewsParagraph:
+        """The item as the generator's input: the title (else the text's start), the
+        keywords it was found by (the paper's one or two), the domain (else the first keyword)."""
+        words = [k for k in keywords if k.strip()][:2] or ["news"]
+        return NewsParagraph(
+            id=self.id,
+            domain=self.domain or words[0],
+            keywords=words,
+            title=self.title or self.text[:80],
+            text=self.text,
+        )
+
+
+class Hit(BaseModel):
+    """A retrieved item, its rank (1 = best) and its TF-IDF cosine with the keywords."""
+
+    item: NewsItem
+    rank: int
+    score: float
+    keywords: list[str] = Field(default_factory=list)
+
+
+def corpus_format(location: str) -> str:
+    name = location.lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        name = name.removesuffix(suffix)
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    if name.endswith((".csv", ".tsv")):
+        return "csv"
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    raise InputError(
+        location, "unknown corpus format: name it .jsonl, .csv or .parquet", field="--corpus"
+    )
+
+
+def _read_bytes(location: str) -> bytes:
+    import fsspec
+
+    try:
+        with fsspec.open(location, "rb", compression="infer") as handle:
+            data: bytes = handle.read()
+    except FileNotFoundError as error:
+        raise InputError(location, "corpus not found", field="--corpus") from error
+    except (OSError, ValueError, ImportError) as error:
+        raise InputError(location, f"cannot read the corpus: {error}", field="--corpus") from error
+    return data
+
+
+def _rows(location: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
+    kind = corpus_format(location)
+    if kind == "parquet":
+        try:
+            # pyarrow ships no type hints; imported by name so mypy reads it as Any.
+            pq = importlib.import_module("pyarrow.parquet")
+        except ImportError as error:
+            raise InputError(location, "reading Parquet needs pyarrow installed") from error
+        try:
+            table = pq.read_table(io.BytesIO(data))
+        except Exception as error:  # pyarrow raises its own ArrowInvalid and friends
+            raise InputError(location, f"not a Parquet file: {error}") from error
+        yield from enumerate(table.to_pylist(), start=1)
+        return
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(location, f"not UTF-8 text: {error}") from error
+    if kind == "csv":
+        dialect = "excel-tab" if ".tsv" in location.lower() else "excel"
+        # Line 1 is the header, so the first row is on line 2.
+        yield from enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2)
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(location, f"not JSON: {error.msg}", line=number) from error
+        if not isinstance(row, dict):
+            raise InputError(location, "each line must be a JSON object", line=number)
+        yield number, row
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        # Babel Briefings nests the source as {"id", "name"}.
+        return str(value.get("name") or value.get("id") or "")
+    return str(value).strip()
+
+
+def _date(value: str, location: str, line: int, field: str) -> str:
+    try:
+        return date.fromisoformat(value[:10]).isoformat()
+    except ValueError as error:
+        raise InputError(
+            location, f"not an ISO date (YYYY-MM-DD…): {value!r}", line=line, field=field
+        ) from error
+
+
+def read_corpus(location: str, fields: FieldMap | None = None) -> list[NewsItem]:
+    """Every row of the corpus at ``location`` as a :class:`NewsItem`; a row without text, or
+    with a date that is no ISO date, is an error naming the file, line and column."""
+    fields = fields or FieldMap()
+    corpus_format(location)  # a wrong suffix says so before any download
+    items: list[NewsItem] = []
+    seen: set[str] = set()
+    for line, row in _rows(location, _read_bytes(location)):
+        text = _text(row.get(fields.text))
+        if not text:
+            known = ", ".join(sorted(map(str, row))[:12])
+            raise InputError(
+                location,
+                f"no text in column {fields.text!r} (columns: {known}); name it with --text-field",
+                line=line,
+                field=fields.text,
+            )
+        title = _text(row.get(fields.title))
+        item_id = _text(row.get(fields.id))
+        if not item_id:
+            item_id = "news-" + hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()[:12]
+        if item_id in seen:
+            raise InputError(location, f"duplicate id {item_id!r}", line=line, field=fields.id)
+        seen.add(item_id)
+        published = _text(row.get(fields.date))
+        items.append(
+            NewsItem(
+                id=item_id,
+                title=title,
+                text=text,
+                date=_date(published, location, line, fields.date) if published else None,
+                source=_text(row.get(fields.source)),
+                language=_text(row.get(fields.language)),
+                domain=_text(row.get(fields.domain)),
+            )
+        )
+    if not items:
+        raise InputError(location, "the corpus holds no rows")
+    return items
+
+
+class Filters(BaseModel):
+    """What a search keeps before ranking (``--since``, ``--until``, ``--source``,
+    ``--language``)."""
+
+    since: date | None = None
+    until: date | None = None
+    source: str | None = None
+    language: str | None = None
+
+    def keeps(self, item: NewsItem) -> bool:
+        if self.since or self.until:
+            if item.date is None:
+                return False
+            published = date.fromisoformat(item.date)
+            if (self.since and published < self.since) or (self.until and published > self.until):
+                return False
+        if self.source and item.source.casefold() != self.source.casefold():
+            return False
+        return not (self.language and item.language.casefold() != self.language.casefold())
+
+
+def parse_date(value: str | None, option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise InputError(
+            option, f"not an ISO date (YYYY-MM-DD): {value!r}", field=option.lstrip("-")
+        ) from error
+
+
+def search(
+    items: Sequence[NewsItem],
+    keywords: Sequence[str],
+    filters: Filters | None = None,
+    top: int = 10,
+) -> list[Hit]:
+    """The ``top`` items that best match ``keywords`` (see the module docstring)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    words = [k.strip() for k in keywords if k.strip()]
+    if not words:
+        raise InputError("--keywords", "give at least one keyword", field="keywords")
+    kept = [item for item in items if (filters or Filters()).keeps(item)]
+    if not kept:
+        return []
+    documents = [f"{item.title}\n{item.text}" for item in kept]
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
+    try:
+        matrix = vectorizer.fit_transform(documents)
+    except ValueError:  # nothing but stop words
+        return []
+    query = vectorizer.transform([" ".join(words)])
+    scores = (matrix @ query.T).toarray().ravel()
+    order = sorted(
+        (index for index, score in enumerate(scores) if score > 0),
+        key=lambda index: (-scores[index], index),
+    )
+    return [
+        Hit(item=kept[index], rank=rank, score=round(float(scores[index]), 6), keywords=words)
+        for rank, index in enumerate(order[:top], start=1)
+    ]

@@ -1,0 +1,88 @@
+"""Native dialogues (B.4): a forum-like file imported, cut into cases and linted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from normlab.cli import app
+from normlab.core.errors import InputError
+from normlab.hsii import load_cases, load_dialogues
+from normlab.hsii.native import import_dialogues
+from normlab.hsii.schemas import ASSISTANT
+
+FIXTURES = Path(__file__).parent / "fixtures"
+runner = CliRunner()
+
+
+def test_an_imported_forum_is_cut_into_cases_with_their_golden_targets(tmp_path: Path) -> None:
+    out = tmp_path / "native"
+    result = runner.invoke(
+        app,
+        [
+            "hsii", "import-dialogues", str(FIXTURES / "native_forum.csv"), "--out", str(out),
+            "--assistant", "mod", "--domain", "community",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "2 dialogues, 5 cases" in result.output and "lint: clean" in result.output
+    dialogues = load_dialogues(out / "dialogues.jsonl")
+    thread1, thread2 = dialogues
+    assert thread1.background.characters == ["alice", "bob"]
+    assert thread1.background.scene == "A neighbourhood forum thread about bin collection."
+    assert thread1.messages[0].role_to == ASSISTANT  # the opening post, to no one in particular
+    assert [m.index for m in thread2.messages] == ["1", "2", "3", "4", "5"]  # sorted by turn
+    assert thread2.messages[0].role_from == "dan"
+    assert all(d.provenance and d.provenance.source == "native" for d in dialogues)
+    assert {d.domain for d in dialogues} == {"community"}
+    cases = load_cases(out / "cases.jsonl")
+    assert [(c.case_id, c.golden.role_to) for c in cases] == [
+        ("thread-1#3", "alice"),
+        ("thread-1#5", "bob"),
+        ("thread-1#7", "alice"),
+        ("thread-2#3", "carol"),
+        ("thread-2#5", "dan"),
+    ]
+    assert all(c.golden.role_from == ASSISTANT for c in cases)
+    assert all(c.provenance and c.provenance.source == "native" for c in cases)
+    validated = runner.invoke(app, ["hsii", "validate", str(out)])
+    assert validated.exit_code == 0, validated.output
+
+
+def test_a_jsonl_file_with_the_assistant_named_needs_no_option(tmp_path: Path) -> None:
+    rows = [
+        {"dialogue_id": "d", "speaker": "Ann", "addressee": "Bo", "text": "Shall we start?"},
+        {"dialogue_id": "d", "speaker": "Bo", "addressee": ASSISTANT, "text": "Agenda please."},
+        {"dialogue_id": "d", "speaker": ASSISTANT, "addressee": "Bo", "text": "Item one."},
+        {"dialogue_id": "d", "speaker": ASSISTANT, "addressee": "Ann", "text": "Ann, notes?"},
+    ]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (dialogue,) = import_dialogues(path)
+    assert dialogue.background.characters == ["Ann", "Bo"]
+    assert [m.index for m in dialogue.messages] == ["1", "2", "3", "4"]
+
+
+def test_a_malformed_file_is_one_line_naming_file_line_and_field(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["hsii", "import-dialogues", str(FIXTURES / "native_bad.jsonl"), "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1
+    assert "native_bad.jsonl:2" in lines[0] and "field 'turn'" in lines[0]
+
+
+def test_a_missing_assistant_or_column_is_named(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="nobody called 'zed' speaks") as raised:
+        import_dialogues(FIXTURES / "native_forum.csv", assistant="zed")
+    assert raised.value.line == 2 and raised.value.field == "speaker"
+    no_text = tmp_path / "x.csv"
+    no_text.write_text("dialogue_id,speaker,addressee\nd,a,b\n")
+    with pytest.raises(InputError, match="missing column") as raised:
+        import_dialogues(no_text)
+    assert raised.value.field == "text"
