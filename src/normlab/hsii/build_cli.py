@@ -232,6 +232,7 @@ def add_build_commands(app: typer.Typer) -> None:
         from normlab.commands.console import note as progress
         from normlab.hsii.build import Build, BuildOptions, model_resolver, stage_rows
         from normlab.models.preflight import check_models
+        from normlab.report import embedded_banner
         from normlab.report.html import Table
 
         models = {name: model for name in BUILD_ROLES}
@@ -272,6 +273,16 @@ def add_build_commands(app: typer.Typer) -> None:
                     stage_rows(report),
                 )
             )
-            per_case = ", ".join(f"{s} {v}" for s, v in report.calls_per_case.items())
+            per_case = ", ".join(
+                f"{stage} {'–' if value is None else value}"
+                for stage, value in report.calls_per_case.items()
+            )
             say(f"{report.dialogues} dialogues, {report.cases} cases; calls per case: {per_case}")
+        if not report.cases:
+            note(
+                f"no case survived the build: every drop and its reason is in {out / 'drops.jsonl'}"
+            )
+        banner = embedded_banner({name: [bound] for name, bound in models.items()})
+        if banner:
+            note(f"Note: {banner}")
         note(f"bank: {(out / 'bank').resolve()}; report: {(out / 'build_report.json').resolve()}")
