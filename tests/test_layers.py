@@ -2,7 +2,8 @@
 
 Layers, lowest first: ``core`` and ``stats``; ``models``; ``report``; ``commands``;
 the systems (``losona``, ``scene``, ``hsii``, ``crsec``, ``agents``); the entry points
-(``cli``, ``demo``, ``_registry``, ``web``). A module may import from its own layer or below.
+(``cli``, ``demo``, ``_registry``, ``web``, ``study``). A module may import from its own layer
+or below.
 
 Above the shared ground, a package is entered only through its face (its ``__init__.py``):
 the systems, ``agents`` and ``web`` import one another's faces, never their modules, so a
@@ -34,6 +35,7 @@ LAYERS = {
     "demo": 5,
     "_registry": 5,
     "web": 5,
+    "study": 5,
 }
 
 

@@ -173,3 +173,30 @@ def test_cluster_bootstrap_resamples_whole_clusters() -> None:
     assert 0.2 < lo < 0.35 and 0.65 < hi < 0.8
     with pytest.raises(ValueError, match="2 cluster labels for 3 units"):
         stats.bootstrap_ci([1.0, 0.0, 1.0], clusters=["a", "b"])
+
+
+# --- planning (issue 23): hand-computed at p = 0.5, where the Wilson half-width is
+# z / (2·√(n + z²)) with z = 1.959964, z² = 3.841459.
+
+
+def test_wilson_halfwidth_at_one_half_by_hand() -> None:
+    # 1.959964 / (2 · √103.841459) = 1.959964 / 20.380540 = 0.096168
+    assert stats.wilson_halfwidth(0.5, 100) == pytest.approx(0.096168, abs=1e-6)
+    k, n = 50, 100
+    lo, hi = stats.wilson_interval(k, n)
+    assert stats.wilson_halfwidth(k / n, n) == pytest.approx((hi - lo) / 2)
+
+
+def test_n_for_halfwidth_by_hand() -> None:
+    # z / (2√(n + z²)) ≤ 0.05 ⇔ n ≥ 19.59964² − 3.841459 = 380.30 → 381
+    assert stats.n_for_halfwidth(0.05) == 381
+    assert stats.wilson_halfwidth(0.5, 381) <= 0.05 < stats.wilson_halfwidth(0.5, 380)
+    for rate in (0.1, 0.3, 0.8):
+        n = stats.n_for_halfwidth(0.03, rate)
+        assert stats.wilson_halfwidth(rate, n) <= 0.03 < stats.wilson_halfwidth(rate, n - 1)
+
+
+def test_paired_mde_by_hand() -> None:
+    # (1.959964 + 0.841621) · √(2 · 0.25 / 100) = 2.801585 · 0.0707107 = 0.198102
+    assert stats.paired_mde(100) == pytest.approx(0.198102, abs=1e-6)
+    assert stats.paired_mde(400) == pytest.approx(0.198102 / 2, abs=1e-6)

@@ -26,6 +26,7 @@ PAGES = {
     "src/normlab/crsec/README.md": "crsec.md",
     "src/normlab/agents/README.md": "agents.md",
     "src/normlab/web/README.md": "web.md",
+    "src/normlab/study/README.md": "study.md",
 }
 
 _LINK = re.compile(r"(\]\()([^)\s]+)(\))")

@@ -38,6 +38,10 @@ GROUPS: dict[str, tuple[str, str]] = {
         "CRSEC: a society of agents in which norms are created, spread, evaluated, "
         "synthesized and obeyed, over simulated days.",
     ),
+    "study": (
+        "normlab.study.cli",
+        "A study: systems × subjects × roles, planned (calls, cost, power), run and reported.",
+    ),
 }
 """Command group → (module whose ``app`` is the group, the group's help)."""
 

@@ -1,17 +1,5 @@
-"""Statistics shared by every normlab benchmark and simulation.
-
-All functions are pure: same inputs (and seed) give the same outputs. Inspect
-metrics, the per-benchmark analyses and the reports all call these, so a number
-in a report can be traced to one formula here.
-
-Conventions: proportions are fractions in [0, 1]; the functions return intervals
-as ``(lo, hi)`` float tuples with NaN for "undefined"; the result types
-(:class:`Estimate`, :class:`Rate`, :class:`Agreement`) carry JSON-ready
-:data:`Interval` tuples with ``None`` instead, so a result file never holds NaN.
-Bootstrap intervals are percentile intervals over the resampled unit (scenario,
-episode or case, never individual model calls). Every headline number is one of
-these result types, so it always travels with its n and its interval.
-"""
+"""Intervals: Wilson for a proportion, percentile bootstraps over the resampled unit (plain,
+cluster, paired, pooled rate differences) and Spearman's ρ with its bootstrap."""
 
 from __future__ import annotations
 
@@ -22,7 +10,6 @@ from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20_260_615
@@ -286,38 +273,6 @@ def spearman_ci(
     return rho, _percentile_interval(_spearman_rows(xs[indexes], ys[indexes]), confidence)
 
 
-# --- K-trial reducers ---------------------------------------------------------------
-# A trial label is True (complies), False (breach) or None (the judge's reply could not be
-# used even after re-judging). §5.3 defines accuracy-at-K and compliance over all K trials,
-# so a missing label is not a pass: it counts as 0 in Σ y, never as a guessed label and
-# never by shrinking K. Consistency asks whether the labels the judge did give agree.
-
-
-def majority(labels: Sequence[bool | None]) -> bool | None:
-    """Accuracy-at-K for one unit: 1[Σ yₜ ≥ ⌈K/2⌉] over all K trials (missing = not a pass).
-
-    With K = 3 this is "at least 2 of 3 comply". ``None`` only when there are no trials.
-    """
-    if not labels:
-        return None
-    return sum(label is True for label in labels) >= math.ceil(len(labels) / 2)
-
-
-def compliance(labels: Sequence[bool | None]) -> float | None:
-    """Compliance rate for one unit: (1/K) Σ yₜ over all K trials (missing = not a pass)."""
-    if not labels:
-        return None
-    return sum(label is True for label in labels) / len(labels)
-
-
-def consistency(labels: Sequence[bool | None]) -> bool | None:
-    """Consistency for one unit: 1[all given labels agree]; ``None`` when none was given."""
-    valid = [label for label in labels if label is not None]
-    if not valid:
-        return None
-    return len(set(valid)) == 1
-
-
 def finite_or_none(value: float) -> float | None:
     """``None`` for NaN: JSON results say "undefined" with null, never with NaN."""
     return None if math.isnan(value) else value
@@ -326,158 +281,3 @@ def finite_or_none(value: float) -> float | None:
 def proportion(successes: int, n: int) -> float:
     """k/n as a fraction, ``nan`` when n = 0 (so an empty cell never reads as 0%)."""
     return successes / n if n else math.nan
-
-
-# --- agreement between two raters (judge vs judge, judge vs human) --------------------
-
-
-def agreement(a: Sequence[bool], b: Sequence[bool]) -> float:
-    """Observed agreement p_o: the share of items both raters label the same."""
-    if len(a) != len(b):
-        raise ValueError(f"rater label lists differ in length: {len(a)} vs {len(b)}")
-    return proportion(sum(x == y for x, y in zip(a, b, strict=True)), len(a))
-
-
-def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
-    """Cohen's κ for two raters and binary labels: (p_o − p_e) / (1 − p_e)
-    (``sklearn.metrics.cohen_kappa_score``).
-
-    p_e = p_a·p_b + (1 − p_a)(1 − p_b), with p_a, p_b each rater's share of True.
-    When p_e = 1 (both raters constant and equal) κ is undefined: ``nan``.
-    """
-    agreement(a, b)  # the same length check and message as the agreement itself
-    if len({*a, *b}) < 2:  # no items, or one label throughout: p_e = 1
-        return math.nan
-    # Imported here: scikit-learn costs over half a second, and only audits need κ.
-    from sklearn.metrics import cohen_kappa_score
-
-    return float(cohen_kappa_score(list(a), list(b), labels=[False, True]))
-
-
-# --- result types: every reported number with its n and its interval ------------------
-
-
-def json_interval(interval: FloatInterval) -> Interval:
-    lo, hi = interval
-    return (finite_or_none(lo), finite_or_none(hi))
-
-
-class Estimate(BaseModel):
-    """A number with its interval and the count of units behind it.
-
-    ``value`` is ``None`` when there are no units (undefined, never 0).
-    """
-
-    value: float | None
-    ci: Interval
-    n: int
-
-    @classmethod
-    def mean_of(cls, values: Sequence[float]) -> Estimate:
-        """Mean over units with the percentile bootstrap interval over units."""
-        if not values:
-            return cls(value=None, ci=(None, None), n=0)
-        return cls(
-            value=float(np.mean(np.asarray(values, dtype=np.float64))),
-            ci=json_interval(bootstrap_ci(values)),
-            n=len(values),
-        )
-
-    @classmethod
-    def paired_delta(cls, treatment: Sequence[float], control: Sequence[float]) -> Estimate:
-        """Mean paired difference with its bootstrap interval over pairs."""
-        delta, interval = paired_bootstrap_delta(treatment, control)
-        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
-
-    @classmethod
-    def paired_rate_delta(
-        cls, treatment: Sequence[tuple[int, int]], control: Sequence[tuple[int, int]]
-    ) -> Estimate:
-        """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
-        delta, interval = paired_rate_delta(treatment, control)
-        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
-
-    @classmethod
-    def difference(cls, treatment: Estimate, control: Estimate) -> Estimate:
-        """``treatment − control`` as a point difference, with no interval: for statistics that
-        are not paired unit by unit (two Spearman ρ over different episodes); ``n`` is the
-        smaller of the two counts."""
-        value = (
-            None
-            if treatment.value is None or control.value is None
-            else treatment.value - control.value
-        )
-        return cls(value=value, ci=(None, None), n=min(treatment.n, control.n))
-
-    @classmethod
-    def spearman(cls, x: Sequence[float], y: Sequence[float]) -> Estimate:
-        """Spearman's ρ with its bootstrap interval over (x, y) pairs."""
-        rho, interval = spearman_ci(x, y)
-        return cls(value=finite_or_none(rho), ci=json_interval(interval), n=len(x))
-
-
-class Rate(Estimate):
-    """k of n with the Wilson 95% interval."""
-
-    k: int
-
-    @classmethod
-    def of(cls, k: int, n: int) -> Rate:
-        return cls(k=k, n=n, value=k / n if n else None, ci=json_interval(wilson_interval(k, n)))
-
-    @classmethod
-    def where(cls, flags: Sequence[bool | None]) -> Rate:
-        """The share of known flags that are true; ``None`` flags (unknown) are left out."""
-        known = [flag for flag in flags if flag is not None]
-        return cls.of(sum(known), len(known))
-
-
-class Band(BaseModel):
-    """Mean over runs with the runs' min–max range: the band of a time series across runs.
-
-    Not a confidence interval: with the paper's five runs a range says what a reader
-    needs (every run lies inside it) without assuming a distribution.
-    """
-
-    mean: float | None
-    low: float | None
-    high: float | None
-    n: int
-
-    @classmethod
-    def of(cls, values: Sequence[float]) -> Band:
-        if not values:
-            return cls(mean=None, low=None, high=None, n=0)
-        return cls(
-            mean=float(np.mean(np.asarray(values, dtype=np.float64))),
-            low=float(min(values)),
-            high=float(max(values)),
-            n=len(values),
-        )
-
-
-class Agreement(BaseModel):
-    """Two raters on the same binary items: agreement, Cohen's κ and the 2 × 2 table."""
-
-    n: int
-    rate: Rate
-    """Items both raters label the same, k of n, with the Wilson interval."""
-    cohen_kappa: float | None
-    both_true: int
-    both_false: int
-    first_true_second_false: int
-    first_false_second_true: int
-
-    @classmethod
-    def of(cls, first: Sequence[bool], second: Sequence[bool]) -> Agreement:
-        pairs = list(zip(first, second, strict=True))
-        agreeing = sum(a == b for a, b in pairs)
-        return cls(
-            n=len(pairs),
-            rate=Rate.of(agreeing, len(pairs)),
-            cohen_kappa=finite_or_none(cohen_kappa(first, second)),
-            both_true=sum(a and b for a, b in pairs),
-            both_false=sum(not a and not b for a, b in pairs),
-            first_true_second_false=sum(a and not b for a, b in pairs),
-            first_false_second_true=sum(b and not a for a, b in pairs),
-        )

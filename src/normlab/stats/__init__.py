@@ -1,0 +1,88 @@
+"""Statistics shared by every normlab benchmark and simulation (this face; the modules:
+``intervals``, ``labels``, ``power``, ``results``).
+
+All functions are pure: same inputs (and seed) give the same outputs. Inspect
+metrics, the per-benchmark analyses and the reports all call these, so a number
+in a report can be traced to one formula here.
+
+Conventions: proportions are fractions in [0, 1]; the functions return intervals
+as ``(lo, hi)`` float tuples with NaN for "undefined"; the result types
+(:class:`Estimate`, :class:`Rate`, :class:`Agreement`) carry JSON-ready
+:data:`Interval` tuples with ``None`` instead, so a result file never holds NaN.
+Bootstrap intervals are percentile intervals over the resampled unit (scenario,
+episode or case, never individual model calls). Every headline number is one of
+these result types, so it always travels with its n and its interval.
+"""
+
+from typing import TYPE_CHECKING
+
+from normlab._faces import lazy_face
+
+if TYPE_CHECKING:
+    from normlab.stats.intervals import (
+        DEFAULT_RESAMPLES,
+        DEFAULT_SEED,
+        FloatInterval,
+        Interval,
+        Statistic,
+        Values,
+        bootstrap_ci,
+        finite_or_none,
+        paired_bootstrap_delta,
+        paired_rate_delta,
+        proportion,
+        spearman_ci,
+        spearman_rho,
+        wilson_interval,
+    )
+    from normlab.stats.labels import (
+        agreement,
+        cohen_kappa,
+        compliance,
+        consistency,
+        majority,
+    )
+    from normlab.stats.power import (
+        n_for_halfwidth,
+        paired_mde,
+        wilson_halfwidth,
+    )
+    from normlab.stats.results import (
+        Agreement,
+        Band,
+        Estimate,
+        Rate,
+        json_interval,
+    )
+else:
+    __getattr__, __dir__ = lazy_face(__name__, __file__)
+
+__all__ = [
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "Agreement",
+    "Band",
+    "Estimate",
+    "FloatInterval",
+    "Interval",
+    "Rate",
+    "Statistic",
+    "Values",
+    "agreement",
+    "bootstrap_ci",
+    "cohen_kappa",
+    "compliance",
+    "consistency",
+    "finite_or_none",
+    "json_interval",
+    "majority",
+    "n_for_halfwidth",
+    "paired_bootstrap_delta",
+    "paired_mde",
+    "paired_rate_delta",
+    "proportion",
+    "spearman_ci",
+    "spearman_rho",
+    "wilson_halfwidth",
+    "wilson_interval",
+]

@@ -1,0 +1,130 @@
+"""``normlab study plan|run|report STUDY.yaml``: a comparison of subjects over systems.
+
+Light at import, as every command module is: the systems, Inspect and the plan's dry runs are
+imported when a command runs, so ``normlab --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from normlab.commands.console import note, print_json, print_table, reports_errors, say
+from normlab.commands.options import JsonOption
+
+app = typer.Typer(
+    no_args_is_help=True,
+    help="A study: systems × subjects × roles, planned (calls, cost, power), run and reported.",
+)
+
+StudyArgument = Annotated[Path, typer.Argument(help="The study file (YAML).")]
+
+
+def _load(path: Path):  # type: ignore[no-untyped-def]
+    from normlab.study.schema import check_options, load_study
+    from normlab.study.systems import SYSTEMS
+
+    study = load_study(path)
+    check_options(study, path, {name: SYSTEMS[name].factory() for name in study.systems})
+    return study
+
+
+def _money(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:,.2f}"
+
+
+@app.command("plan")
+@reports_errors
+def plan(
+    study_file: StudyArgument,
+    as_json: JsonOption = False,
+    target_halfwidth: Annotated[
+        float, typer.Option(help="Interval half-width the sizes should reach.")
+    ] = 0.05,
+    assumed_rate: Annotated[
+        float, typer.Option(help="The headline rate assumed for the power figures.")
+    ] = 0.5,
+    latency: Annotated[float, typer.Option(help="Seconds per call assumed for wall time.")] = 2.0,
+) -> None:
+    """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
+    from normlab.report import Table
+    from normlab.study.plan import plan_study, write_plan
+
+    study = _load(study_file)
+    result = plan_study(study, latency, assumed_rate, target_halfwidth)
+    note(f"plan: {write_plan(result, Path(study.out))}")
+    if as_json:
+        print_json(result)
+        return
+    rows = []
+    for cell in result.cells:
+        power = cell.power
+        rows.append(
+            [
+                cell.system,
+                cell.subject,
+                str(cell.calls),
+                f"{cell.input_tokens:,} / {cell.output_tokens:,}",
+                _money(cell.cost),
+                f"{cell.wall_s_at_least:,.0f}",
+                f"{power.n} {power.unit}s" if power else "—",
+                f"±{power.halfwidth:.3f}" if power and power.halfwidth else "—",
+                f"{power.paired_mde:.3f}" if power and power.paired_mde else "—",
+                str(power.n_for_target) if power else "—",
+            ]
+        )
+    header = ["system", "subject", "calls", "tokens in / out", "cost", "wall ≥ s", "n",
+              "95% half-width", "paired MDE", f"n for ±{target_halfwidth}"]  # fmt: skip
+    print_table(Table(f"Plan of {result.study}", header, rows))
+    say(f"total cost: {_money(result.cost)}")
+    for name, formula in result.formulas.items():
+        say(f"{name}: {formula}")
+    say(f"assumed: latency {latency} s, {result.connections} connections, rate {assumed_rate}")
+
+
+@app.command("run")
+@reports_errors
+def run(
+    study_file: StudyArgument,
+    as_json: JsonOption = False,
+    executor: Annotated[str, typer.Option(help="Where cells run: local.")] = "local",
+) -> None:
+    """Run every cell (a rerun skips finished cells and resumes unfinished ones)."""
+    from normlab.study.execute import run_study
+
+    results = run_study(_load(study_file), executor)
+    if as_json:
+        print_json([result.model_dump() for result in results])
+        return
+    for result in results:
+        state = "skipped (finished before)" if result.skipped else "finished"
+        say(f"{result.system}/{result.subject}: {state}, {result.samples} samples, "
+            f"{result.calls} calls")  # fmt: skip
+
+
+@app.command("report")
+@reports_errors
+def report(
+    study_file: StudyArgument,
+    as_json: JsonOption = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for study-report.html (default: the study's out).")
+    ] = None,
+) -> None:
+    """Per system, the subjects ranked by the headline metric, with intervals and calls."""
+    from normlab.report import Table
+    from normlab.study.report import HEADER, report_study, rows_of, write_html
+
+    study = _load(study_file)
+    result = report_study(study)
+    path = write_html(result, out or Path(study.out))
+    note(f"report: {path.resolve()}")
+    for label in result.missing:
+        note(f"not run yet: {label}")
+    if as_json:
+        print_json(result)
+        return
+    for system in result.systems:
+        print_table(Table(f"{system.system}: {system.metric}", HEADER, rows_of(system)))

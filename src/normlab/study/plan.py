@@ -1,0 +1,228 @@
+"""``study plan``: what a study will cost, take and be able to tell apart, before a paid call.
+
+Calls and tokens are counted, not guessed: each cell's real task runs, through its system's
+own run function, with every model (the subject, the agent's own calls, every other role)
+replaced by a scripted model that answers like a busy subject (every prompt answered in full,
+so every branch that costs calls is taken), into a temporary folder; the counts are read back
+from the logs through :mod:`normlab.models.usage`, the one usage path every report uses.
+Cells that would dry-run the same way (same system, options, agent and scripts) share one run.
+
+Then: dollars from the prices (the study's ``prices:`` over Inspect's; a model with neither is
+"unknown", never $0); a lower bound on wall time, calls × latency / connections (every
+connection busy for the whole run at the stated latency); and power for each system's headline
+rate at its planned n, from :mod:`normlab.stats`.
+
+The scripted model counts tokens as whitespace-separated words; a real tokenizer gives about
+1.3 tokens per English word, so dollars are a floor on the same count of calls.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from normlab import stats
+from normlab.core.errors import InputError
+from normlab.models.roles import NORM_MEMORY_ROLE
+from normlab.models.usage import SUBJECT_ROLE, RoleUsage
+from normlab.study.schema import Price, Study
+from normlab.study.systems import SYSTEMS, Cell, cells
+
+PLAN_FILE = "plan.json"
+
+
+class RolePlan(BaseModel):
+    model: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    """US dollars; ``None`` when the model's price is unknown (shown as "unknown")."""
+
+
+class Power(BaseModel):
+    metric: str
+    unit: str
+    n: int
+    assumed_rate: float
+    halfwidth: float | None
+    """Wilson 95% half-width at the assumed rate and n."""
+    paired_mde: float | None
+    """Smallest paired difference between two subjects detectable at 80% power, α = 0.05."""
+    n_for_target: int
+    """The n (units) whose half-width reaches the target."""
+
+
+class CellPlan(BaseModel):
+    system: str
+    subject: str
+    samples: int
+    roles: dict[str, RolePlan]
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    wall_s_at_least: float
+    power: Power | None
+
+
+class StudyPlan(BaseModel):
+    study: str
+    latency_s: float
+    connections: int
+    target_halfwidth: float
+    formulas: dict[str, str]
+    cells: list[CellPlan]
+    cost: float | None
+
+
+FORMULAS = {
+    "wall_s_at_least": "calls × latency / connections",
+    "halfwidth": "Wilson: z·√(p(1−p)/n + z²/4n²) / (1 + z²/n), z = 1.96",
+    "paired_mde": "(z₀.₉₇₅ + z₀.₈₀)·√(2p(1−p)/n), subjects independent within a unit",
+    "tokens": "the scripted model's words; real tokenizers count about 1.3× more",
+}
+
+
+def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
+    """The study's price for ``model``, else Inspect's, else ``None`` (unknown)."""
+    if model in prices:
+        return prices[model]
+    from inspect_ai.model import get_model_info
+
+    info = get_model_info(model)
+    cost = info.cost if info is not None else None
+    return Price(input=cost.input, output=cost.output) if cost is not None else None
+
+
+def dry_models(cell: Cell, study: Study) -> tuple[str, dict[str, str]]:
+    """The scripted subject and role models a cell's dry run uses: the system's ``dry_run``,
+    else the cell's own models when every one is scripted."""
+    system = SYSTEMS[cell.system]
+    roles = system.roles()
+    dry = study.systems[cell.system].dry_run  # type: ignore[index]
+    if dry is not None:
+        return dry.model, {role: dry.roles.get(role, dry.model) for role in roles}
+    own = {role: cell.roles.get(role, "") for role in roles}
+    if cell.model.startswith("scripted/") and all(m.startswith("scripted/") for m in own.values()):
+        return cell.model, own
+    raise InputError(
+        "study",
+        "the plan needs scripted models to count with: give dry_run.model (a busy script)",
+        field=f"systems.{cell.system}.dry_run",
+    )
+
+
+def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> dict[str, Any]:
+    """Run the cell's real task on scripted models into a temporary folder; its usage by role
+    (calls include cache hits: a fresh paid run makes those calls) and samples."""
+    from normlab.study.execute import run_system
+
+    with tempfile.TemporaryDirectory(prefix="normlab-plan-") as scratch:
+        analysis = run_system(cell, model, roles, Path(scratch) / "logs", connections)
+    (usage,) = analysis.usage.values() if analysis.usage else (None,)
+    headline = SYSTEMS[cell.system].headline(analysis)
+    return {"usage": usage, "headline": headline}
+
+
+def _role_plan(model: str, usage: RoleUsage, price: Price | None) -> RolePlan:
+    calls = usage.calls + usage.cache_hits
+    tokens_in = usage.input_tokens + usage.cache_hit_input_tokens
+    tokens_out = usage.output_tokens + usage.cache_hit_output_tokens
+    cost = None if price is None else (tokens_in * price.input + tokens_out * price.output) / 1e6
+    return RolePlan(
+        model=model, calls=calls, input_tokens=tokens_in, output_tokens=tokens_out, cost=cost
+    )
+
+
+def _total_cost(parts: list[float | None]) -> float | None:
+    return None if any(part is None for part in parts) else sum(p for p in parts if p is not None)
+
+
+def plan_cell(
+    cell: Cell, counted: dict[str, Any], study: Study, latency: float, rate: float, target: float
+) -> CellPlan:
+    usage = counted["usage"]
+    roles: dict[str, RolePlan] = {}
+    for role, used in sorted((usage.roles if usage else {}).items()):
+        if role == SUBJECT_ROLE:
+            model = cell.model
+        elif role == NORM_MEMORY_ROLE:
+            model = cell.roles.get(role, cell.model)
+        else:
+            model = cell.roles.get(role, "embedded (task default)")
+        roles[role] = _role_plan(model, used, price_of(model, study.prices))
+    calls = sum(r.calls for r in roles.values())
+    headline = counted["headline"]
+    power = None
+    if headline is not None:
+        n = headline.n
+        power = Power(
+            metric=headline.metric,
+            unit=headline.unit,
+            n=n,
+            assumed_rate=rate,
+            halfwidth=stats.wilson_halfwidth(rate, n) if n else None,
+            paired_mde=stats.paired_mde(n, rate) if n else None,
+            n_for_target=stats.n_for_halfwidth(target, rate),
+        )
+    return CellPlan(
+        system=cell.system,
+        subject=cell.subject.name,
+        samples=usage.units if usage else 0,
+        roles=roles,
+        calls=calls,
+        input_tokens=sum(r.input_tokens for r in roles.values()),
+        output_tokens=sum(r.output_tokens for r in roles.values()),
+        cost=_total_cost([r.cost for r in roles.values()]),
+        wall_s_at_least=round(calls * latency / study.max_connections, 1),
+        power=power,
+    )
+
+
+def plan_study(
+    study: Study, latency: float = 2.0, rate: float = 0.5, target: float = 0.05
+) -> StudyPlan:
+    """Dry-run every cell (once per distinct dry run) and plan it; see the module docstring."""
+    if not 0.0 < target < 0.5:
+        raise InputError("--target-halfwidth", f"must lie in (0, 0.5), got {target}")
+    if not 0.0 < rate < 1.0:
+        raise InputError("--assumed-rate", f"must lie in (0, 1), got {rate}")
+    from normlab.commands import note
+
+    counted: dict[str, dict[str, Any]] = {}
+    plans = []
+    for cell in cells(study):
+        model, roles = dry_models(cell, study)
+        key = json.dumps([cell.system, cell.options, model, roles], sort_keys=True, default=str)
+        if key not in counted:
+            note(f"plan: dry run of {cell.label} on scripted models")
+            counted[key] = dry_run(cell, model, roles, study.max_connections)
+        plans.append(plan_cell(cell, counted[key], study, latency, rate, target))
+    return StudyPlan(
+        study=study.name,
+        latency_s=latency,
+        connections=study.max_connections,
+        target_halfwidth=target,
+        formulas=FORMULAS,
+        cells=plans,
+        cost=_total_cost([p.cost for p in plans]),
+    )
+
+
+def write_plan(plan: StudyPlan, out: Path) -> Path:
+    """``OUT/plan.json``: what ``study report`` sets each cell's calls against."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / PLAN_FILE
+    path.write_text(plan.model_dump_json(indent=2), encoding="utf-8")
+    return path
+
+
+def read_plan(out: Path) -> StudyPlan | None:
+    path = out / PLAN_FILE
+    return StudyPlan.model_validate_json(path.read_text("utf-8")) if path.is_file() else None

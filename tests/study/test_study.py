@@ -1,0 +1,96 @@
+"""Studies (issue 23): the shipped scripted study planned, run and reported; the plan's dry-run
+call counts against the real scripted run's; resume; one-line errors for a bad study file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from normlab.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "study-scripted.yaml"
+runner = CliRunner()
+
+
+def study_file(folder: Path, text: str | None = None) -> Path:
+    """The shipped example with its paths made absolute and its output in ``folder``."""
+    source = EXAMPLE.read_text(encoding="utf-8") if text is None else text
+    source = source.replace("../runs/study-scripted", str(folder / "out"))
+    path = folder / "study.yaml"
+    path.write_text(source.replace("../", f"{REPO}/"), encoding="utf-8")
+    return path
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["study", *map(str, args)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_plan_run_report_on_the_scripted_study(workdir: Path) -> None:
+    path = study_file(workdir)
+    code, out, err = invoke("plan", path, "--json")
+    assert code == 0, err
+    plan = json.loads(out)
+    planned = {(c["system"], c["subject"]): c for c in plan["cells"]}
+    assert {system for system, _ in planned} == {"losona", "scene", "hsii"}
+    losona = planned["losona", "scripted-a"]
+    assert losona["cost"] is not None and losona["roles"]["judge"]["calls"] > 0
+    assert planned["scene", "scripted-a"]["cost"] is None  # no price: unknown, never 0
+    assert losona["power"]["n_for_target"] == 381
+    assert (workdir / "out" / "plan.json").is_file()
+
+    code, out, err = invoke("run", path, "--json")
+    assert code == 0, err
+    ran = {(c["system"], c["subject"]): c for c in json.loads(out)}
+    for key, cell in planned.items():
+        # The dry run's calls against the real run's, within 5% (issue 23).
+        assert abs(ran[key]["calls"] - cell["calls"]) <= 0.05 * cell["calls"], key
+        assert ran[key]["samples"] == cell["samples"]
+        assert (workdir / "out" / key[0] / key[1]).is_dir()
+
+    code, out, err = invoke("run", path, "--json")  # a rerun skips every finished cell
+    assert code == 0, err
+    assert all(cell["skipped"] for cell in json.loads(out))
+
+    code, out, err = invoke("report", path, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["missing"] == []
+    systems = {s["system"]: s for s in report["systems"]}
+    assert set(systems) == {"losona", "scene", "hsii"}
+    for system in systems.values():
+        assert [row["rank"] for row in system["subjects"]] == [1, 2]
+        for row in system["subjects"]:
+            assert row["calls_over_plan"] == pytest.approx(1.0, abs=0.05)
+    assert (workdir / "out" / "study-report.html").is_file()
+
+
+def test_a_report_before_the_run_lists_missing_cells(workdir: Path) -> None:
+    code, out, err = invoke("report", study_file(workdir), "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["missing"]) == 6
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("epsilon: 2", "epsilonn: 2"), "field 'systems.hsii.options.epsilonn': unknown option"),
+        (("max_connections: 8", "max_connections: 0"), "field 'max_connections'"),
+        (("name: scripted-b", "name: scripted-a"), "used twice"),
+        (("name: scripted\n", "name: [scripted\n"), "not valid YAML"),
+        (("  hsii:\n    options", "  crsec:\n    options"), "field 'systems.crsec"),
+    ],
+)
+def test_a_bad_study_file_is_one_line_exit_2(
+    workdir: Path, edit: tuple[str, str], expected: str
+) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8").replace(*edit, 1)
+    path = study_file(workdir, text)
+    code, _, err = invoke("plan", path)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert str(path) in err and expected in err, err
