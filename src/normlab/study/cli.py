@@ -71,7 +71,7 @@ def plan(
                 f"{cell.wall_s_at_least:,.0f}",
                 f"{power.n} {power.unit}s" if power else "—",
                 f"±{power.halfwidth:.3f}" if power and power.halfwidth else "—",
-                f"{power.paired_mde:.3f}" if power and power.paired_mde else "—",
+                _mde(power.paired_mde if power else None),
                 str(power.n_for_target) if power else "—",
             ]
         )
@@ -128,3 +128,10 @@ def report(
         return
     for system in result.systems:
         print_table(Table(f"{system.system}: {system.metric}", HEADER, rows_of(system)))
+
+
+def _mde(value: float | None) -> str:
+    """A detectable difference of rates above 1 is none at all: this n detects nothing."""
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if value < 1 else "none (n too small)"
