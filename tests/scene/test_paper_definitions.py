@@ -191,8 +191,10 @@ def test_uniform_sampler_and_five_repetitions(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--sampler" in result.output
     task = scene(scenarios=str(SCENARIOS))
     assert len(task.dataset) == 2 * 5, "paper §6: five repetitions by default"
-    assert task.metadata == {"benchmark": "scene", "labeller": "turns", "max_turns": 8,
-                             "sampler": "coverage", "reps": 5, "agent": "base"}  # fmt: skip
+    metadata = dict(task.metadata or {})
+    assert metadata.pop("data")["location"] == str(SCENARIOS)
+    assert metadata == {"benchmark": "scene", "labeller": "turns", "max_turns": 8,
+                        "sampler": "coverage", "reps": 5, "agent": "base"}  # fmt: skip
 
 
 async def test_truncated_persona_replies_are_retried_and_counted(tmp_path: Path) -> None:

@@ -52,7 +52,9 @@ class Flag:
     names: tuple[str, ...]
     """The option's names (``("--condition", "-c")``), as the command line had them first."""
     path: bool = False
-    """A file or folder: typed ``PATH`` on the command line, given to the task as text."""
+    """A file or folder, local or at any fsspec URL: typed ``PATH|URL`` on the command line and
+    given to the task as typed (a :class:`~pathlib.Path` would fold ``memory://x`` into
+    ``memory:/x``)."""
 
 
 @dataclass(frozen=True)
@@ -87,16 +89,14 @@ def imported(target: str) -> object:
 
 def cli_type(parameter: TaskParameter, flag: Flag | None) -> Any:
     """The command line's type of a task parameter: a list where the task takes one (a
-    repeatable option), text where it takes text (``float | str``: the task parses it), a
-    path where the system says so, else the one scalar it takes; ``None`` where it may."""
+    repeatable option), text where it takes text (``float | str``: the task parses it; a
+    path or URL too), else the one scalar it takes; ``None`` where it may."""
     members = parameter.members
     optional = "None" in members
     if "list[str]" in members:
         return list[str] | None
-    if flag is not None and flag.path:
-        chosen: type = Path
-    elif "str" in members:
-        chosen = str
+    if "str" in members:
+        chosen: type = str
     else:
         scalars = [SCALARS[m] for m in members if m in SCALARS]
         if len(scalars) != 1:
@@ -132,7 +132,11 @@ def task_option(parameter: TaskParameter, spec: RunCommand) -> inspect.Parameter
     flag = spec.flags.get(parameter.name)
     kind = cli_type(parameter, flag)
     listed = kind == list[str] | None
-    info = typer.Option(*(flag.names if flag else ()), help=option_help(parameter, spec, listed))
+    info = typer.Option(
+        *(flag.names if flag else ()),
+        help=option_help(parameter, spec, listed),
+        metavar="PATH|URL" if flag is not None and flag.path else None,
+    )
     return inspect.Parameter(
         parameter.name,
         inspect.Parameter.KEYWORD_ONLY,

@@ -58,7 +58,7 @@ def check_regular(path: Path) -> None:
         raise InputError(path, "not a regular file (a FIFO, socket or device cannot be read)")
 
 
-def decode_text(data: bytes, path: Path, encoding: str = "utf-8") -> str:
+def decode_text(data: bytes, path: str | Path, encoding: str = "utf-8") -> str:
     """The bytes of ``path`` as text, or an :class:`InputError` at the line of the first byte
     that is not UTF-8."""
     try:
@@ -86,7 +86,7 @@ def _child(where: str, key: object) -> str:
     return f"{where}.{key}" if where else str(key)
 
 
-def check_value(value: Any, path: Path, line: int | None = None) -> None:
+def check_value(value: Any, path: str | Path, line: int | None = None) -> None:
     """Reject a parsed document nested deeper than :data:`MAX_DEPTH`, larger than
     :data:`MAX_VALUES`, or holding a string that is not text; the error names the field."""
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
@@ -144,7 +144,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def parse_json(text: str, path: Path, line: int | None = None) -> Any:
+def parse_json(text: str, path: str | Path, line: int | None = None) -> Any:
     """One JSON document (a whole file, or line ``line`` of a JSONL file), checked with
     :func:`check_value`; every failure is an :class:`InputError`."""
     try:
@@ -239,12 +239,34 @@ def jsonl_lines(text: str) -> list[str]:
 def read_jsonl_rows(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (of its first
     ``limit`` lines, if given: what follows may be a line a killed writer left half-written)."""
-    for number, line in enumerate(jsonl_lines(read_text(path, "utf-8-sig"))[:limit], start=1):
+    yield from text_rows(read_text(path, "utf-8-sig"), path, limit)
+
+
+def text_rows(
+    text: str, where: str | Path, limit: int | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`read_jsonl_rows` of a text already read (from a URL, or hashed first)."""
+    for number, line in enumerate(jsonl_lines(text)[:limit], start=1):
         if not line.strip():
             continue
-        row = parse_json(line, path, number)
+        row = parse_json(line, where, number)
         if not isinstance(row, dict):
-            raise InputError(path, "each line must be a JSON object", line=number)
+            raise InputError(where, "each line must be a JSON object", line=number)
+        yield number, row
+
+
+def document_rows(text: str, where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows of a data file: JSONL, or one JSON array of objects (a ``.json`` export, as
+    dataset hubs often publish), whose rows are numbered by position, not line. Only a
+    ``.json`` file that opens with ``[`` is an array (no JSONL row can open so); a ``.jsonl``
+    file is always lines, so its errors keep their line numbers."""
+    if not (str(where).endswith(".json") and text.lstrip().startswith("[")):
+        yield from text_rows(text, where)
+        return
+    rows = parse_json(text, where)
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise InputError(where, f"item {number} of the array is not a JSON object")
         yield number, row
 
 
@@ -255,7 +277,9 @@ def validation_field(error: ValidationError) -> tuple[str, str]:
     return location, first["msg"].removeprefix("Value error, ")
 
 
-def validate_row(model: type[ModelT], row: Any, path: Path, line: int | None = None) -> ModelT:
+def validate_row(
+    model: type[ModelT], row: Any, path: str | Path, line: int | None = None
+) -> ModelT:
     """Validate one row against a pydantic model, reporting the first bad field."""
     try:
         return model.model_validate(row)
@@ -278,6 +302,8 @@ def jsonl_files(path: Path) -> list[Path]:
 
 
 ItemT = TypeVar("ItemT")
+WhereT = TypeVar("WhereT", str, Path, str | Path)
+"""How a file is named in errors: a local path, or a (redacted) URL."""
 
 
 def read_collection(
@@ -292,10 +318,23 @@ def read_collection(
     records): errors name file, line and field; an empty input is an error, never
     an empty result.
     """
+    files = ((file, read_text(file, "utf-8-sig")) for file in jsonl_files(path))
+    return collect_rows(files, path, parse_row, id_of, id_field)
+
+
+def collect_rows(
+    texts: Iterable[tuple[WhereT, str]],
+    location: str | Path,
+    parse_row: Callable[[dict[str, Any], WhereT, int], ItemT],
+    id_of: Callable[[ItemT], str],
+    id_field: str,
+) -> list[ItemT]:
+    """:func:`read_collection` of files already read, each ``(where, text)``: local files, or
+    files fetched from a URL (:mod:`normlab.core.sources`), checked the same way."""
     items: list[ItemT] = []
     seen: dict[str, str] = {}
-    for file in jsonl_files(path):
-        for line, row in read_jsonl_rows(file):
+    for file, text in texts:
+        for line, row in document_rows(text, file):
             item = parse_row(row, file, line)
             ident = id_of(item)
             if not ident.strip():
@@ -310,7 +349,7 @@ def read_collection(
             seen[ident] = f"{file}:{line}"
             items.append(item)
     if not items:
-        raise InputError(path, f"holds no rows (no {id_field} found)")
+        raise InputError(location, f"holds no rows (no {id_field} found)")
     return items
 
 

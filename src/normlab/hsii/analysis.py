@@ -41,6 +41,7 @@ from normlab.core.logs import (
     read_samples,
     role_model,
 )
+from normlab.core.sources import data_by_run
 from normlab.hsii.cot import CotResult, cot_results
 from normlab.hsii.parse import parse_statement, target_correct
 from normlab.hsii.rules import (
@@ -341,6 +342,7 @@ def analyze(run: HsiiRun, weights: Weights = Weights()) -> HsiiAnalysis:
     analysis = analyze_records(run.records, weights)
     analysis.cot = cot_results(run.samples)
     analysis.usage = usage_by_run(run.samples)
+    analysis.data = data_by_run(run.samples)
     return analysis
 
 

@@ -132,7 +132,10 @@ def hsii_report(
     note(f"report: {path.resolve()}")
 
 
-CasesOption = Annotated[Path | None, typer.Option("--cases", help="Case JSONL file or folder.")]
+CasesOption = Annotated[
+    str | None,
+    typer.Option("--cases", metavar="PATH|URL", help="Case JSONL file or folder, or its URL."),
+]
 LimitOption = Annotated[
     int | None, typer.Option(help="Only N cases, drawn across dialogues (one of each in turn).")
 ]

@@ -22,8 +22,9 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from normlab.core.jsonio import read_collection, read_keyed_models, validate_row
+from normlab.core.jsonio import read_keyed_models, validate_row
 from normlab.core.selection import check_limit, pick_by_id
+from normlab.core.sources import Sourced, read_sourced
 from normlab.hsii.prompts import testing_prompt
 from normlab.hsii.schemas import ASSISTANT, Case, Dialogue, NewsParagraph
 
@@ -42,7 +43,7 @@ def load_dialogues(path: Path = DIALOGUES_PATH) -> list[Dialogue]:
     return read_keyed_models(path, Dialogue, "dialogue_id")
 
 
-def parse_case_row(row: dict[str, Any], file: Path, line: int) -> Case:
+def parse_case_row(row: dict[str, Any], file: str | Path, line: int) -> Case:
     """One case row; a row without ``case_id`` (the paper's printed shape) gets one from its
     content, the same on every read."""
     if "case_id" not in row:
@@ -51,9 +52,14 @@ def parse_case_row(row: dict[str, Any], file: Path, line: int) -> Case:
     return validate_row(Case, row, file, line)
 
 
-def load_cases(path: Path = CASES_PATH) -> list[Case]:
+def load_cases(path: str | Path = CASES_PATH) -> list[Case]:
     """Cases from a JSONL file or folder (our rows or the paper's Tables 3–5 shape)."""
-    return read_collection(path, parse_case_row, lambda case: case.case_id, "case_id")
+    return read_cases(path).items
+
+
+def read_cases(location: str | Path = CASES_PATH) -> Sourced[Case]:
+    """:func:`load_cases` of a path or any fsspec URL, with the hash of the bytes read."""
+    return read_sourced(location, parse_case_row, lambda case: case.case_id, "case_id")
 
 
 def cut_dialogue(dialogue: Dialogue) -> list[Case]:

@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
+from normlab.core.sources import read_url_bytes
 from normlab.hsii.schemas import NewsParagraph
 
 FORMATS = ("jsonl", "csv", "parquet")
@@ -96,16 +97,7 @@ def corpus_format(location: str) -> str:
 
 
 def _read_bytes(location: str) -> bytes:
-    import fsspec
-
-    try:
-        with fsspec.open(location, "rb", compression="infer") as handle:
-            data: bytes = handle.read()
-    except FileNotFoundError as error:
-        raise InputError(location, "corpus not found", field="--corpus") from error
-    except (OSError, ValueError, ImportError) as error:
-        raise InputError(location, f"cannot read the corpus: {error}", field="--corpus") from error
-    return data
+    return read_url_bytes(location, "corpus", "--corpus")
 
 
 def _rows(location: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:

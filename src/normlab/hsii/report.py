@@ -243,7 +243,7 @@ def build_report(run: HsiiRun, analysis: HsiiAnalysis) -> HtmlReport:
     for log in run.samples.logs:
         for role, config in (log.eval.model_roles or {}).items():
             roles.setdefault(role, set()).add(str(getattr(config, "model", config)))
-    add_common_sections(report, roles, run.files, run.samples.skipped)
+    add_common_sections(report, roles, run.files, run.samples.skipped, analysis.data)
     report.heading("Stages and the HSII score")
     report.table(table_one(analysis))
     report.table(breakdown_table(analysis, "domain"))

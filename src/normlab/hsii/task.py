@@ -14,15 +14,14 @@ target (played by the ``persona`` role) its decision-round statement with the
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
 from normlab.core.selection import comma_list
+from normlab.core.sources import DATA_KEY
 from normlab.hsii.cot import PAPER_CAP, cot_reflection, cot_rounds
-from normlab.hsii.dataset import CASES_PATH, build_dataset, load_cases, select_cases
+from normlab.hsii.dataset import CASES_PATH, build_dataset, read_cases, select_cases
 from normlab.hsii.defaults import EPSILON, MAX_EPSILON, ROLES
 from normlab.hsii.prompts import load_cots, testing_prompt
 from normlab.hsii.scorer import hsii_stages
@@ -46,7 +45,8 @@ def hsii(
     """HSII task.
 
     Args:
-        cases: case JSONL file or folder (default: the shipped bank).
+        cases: case JSONL file or folder, as a path or any fsspec URL (default: the
+            shipped bank).
         case_ids: run only these cases (comma-separated ids).
         limit: run only N cases, drawn across dialogues (one of each in turn).
         seed: seed of the ``limit`` draw (the same seed, the same cases).
@@ -64,15 +64,19 @@ def hsii(
     if not 0.0 <= tie_weight <= 1.0:
         raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
     settings = RoleSettings.of(max_tokens, reasoning_effort)
-    selected = select_cases(
-        load_cases(Path(cases) if cases else CASES_PATH), comma_list(case_ids), limit, seed
-    )
+    data = read_cases(cases or CASES_PATH)
+    selected = select_cases(data.items, comma_list(case_ids), limit, seed)
     return Task(
         dataset=build_dataset(selected),
         solver=[next_statement(settings), long_run(epsilon, settings)],
         scorer=hsii_stages(tie_weight, settings.max_tokens, dict(settings.reasoning_effort)),
         model_roles={role: DEFAULT_MODEL for role in ROLES},
-        metadata={"benchmark": "hsii", "epsilon": epsilon, "tie_weight": tie_weight},
+        metadata={
+            "benchmark": "hsii",
+            "epsilon": epsilon,
+            "tie_weight": tie_weight,
+            DATA_KEY: data.source.model_dump(),
+        },
         version=TASK_VERSION,
     )
 
@@ -90,7 +94,8 @@ def hsii_cot(
     """COT complexity: one sample per (case, COT), reflection rounds up to ``cap``.
 
     Args:
-        cases: case JSONL file or folder (default: the shipped bank).
+        cases: case JSONL file or folder, as a path or any fsspec URL (default: the
+            shipped bank).
         case_ids: run only these cases (comma-separated ids).
         limit: run only N cases, drawn across dialogues (seed 0).
         cots: COT ids from ``data/cots.json`` (default: all; ``fig4`` is the paper's).
@@ -107,9 +112,8 @@ def hsii_cot(
         known = ", ".join(available)
         raise InputError("--cot", f"unknown COT {unknown[0]!r}; known: {known}", field="cot")
     chosen = [available[c] for c in wanted] if wanted else list(available.values())
-    selected = select_cases(
-        load_cases(Path(cases) if cases else CASES_PATH), comma_list(case_ids), limit
-    )
+    data = read_cases(cases or CASES_PATH)
+    selected = select_cases(data.items, comma_list(case_ids), limit)
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     samples = [
         Sample(
@@ -130,6 +134,11 @@ def hsii_cot(
         dataset=MemoryDataset(samples=samples, name="hsii_cot"),
         solver=cot_reflection(cap, settings),
         scorer=cot_rounds(cap),
-        metadata={"benchmark": "hsii", "purpose": "COT complexity", "cap": cap},
+        metadata={
+            "benchmark": "hsii",
+            "purpose": "COT complexity",
+            "cap": cap,
+            DATA_KEY: data.source.model_dump(),
+        },
         version=1,
     )

@@ -42,6 +42,7 @@ from normlab.core.logs import (
     is_log,
     read_samples,
 )
+from normlab.core.sources import data_by_run
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.rules import label_of, with_absent
 from normlab.losona.schemas import Scenario, TrialRecord
@@ -472,6 +473,7 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
 def analyze(run: LosonaRun) -> LosonaAnalysis:
     analysis = analyze_records(run.records)
     analysis.usage = usage_by_run(run.samples)
+    analysis.data = data_by_run(run.samples)
     return analysis
 
 

@@ -23,8 +23,9 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_collection, validate_row
+from normlab.core.jsonio import validate_row
 from normlab.core.selection import check_limit, pick_by_id
+from normlab.core.sources import Sourced, read_sourced
 from normlab.losona.prompts import render_subject_prompt
 from normlab.losona.schemas import DEFAULT_BIO, Scenario
 
@@ -86,7 +87,7 @@ def _fill_defaults(row: dict[str, Any]) -> list[str]:
     return defaulted
 
 
-def parse_scenario(row: dict[str, Any], path: Path, line: int) -> tuple[Scenario, list[str]]:
+def parse_scenario(row: dict[str, Any], path: str | Path, line: int) -> tuple[Scenario, list[str]]:
     """Validate one row; returns the scenario and the optional fields that were defaulted."""
     for name in REQUIRED_FIELDS:
         if name not in row:
@@ -102,16 +103,22 @@ def parse_scenario(row: dict[str, Any], path: Path, line: int) -> tuple[Scenario
     return validate_row(Scenario, row, path, line), defaulted
 
 
-def load_scenarios(path: Path = SCENARIOS_PATH) -> list[Scenario]:
+def load_scenarios(path: str | Path = SCENARIOS_PATH) -> list[Scenario]:
     """Load a scenarios JSONL file (official or project shape), or every JSONL in a folder."""
-    defaulted: Counter[tuple[Path, str]] = Counter()
+    return read_scenarios(path).items
 
-    def parse(row: dict[str, Any], file: Path, line: int) -> Scenario:
+
+def read_scenarios(location: str | Path = SCENARIOS_PATH) -> Sourced[Scenario]:
+    """:func:`load_scenarios` of a path or any fsspec URL (``hf://datasets/Humalike-ai/LoSoNA/
+    data/losona_scenarios.jsonl``), with the hash of the bytes read, for the log."""
+    defaulted: Counter[tuple[str | Path, str]] = Counter()
+
+    def parse(row: dict[str, Any], file: str | Path, line: int) -> Scenario:
         scenario, missing = parse_scenario(row, file, line)
         defaulted.update((file, name) for name in missing)
         return scenario
 
-    scenarios = read_collection(path, parse, lambda s: s.scenario_id, "scenario_id")
+    scenarios = read_sourced(location, parse, lambda s: s.scenario_id, "scenario_id")
     for (file, name), count in defaulted.items():
         logger.warning(
             "%s: %d row(s) lack '%s'; using default: %s",

@@ -362,7 +362,11 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
     judges = sorted({result.judge for result in analysis.models.values()})
     subjects = sorted({result.subject for result in analysis.models.values()})
     add_common_sections(
-        report, {"subject": subjects, "judge": judges}, sources, run.samples.skipped
+        report,
+        {"subject": subjects, "judge": judges},
+        sources,
+        run.samples.skipped,
+        analysis.data,
     )
     if analysis.development_conditions:
         report.banner(

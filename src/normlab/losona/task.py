@@ -12,7 +12,6 @@ by majority (accuracy-at-K), compliance and consistency.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
 
@@ -20,10 +19,12 @@ from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.core.selection import comma_list
+from normlab.core.sources import DATA_KEY
 from normlab.losona.dataset import (
     SCENARIOS_PATH,
     build_dataset,
     load_scenarios,
+    read_scenarios,
     select_scenarios,
     without_demonstrations,
 )
@@ -79,7 +80,8 @@ def losona(
     """LoSoNA task.
 
     Args:
-        scenarios: JSONL file or folder of scenarios (default: the shipped set).
+        scenarios: JSONL file or folder of scenarios, as a path or any fsspec URL
+            (``hf://datasets/Humalike-ai/LoSoNA/…``; default: the shipped set).
         conditions: prompt conditions, comma-separated (default: the four reported ones).
         scenario_ids: run only these scenarios (comma-separated ids).
         limit_scenarios: run only the first N scenarios.
@@ -106,11 +108,8 @@ def losona(
         )
     subject_temperature = SubjectTemperature.parse(temperature)
     settings = RoleSettings.of(max_tokens, reasoning_effort)
-    selected = select_scenarios(
-        load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH),
-        comma_list(scenario_ids),
-        limit_scenarios,
-    )
+    data = read_scenarios(scenarios or SCENARIOS_PATH)
+    selected = select_scenarios(data.items, comma_list(scenario_ids), limit_scenarios)
     return Task(
         dataset=build_dataset(selected, resolve_conditions(conditions)),
         solver=subject_reply(subject_temperature, settings, agent),
@@ -127,6 +126,7 @@ def losona(
             "epochs": epochs,
             "judge_addenda": judge_addenda,
             AGENT_KEY: agent,
+            DATA_KEY: data.source.model_dump(),
         },
         version=TASK_VERSION,
     )
@@ -140,7 +140,7 @@ def losona_screen(scenarios: str, samples: int = 1) -> Task:
         scenarios: candidate scenarios, JSONL file or folder.
         samples: baseline replies per screening model.
     """
-    controls = [without_demonstrations(s) for s in load_scenarios(Path(scenarios))]
+    controls = [without_demonstrations(s) for s in load_scenarios(scenarios)]
     return Task(
         dataset=build_dataset(controls, [BASELINE_CONDITION], name="losona_screen"),
         solver=subject_reply(),

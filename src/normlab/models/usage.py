@@ -20,6 +20,7 @@ from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
 
 from normlab.core.logs import event_retries, subject_of
+from normlab.core.sources import DataSource
 
 if TYPE_CHECKING:
     from inspect_ai.event import ModelEvent
@@ -208,6 +209,13 @@ def usage_by_run(samples: SampleSet) -> dict[str, RunUsage]:
 
 class AnalysisBase(BaseModel):
     """What every system's analysis carries besides its metrics: its runs' usage, so every
-    ``--json``, terminal table and report has calls, tokens and cost by role."""
+    ``--json``, terminal table and report has calls, tokens and cost by role; and the data
+    each run measured, so each says exactly which bytes its numbers are about."""
 
     usage: dict[str, RunUsage] = Field(default_factory=dict)
+    data: dict[str, list[DataSource]] = Field(
+        default_factory=dict, exclude_if=lambda data: not any(data.values())
+    )
+    """Per run (keyed as ``usage``): the data its logs recorded
+    (:func:`~normlab.core.sources.data_by_run`); an empty list for logs older than that. Left
+    out of ``--json`` when no log recorded any, so an old log's analysis reads as it did."""

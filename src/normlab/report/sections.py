@@ -1,4 +1,5 @@
-"""Report sections every system shares: the weak-model banner, sources, usage and cost.
+"""Report sections every system shares: the weak-model banner, sources and the data's hash,
+usage and cost.
 
 Each is a function of plain data, returning a :class:`~normlab.report.html.Table`
 or a sentence, so the terminal (rich) and the HTML report print the same thing.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from normlab.core.sources import DataSource, data_note
 from normlab.models import RunUsage, is_embedded
 from normlab.report.html import HtmlReport, Table
 
@@ -95,12 +97,17 @@ def add_common_sections(
     role_models: Mapping[str, Iterable[str]],
     sources: Iterable[Path | str],
     skipped: Iterable[str] = (),
+    data: Mapping[str, Iterable[DataSource]] | None = None,
 ) -> None:
-    """The banner (when the embedded model played a role) and the sources line."""
+    """The banner (when the embedded model played a role), the sources line, and the data the
+    runs measured with its SHA-256 (``data``: the analysis's, per run), so a report read a
+    year later says which scenarios its numbers are about."""
     banner = embedded_banner(role_models)
     if banner:
         report.banner(banner)
     report.paragraph(sources_note(sources, skipped), "note")
+    if data is not None:
+        report.paragraph(data_note(data), "note")
 
 
 def add_usage_section(report: HtmlReport, usage: Mapping[str, RunUsage], unit: str) -> None:

@@ -44,6 +44,7 @@ from normlab.core.logs import (
     role_models,
     subject_of,
 )
+from normlab.core.sources import data_by_run
 from normlab.models import AnalysisBase, prefix_shares, usage_by_run
 from normlab.scene.rules import (
     BehaviourView,
@@ -386,4 +387,5 @@ def analyze(run: SceneRun) -> SceneAnalysis:
         sweep_settings(run.samples),
     )
     analysis.usage = usage_by_run(run.samples)
+    analysis.data = data_by_run(run.samples)
     return analysis

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_collection, validate_row
+from normlab.core.jsonio import validate_row
+from normlab.core.sources import Sourced, read_sourced
 from normlab.scene.defaults import SAMPLERS
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Dimensions, axis_values, draw, load_dimensions
@@ -21,12 +22,19 @@ SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
 
 
 def load_scenarios(
-    path: Path = SCENARIOS_PATH, dimensions: Dimensions | None = None
+    path: str | Path = SCENARIOS_PATH, dimensions: Dimensions | None = None
 ) -> list[SceneScenario]:
     """Every scenario of a JSONL file or folder; ids unique across files."""
+    return read_scenarios(path, dimensions).items
+
+
+def read_scenarios(
+    location: str | Path = SCENARIOS_PATH, dimensions: Dimensions | None = None
+) -> Sourced[SceneScenario]:
+    """:func:`load_scenarios` of a path or any fsspec URL, with the hash of the bytes read."""
     known = dimensions or load_dimensions()
 
-    def parse(row: dict[str, Any], file: Path, line: int) -> SceneScenario:
+    def parse(row: dict[str, Any], file: str | Path, line: int) -> SceneScenario:
         scenario = validate_row(SceneScenario, row, file, line)
         if not known.is_valid(scenario.tuple):
             raise InputError(
@@ -37,7 +45,7 @@ def load_scenarios(
             )
         return scenario
 
-    return read_collection(path, parse, lambda scenario: scenario.scenario_id, "scenario_id")
+    return read_sourced(location, parse, lambda scenario: scenario.scenario_id, "scenario_id")
 
 
 def select_for_sweep(

@@ -294,7 +294,7 @@ def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
     for record in run.records:
         for role, model in record.roles.items():
             role_models.setdefault(role, set()).add(model)
-    add_common_sections(report, role_models, run.samples.paths, run.samples.skipped)
+    add_common_sections(report, role_models, run.samples.paths, run.samples.skipped, analysis.data)
     report.paragraph(
         "Headline: every labelled episode (§5.4: fidelity qualifies the behavioural measures, "
         "it does not exclude episodes). Each behavioural metric is also shown on VALID "

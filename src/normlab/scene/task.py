@@ -12,16 +12,15 @@ it (B.6 per-turn labeller or §5.1 four-list classifier) and audits fidelity (B.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
+from normlab.core.sources import DATA_KEY
 from normlab.models import DEFAULT_MODEL, RoleSettings
-from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, select_for_sweep
+from normlab.scene.dataset import SCENARIOS_PATH, read_scenarios, select_for_sweep
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS, ROLES
 from normlab.scene.prompts import scaffold_turns, subject_messages
 from normlab.scene.schemas import SceneScenario
@@ -59,7 +58,8 @@ def scene(
     """SCENE task.
 
     Args:
-        scenarios: JSONL file or folder of scenario_v1 records (default: the shipped bank).
+        scenarios: JSONL file or folder of scenario_v1 records, as a path or any fsspec URL
+            (default: the shipped bank).
         tuples: run N scenarios drawn over their tuples by ``sampler`` (default: all).
         reps: repetitions (episodes) per scenario (paper §6: 5).
         max_turns: rounds per episode (paper: 8).
@@ -84,7 +84,8 @@ def scene(
                 field=option[2:].replace("-", "_"),
             )
     settings = RoleSettings.of(max_tokens, reasoning_effort)
-    loaded = load_scenarios(Path(scenarios) if scenarios else SCENARIOS_PATH)
+    data = read_scenarios(scenarios or SCENARIOS_PATH)
+    loaded = data.items
     if scenario_ids:
         known = {scenario.scenario_id for scenario in loaded}
         missing = [scenario_id for scenario_id in scenario_ids if scenario_id not in known]
@@ -109,6 +110,7 @@ def scene(
             "sampler": sampler,
             "reps": reps,
             AGENT_KEY: agent,
+            DATA_KEY: data.source.model_dump(),
         },
         version=TASK_VERSION,
     )

@@ -1,0 +1,198 @@
+"""Data by location: scenarios and cases read from a local path or any fsspec URL, and hashed.
+
+A run's numbers mean something only for the data it measured, and a name does not say which
+data that was: ``data/scenarios.jsonl`` changes between releases, and
+``hf://datasets/Humalike-ai/LoSoNA/…`` changes when its authors push. So every data file a
+task reads is read here, once, as bytes: hashed (SHA-256 per file, and one digest over the
+bytes of all files in order, what ``cat FILES | sha256sum`` prints), then decoded and parsed
+by :mod:`normlab.core.jsonio` as a local file would be. The task records the
+:class:`DataSource` in its metadata (:data:`DATA_KEY`), so the log, the analysis and the
+report can say exactly which bytes were measured.
+
+A location is a local path (a file, or a folder of ``*.jsonl``) or any URL fsspec knows:
+``memory://``, ``file://``, ``s3://`` (with s3fs), ``hf://datasets/OWNER/NAME/PATH`` (through
+huggingface_hub's filesystem). Credentials come from each library's own settings; a URL is
+recorded and named in errors only as :func:`~normlab.core.secrets.redact_url` writes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import collect_rows, decode_text, jsonl_files
+from normlab.core.logs import subject_of
+from normlab.core.secrets import redact_text, redact_url
+
+if TYPE_CHECKING:
+    from normlab.core.logs import SampleSet
+
+ItemT = TypeVar("ItemT")
+
+DATA_KEY = "data"
+"""The task metadata key holding the :class:`DataSource` a run read."""
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+DATA_SUFFIX = ".jsonl"
+"""What a folder's data files end with; a folder on a hub also holds a README and its
+settings, which are no rows."""
+
+
+class DataFile(BaseModel):
+    """One file read: where (credentials redacted), its SHA-256 and its size in bytes."""
+
+    location: str
+    sha256: str
+    size: int
+
+
+class DataSource(BaseModel):
+    """The data a run read: the location as given (redacted), the digest over all its files'
+    bytes in order, and each file."""
+
+    location: str
+    sha256: str
+    files: list[DataFile]
+
+    def describe(self) -> str:
+        """One line for a report: location, digest, and the file count when more than one."""
+        count = f", {len(self.files)} files" if len(self.files) > 1 else ""
+        return f"{self.location} (sha256 {self.sha256}{count})"
+
+
+@dataclass(frozen=True)
+class Sourced(Generic[ItemT]):
+    """Rows read from a location, with the :class:`DataSource` that says which bytes."""
+
+    items: list[ItemT]
+    source: DataSource
+
+
+def is_url(location: str | Path) -> bool:
+    """Whether ``location`` is a URL (``SCHEME://…``, ``file://`` included), not a path."""
+    return isinstance(location, str) and _URL.match(location) is not None
+
+
+def _reason(error: Exception) -> str:
+    """An exception as one line, with any URL or secret in its text redacted."""
+    return redact_text(f"{type(error).__name__}: {error}")
+
+
+def read_url_bytes(url: str, what: str = "file", field: str | None = None) -> bytes:
+    """The bytes of one file at ``url`` (compression read from its suffix: ``.jsonl.gz``);
+    every failure an :class:`InputError` naming the redacted URL."""
+    import fsspec
+
+    shown = redact_url(url)
+    try:
+        with fsspec.open(url, "rb", compression="infer") as handle:
+            data: bytes = handle.read()
+    except FileNotFoundError as error:
+        raise InputError(shown, f"{what} not found", field=field) from error
+    except (OSError, ValueError, ImportError) as error:
+        raise InputError(shown, f"cannot read the {what}: {_reason(error)}", field=field) from error
+    return data
+
+
+def _url_files(url: str) -> list[str]:
+    """The file at ``url``, or every ``*.jsonl`` below the folder it names (sorted)."""
+    shown = redact_url(url)
+    try:
+        from fsspec.core import url_to_fs
+
+        filesystem, root = url_to_fs(url)
+    except (ImportError, ValueError) as error:
+        raise InputError(shown, f"no storage library for this URL ({_reason(error)})") from error
+    try:
+        if not filesystem.isdir(root):
+            return [url]
+        found = sorted(filesystem.find(root))
+    except Exception as error:  # each storage library raises its own types
+        raise InputError(shown, f"cannot list ({_reason(error)})") from error
+    names = [name for name in found if PurePosixPath(name).name.endswith(DATA_SUFFIX)]
+    if not names:
+        raise InputError(shown, f"no *{DATA_SUFFIX} files found in folder")
+    return [filesystem.unstrip_protocol(name) for name in names]
+
+
+def read_source(location: str | Path) -> tuple[list[tuple[str | Path, bytes]], DataSource]:
+    """Every data file at ``location`` as ``(where, bytes)``, and the :class:`DataSource`
+    hashing them; ``where`` is the path, or the redacted URL, that errors name."""
+    if is_url(str(location)):
+        files: list[tuple[str | Path, bytes]] = [
+            (redact_url(name), read_url_bytes(name)) for name in _url_files(str(location))
+        ]
+        shown = redact_url(str(location))
+    else:
+        path = Path(location)
+        files = []
+        for file in jsonl_files(path):
+            try:
+                files.append((file, file.read_bytes()))
+            except OSError as error:
+                raise InputError(file, f"cannot read file ({error.strerror or error})") from error
+        shown = str(path)
+    total = hashlib.sha256()
+    records = []
+    for where, data in files:
+        total.update(data)
+        records.append(
+            DataFile(location=str(where), sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+        )
+    return files, DataSource(location=shown, sha256=total.hexdigest(), files=records)
+
+
+def read_sourced(
+    location: str | Path,
+    parse_row: Callable[[dict[str, Any], str | Path, int], ItemT],
+    id_of: Callable[[ItemT], str],
+    id_field: str,
+) -> Sourced[ItemT]:
+    """:func:`~normlab.core.jsonio.read_collection` of a path or URL, with its data's hash."""
+    files, source = read_source(location)
+    texts = ((where, decode_text(data, where, "utf-8-sig")) for where, data in files)
+    return Sourced(collect_rows(texts, source.location, parse_row, id_of, id_field), source)
+
+
+def logged_source(metadata: Mapping[str, Any] | None) -> DataSource | None:
+    """The :class:`DataSource` a task recorded in its metadata; ``None`` for a log written
+    before data was hashed (or one whose record is not ours)."""
+    value = (metadata or {}).get(DATA_KEY)
+    if not isinstance(value, dict):
+        return None
+    try:
+        return DataSource.model_validate(value)
+    except ValidationError:
+        return None
+
+
+def data_by_run(samples: SampleSet) -> dict[str, list[DataSource]]:
+    """Per subject (as :func:`~normlab.models.usage_by_run` keys it): the distinct data its
+    logs recorded, in the order read; an empty list where none was recorded."""
+    found: dict[str, list[DataSource]] = {}
+    for log in samples.logs:
+        sources = found.setdefault(subject_of(log), [])
+        source = logged_source(log.eval.metadata)
+        if source is not None and source not in sources:
+            sources.append(source)
+    return dict(sorted(found.items()))
+
+
+def data_note(data: Mapping[str, Iterable[DataSource]]) -> str:
+    """The report's line on the data measured: each distinct source once, and "data hash: not
+    recorded" for runs whose logs predate hashing (or when nothing says)."""
+    described: list[str] = []
+    unrecorded = not data
+    for sources in data.values():
+        listed = list(sources)
+        unrecorded = unrecorded or not listed
+        described += [s.describe() for s in listed if s.describe() not in described]
+    if unrecorded:
+        described.append("data hash: not recorded")
+    return f"Data: {'; '.join(described)}."
