@@ -1,13 +1,17 @@
 """Test inputs that the tests of several systems build the same way: a scripted model's rules
-file, a LoSoNA trial record, and a blind CSV edited until its import refuses it."""
+file, a LoSoNA trial record, a blind CSV edited until its import refuses it, and a data
+file served at a ``memory://`` URL."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import fsspec
 import pytest
 
 from normlab.core.errors import InputError
@@ -56,3 +60,24 @@ def import_failure(
         return caught.value
 
     return fails
+
+
+@contextmanager
+def in_memory(path: Path, name: str) -> Iterator[tuple[str, bytes]]:
+    """``path``'s bytes at ``memory://NAME`` for the block (removed after it): the URL and
+    the bytes, whose hash the task must record."""
+    filesystem = fsspec.filesystem("memory")
+    data = path.read_bytes()
+    folder = "/" + name.split("/", 1)[0]
+    filesystem.pipe_file(f"/{name}", data)
+    try:
+        yield f"memory://{name}", data
+    finally:
+        filesystem.rm(folder, recursive=True)
+
+
+def assert_data_recorded(metadata: dict[str, Any] | None, url: str, data: bytes) -> None:
+    """The task's metadata names the URL it read and the SHA-256 of the bytes there."""
+    recorded = (metadata or {})["data"]
+    assert recorded["location"] == url
+    assert recorded["sha256"] == hashlib.sha256(data).hexdigest()
