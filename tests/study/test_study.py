@@ -4,6 +4,7 @@ call counts against the real scripted run's; resume; one-line errors for a bad s
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,14 @@ def test_a_bad_study_file_is_one_line_exit_2(
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1, err
     assert str(path) in err and expected in err, err
+
+
+def test_the_ray_executor_without_ray_is_one_line_exit_2(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    code, _, err = invoke("run", study_file(workdir), "--executor", "ray")
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "pip install normlab[ray]" in err, err
+    assert not (workdir / "out").exists()  # nothing ran

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
         load_records,
         load_run,
         record_of,
+        scenario_outcomes,
     )
     from normlab.losona.audit import analyze_study, export_study, study_columns
     from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
@@ -41,5 +42,6 @@ __all__ = [
     "record_of",
     "run_demo",
     "run_losona",
+    "scenario_outcomes",
     "study_columns",
 ]

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     )
     from normlab.scene.audit import analyze_study, export_study, study_columns
     from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
-    from normlab.scene.rules import label_lists
+    from normlab.scene.rules import episode_views, label_lists
     from normlab.scene.runner import BENCHMARK, run_demo, run_scene
     from normlab.scene.schemas import ChatAction, Episode, SceneScenario
     from normlab.scene.task import scene
@@ -32,6 +32,7 @@ __all__ = [
     "SceneScenario",
     "analyze",
     "analyze_study",
+    "episode_views",
     "export_study",
     "label_lists",
     "load_episode_records",

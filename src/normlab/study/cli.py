@@ -89,12 +89,18 @@ def plan(
 def run(
     study_file: StudyArgument,
     as_json: JsonOption = False,
-    executor: Annotated[str, typer.Option(help="Where cells run: local.")] = "local",
+    executor: Annotated[
+        str, typer.Option(help="Where cells run: local, or ray (pip install normlab[ray]).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="An existing Ray cluster (default: a local Ray instance)."),
+    ] = None,
 ) -> None:
     """Run every cell (a rerun skips finished cells and resumes unfinished ones)."""
     from normlab.study.execute import run_study
 
-    results = run_study(_load(study_file), executor)
+    results = run_study(_load(study_file), executor, ray_address)
     if as_json:
         print_json([result.model_dump() for result in results])
         return

@@ -6,8 +6,8 @@ unfinished cell's folder back to the system's own resume (Inspect's eval-set), a
 whose ``cell.json`` says it finished with the same models and options.
 
 Where cells run is an :class:`Executor`, a one-method protocol: ``local`` runs them one after
-another in this process (each cell already keeps its connections busy); a Ray executor, a later
-step, will submit the same :func:`run_cell` as one task per cell (or per shard of a cell).
+another in this process (each cell already keeps its connections busy); ``ray``
+(:mod:`normlab.study.ray_executor`) submits the same :func:`run_cell` as one Ray task per cell.
 """
 
 from __future__ import annotations
@@ -51,7 +51,20 @@ class LocalExecutor:
         return [run_one(cell) for cell in cells]
 
 
-EXECUTORS: dict[str, Callable[[], Executor]] = {"local": LocalExecutor}
+EXECUTORS = ("local", "ray")
+
+
+def make_executor(name: str, ray_address: str | None = None) -> Executor:
+    """The named executor; Ray is imported only for ``ray``."""
+    if name == "local":
+        if ray_address:
+            raise InputError("--ray-address", "only the ray executor takes an address")
+        return LocalExecutor()
+    if name == "ray":
+        from normlab.study.ray_executor import RayExecutor
+
+        return RayExecutor(ray_address)
+    raise InputError("--executor", f"unknown executor {name!r}; choose from {', '.join(EXECUTORS)}")
 
 
 def run_system(
@@ -103,17 +116,20 @@ def run_cell(cell: Cell, connections: int) -> CellResult:
         calls=calls,
     )
     record = {"fingerprint": fingerprint(cell), "result": result.model_dump()}
-    done.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
+    # Written whole or not at all: a worker killed here leaves no half marker behind.
+    partial = done.with_name(DONE_FILE + ".partial")
+    partial.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
+    partial.replace(done)
     note(f"study: {cell.label} finished ({samples} samples, {calls} calls)")
     return result
 
 
-def run_study(study: Study, executor: str = "local") -> list[CellResult]:
+def run_study(
+    study: Study, executor: str = "local", ray_address: str | None = None
+) -> list[CellResult]:
     """Every cell of ``study`` through the named executor."""
-    if executor not in EXECUTORS:
-        raise InputError("--executor", f"unknown executor {executor!r}; choose from local")
+    chosen = make_executor(executor, ray_address)
     if "://" in study.out:
         raise InputError("study", "object-storage outputs are a later step", field="out")
-    return EXECUTORS[executor]().run(
-        cells(study), lambda cell: run_cell(cell, study.max_connections)
-    )
+    connections = study.max_connections
+    return chosen.run(cells(study), lambda cell: run_cell(cell, connections))

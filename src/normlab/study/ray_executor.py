@@ -1,0 +1,117 @@
+"""The ``ray`` executor: each cell a Ray task running :func:`~normlab.study.execute.run_cell`.
+
+Ray is an optional extra (``pip install normlab[ray]``) and is imported only when this executor
+runs, so ``normlab --help`` and the faces never load it. Without an address a local Ray
+instance is started (two CPUs, no dashboard, no usage stats: offline) and shut down afterwards;
+with one (``--ray-address``), the cells go to that cluster, whose workers must have normlab and
+the study's files.
+
+A worker lost mid-cell is Ray's to retry (``max_retries``): the retried task runs the same cell
+into the same folder, so the system's own resume counts each finished sample once, and a cell
+whose ``cell.json`` was written is skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from normlab.core.errors import InputError
+from normlab.study.systems import Cell
+
+R = TypeVar("R")
+"""A cell's result (:class:`~normlab.study.execute.CellResult`; not imported here, which
+would make a cycle with the module that imports this one)."""
+
+RETRIES = 3
+"""Attempts after the first for a cell whose worker died (Ray's ``max_retries``)."""
+
+KILL_ENV = "NORMLAB_TEST_KILL_WORKER"
+"""Tests only: ``DIR:SECONDS`` makes the first cell to claim ``DIR/killed`` end its own worker
+process, as a lost machine would, once its folder holds a log (mid-run) or SECONDS into its
+run, whichever comes first, so that Ray retries it."""
+
+
+def _require_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise InputError(
+            "--executor", "ray is not installed; install it with: pip install normlab[ray]"
+        ) from None
+    return ray
+
+
+def _kill_once_later(folder: Path) -> None:
+    """The test hook of :data:`KILL_ENV`: at most one worker of a study dies, once."""
+    spec = os.environ.get(KILL_ENV)
+    if not spec:
+        return
+    markers, _, seconds = spec.rpartition(":")
+    try:
+        os.close(os.open(Path(markers) / "killed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    deadline = time.monotonic() + float(seconds)
+
+    def die() -> None:
+        while time.monotonic() < deadline and not any(folder.rglob("*.eval")):
+            time.sleep(0.05)
+        os._exit(1)
+
+    threading.Thread(target=die, daemon=True).start()
+
+
+def _run_cell_task(run_one: Callable[[Cell], R], cell: Cell) -> R:
+    _kill_once_later(cell.folder)
+    return run_one(cell)
+
+
+class RayExecutor:
+    """Every cell a Ray task, all submitted at once; results in the study's order."""
+
+    def __init__(self, address: str | None = None) -> None:
+        self.address = address
+        self.ray = _require_ray()
+
+    def run(self, cells: Sequence[Cell], run_one: Callable[[Cell], R]) -> list[R]:
+        from normlab.commands import stdout_to_stderr
+
+        # What Ray prints (a lost worker, the instance's start) goes to stderr: a study's
+        # stdout holds only its own result.
+        with stdout_to_stderr():
+            return self._run(cells, run_one)
+
+    def _run(self, cells: Sequence[Cell], run_one: Callable[[Cell], R]) -> list[R]:
+        ray = self.ray
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        started = not ray.is_initialized()
+        if started:
+            if self.address:
+                ray.init(address=self.address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            task = ray.remote(num_cpus=1, max_retries=RETRIES)(_run_cell_task)
+            # Workers may start in another folder: each cell's logs go where the study says.
+            pending = [
+                task.remote(run_one, dataclasses.replace(cell, folder=cell.folder.resolve()))
+                for cell in cells
+            ]
+            try:
+                results: list[R] = ray.get(pending)
+            except ray.exceptions.RayTaskError as error:
+                # A cell's own error (a bad option, a refused folder) as the local run gives it.
+                cause = getattr(error, "cause", None)
+                if isinstance(cause, Exception):
+                    raise cause from None
+                raise
+            return results
+        finally:
+            if started:
+                ray.shutdown()
