@@ -22,7 +22,6 @@ import csv
 import hashlib
 import importlib
 import io
-import json
 from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
+from normlab.core.jsonio import decode_text, text_rows
 from normlab.core.sources import read_url_bytes
 from normlab.hsii.schemas import NewsParagraph
 
@@ -114,25 +114,13 @@ def _rows(location: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(location, f"not a Parquet file: {error}") from error
         yield from enumerate(table.to_pylist(), start=1)
         return
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(location, f"not UTF-8 text: {error}") from error
+    text = decode_text(data, location, "utf-8-sig")
     if kind == "csv":
         dialect = "excel-tab" if ".tsv" in location.lower() else "excel"
         # Line 1 is the header, so the first row is on line 2.
         yield from enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2)
         return
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(location, f"not JSON: {error.msg}", line=number) from error
-        if not isinstance(row, dict):
-            raise InputError(location, "each line must be a JSON object", line=number)
-        yield number, row
+    yield from text_rows(text, location)
 
 
 def _text(value: Any) -> str:

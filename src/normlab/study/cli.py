@@ -7,12 +7,15 @@ imported when a command runs, so ``normlab --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from normlab.commands.console import note, print_json, print_table, reports_errors, say
 from normlab.commands.options import JsonOption
+
+if TYPE_CHECKING:
+    from normlab.study.schema import Study
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -22,7 +25,8 @@ app = typer.Typer(
 StudyArgument = Annotated[Path, typer.Argument(help="The study file (YAML).")]
 
 
-def _load(path: Path):  # type: ignore[no-untyped-def]
+def _load(path: Path) -> Study:
+    """The study file, read and each system's options checked against its task."""
     from normlab.study.schema import check_options, load_study
     from normlab.study.systems import SYSTEMS
 
