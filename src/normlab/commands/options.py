@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -142,6 +143,37 @@ def shared_options(command: CommandT) -> CommandT:
         parameters=[*head, *own, *tail]
     )
     return command
+
+
+def option_group(
+    name: str,
+    options: list[inspect.Parameter],
+    make: Callable[..., Any],
+    standins: dict[str, Any] | None = None,
+) -> Callable[[CommandT], CommandT]:
+    """A command whose parameter ``name`` is typer's ``options`` in its place, passed on as
+    ``make(**those options' values)``: options declared once for several commands (as
+    :func:`shared_options` declares the shared ones). ``standins`` resolve annotations named
+    only for type checking (the group's own type, kept unimported), which typer never sees."""
+
+    def decorate(command: CommandT) -> CommandT:
+        signature = inspect.signature(command, eval_str=True, locals=standins)
+        parameters: list[inspect.Parameter] = []
+        for parameter in signature.parameters.values():
+            parameters += options if parameter.name == name else [parameter]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> Any:
+            values = {option.name: kwargs.pop(option.name) for option in options}
+            return command(**kwargs, **{name: make(**values)})
+
+        wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters]
+        )
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def role_settings(

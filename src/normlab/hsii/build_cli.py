@@ -5,16 +5,14 @@ Light at import, like :mod:`normlab.hsii.cli`: each command imports what it need
 
 from __future__ import annotations
 
-import functools
 import inspect
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from normlab.commands.console import note, print_json, print_table, reports_errors, say
-from normlab.commands.options import JsonOption, RoleOption
+from normlab.commands.options import JsonOption, RoleOption, option_group
 from normlab.core.errors import InputError, at_least
 from normlab.models.roles import DEFAULT_MODEL, parse_role_assignments
 
@@ -23,7 +21,6 @@ if TYPE_CHECKING:
 
 BUILD_ROLES = ("generator", "screener")
 
-CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
 KeywordsOption = Annotated[
     list[str],
@@ -120,34 +117,8 @@ GROUP_STANDINS = {"FieldMap": object, "Filters": object}
 ``normlab.hsii.news`` stays unimported) are replaced by their options and never reach it."""
 
 
-def option_group(
-    name: str, options: list[inspect.Parameter], make: Callable[..., Any]
-) -> Callable[[CommandT], CommandT]:
-    """A command whose parameter ``name`` is typer's ``options`` in its place, passed on as
-    ``make(**those options' values)``: options declared once for several commands."""
-
-    def decorate(command: CommandT) -> CommandT:
-        signature = inspect.signature(command, eval_str=True, locals=GROUP_STANDINS)
-        parameters: list[inspect.Parameter] = []
-        for parameter in signature.parameters.values():
-            parameters += options if parameter.name == name else [parameter]
-
-        @functools.wraps(command)
-        def wrapper(**kwargs: Any) -> Any:
-            values = {option.name: kwargs.pop(option.name) for option in options}
-            return command(**kwargs, **{name: make(**values)})
-
-        wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=[p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters]
-        )
-        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-with_fields = option_group("fields", FIELD_OPTIONS, _fields)
-with_filters = option_group("filters", FILTER_OPTIONS, _filters)
+with_fields = option_group("fields", FIELD_OPTIONS, _fields, GROUP_STANDINS)
+with_filters = option_group("filters", FILTER_OPTIONS, _filters, GROUP_STANDINS)
 
 
 def add_build_commands(app: typer.Typer) -> None:
