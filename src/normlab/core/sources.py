@@ -18,7 +18,6 @@ recorded and named in errors only as :func:`~normlab.core.secrets.redact_url` wr
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -30,6 +29,7 @@ from normlab.core.errors import InputError
 from normlab.core.jsonio import collect_rows, decode_text, jsonl_files
 from normlab.core.logs import subject_of
 from normlab.core.secrets import redact_text, redact_url
+from normlab.core.storage import url_scheme
 
 if TYPE_CHECKING:
     from normlab.core.logs import SampleSet
@@ -38,7 +38,6 @@ ItemT = TypeVar("ItemT")
 
 DATA_KEY = "data"
 """The task metadata key holding the :class:`DataSource` a run read."""
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 DATA_SUFFIX = ".jsonl"
 """What a folder's data files end with; a folder on a hub also holds a README and its
 settings, which are no rows."""
@@ -76,7 +75,7 @@ class Sourced(Generic[ItemT]):
 
 def is_url(location: str | Path) -> bool:
     """Whether ``location`` is a URL (``SCHEME://…``, ``file://`` included), not a path."""
-    return isinstance(location, str) and _URL.match(location) is not None
+    return url_scheme(location) is not None
 
 
 def _reason(error: Exception) -> str:

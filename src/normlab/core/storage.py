@@ -37,10 +37,16 @@ _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$")
 _PROBE = ".normlab-write-check"
 
 
+def url_scheme(location: str | Path) -> str | None:
+    """The scheme of ``location`` if it is a URL (``SCHEME://…``, lower case), else None: a
+    ``Path`` is never a URL."""
+    found = _URL.match(location) if isinstance(location, str) else None
+    return found["scheme"].lower() if found is not None else None
+
+
 def is_remote(location: str | Path) -> bool:
     """Whether ``location`` is a URL naming object storage (``file://`` is a local path)."""
-    found = _URL.match(str(location)) if isinstance(location, str) else None
-    return found is not None and found["scheme"].lower() != "file"
+    return url_scheme(location) not in (None, "file")
 
 
 def log_location(text: str | Path) -> Path | str:
