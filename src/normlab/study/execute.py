@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
+from normlab.core.outputs import replace_file
 from normlab.study.schema import Study
 from normlab.study.systems import SYSTEMS, Cell, cells
 
@@ -117,9 +118,7 @@ def run_cell(cell: Cell, connections: int) -> CellResult:
     )
     record = {"fingerprint": fingerprint(cell), "result": result.model_dump()}
     # Written whole or not at all: a worker killed here leaves no half marker behind.
-    partial = done.with_name(DONE_FILE + ".partial")
-    partial.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
-    partial.replace(done)
+    replace_file(done, json.dumps(record, indent=2, default=str))
     note(f"study: {cell.label} finished ({samples} samples, {calls} calls)")
     return result
 

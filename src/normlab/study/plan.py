@@ -28,6 +28,7 @@ from pydantic import BaseModel
 
 from normlab import stats
 from normlab.core.errors import InputError
+from normlab.core.outputs import replace_file
 from normlab.models.roles import NORM_MEMORY_ROLE
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
 from normlab.study.schema import Price, Study
@@ -218,9 +219,7 @@ def plan_study(
 def write_plan(plan: StudyPlan, out: Path) -> Path:
     """``OUT/plan.json``: what ``study report`` sets each cell's calls against."""
     out.mkdir(parents=True, exist_ok=True)
-    path = out / PLAN_FILE
-    path.write_text(plan.model_dump_json(indent=2), encoding="utf-8")
-    return path
+    return replace_file(out / PLAN_FILE, plan.model_dump_json(indent=2))
 
 
 def read_plan(out: Path) -> StudyPlan | None:
