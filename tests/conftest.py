@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,3 +54,34 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def anyio_backend() -> str:
     """Async tests (``pytest.mark.anyio``) run on asyncio, as Inspect does."""
     return "asyncio"
+
+
+@pytest.fixture
+def bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An empty bucket ``s3://sweeps`` on a loopback S3 server (moto's: no network), and the
+    credentials to reach it, as any S3-compatible store is reached (``AWS_ENDPOINT_URL``)."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+    from s3fs import S3FileSystem
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    # moto keeps its buckets per process, not per server: start from none
+    urllib.request.urlopen(f"http://{host}:{port}/moto-api/reset", data=b"").close()
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in {
+        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    S3FileSystem.clear_instance_cache()  # a cached client would still name another server
+    boto3.client("s3").create_bucket(Bucket="sweeps")
+    try:
+        yield "s3://sweeps"
+    finally:
+        S3FileSystem.clear_instance_cache()
+        server.stop()

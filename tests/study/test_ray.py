@@ -1,6 +1,7 @@
 """The ``ray`` study executor (issue 23) on a local Ray instance: the scripted study's analyses
 equal the local executor's, and a worker killed mid-study still ends with exactly the planned n
-per cell (Ray retries the cell; its folder resumes and counts each sample once)."""
+per cell (Ray retries the part; its folder resumes and counts each sample once). LoSoNA's cells
+run as two shards each, so some Ray tasks are parts of one cell."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.study.test_study import invoke, study_file
+from tests.study.test_study import EXAMPLE, invoke, study_file
 
 pytestmark = [
     pytest.mark.skipif(
@@ -22,8 +23,11 @@ pytestmark = [
 ]
 
 
+SHARDED = EXAMPLE.read_text(encoding="utf-8").replace("  losona:\n", "  losona:\n    shards: 2\n")
+
+
 def run_and_report(folder: Path, *options: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    path = study_file(folder)
+    path = study_file(folder, SHARDED)
     code, out, err = invoke("run", path, "--json", *options)
     assert code == 0, err
     ran = json.loads(out)
@@ -49,6 +53,7 @@ def test_a_ray_run_equals_a_local_run(
 ) -> None:
     ran, report = run_and_report(workdir, "--executor", "ray")
     assert not any(cell["skipped"] for cell in ran)
+    assert (workdir / "out" / "losona" / "scripted-a" / "shard-2-of-2").is_dir()
     same_cells(ran, local[0])
     assert report == {**local[1], "study": report["study"]}
     assert report["missing"] == []

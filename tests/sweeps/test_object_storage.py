@@ -8,15 +8,10 @@ store is, through ``AWS_ENDPOINT_URL``, by Inspect's writer and normlab's reader
 from __future__ import annotations
 
 import json
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
-import pytest
-from moto.server import ThreadedMotoServer
-from s3fs import S3FileSystem
 
 from normlab.core.storage import MANIFEST, mirror_folder
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
@@ -24,32 +19,6 @@ from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 MODEL = f"scripted/{SCRIPT}"
 BASE = ["losona", "run", "--model", MODEL, "--judge", MODEL, "--data", str(SCENARIOS),
         "-c", "naive", "-c", "norm_informed"]  # fmt: skip
-
-
-@pytest.fixture
-def bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """An empty bucket on a loopback S3 server, and the credentials to reach it."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    # moto keeps its buckets per process, not per server: start from none
-    urllib.request.urlopen(f"http://{host}:{port}/moto-api/reset", data=b"").close()
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in {
-        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    S3FileSystem.clear_instance_cache()  # a cached client would still name another server
-    boto3.client("s3").create_bucket(Bucket="sweeps")
-    try:
-        yield "s3://sweeps"
-    finally:
-        S3FileSystem.clear_instance_cache()
-        server.stop()
 
 
 def analysis(*paths: str) -> dict[str, Any]:

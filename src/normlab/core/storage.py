@@ -172,3 +172,25 @@ def mirrored(location: str, url: str) -> Path:
     if not location.startswith(prefix):
         raise InputError(location, f"not under {url}")
     return mirror_folder(url).joinpath(*PurePosixPath(location.removeprefix(prefix)).parts)
+
+
+def put_text(url: str, text: str) -> None:
+    """Write a small text file at ``url`` (an object store writes an object whole or not at
+    all, so this is as atomic as :func:`~normlab.core.outputs.replace_file` is locally)."""
+    filesystem, root = _filesystem(url)
+    try:
+        filesystem.pipe_file(root, text.encode("utf-8"))
+    except Exception as error:  # each storage library raises its own types
+        raise OutputError(url, f"cannot write ({_reason(error)})") from error
+
+
+def get_text(url: str) -> str | None:
+    """The text file at ``url``, or None when there is none."""
+    filesystem, root = _filesystem(url)
+    try:
+        if not filesystem.exists(root):
+            return None
+        data: bytes = filesystem.cat_file(root)
+    except Exception as error:  # each storage library raises its own types
+        raise InputError(url, f"cannot read ({_reason(error)})") from error
+    return data.decode("utf-8")

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from normlab.crsec.replay import moment
     from normlab.crsec.replies import NormMatches
     from normlab.crsec.rundir import RunDir
-    from normlab.crsec.runner import run_demo
+    from normlab.crsec.runner import analyze as analyze_folders
+    from normlab.crsec.runner import configure, run_demo, simulate
     from normlab.crsec.schemas import (
         EvaluationMode,
         NormDatabase,
@@ -55,9 +56,11 @@ __all__ = [
     "Simulation",
     "Society",
     "add_norm",
+    "analyze_folders",
     "analyze_runs",
     "analyze_study",
     "call_seed",
+    "configure",
     "evaluate",
     "exact_duplicate",
     "export_study",
@@ -70,6 +73,7 @@ __all__ = [
     "numbered",
     "parse_event",
     "run_demo",
+    "simulate",
     "study_columns",
     "target_line",
 ]

@@ -13,6 +13,7 @@ import typer
 
 from normlab.commands.console import note, print_json, print_table, reports_errors, say
 from normlab.commands.options import JsonOption
+from normlab.core.storage import log_location, mirror_folder
 
 if TYPE_CHECKING:
     from normlab.study.schema import Study
@@ -35,6 +36,12 @@ def _load(path: Path) -> Study:
     return study
 
 
+def local_folder(out: str) -> Path:
+    """Where the study's own local files go: its out folder, or an object-storage out's mirror."""
+    location = log_location(out)
+    return location if isinstance(location, Path) else mirror_folder(location)
+
+
 def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.2f}"
 
@@ -51,14 +58,20 @@ def plan(
         float, typer.Option(help="The headline rate assumed for the power figures.")
     ] = 0.5,
     latency: Annotated[float, typer.Option(help="Seconds per call assumed for wall time.")] = 2.0,
+    pilot: Annotated[
+        str | None,
+        typer.Option(help="A pilot study's out folder: power from its rates, not the assumed."),
+    ] = None,
 ) -> None:
     """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
     from normlab.report import Table
+    from normlab.study.pilot import pilot_rates
     from normlab.study.plan import plan_study, write_plan
 
     study = _load(study_file)
-    result = plan_study(study, latency, assumed_rate, target_halfwidth)
-    note(f"plan: {write_plan(result, Path(study.out))}")
+    rates = pilot_rates(pilot, list(study.systems)) if pilot else None
+    result = plan_study(study, latency, assumed_rate, target_halfwidth, rates)
+    note(f"plan: {write_plan(result, log_location(study.out))}")
     if as_json:
         print_json(result)
         return
@@ -73,7 +86,7 @@ def plan(
                 f"{cell.input_tokens:,} / {cell.output_tokens:,}",
                 _money(cell.cost),
                 f"{cell.wall_s_at_least:,.0f}",
-                f"{power.n} {power.unit}s" if power else "—",
+                f"{power.n} {power.unit}{'' if power.n == 1 else 's'}" if power else "—",
                 f"±{power.halfwidth:.3f}" if power and power.halfwidth else "—",
                 _mde(power.paired_mde if power else None),
                 str(power.n_for_target) if power else "—",
@@ -86,6 +99,10 @@ def plan(
     for name, formula in result.formulas.items():
         say(f"{name}: {formula}")
     say(f"assumed: latency {latency} s, {result.connections} connections, rate {assumed_rate}")
+    for cell in result.cells:
+        if cell.power and cell.power.rate_source != "assumed":
+            say(f"rate of {cell.system}/{cell.subject}: {cell.power.assumed_rate:.3f} from "
+                f"{cell.power.rate_source}")  # fmt: skip
 
 
 @app.command("run")
@@ -129,7 +146,7 @@ def report(
 
     study = _load(study_file)
     result = report_study(study)
-    path = write_html(result, out or Path(study.out))
+    path = write_html(result, out or local_folder(study.out))
     note(f"report: {path.resolve()}")
     for label in result.missing:
         note(f"not run yet: {label}")

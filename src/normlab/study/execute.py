@@ -2,29 +2,34 @@
 
 A cell is exactly what ``normlab SYSTEM run --log-dir OUT/SYSTEM/SUBJECT …`` would run, so it
 resumes, counts once and stops on Ctrl-C as that command does: a rerun of the study gives each
-unfinished cell's folder back to the system's own resume (Inspect's eval-set), and skips a cell
-whose ``cell.json`` says it finished with the same models and options.
+unfinished cell's folder back to the system's own resume (Inspect's eval-set, CRSEC's
+checkpoints), and skips a cell whose ``cell.json`` says it finished with the same models and
+options. A cell of a system with ``shards: N`` runs as N parts, ``--shard I/N`` each into
+``OUT/SYSTEM/SUBJECT/shard-I-of-N``; the system's analysis of the cell's folder reads the
+shards as one run, so a part run twice (a retried Ray task) still counts each sample once.
 
-Where cells run is an :class:`Executor`, a one-method protocol: ``local`` runs them one after
-another in this process (each cell already keeps its connections busy); ``ray``
-(:mod:`normlab.study.ray_executor`) submits the same :func:`run_cell` as one Ray task per cell.
+Where parts run is an :class:`Executor`, a one-method protocol: ``local`` runs them one after
+another in this process (each keeps its connections busy); ``ray``
+(:mod:`normlab.study.ray_executor`) submits the same :func:`run_part` as one Ray task per part.
+A cell's ``cell.json`` is written by the study's own process once every part of it finished.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.core.outputs import replace_file
+from normlab.study.location import read_text, write_text
 from normlab.study.schema import Study
 from normlab.study.systems import SYSTEMS, Cell, cells
 
 DONE_FILE = "cell.json"
+R = TypeVar("R")
 
 
 class CellResult(BaseModel):
@@ -37,19 +42,36 @@ class CellResult(BaseModel):
     calls: int
 
 
-class Executor(Protocol):
-    """Runs cells; ``run_one`` is :func:`run_cell` bound to the study's settings."""
+class PartResult(BaseModel):
+    """What one part's run measured: its samples (CRSEC: runs) and calls, judge included."""
 
-    def run(
-        self, cells: Sequence[Cell], run_one: Callable[[Cell], CellResult]
-    ) -> list[CellResult]: ...
+    samples: int
+    calls: int
+
+
+@dataclass(frozen=True)
+class Part:
+    """One unit of work: a whole cell, or one ``--shard I/N`` of it."""
+
+    cell: Cell
+    shard: str | None
+
+    @property
+    def label(self) -> str:
+        return self.cell.label + (f" shard {self.shard}" if self.shard else "")
+
+
+class Executor(Protocol):
+    """Runs parts; ``run_one`` is :func:`run_part` bound to the study's settings."""
+
+    def run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]: ...
 
 
 class LocalExecutor:
-    """Every cell in this process, in the study's order."""
+    """Every part in this process, in the study's order."""
 
-    def run(self, cells: Sequence[Cell], run_one: Callable[[Cell], CellResult]) -> list[CellResult]:
-        return [run_one(cell) for cell in cells]
+    def run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]:
+        return [run_one(part) for part in parts]
 
 
 EXECUTORS = ("local", "ray")
@@ -68,18 +90,27 @@ def make_executor(name: str, ray_address: str | None = None) -> Executor:
     raise InputError("--executor", f"unknown executor {name!r}; choose from {', '.join(EXECUTORS)}")
 
 
-def run_system(
-    cell: Cell, model: str, roles: dict[str, str], folder: Path, connections: int
-) -> Any:
-    """The cell's task run (or resumed) by its system's own run function; its analysis. What
-    the system prints goes to stderr: a study's stdout holds only its own result."""
-    from normlab.commands import RunOptions, stdout_to_stderr
+def measured(system: str, analysis: Any) -> PartResult:
+    """Samples and calls (cache hits included: a fresh paid run makes those calls)."""
+    usage = SYSTEMS[system].usage(analysis)
+    if usage is None:
+        return PartResult(samples=0, calls=0)
+    calls = sum(r.calls + r.cache_hits for r in usage.roles.values())
+    return PartResult(samples=usage.units, calls=calls)
 
-    system = SYSTEMS[cell.system]
-    run = getattr(system.face(), system.run)
-    options = RunOptions(log_dir=folder, report_dir=folder, max_connections=connections)
+
+def run_part(part: Part, connections: int) -> PartResult:
+    """Run (or resume) one part of a cell; what it measured. What the system prints goes to
+    stderr: a study's stdout holds only its own result."""
+    from normlab.commands import note, stdout_to_stderr
+
+    cell = part.cell
+    note(f"study: {part.label} running ({cell.model}, logs in {cell.folder})")
     with stdout_to_stderr():
-        return run(model, roles, options, **cell.options)
+        analysis = SYSTEMS[cell.system].run(
+            cell.options, cell.model, cell.roles, cell.folder, connections, part.shard
+        )
+    return measured(cell.system, analysis)
 
 
 def fingerprint(cell: Cell) -> dict[str, Any]:
@@ -88,47 +119,58 @@ def fingerprint(cell: Cell) -> dict[str, Any]:
     return {"model": cell.model, "roles": cell.roles, "options": cell.options}
 
 
-def _calls(analysis: Any) -> tuple[int, int]:
-    usage = next(iter(analysis.usage.values()), None)
-    if usage is None:
-        return 0, 0
-    return usage.units, sum(r.calls + r.cache_hits for r in usage.roles.values())
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
 
 
-def run_cell(cell: Cell, connections: int) -> CellResult:
-    """Run one cell unless it finished before; write ``cell.json`` when it finishes."""
+def finished_before(cell: Cell) -> CellResult | None:
+    """The cell's result if its ``cell.json`` says it finished with these models and options."""
+    text = read_text(cell.folder, DONE_FILE)
+    if text is None:
+        return None
+    recorded = json.loads(text)
+    if recorded.get("fingerprint") != _plain(fingerprint(cell)):
+        return None
+    return CellResult.model_validate({**recorded["result"], "skipped": True})
+
+
+def finish_cell(cell: Cell, parts: list[PartResult]) -> CellResult:
+    """Write ``cell.json`` (whole or not at all) once every part of the cell finished."""
     from normlab.commands import note
 
-    done = cell.folder / DONE_FILE
-    if done.is_file():
-        recorded = json.loads(done.read_text("utf-8"))
-        if recorded.get("fingerprint") == json.loads(json.dumps(fingerprint(cell), default=str)):
-            note(f"study: {cell.label} finished before; skipped")
-            return CellResult.model_validate({**recorded["result"], "skipped": True})
-    note(f"study: {cell.label} running ({cell.model}, logs in {cell.folder})")
-    analysis = run_system(cell, cell.model, cell.roles, cell.folder, connections)
-    samples, calls = _calls(analysis)
     result = CellResult(
         system=cell.system,
         subject=cell.subject.name,
         folder=str(cell.folder),
         skipped=False,
-        samples=samples,
-        calls=calls,
+        samples=sum(p.samples for p in parts),
+        calls=sum(p.calls for p in parts),
     )
     record = {"fingerprint": fingerprint(cell), "result": result.model_dump()}
-    # Written whole or not at all: a worker killed here leaves no half marker behind.
-    replace_file(done, json.dumps(record, indent=2, default=str))
-    note(f"study: {cell.label} finished ({samples} samples, {calls} calls)")
+    write_text(cell.folder, DONE_FILE, json.dumps(record, indent=2, default=str))
+    note(f"study: {cell.label} finished ({result.samples} samples, {result.calls} calls)")
     return result
 
 
 def run_study(
     study: Study, executor: str = "local", ray_address: str | None = None
 ) -> list[CellResult]:
-    """Every cell of ``study`` through the named executor."""
+    """Every unfinished cell's parts through the named executor; every cell's result."""
+    from normlab.commands import note
+
     chosen = make_executor(executor, ray_address)
-    if "://" in study.out:
-        raise InputError("study", "object-storage outputs are a later step", field="out")
     connections = study.max_connections
-    return chosen.run(cells(study), lambda cell: run_cell(cell, connections))
+    every = cells(study)
+    done: dict[str, CellResult] = {}
+    for cell in every:
+        before = finished_before(cell)
+        if before is not None:
+            note(f"study: {cell.label} finished before; skipped")
+            done[cell.label] = before
+    todo = [cell for cell in every if cell.label not in done]
+    parts = [Part(cell, shard) for cell in todo for shard in cell.parts()]
+    measured_parts = chosen.run(parts, lambda part: run_part(part, connections))
+    for cell in todo:
+        mine = [m for part, m in zip(parts, measured_parts, strict=True) if part.cell == cell]
+        done[cell.label] = finish_cell(cell, mine)
+    return [done[cell.label] for cell in every]

@@ -10,7 +10,8 @@ Cells that would dry-run the same way (same system, options, agent and scripts) 
 Then: dollars from the prices (the study's ``prices:`` over Inspect's; a model with neither is
 "unknown", never $0); a lower bound on wall time, calls × latency / connections (every
 connection busy for the whole run at the stated latency); and power for each system's headline
-rate at its planned n, from :mod:`normlab.stats`.
+rate at its planned n, from :mod:`normlab.stats`, at an assumed rate or a pilot's
+(:mod:`normlab.study.pilot`).
 
 The scripted model counts tokens as whitespace-separated words; a real tokenizer gives about
 1.3 tokens per English word, so dollars are a floor on the same count of calls.
@@ -28,9 +29,10 @@ from pydantic import BaseModel
 
 from normlab import stats
 from normlab.core.errors import InputError
-from normlab.core.outputs import replace_file
 from normlab.models.roles import NORM_MEMORY_ROLE
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
+from normlab.study.location import read_text, write_text
+from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.schema import Price, Study
 from normlab.study.systems import SYSTEMS, Cell, cells
 
@@ -51,6 +53,8 @@ class Power(BaseModel):
     unit: str
     n: int
     assumed_rate: float
+    rate_source: str = "assumed"
+    """``assumed`` (``--assumed-rate``) or the pilot cell(s) it was read from (``--pilot``)."""
     halfwidth: float | None
     """Wilson 95% half-width at the assumed rate and n."""
     paired_mde: float | None
@@ -120,15 +124,15 @@ def dry_models(cell: Cell, study: Study) -> tuple[str, dict[str, str]]:
 
 
 def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> dict[str, Any]:
-    """Run the cell's real task on scripted models into a temporary folder; its usage by role
-    (calls include cache hits: a fresh paid run makes those calls) and samples."""
-    from normlab.study.execute import run_system
+    """Run the cell's real task, whole, on scripted models into a temporary folder; its usage by
+    role (calls include cache hits: a fresh paid run makes those calls) and samples. What the
+    system prints goes to stderr."""
+    from normlab.commands import stdout_to_stderr
 
-    with tempfile.TemporaryDirectory(prefix="normlab-plan-") as scratch:
-        analysis = run_system(cell, model, roles, Path(scratch) / "logs", connections)
-    (usage,) = analysis.usage.values() if analysis.usage else (None,)
-    headline = SYSTEMS[cell.system].headline(analysis)
-    return {"usage": usage, "headline": headline}
+    system = SYSTEMS[cell.system]
+    with tempfile.TemporaryDirectory(prefix="normlab-plan-") as scratch, stdout_to_stderr():
+        analysis = system.run(cell.options, model, roles, Path(scratch) / "logs", connections)
+    return {"usage": system.usage(analysis), "headline": system.headline(analysis)}
 
 
 def _role_plan(model: str, usage: RoleUsage, price: Price | None) -> RolePlan:
@@ -146,7 +150,12 @@ def _total_cost(parts: list[float | None]) -> float | None:
 
 
 def plan_cell(
-    cell: Cell, counted: dict[str, Any], study: Study, latency: float, rate: float, target: float
+    cell: Cell,
+    counted: dict[str, Any],
+    study: Study,
+    latency: float,
+    rate: tuple[float, str],
+    target: float,
 ) -> CellPlan:
     usage = counted["usage"]
     roles: dict[str, RolePlan] = {}
@@ -162,15 +171,16 @@ def plan_cell(
     headline = counted["headline"]
     power = None
     if headline is not None:
-        n = headline.n
+        n, (p, source) = headline.n, rate
         power = Power(
             metric=headline.metric,
             unit=headline.unit,
             n=n,
-            assumed_rate=rate,
-            halfwidth=stats.wilson_halfwidth(rate, n) if n else None,
-            paired_mde=stats.paired_mde(n, rate) if n else None,
-            n_for_target=stats.n_for_halfwidth(target, rate),
+            assumed_rate=p,
+            rate_source=source,
+            halfwidth=stats.wilson_halfwidth(p, n) if n else None,
+            paired_mde=stats.paired_mde(n, p) if n else None,
+            n_for_target=stats.n_for_halfwidth(target, p),
         )
     return CellPlan(
         system=cell.system,
@@ -187,9 +197,14 @@ def plan_cell(
 
 
 def plan_study(
-    study: Study, latency: float = 2.0, rate: float = 0.5, target: float = 0.05
+    study: Study,
+    latency: float = 2.0,
+    rate: float = 0.5,
+    target: float = 0.05,
+    pilot: PilotRates | None = None,
 ) -> StudyPlan:
-    """Dry-run every cell (once per distinct dry run) and plan it; see the module docstring."""
+    """Dry-run every cell (once per distinct dry run) and plan it; see the module docstring.
+    ``pilot``: rates read from a pilot's logs (:mod:`normlab.study.pilot`), over ``rate``."""
     if not 0.0 < target < 0.5:
         raise InputError("--target-halfwidth", f"must lie in (0, 0.5), got {target}")
     if not 0.0 < rate < 1.0:
@@ -204,7 +219,8 @@ def plan_study(
         if key not in counted:
             note(f"plan: dry run of {cell.label} on scripted models")
             counted[key] = dry_run(cell, model, roles, study.max_connections)
-        plans.append(plan_cell(cell, counted[key], study, latency, rate, target))
+        cell_rate = rate_for(pilot, cell.system, cell.subject.name, rate)
+        plans.append(plan_cell(cell, counted[key], study, latency, cell_rate, target))
     return StudyPlan(
         study=study.name,
         latency_s=latency,
@@ -216,12 +232,11 @@ def plan_study(
     )
 
 
-def write_plan(plan: StudyPlan, out: Path) -> Path:
+def write_plan(plan: StudyPlan, out: Path | str) -> str:
     """``OUT/plan.json``: what ``study report`` sets each cell's calls against."""
-    out.mkdir(parents=True, exist_ok=True)
-    return replace_file(out / PLAN_FILE, plan.model_dump_json(indent=2))
+    return write_text(out, PLAN_FILE, plan.model_dump_json(indent=2))
 
 
-def read_plan(out: Path) -> StudyPlan | None:
-    path = out / PLAN_FILE
-    return StudyPlan.model_validate_json(path.read_text("utf-8")) if path.is_file() else None
+def read_plan(out: Path | str) -> StudyPlan | None:
+    text = read_text(out, PLAN_FILE)
+    return None if text is None else StudyPlan.model_validate_json(text)

@@ -1,4 +1,5 @@
-"""The ``ray`` executor: each cell a Ray task running :func:`~normlab.study.execute.run_cell`.
+"""The ``ray`` executor: each part of a cell (the whole cell, or one ``--shard I/N`` of it) a Ray
+task running :func:`~normlab.study.execute.run_part`.
 
 Ray is an optional extra (``pip install normlab[ray]``) and is imported only when this executor
 runs, so ``normlab --help`` and the faces never load it. Without an address a local Ray
@@ -6,9 +7,8 @@ instance is started (two CPUs, no dashboard, no usage stats: offline) and shut d
 with one (``--ray-address``), the cells go to that cluster, whose workers must have normlab and
 the study's files.
 
-A worker lost mid-cell is Ray's to retry (``max_retries``): the retried task runs the same cell
-into the same folder, so the system's own resume counts each finished sample once, and a cell
-whose ``cell.json`` was written is skipped.
+A worker lost mid-part is Ray's to retry (``max_retries``): the retried task runs the same part
+into the same folder, so the system's own resume counts each finished sample once.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from normlab.core.errors import InputError
-from normlab.study.systems import Cell
+
+if TYPE_CHECKING:
+    from normlab.study.execute import Part
 
 R = TypeVar("R")
-"""A cell's result (:class:`~normlab.study.execute.CellResult`; not imported here, which
-would make a cycle with the module that imports this one)."""
+"""A part's result (:class:`~normlab.study.execute.PartResult`)."""
 
 RETRIES = 3
 """Attempts after the first for a cell whose worker died (Ray's ``max_retries``)."""
@@ -47,7 +48,7 @@ def _require_ray() -> Any:
     return ray
 
 
-def _kill_once_later(folder: Path) -> None:
+def _kill_once_later(folder: Path | str) -> None:
     """The test hook of :data:`KILL_ENV`: at most one worker of a study dies, once."""
     spec = os.environ.get(KILL_ENV)
     if not spec:
@@ -60,34 +61,44 @@ def _kill_once_later(folder: Path) -> None:
     deadline = time.monotonic() + float(seconds)
 
     def die() -> None:
-        while time.monotonic() < deadline and not any(folder.rglob("*.eval")):
+        while time.monotonic() < deadline and not (
+            isinstance(folder, Path) and any(folder.rglob("*.eval"))
+        ):
             time.sleep(0.05)
         os._exit(1)
 
     threading.Thread(target=die, daemon=True).start()
 
 
-def _run_cell_task(run_one: Callable[[Cell], R], cell: Cell) -> R:
-    _kill_once_later(cell.folder)
-    return run_one(cell)
+def _run_part_task(run_one: Callable[[Part], R], part: Part) -> R:
+    _kill_once_later(part.cell.folder)
+    return run_one(part)
+
+
+def _resolved(part: Part) -> Part:
+    """Workers may start in another folder: each part's logs go where the study says."""
+    folder = part.cell.folder
+    if not isinstance(folder, Path):
+        return part
+    return dataclasses.replace(part, cell=dataclasses.replace(part.cell, folder=folder.resolve()))
 
 
 class RayExecutor:
-    """Every cell a Ray task, all submitted at once; results in the study's order."""
+    """Every part a Ray task, all submitted at once; results in the study's order."""
 
     def __init__(self, address: str | None = None) -> None:
         self.address = address
         self.ray = _require_ray()
 
-    def run(self, cells: Sequence[Cell], run_one: Callable[[Cell], R]) -> list[R]:
+    def run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]:
         from normlab.commands import stdout_to_stderr
 
         # What Ray prints (a lost worker, the instance's start) goes to stderr: a study's
         # stdout holds only its own result.
         with stdout_to_stderr():
-            return self._run(cells, run_one)
+            return self._run(parts, run_one)
 
-    def _run(self, cells: Sequence[Cell], run_one: Callable[[Cell], R]) -> list[R]:
+    def _run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]:
         ray = self.ray
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         started = not ray.is_initialized()
@@ -97,12 +108,8 @@ class RayExecutor:
             else:
                 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         try:
-            task = ray.remote(num_cpus=1, max_retries=RETRIES)(_run_cell_task)
-            # Workers may start in another folder: each cell's logs go where the study says.
-            pending = [
-                task.remote(run_one, dataclasses.replace(cell, folder=cell.folder.resolve()))
-                for cell in cells
-            ]
+            task = ray.remote(num_cpus=1, max_retries=RETRIES)(_run_part_task)
+            pending = [task.remote(run_one, _resolved(part)) for part in parts]
             try:
                 results: list[R] = ray.get(pending)
             except ray.exceptions.RayTaskError as error:

@@ -15,9 +15,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from normlab.core.storage import log_location
 from normlab.report import HtmlReport, Table
 from normlab.stats import Interval
 from normlab.study.compare import Comparisons, UnitValues, compare, units_of
+from normlab.study.execute import measured
+from normlab.study.location import local_logs
 from normlab.study.papers import PaperRow, paper_rows
 from normlab.study.plan import read_plan
 from normlab.study.schema import Study
@@ -54,24 +57,23 @@ class StudyReport(BaseModel):
 
 
 def report_study(study: Study) -> StudyReport:
-    out = Path(study.out)
-    plan = read_plan(out)
+    plan = read_plan(log_location(study.out))
     planned = {(c.system, c.subject): c.calls for c in plan.cells} if plan else {}
     by_system: dict[str, tuple[str, str, list[Ranked]]] = {}
     units: dict[tuple[str, str], UnitValues | None] = {}
     missing = []
     for cell in cells(study):
-        if not cell.folder.is_dir() or not any(cell.folder.rglob("*.eval")):
+        system = SYSTEMS[cell.system]
+        logs = local_logs(cell.folder, system.logs)
+        if logs is None:
             missing.append(cell.label)
             continue
-        system = SYSTEMS[cell.system]
-        face = system.face()
-        run = face.load_run([cell.folder])
-        analysis = face.analyze(run)
+        run = system.load([logs])
+        analysis = system.analyze_run(run)
         units[cell.system, cell.subject.name] = units_of(cell.system, run, analysis)
         headline = system.headline(analysis)
-        usage = next(iter(analysis.usage.values()), None)
-        calls = sum(r.calls + r.cache_hits for r in usage.roles.values()) if usage else 0
+        usage = system.usage(analysis)
+        calls = measured(cell.system, analysis).calls
         plan_calls = planned.get((cell.system, cell.subject.name))
         metric, unit = (headline.metric, headline.unit) if headline else ("(none)", "unit")
         entry = by_system.setdefault(cell.system, (metric, unit, []))

@@ -25,8 +25,8 @@ from normlab.core.errors import InputError
 from normlab.core.jsonio import validate_row
 from normlab.core.logs import BASE_AGENT
 
-SystemName = Literal["losona", "scene", "hsii"]
-PATH_OPTIONS = ("scenarios", "cases")
+SystemName = Literal["losona", "scene", "hsii", "crsec"]
+PATH_OPTIONS = ("scenarios", "cases", "society")
 """Task arguments that name a file or folder (resolved against the study file's folder)."""
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -58,6 +58,8 @@ class SystemSpec(Strict):
     """Models for this system's roles (over the study's ``roles``)."""
     dry_run: DryRun | None = None
     """What ``study plan`` counts with; needed unless every model of the system is scripted."""
+    shards: int = Field(default=1, ge=1, le=1000)
+    """Parts each cell of this system runs as (``--shard I/N``): on Ray, one task each."""
 
 
 class Subject(Strict):
@@ -170,6 +172,10 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                     f"unknown option; {name} takes: {known}",
                     field=f"systems.{name}.options.{key}",
                 )
+        if name == "crsec" and spec.shards > 1:
+            raise InputError(
+                path, "a CRSEC cell is not split: give options.runs", field="systems.crsec.shards"
+            )
         for index, subject in enumerate(study.subjects):
             if subject.agent != BASE_AGENT and "agent" not in parameters:
                 raise InputError(path, f"{name} takes no agent", field=f"subjects.{index}.agent")

@@ -2,7 +2,8 @@
 its run, its read side, and which of its numbers is the headline a study ranks subjects by.
 
 The headline is one rate per system, the one its paper leads with: LoSoNA's accuracy-at-K
-(norm-informed condition where run), SCENE's repair rate, HSII's score. ``planned_n`` is the
+(norm-informed condition where run), SCENE's repair rate, HSII's score, CRSEC's final share of
+agents adhering to the target norms (:mod:`normlab.study.crsec_cell`). ``planned_n`` is the
 count of units that rate's interval is over, which the plan's power figures use.
 """
 
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from normlab.core.storage import log_location, within
+from normlab.models.usage import RunUsage, merge_usage
 from normlab.stats import Estimate
 from normlab.study.schema import Study, Subject
 
@@ -66,33 +69,128 @@ def _hsii(analysis: Any) -> Headline | None:
 
 @dataclass(frozen=True)
 class System:
+    """A benchmark run as an Inspect task through its face's :class:`TaskRun`."""
+
     name: str
     task: str
     """The face's ``@task`` function."""
-    run: str
+    run_name: str
     """The face's :class:`~normlab.commands.TaskRun`."""
     headline: Callable[[Any], Headline | None]
+    shardable: bool = True
+    """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
+    logs: str = "*.eval"
+    """What a cell's folder holds once it has run: its logs."""
 
     def face(self) -> Any:
         return importlib.import_module(f"normlab.{self.name}")
 
     def factory(self) -> Callable[..., Any]:
+        """The function whose parameters are the system's options (the ``@task``)."""
         return getattr(self.face(), self.task)  # type: ignore[no-any-return]
 
     def roles(self) -> tuple[str, ...]:
         """The roles besides the subject, as the system's read side declares them."""
         return tuple(self.face().BENCHMARK.roles)
 
+    def run(
+        self,
+        options: dict[str, Any],
+        model: str,
+        roles: dict[str, str],
+        folder: Path | str,
+        connections: int,
+        shard: str | None = None,
+    ) -> Any:
+        """The cell (or one shard of it) run or resumed by the system's own run; its analysis.
+        A shard's report goes beside its logs (``FOLDER/shard-I-of-N``); a remote folder's
+        beside its local mirror."""
+        from normlab.commands import RunOptions
+
+        run = getattr(self.face(), self.run_name)
+        report_dir = folder if isinstance(folder, Path) and shard is None else None
+        settings = RunOptions(
+            log_dir=folder, report_dir=report_dir, max_connections=connections, shard=shard
+        )
+        return run(model, roles, settings, **options)
+
+    def load(self, folders: list[Path]) -> Any:
+        """The logs in ``folders``, read by the system's one loader (shards as one run)."""
+        return self.face().load_run(folders)
+
+    def analyze_run(self, run: Any) -> Any:
+        """The system's own analysis of what :meth:`load` read."""
+        return self.face().analyze(run)
+
     def analyze(self, folders: list[Path]) -> Any:
-        """The system's own analysis of the logs in ``folders``."""
-        face = self.face()
-        return face.analyze(face.load_run(folders))
+        return self.analyze_run(self.load(folders))
+
+    def usage(self, analysis: Any) -> RunUsage | None:
+        """The cell's usage by role (a cell has one subject: its runs summed)."""
+        if not analysis.usage:
+            return None
+        parts = list(analysis.usage.values())
+        return RunUsage(
+            units=sum(p.units for p in parts), roles=merge_usage(p.roles for p in parts)
+        )
 
 
-SYSTEMS = {
+class CrsecSystem(System):
+    """CRSEC, a simulation rather than an Inspect task: see :mod:`normlab.study.crsec_cell`."""
+
+    def factory(self) -> Callable[..., Any]:
+        from normlab.study.crsec_cell import crsec_options
+
+        return crsec_options
+
+    def roles(self) -> tuple[str, ...]:
+        return ("judge",)
+
+    def run(
+        self,
+        options: dict[str, Any],
+        model: str,
+        roles: dict[str, str],
+        folder: Path | str,
+        connections: int,
+        shard: str | None = None,
+    ) -> Any:
+        from normlab.core.errors import InputError
+        from normlab.study.crsec_cell import run_crsec
+
+        if not isinstance(folder, Path):
+            raise InputError("study", "CRSEC runs write to a local folder", field="out")
+        return run_crsec(options, model, roles, folder, connections)
+
+    def load(self, folders: list[Path]) -> Any:
+        """The run folders under the cell folders (CRSEC's analysis reads them itself)."""
+        from normlab.study.crsec_cell import run_folders_in
+
+        return run_folders_in(folders)
+
+    def analyze_run(self, run: Any) -> Any:
+        from normlab.study.crsec_cell import crsec_analyze
+
+        return crsec_analyze(run)
+
+    def usage(self, analysis: Any) -> RunUsage | None:
+        from normlab.study.crsec_cell import crsec_usage
+
+        return crsec_usage(analysis)
+
+
+def _crsec(analysis: Any) -> Headline | None:
+    from normlab.study.crsec_cell import crsec_headline
+
+    found = crsec_headline(analysis)
+    return None if found is None else Headline(*found)
+
+
+SYSTEMS: dict[str, System] = {
     "losona": System("losona", "losona", "run_losona", _losona),
     "scene": System("scene", "scene", "run_scene", _scene),
     "hsii": System("hsii", "hsii", "run_hsii", _hsii),
+    "crsec": CrsecSystem("crsec", "", "", _crsec, shardable=False, logs="config.json"),
 }
 
 
@@ -106,11 +204,20 @@ class Cell:
     roles: dict[str, str]
     options: dict[str, Any]
     """The task's arguments, the agent included where the task takes one."""
-    folder: Path
+    folder: Path | str
+    """``OUT/SYSTEM/SUBJECT``: a local folder, or a URL in object storage."""
+    shards: int = 1
+    """Parts the cell runs as (``--shard I/N`` each, into ``FOLDER/shard-I-of-N``)."""
 
     @property
     def label(self) -> str:
         return f"{self.system}/{self.subject.name}"
+
+    def parts(self) -> list[str | None]:
+        """The ``--shard`` of each part: ``[None]`` for a cell run whole."""
+        if self.shards == 1:
+            return [None]
+        return [f"{index}/{self.shards}" for index in range(1, self.shards + 1)]
 
 
 def cells(study: Study) -> list[Cell]:
@@ -134,7 +241,8 @@ def cells(study: Study) -> list[Cell]:
                     subject.model_for(name),
                     roles,
                     options,
-                    Path(study.out) / name / subject.name,
+                    within(within(log_location(study.out), name), subject.name),
+                    spec.shards,
                 )
             )
     return found

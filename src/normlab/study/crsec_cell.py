@@ -1,0 +1,167 @@
+"""CRSEC as a study's system: the subject is every agent's model, the society's runs are the
+cell's units, and the headline is the share of agents adhering to the society's target norms
+at the end.
+
+CRSEC is a simulation, not an Inspect task, so it has no ``@task`` function to read options
+from: :func:`crsec_options` stands in for one, with ``normlab crsec run``'s options as its
+parameters (a study's ``systems.crsec.options`` are checked against it, as the other systems'
+against their tasks). A cell's runs go to ``OUT/crsec/SUBJECT/run-1 … run-N`` with seeds
+``seed … seed+N-1``; a rerun resumes each from its checkpoint, as ``normlab crsec resume``
+does, so a killed cell counts every simulated tick once.
+
+The headline, "adhering share (final)", is per run the mean over the society's target norms of
+the share of agents whose plan or actions complied at the last hour; over several runs, their
+mean with a bootstrap interval over runs (the unit is the run: agents of one society are not
+independent). One run gives the pooled share of (agent, target) pairs with a Wilson interval,
+as CRSEC's own analysis gives one run's final shares.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, merge_usage
+from normlab.stats import Estimate, Rate
+
+SUBJECT = "agent"
+"""CRSEC's name for the role a study's subject takes."""
+JUDGE = "judge"
+ANALYSIS_SUFFIX = " (this analysis)"
+METRIC = "adhering share (final)"
+
+
+def crsec_options(
+    society: str | None = None,
+    days: int | None = None,
+    hours: str | None = None,
+    agents: str | None = None,
+    tick_minutes: int | None = None,
+    faithful: bool = False,
+    ablations: list[str] | None = None,
+    synthesis_trigger: str = "paper",
+    max_utterances: int | None = None,
+    classify_hint: bool = False,
+    runs: int = 1,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """A CRSEC cell's options, as ``normlab crsec run`` takes them.
+
+    Args:
+        society: Society file (JSON or YAML); default Hobbs Cafe.
+        days: Simulated days (default: the society's).
+        hours: Active hours START-END, e.g. 8-16.
+        agents: Only these agents (comma-separated names).
+        tick_minutes: Minutes per tick.
+        faithful: One call per operation, as the paper describes.
+        ablations: no_entrepreneurs, no_communication, no_observation, no_evaluation,
+            no_synthesis.
+        synthesis_trigger: paper (utilities sum past the threshold) or counter.
+        max_utterances: Conversation length cap.
+        classify_hint: The authors' code's category hint in ClassifySpecificNorms.
+        runs: Independent runs (seeds seed … seed+N-1).
+        seed: Seed of the first run.
+    """
+    return {
+        "society": society,
+        "days": days,
+        "hours": hours,
+        "agents": agents,
+        "tick_minutes": tick_minutes,
+        "faithful": faithful,
+        "ablations": list(ablations or []),
+        "synthesis_trigger": synthesis_trigger,
+        "max_utterances": max_utterances,
+        "classify_hint": classify_hint,
+        "runs": runs,
+        "seed": seed,
+    }
+
+
+def run_folders(folder: Path, runs: int) -> list[Path]:
+    return [folder / f"run-{index + 1}" for index in range(runs)]
+
+
+def run_crsec(
+    options: dict[str, Any], model: str, roles: dict[str, str], folder: Path, connections: int
+) -> Any:
+    """Create the cell's runs (or keep those already there, to resume them), simulate them to
+    their end and analyze them; the analysis."""
+    from normlab.core.errors import InputError
+    from normlab.crsec import HOBBS_CAFE, RunDir, analyze_folders, configure, simulate
+
+    given = crsec_options(**options)
+    unknown = [name for name in given["ablations"] if not isinstance(name, str)]
+    if unknown:
+        raise InputError("study", "ablations are names", field="systems.crsec.options.ablations")
+    models = {JUDGE: roles.get(JUDGE, model), **roles, SUBJECT: model}
+    folders = run_folders(folder, given["runs"])
+    for index, run_folder in enumerate(folders):
+        run = RunDir(run_folder)
+        if run.exists():
+            continue
+        config = configure(
+            Path(given["society"]) if given["society"] else HOBBS_CAFE,
+            models,
+            seed=given["seed"] + index,
+            days=given["days"],
+            hours=given["hours"],
+            agents=given["agents"],
+            tick_minutes=given["tick_minutes"],
+            faithful=given["faithful"],
+            ablations=given["ablations"],
+            synthesis_trigger=given["synthesis_trigger"],
+            max_utterances=given["max_utterances"],
+            classify_hint=given["classify_hint"],
+        )
+        run.create(config)
+    simulate(folders, None, None, report=False, max_connections=connections)
+    return analyze_folders(folders, models[JUDGE], connections)
+
+
+def run_folders_in(folders: list[Path]) -> list[Path]:
+    """Every CRSEC run folder (one holding ``config.json``) under ``folders``."""
+    return sorted({path.parent for folder in folders for path in folder.rglob("config.json")})
+
+
+def crsec_analyze(runs: list[Path]) -> Any:
+    """The analysis of the runs, each run's judge its own (verdicts from their caches)."""
+    from normlab.commands import stdout_to_stderr
+    from normlab.crsec import analyze_folders
+
+    with stdout_to_stderr():
+        return analyze_folders(runs, None)
+
+
+def crsec_usage(analysis: Any) -> RunUsage | None:
+    """The cell's usage, summed over its runs, with CRSEC's roles under a study's names: the
+    agents' calls are the subject's, the judge's calls of the analysis are the judge's. Verdicts
+    an earlier analysis cached count as the judge's cache hits (a call a fresh run makes), so a
+    report read after the run counts the calls the run made."""
+    if not analysis.usage:
+        return None
+    merged = merge_usage(run.roles for run in analysis.usage.values())
+    roles: dict[str, RoleUsage] = {}
+    for role, usage in merged.items():
+        name = SUBJECT_ROLE if role == SUBJECT else role.removesuffix(ANALYSIS_SUFFIX)
+        roles[name] = roles.get(name, RoleUsage()) + usage
+    cached = sum(run.judge_cached for run in analysis.runs)
+    if cached:
+        roles[JUDGE] = roles.get(JUDGE, RoleUsage()) + RoleUsage(cache_hits=cached)
+    return RunUsage(units=len(analysis.runs), roles=roles)
+
+
+def crsec_headline(analysis: Any) -> tuple[str, Estimate, int, str] | None:
+    """The mean final adhering share over target norms (see the module docstring)."""
+    runs = [run for run in analysis.runs if run.final]
+    if not runs:
+        return None
+    if len(runs) == 1:
+        run = runs[0]
+        adhering = sum(round(shares["adhering"] * run.agents) for shares in run.final.values())
+        estimate: Estimate = Rate.of(adhering, run.agents * len(run.final))
+    else:
+        estimate = Estimate.mean_of(
+            [sum(s["adhering"] for s in run.final.values()) / len(run.final) for run in runs]
+        )
+    return METRIC, estimate, len(runs), "run"
