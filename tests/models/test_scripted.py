@@ -23,6 +23,16 @@ def test_same_prompt_cycles_through_replies_other_prompts_are_independent() -> N
     assert responder.reply("bye") == "d"
 
 
+def test_a_template_rule_names_what_its_match_found() -> None:
+    rule = ScriptRule(
+        match=r'"role_from": "(?P<who>[^"]+)"', replies=[r"to \g<who>: \n"], template=True
+    )
+    plain = ScriptRule(match="x", replies=[r"kept \g<who>"])
+    responder = ScriptedResponder(Script(rules=[rule, plain]), "test")
+    assert responder.reply('{"role_from": "Ana Li"}') == "to Ana Li: \n"
+    assert responder.reply("x") == r"kept \g<who>"  # a rule without template is verbatim
+
+
 def test_no_match_without_default_is_an_input_error() -> None:
     responder = ScriptedResponder(Script(rules=[]), "script.json")
     with pytest.raises(InputError, match=r"script\.json: no rule matches"):

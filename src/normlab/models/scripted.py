@@ -6,6 +6,8 @@ Registered for Inspect as the ``scripted`` provider: ``scripted/PATH`` (or
     {"rules": [{"match": "<regex>", "replies": ["first", "second", ...]}, ...],
      "default": "reply when no rule matches"}
 
+A rule with ``"template": true`` fills its reply from the match's groups (``\\g<name>``).
+
 The first rule whose regex is found in the conversation (all message texts
 joined by blank lines) answers. When a rule has several replies, which one
 answers never depends on what else the process ran, so a resumed run (a new
@@ -51,6 +53,9 @@ class ScriptRule(BaseModel):
     replies: list[str] = Field(min_length=1)
     delay: float | None = Field(default=None, ge=0.0)
     """Seconds this rule's replies take (default: the script's ``delay``)."""
+    template: bool = False
+    """The reply names the match's groups (``\\g<name>``): a dry-run script answers a bank
+    of prompts it was not written for, naming a participant each prompt holds."""
 
     @field_validator("match")
     @classmethod
@@ -106,9 +111,11 @@ class ScriptedResponder:
             self._seen[(attempt, prompt)] += 1
         occurrence = seed if seed is not None else epoch - 1 + rank
         for rule, pattern in zip(self.script.rules, self._patterns, strict=True):
-            if pattern.search(prompt):
+            found = pattern.search(prompt)
+            if found:
                 delay = self.script.delay if rule.delay is None else rule.delay
-                return rule.replies[occurrence % len(rule.replies)], delay
+                reply = rule.replies[occurrence % len(rule.replies)]
+                return (found.expand(reply) if rule.template else reply), delay
         if self.script.default is not None:
             return self.script.default, self.script.delay
         raise InputError(self.source, f"no rule matches the prompt: {prompt[:120]!r}…")
