@@ -17,6 +17,7 @@ A cell's ``cell.json`` is written by the study's own process once every part of 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -40,6 +41,8 @@ class CellResult(BaseModel):
     """Finished before this run: left as it was."""
     samples: int
     calls: int
+    wall_s: float = 0.0
+    """Seconds its parts ran in this study run, summed (0 for a cell finished before)."""
 
 
 class PartResult(BaseModel):
@@ -47,6 +50,7 @@ class PartResult(BaseModel):
 
     samples: int
     calls: int
+    wall_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -106,11 +110,13 @@ def run_part(part: Part, connections: int) -> PartResult:
 
     cell = part.cell
     note(f"study: {part.label} running ({cell.model}, logs in {cell.folder})")
+    started = time.monotonic()
     with stdout_to_stderr():
         analysis = SYSTEMS[cell.system].run(
             cell.options, cell.model, cell.roles, cell.folder, connections, part.shard
         )
-    return measured(cell.system, analysis)
+    wall = round(time.monotonic() - started, 2)
+    return measured(cell.system, analysis).model_copy(update={"wall_s": wall})
 
 
 def fingerprint(cell: Cell) -> dict[str, Any]:
@@ -131,7 +137,7 @@ def finished_before(cell: Cell) -> CellResult | None:
     recorded = json.loads(text)
     if recorded.get("fingerprint") != _plain(fingerprint(cell)):
         return None
-    return CellResult.model_validate({**recorded["result"], "skipped": True})
+    return CellResult.model_validate({**recorded["result"], "skipped": True, "wall_s": 0.0})
 
 
 def finish_cell(cell: Cell, parts: list[PartResult]) -> CellResult:
@@ -145,6 +151,7 @@ def finish_cell(cell: Cell, parts: list[PartResult]) -> CellResult:
         skipped=False,
         samples=sum(p.samples for p in parts),
         calls=sum(p.calls for p in parts),
+        wall_s=round(sum(p.wall_s for p in parts), 2),
     )
     record = {"fingerprint": fingerprint(cell), "result": result.model_dump()}
     write_text(cell.folder, DONE_FILE, json.dumps(record, indent=2, default=str))
