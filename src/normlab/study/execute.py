@@ -112,9 +112,7 @@ def run_part(part: Part, connections: int) -> PartResult:
     note(f"study: {part.label} running ({cell.model}, logs in {cell.folder})")
     started = time.monotonic()
     with stdout_to_stderr():
-        analysis = SYSTEMS[cell.system].run(
-            cell.options, cell.model, cell.roles, cell.folder, connections, part.shard
-        )
+        analysis = SYSTEMS[cell.system].run(cell, connections, part.shard)
     wall = round(time.monotonic() - started, 2)
     return measured(cell.system, analysis).model_copy(update={"wall_s": wall})
 

@@ -19,6 +19,7 @@ The scripted model counts tokens as whitespace-separated words; a real tokenizer
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections.abc import Mapping
@@ -131,7 +132,10 @@ def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> 
 
     system = SYSTEMS[cell.system]
     with tempfile.TemporaryDirectory(prefix="normlab-plan-") as scratch, stdout_to_stderr():
-        analysis = system.run(cell.options, model, roles, Path(scratch) / "logs", connections)
+        scripted = dataclasses.replace(
+            cell, model=model, roles=roles, folder=Path(scratch) / "logs"
+        )
+        analysis = system.run(scripted, connections)
     return {"usage": system.usage(analysis), "headline": system.headline(analysis)}
 
 

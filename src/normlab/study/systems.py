@@ -93,26 +93,19 @@ class System:
         """The roles besides the subject, as the system's read side declares them."""
         return tuple(self.face().BENCHMARK.roles)
 
-    def run(
-        self,
-        options: dict[str, Any],
-        model: str,
-        roles: dict[str, str],
-        folder: Path | str,
-        connections: int,
-        shard: str | None = None,
-    ) -> Any:
+    def run(self, cell: Cell, connections: int, shard: str | None = None) -> Any:
         """The cell (or one shard of it) run or resumed by the system's own run; its analysis.
         A shard's report goes beside its logs (``FOLDER/shard-I-of-N``); a remote folder's
         beside its local mirror."""
         from normlab.commands import RunOptions
 
         run = getattr(self.face(), self.run_name)
+        folder = cell.folder
         report_dir = folder if isinstance(folder, Path) and shard is None else None
         settings = RunOptions(
             log_dir=folder, report_dir=report_dir, max_connections=connections, shard=shard
         )
-        return run(model, roles, settings, **options)
+        return run(cell.model, cell.roles, settings, **cell.options)
 
     def load(self, folders: list[Path]) -> Any:
         """The logs in ``folders``, read by the system's one loader (shards as one run)."""
@@ -146,21 +139,13 @@ class CrsecSystem(System):
     def roles(self) -> tuple[str, ...]:
         return ("judge",)
 
-    def run(
-        self,
-        options: dict[str, Any],
-        model: str,
-        roles: dict[str, str],
-        folder: Path | str,
-        connections: int,
-        shard: str | None = None,
-    ) -> Any:
+    def run(self, cell: Cell, connections: int, shard: str | None = None) -> Any:
         from normlab.core.errors import InputError
         from normlab.study.crsec_cell import run_crsec
 
-        if not isinstance(folder, Path):
+        if not isinstance(cell.folder, Path):
             raise InputError("study", "CRSEC runs write to a local folder", field="out")
-        return run_crsec(options, model, roles, folder, connections)
+        return run_crsec(cell.options, cell.model, cell.roles, cell.folder, connections)
 
     def load(self, folders: list[Path]) -> Any:
         """The run folders under the cell folders (CRSEC's analysis reads them itself)."""
