@@ -1,12 +1,22 @@
-"""Issue 23 item 4: paired differences between a study's subjects over shared units, and the
-papers' numbers beside a subject whose model a paper reported."""
+"""Issue 23 item 4: paired differences between a study's subjects over shared units (HSII's
+score included), printed by ``study report``, and the papers' numbers beside a subject whose
+model a paper reported."""
 
 from __future__ import annotations
 
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
-from normlab.study.compare import compare, paired_difference
+from normlab.study.compare import UnitRows, compare, hsii_statistic, paired_difference, units_of
 from normlab.study.papers import paper_name, paper_rows
+from tests.study.test_study import invoke, study_file
+
+NAN = math.nan
 
 
 def test_paired_difference_over_shared_scenarios_is_hand_computed() -> None:
@@ -23,7 +33,6 @@ def test_pooled_rate_difference_and_the_multiple_comparison_note() -> None:
     # Repaired / sanctions pooled over scenarios: 3/4 − 1/4.
     result = compare(
         "scene",
-        "scenario",
         [("a", {"x": (2, 3), "y": (1, 1)}), ("b", {"x": (1, 3), "y": (0, 1)}), ("c", None)],
     )
     assert [(p.first, p.second) for p in result.pairs] == [("a", "b")]
@@ -31,9 +40,65 @@ def test_pooled_rate_difference_and_the_multiple_comparison_note() -> None:
     assert result.comparisons == 1 and "unadjusted" in result.note
 
 
-def test_hsii_is_reported_as_not_paired() -> None:
-    result = compare("hsii", "case", [("a", None), ("b", None)])
+def test_hsii_paired_difference_of_the_score_is_hand_computed() -> None:
+    # Stage rows (r1 parsed, r2 target right, r3 first win, r4 long win; NaN: not counted).
+    # a: c1 (1, 1, 1, 1), c2 (1, 0, –, –) → r = (1, .5, 1, 1) → ι = 1·(1 + .5·(1 + 1)) = 2
+    # b: c1 (1, 1, 0, 0), c2 (1, 1, 1, 0) → r = (1, 1, .5, 0)  → ι = 1·(1 + 1·(.5 + 0)) = 1.5
+    # Δ = 0.5. Resamples: {c1, c1} → 3 − 1 = 2 (1/4); {c2, c2} → 1 − 2 = −1 (1/4); {c1, c2}
+    # → 0.5 (1/2): the 2.5th and 97.5th percentiles are −1 and 2.
+    weights = SimpleNamespace(alpha=1.0, beta=1.0, gamma=1.0, formula="table")
+    score = hsii_statistic(weights)
+    a = UnitRows({"c1": (1, 1, 1, 1), "c2": (1, 0, NAN, NAN)}, {"c1": "d1", "c2": "d2"}, score)
+    b = UnitRows({"c1": (1, 1, 0, 0), "c2": (1, 1, 1, 0), "c3": (1, 1, 1, 1)}, {}, score)
+    assert score(np.array(list(a.rows.values()))) == pytest.approx(2.0)
+    result = compare("hsii", [("a", a), ("b", b)])
+    (pair,) = result.pairs
+    assert (pair.first, pair.second, pair.delta.n) == ("a", "b", 2)  # c3: b's alone, left out
+    assert pair.delta.value == pytest.approx(0.5)
+    assert pair.delta.ci == pytest.approx((-1.0, 2.0))
+    assert result.unit == "case" and "HSII scores" in result.note
+    # Both cases cut from one dialogue: resampled together, every resample is the whole.
+    same = UnitRows(a.rows, {"c1": "d", "c2": "d"}, score)
+    assert paired_difference(same, b).ci == pytest.approx((0.5, 0.5))
+
+
+def test_crsec_is_reported_as_not_paired() -> None:
+    result = compare("crsec", [("a", None), ("b", None)])
     assert result.pairs == [] and "no paired" in result.note
+
+
+@pytest.mark.slow
+def test_the_scripted_studys_report_pairs_every_system(workdir: Path) -> None:
+    path = study_file(workdir)
+    code, _, err = invoke("run", path)
+    assert code == 0, err
+    code, out, err = invoke("report", path, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    for system in report["systems"]:
+        paired = system["paired"]
+        assert paired["pairs"], system["system"]
+        assert paired["comparisons"] == 1 and "Bonferroni" in paired["note"]
+        (pair,) = paired["pairs"]
+        assert pair["delta"]["n"] > 0 and pair["delta"]["value"] is not None
+    assert json.loads((workdir / "out" / "study-report.json").read_text()) == report
+
+    # HSII's paired statistic is the analysis's own score: on a cell's cases it gives its ι.
+    from normlab.hsii import analyze, load_run
+
+    run = load_run([workdir / "out" / "hsii" / "scripted-a"])
+    analysis = analyze(run)
+    units = units_of("hsii", run, analysis)
+    assert isinstance(units, UnitRows)
+    result = next(iter(analysis.models.values()))
+    assert units.statistic(np.array(list(units.rows.values()))) == pytest.approx(result.hsii)
+
+    code, out, err = invoke("report", path)
+    assert code == 0, err
+    for name, unit in (("losona", "scenarios"), ("scene", "scenarios"), ("hsii", "cases")):
+        assert f"{name}: paired differences ({unit})" in out
+    assert out.count("unadjusted for multiple comparisons") == 3
+    assert out.count("scripted-a − scripted-b") == 3
 
 
 def test_the_paper_row_shows_for_an_aliased_subject() -> None:

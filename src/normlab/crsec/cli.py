@@ -16,6 +16,7 @@ from normlab.commands.folders import default_log_dir, roles_line
 from normlab.commands.options import JsonOption, shared_options
 from normlab.core.errors import at_least
 from normlab.core.outputs import output_file, replace_file
+from normlab.crsec.export_cli import export_command
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
@@ -28,6 +29,7 @@ questionnaire_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(questionnaire_app, name="questionnaire")
+app.command("export")(export_command)
 
 ROLES = ("agent", "judge")
 
@@ -311,3 +313,8 @@ def crsec_demo(
     from normlab.crsec.runner import run_demo
 
     run_demo(out)
+
+
+from normlab.crsec.newcomer_cli import newcomer_command  # noqa: E402 (a command of its own module)
+
+app.command("newcomer")(newcomer_command)

@@ -60,6 +60,8 @@ async def reflect(world: World, tick: int, name: str) -> Reflection:
     state = world.agent(name)
     caller = world.caller(name, tick, "reflect", result.log)
     result.database = state.norms.model_copy(deep=True)
+    if not world.keeps_norms(name):
+        return result
     heard = (state.hour_observations + state.hour_conversations)[-THOUGHT_INPUT_LINES:]
     if heard and not world.ablated("no_observation"):
         result.thoughts = await generate_thoughts(caller, state.place, heard)

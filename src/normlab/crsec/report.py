@@ -11,6 +11,8 @@ from pathlib import Path
 
 from normlab.core.outputs import replace_file
 from normlab.crsec.analysis import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
+from normlab.crsec.newcomer_analysis import NewcomerSummary
+from normlab.crsec.newcomer_report import add_newcomer_section
 from normlab.report import (
     HtmlReport,
     LineSeries,
@@ -288,12 +290,18 @@ def database_table(run: RunResult, agent: str) -> Table:
     )
 
 
-def write_report(analysis: CrsecAnalysis, out: Path) -> Path:
+def write_report(
+    analysis: CrsecAnalysis, out: Path, newcomer: NewcomerSummary | None = None
+) -> Path:
+    """``report.html`` and ``metrics.json``; with ``newcomer`` (``normlab crsec newcomer``:
+    the analysis is then of the society the newcomer joined), its Newcomer section."""
     report = HtmlReport("CRSEC: norm emergence in a society of agents")
     models = {
         "agent": {run.models.get("agent", "?") for run in analysis.runs},
         "judge": {analysis.judge_model},
     }
+    if newcomer is not None:
+        models["subject"] = {subject.model for subject in newcomer.subjects}
     add_common_sections(report, models, [run.folder for run in analysis.runs])
     unfinished = [run.folder for run in analysis.runs if not run.finished]
     if unfinished:
@@ -316,8 +324,10 @@ def write_report(analysis: CrsecAnalysis, out: Path) -> Path:
             "(a norm has emerged once a share is over it).",
         )
     report.table(emergence_table(analysis))
+    if newcomer is not None:
+        add_newcomer_section(report, newcomer)
     if len(analysis.groups) > 1:
-        report.heading("Ablations")
+        report.heading("Ablations" if newcomer is None else "The society, per newcomer")
         for measure in ("holding", "adhering"):
             report.figure(
                 figure_ablations(analysis.groups, targets, measure),

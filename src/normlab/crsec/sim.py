@@ -93,21 +93,22 @@ class Simulation(World):
         return None
 
     async def run(self, max_calls: int | None = None, max_cost: float | None = None) -> Outcome:
-        """Run ticks until the end or a budget; each tick ends at a checkpoint."""
-        while self.state.tick < self.clock.total_ticks:
+        """Run ticks until the end (:attr:`end_tick`) or a budget; each tick ends at a
+        checkpoint."""
+        while self.state.tick < self.end_tick:
             stop = self.over_budget(max_calls, max_cost)
             if stop is not None:
                 return stop
             tick = self.state.tick
             await self.step(tick)
             self.state.tick += 1
-            self.state.finished = self.state.tick >= self.clock.total_ticks
+            self.state.finished = self.state.tick >= self.end_tick
             self.run_dir.save(self.state, self.events, self.metrics)
             if self.progress is not None and self.metrics:
                 self.progress(self.progress_line(self.metrics[-1]))
             elif self.progress is not None and self.tick_lines:
                 self.progress(
-                    f"{self.clock.label(tick)}: tick {tick + 1}/{self.clock.total_ticks} done · "
+                    f"{self.clock.label(tick)}: tick {tick + 1}/{self.end_tick} done · "
                     f"{self.state.usage.calls} calls so far"
                 )
             self.events, self.metrics = [], []

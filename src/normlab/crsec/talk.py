@@ -167,7 +167,7 @@ async def converse(world: World, tick: int, talk: Talk) -> Talk:
             talk.ended = f"{speaker} ended it"
             break
     talk.database = world.agent(talk.receiver).norms.model_copy(deep=True)
-    if not talk.transcript:
+    if not talk.transcript or not world.keeps_norms(talk.receiver):
         return talk
     receiver = callers[talk.receiver]
     items = await identify_from_chat(receiver, talk.transcript)

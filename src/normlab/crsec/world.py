@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
-from normlab.crsec.calls import Caller, CallLog
+from normlab.crsec.calls import AGENT_ROLE, Caller, CallLog
 from normlab.crsec.clock import clock_of
 from normlab.crsec.counts import HourCounter
 from normlab.crsec.events import EvaluateData, Event, Payload, make_event
@@ -95,6 +95,16 @@ class World:
         self.events: list[Event] = []
         self.metrics: list[HourMetrics] = []
         self.counter = HourCounter(self.state.hour_counts)
+        # Hooks for a run that continues another with one agent more (a newcomer joining a
+        # finished society, normlab.crsec.newcomer); a plain run leaves them as they are.
+        self.end_tick = self.clock.total_ticks
+        """The tick the run stops before: the clock's end, or later for a continuation."""
+        self.roles: dict[str, str] = {}
+        """Agent → the model role its calls use, where not ``agent`` (a newcomer's subject)."""
+        self.without_norms: set[str] = set()
+        """Agents that keep no norm database (a plain newcomer): they identify nothing in
+        their talks or thoughts, so their qualified norms stay NONE; they still plan, act and
+        talk."""
 
     @property
     def mode(self) -> EvaluationMode:
@@ -114,6 +124,11 @@ class World:
         if entrepreneur and not self.ablated("no_entrepreneurs"):
             return "a norm entrepreneur"
         return "an ordinary agent"
+
+    def keeps_norms(self, name: str) -> bool:
+        """Whether ``name`` identifies and evaluates normative information (every agent of
+        the paper does; a plain newcomer does not)."""
+        return name not in self.without_norms
 
     def qualified_contents(self, name: str) -> list[str]:
         return [norm.content for norm in self.agent(name).norms.qualified()]
@@ -173,6 +188,7 @@ class World:
             tick,
             phase,
             log=log if log is not None else CallLog(),
+            role=self.roles.get(name, AGENT_ROLE),
             temperature=self.config.temperature,
             cap=self.config.max_tokens,
             prefix=self.prefix(name),

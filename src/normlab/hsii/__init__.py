@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from normlab.hsii.rules import hsii_score, win_value
     from normlab.hsii.runner import BENCHMARK, run_demo, run_hsii
     from normlab.hsii.schemas import Case, Dialogue, TrialRecord
+    from normlab.hsii.scorer import hsii_stages
     from normlab.hsii.task import hsii, hsii_cot
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
@@ -61,6 +62,7 @@ __all__ = [
     "hsii",
     "hsii_cot",
     "hsii_score",
+    "hsii_stages",
     "import_dialogues",
     "load_cases",
     "load_dialogues",

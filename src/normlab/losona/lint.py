@@ -10,7 +10,8 @@ and by a cast member; the subject never speaking and not in the cast; every
 speaker in the cast; no leakage of the norm into subject-visible text (no run of
 5+ words shared with the norm statement or its examples; no word naming the hidden
 layer, :data:`normlab.core.leaks.LEAK_WORDS`, in the channel description); unique ids;
-known norm and event ids, and a valid (event, norm) cell.
+known norm and event ids, and a valid (event, norm) cell; a scenario exported from a CRSEC
+society (with ``provenance``) has a norm of its own, so it needs its judge examples instead.
 """
 
 from __future__ import annotations
@@ -63,9 +64,16 @@ def check_scenario(scenario: Scenario, taxonomy: Taxonomy) -> Iterator[tuple[str
     if scenario.event_id not in taxonomy.events:
         yield "event_id", f"unknown event id {scenario.event_id!r}"
     norm = taxonomy.norms.get(scenario.norm_id)
-    if norm is None:
+    if norm is None and scenario.provenance is None:
         yield "norm_id", f"unknown norm id {scenario.norm_id!r}"
-    elif scenario.event_id in taxonomy.events and scenario.event_id not in norm.applicable_events:
+    elif norm is None and scenario.judge_examples is None:
+        # A CRSEC society's norm is its own: the scenario is all the judge has to go on.
+        yield "judge_examples", "a norm outside the taxonomy needs the scenario's judge examples"
+    elif (
+        norm is not None
+        and scenario.event_id in taxonomy.events
+        and scenario.event_id not in norm.applicable_events
+    ):
         yield (
             "event_id",
             f"({scenario.event_id}, {scenario.norm_id}) is not a valid cell: event not in A(n)",

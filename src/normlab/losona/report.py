@@ -5,6 +5,7 @@
 - Figure 4: recovered naive failures vs introduced regressions (k/n).
 - The norm-learning subject (:mod:`normlab.agents`) against its model alone: paired
   accuracy-at-K deltas over the same scenarios, what it inferred, and its norm database.
+- Scenarios exported from a CRSEC society (``normlab crsec export``): their provenance.
 Development conditions (the oracle) never enter these; a banner says so when
 they are present, and another when the judge is the embedded 0.5B model.
 """
@@ -35,6 +36,7 @@ from normlab.report import (
     format_rate,
     grouped_bar_chart,
 )
+from normlab.report.provenance import add_provenance_section
 
 
 def headline_table(analysis: LosonaAnalysis) -> Table:
@@ -393,6 +395,10 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
         )
     if analysis.agents:
         add_agent_section(report, run, analysis)
+    add_provenance_section(
+        report,
+        ((key, item.provenance) for key, item in run.scenarios.items() if item.provenance),
+    )
     report.heading("Per norm")
     report.table(breakdown_table(analysis, "norm"))
     report.heading("Per event")

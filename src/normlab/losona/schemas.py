@@ -4,7 +4,8 @@ per-trial log record (§4.2).
 A scenario has subject-visible fields (channel, venue, subject and bio, cast,
 transcript ending in the elicitor), evaluation fields (event, norm, norm
 statement, judge examples, marked demonstration turns) and generation-only
-fields (end goal, notes).
+fields (end goal, notes); a scenario exported from a CRSEC society also carries its
+``provenance``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, f
 from normlab.agents import NormInference
 from normlab.core.chat import Participant, Turn, check_name, check_turn_id, check_turn_ids
 from normlab.core.logs import BASE_AGENT, subject_label
+from normlab.core.provenance import ScenarioProvenance
 from normlab.losona.taxonomy import NormExample, load_taxonomy
 
 WORKPLACE_VENUE = "workplace"
@@ -40,6 +42,10 @@ class Scenario(BaseModel):
     judge_examples: NormExample | None = None
     end_goal: str = ""
     notes: str = ""
+    provenance: ScenarioProvenance | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Set on a scenario exported from a CRSEC society (``normlab crsec export``): its norm is
+    the society's, not the taxonomy's, and the scenario carries its own judge examples. Left
+    out of a dump when unset, so authored scenarios are written as they always were."""
 
     _visible = field_validator("subject")(check_name)
     _whole = field_validator("elicitor_turn_id", mode="before")(check_turn_id)

@@ -15,32 +15,62 @@ if TYPE_CHECKING:
     )
     from normlab.scene.audit import analyze_study, export_study, study_columns
     from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+    from normlab.scene.lint import scaffold_findings
     from normlab.scene.rules import episode_views, label_lists
     from normlab.scene.runner import BENCHMARK, run_demo, run_scene
-    from normlab.scene.schemas import ChatAction, Episode, SceneScenario
+    from normlab.scene.schemas import (
+        CastMember,
+        Channel,
+        ChatAction,
+        Episode,
+        FidelityCriteria,
+        Hidden,
+        HiddenPersona,
+        Scaffold,
+        ScaffoldTranscript,
+        ScaffoldTurn,
+        SceneScenario,
+        with_own_norms,
+    )
+    from normlab.scene.scorer import episode_judge
     from normlab.scene.task import scene
+    from normlab.scene.taxonomy import SceneNorm, SceneTuple, load_dimensions
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
     "BENCHMARK",
     "SCENARIOS_PATH",
+    "CastMember",
+    "Channel",
     "ChatAction",
     "Episode",
     "EpisodeRecord",
+    "FidelityCriteria",
+    "Hidden",
+    "HiddenPersona",
+    "Scaffold",
+    "ScaffoldTranscript",
+    "ScaffoldTurn",
     "SceneAnalysis",
+    "SceneNorm",
     "SceneScenario",
+    "SceneTuple",
     "analyze",
     "analyze_study",
+    "episode_judge",
     "episode_views",
     "export_study",
     "label_lists",
+    "load_dimensions",
     "load_episode_records",
     "load_run",
     "load_scenarios",
     "record_of",
     "run_demo",
     "run_scene",
+    "scaffold_findings",
     "scene",
     "study_columns",
+    "with_own_norms",
 ]

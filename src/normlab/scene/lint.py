@@ -3,20 +3,27 @@
 The schema (:mod:`normlab.scene.schemas`) and the loader already check shape,
 cast/persona agreement, precedent demonstrators, the fidelity modality and the
 tuple's applicability. This module adds the norm-blindness of the subject-visible
-scaffold (§4.1): no text the subject sees may name the hidden layer of the test.
+scaffold (§4.1): no text the subject sees may name the hidden layer of the test. A
+scenario that carries its own norm (``own_norm``: a CRSEC society's emergent norm) has
+its tuple checked against that norm.
 ``normlab scene validate`` exits 0 when clean, 1 with one line per finding, 2 when
 a file cannot be read.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import leak_word_findings
 from normlab.scene.dataset import load_scenarios
-from normlab.scene.schemas import Scaffold
+from normlab.scene.schemas import Scaffold, with_own_norms
+from normlab.scene.taxonomy import Dimensions, SceneNorm, load_dimensions
 
 
 def scaffold_findings(scaffold: Scaffold) -> list[str]:
@@ -39,11 +46,22 @@ class Finding:
         return f"{self.path}: {self.scenario_id}: scaffold.{self.message}"
 
 
+def dimensions_for(path: Path) -> Dimensions:
+    """The dimensions, with the norms the scenarios of ``path`` carry themselves (a CRSEC
+    society's emergent norm: ``own_norm``), so their tuples are checked against them."""
+    norms = []
+    for file in jsonl_files(path):
+        for _, row in read_jsonl_rows(file):
+            with contextlib.suppress(ValidationError):  # the loader names the bad field
+                norms.append(SceneNorm.model_validate(row.get("own_norm")))
+    return with_own_norms(load_dimensions(), norms)
+
+
 def lint_paths(paths: Iterable[Path]) -> tuple[int, list[Finding]]:
     """(scenarios read, findings) over every file; unreadable input raises InputError."""
     total, findings = 0, []
     for path in paths:
-        scenarios = load_scenarios(path)
+        scenarios = load_scenarios(path, dimensions_for(path))
         total += len(scenarios)
         findings += [
             Finding(str(path), scenario.scenario_id, message)

@@ -6,7 +6,8 @@ opposing pairs. Tables carry every k/n. Sample transcripts show the judge's
 labels beside each turn, like the paper's Appendix C, with the staged precedent's labels
 inside its staged mark so that the marks add up to the counts above them. A norm-learning
 subject is set beside its model alone (repair, ρ(d, b), compliance per pole, with
-agent − base), with what it inferred and its norm database reply by reply.
+agent − base), with what it inferred and its norm database reply by reply. Scenarios
+exported from a CRSEC society (``normlab crsec export``) are listed with their provenance.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from normlab.core.provenance import ScenarioProvenance
 from normlab.report import (
     BarSeries,
     HtmlReport,
@@ -25,6 +27,7 @@ from normlab.report import (
     format_rate,
     grouped_bar_chart,
 )
+from normlab.report.provenance import add_provenance_section
 from normlab.scene.agent_report import add_agent_section
 from normlab.scene.analysis import (
     EpisodeRecord,
@@ -288,6 +291,17 @@ def pairs_figure(analysis: SceneAnalysis) -> bytes:
     )
 
 
+def exported_scenarios(run: SceneRun) -> list[tuple[str, ScenarioProvenance]]:
+    """The scenarios of the run's samples that were exported from a CRSEC society."""
+    found = []
+    for item in run.samples.samples:
+        scenario = (item.sample.metadata or {}).get("scenario") or {}
+        if scenario.get("provenance"):
+            origin = ScenarioProvenance.model_validate(scenario["provenance"])
+            found.append((str(scenario.get("scenario_id")), origin))
+    return found
+
+
 def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
     report = HtmlReport("SCENE results")
     role_models: dict[str, set[str]] = {"subject": set(analysis.models)}
@@ -302,6 +316,7 @@ def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
         "note",
     )
     report.table(episodes_table(analysis))
+    add_provenance_section(report, exported_scenarios(run))
     report.heading("Repair and adaptation")
     report.table(headline_table(analysis))
     report.figure(

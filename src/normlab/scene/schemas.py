@@ -5,7 +5,9 @@
   (persona outlines, sanction script, precedent sub-script, fidelity criteria).
   One extension, from §4.1 ("the scaffold includes ... the subject persona"),
   which B.8 omits: the scaffold carries ``subject`` (name and one-line bio). The
-  subject never speaks in the scaffold and is not in the cast.
+  subject never speaks in the scaffold and is not in the cast. Two more, for scenarios
+  exported from a CRSEC society (``normlab crsec export``): ``own_norm`` (a norm from
+  outside the dimensions) and ``provenance``; both absent from authored scenarios.
 - Model replies: :class:`ChatAction` (every participant, B.3/B.4),
   :class:`OrchestratorDecision` (B.5), :class:`NormAwareReply` (B.2),
   :class:`JudgeOutput` (B.6), :class:`ListedEvents` (§5.1), :class:`FidelityVerdict` (B.7).
@@ -30,8 +32,9 @@ from pydantic import (
 from normlab.agents import MemoryLog
 from normlab.core.chat import Turn, check_turn_ids
 from normlab.core.logs import BASE_AGENT
+from normlab.core.provenance import ScenarioProvenance
 from normlab.models import CallRecord
-from normlab.scene.taxonomy import SceneTuple
+from normlab.scene.taxonomy import Dimensions, SceneNorm, SceneTuple
 
 ActionKind = Literal["message", "react", "no-op"]
 _NO_OP_SPELLINGS = {"no-op", "noop", "no_op", "none", "silent", "silence", "nothing", "pass"}
@@ -137,6 +140,24 @@ class SceneScenario(BaseModel):
     scaffold: Scaffold
     tuple: SceneTuple
     hidden: Hidden
+    own_norm: SceneNorm | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The hidden norm itself, for a norm from outside Appendix A's dimensions (a CRSEC
+    society's emergent norm, ``normlab crsec export``); its id is the tuple's norm. None: the
+    tuple's norm is one of the dimensions'. Left out of a dump when unset."""
+    provenance: ScenarioProvenance | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Set on a scenario exported from a CRSEC society: the run, the norm and its spread."""
+
+    @field_validator("own_norm")
+    @classmethod
+    def _own_norm_is_the_tuples(
+        cls, norm: SceneNorm | None, info: ValidationInfo
+    ) -> SceneNorm | None:
+        scene_tuple = info.data.get("tuple")
+        if norm is not None and scene_tuple is not None and norm.id != scene_tuple.norm:
+            raise ValueError(
+                f"own_norm.id {norm.id!r} must be the tuple's norm {scene_tuple.norm!r}"
+            )
+        return norm
 
     @field_validator("hidden")
     @classmethod
@@ -171,6 +192,15 @@ class SceneScenario(BaseModel):
     @property
     def demonstrator(self) -> str | None:
         return next((p.name for p in self.hidden.personas if p.precedent_lines_or_null), None)
+
+
+def with_own_norms(dimensions: Dimensions, norms: list[SceneNorm]) -> Dimensions:
+    """``dimensions`` with scenarios' own norms (:attr:`SceneScenario.own_norm`) added, so that
+    a tuple naming one is checked against it; a norm the dimensions already hold stays theirs."""
+    added = {norm.id: norm for norm in norms if norm.id not in dimensions.norms}
+    if not added:
+        return dimensions
+    return dimensions.model_copy(update={"norms": {**dimensions.norms, **added}})
 
 
 class ChatAction(BaseModel):

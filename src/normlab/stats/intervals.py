@@ -1,5 +1,6 @@
 """Intervals: Wilson for a proportion, percentile bootstraps over the resampled unit (plain,
-cluster, paired, pooled rate differences) and Spearman's ρ with its bootstrap."""
+cluster, paired, pooled rate differences, the paired difference of any statistic, Cohen's κ),
+Spearman's ρ with its bootstrap, and Kendall's τ."""
 
 from __future__ import annotations
 
@@ -101,6 +102,8 @@ def _batch_estimates(
         return np.asarray(data[indexes].mean(axis=1), dtype=np.float64)
     if statistic is _pooled_rate_difference and data.ndim == 2:
         return _pooled_rate_differences(data[indexes])
+    if statistic is _kappa and data.ndim == 2:
+        return _kappas(data[indexes])
     return np.array([statistic(data[row]) for row in indexes], dtype=np.float64)
 
 
@@ -217,6 +220,100 @@ def paired_rate_delta(
         return (math.nan, (math.nan, math.nan))
     interval = bootstrap_ci(rows, _pooled_rate_difference, confidence, n_resamples, seed)
     return delta, interval
+
+
+def paired_statistic_delta(
+    treatment: Sequence[Sequence[float]],
+    control: Sequence[Sequence[float]],
+    statistic: Statistic,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    clusters: Sequence[str] | None = None,
+) -> tuple[float, FloatInterval]:
+    """Δ = θ(treatment) − θ(control) for any statistic θ of per-unit rows measured on the same
+    units, with a paired percentile bootstrap over the units.
+
+    ``treatment[i]`` and ``control[i]`` are unit i's rows (HSII: a case's four stage values)
+    under two subjects; θ maps a matrix of rows to a number (HSII's score, a product of stage
+    rates, is no mean over units, so neither :func:`paired_bootstrap_delta` nor
+    :func:`paired_rate_delta` applies). Each resample draws units (or, with ``clusters``,
+    whole clusters) once for both arms, so the pairing is kept, and θ is recomputed on each
+    arm of the resample: Δ* = θ(treatment*) − θ(control*). Resamples where Δ* is undefined are
+    left out (:func:`bootstrap_ci`). NaN when there are no units.
+    """
+    _check_paired(treatment, control, "paired samples")
+    first = np.asarray(treatment, dtype=np.float64)
+    second = np.asarray(control, dtype=np.float64)
+    if first.shape[0] == 0:
+        return (math.nan, (math.nan, math.nan))
+    first, second = first.reshape(first.shape[0], -1), second.reshape(second.shape[0], -1)
+    width = first.shape[1]
+
+    def delta_of(rows: NDArray[np.float64]) -> float:
+        return statistic(rows[:, :width]) - statistic(rows[:, width:])
+
+    rows = np.hstack([first, second])
+    interval = bootstrap_ci(rows, delta_of, confidence, n_resamples, seed, clusters)
+    return delta_of(rows), interval
+
+
+def _kappas(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Cohen's κ of every resample at once (B × n × 2 → B), NaN where p_e = 1."""
+    first, second = resamples[:, :, 0], resamples[:, :, 1]
+    observed = (first == second).mean(axis=1)
+    share_a, share_b = first.mean(axis=1), second.mean(axis=1)
+    expected = share_a * share_b + (1 - share_a) * (1 - share_b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappas = (observed - expected) / (1 - expected)
+    return np.where(expected < 1, kappas, np.nan)
+
+
+def _kappa(rows: NDArray[np.float64]) -> float:
+    """Cohen's κ of one matrix of rows (first rater's label, second's) as 0/1."""
+    return float(_kappas(rows[np.newaxis])[0])
+
+
+def kappa_ci(
+    first: Sequence[bool],
+    second: Sequence[bool],
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    clusters: Sequence[str] | None = None,
+) -> tuple[float, FloatInterval]:
+    """Cohen's κ of two raters' binary labels with a percentile bootstrap over the items.
+
+    κ = (p_o − p_e) / (1 − p_e), p_e = p_a·p_b + (1 − p_a)(1 − p_b) (the value of
+    :func:`normlab.stats.cohen_kappa`); items are resampled whole, both raters' labels
+    together, or with ``clusters`` (the scenario a trial belongs to) whole clusters, since
+    two judges' verdicts on one scenario's trials are not independent items. Resamples with
+    p_e = 1 (one label throughout) have no κ and are left out; NaN when κ itself is undefined.
+    """
+    _check_paired(first, second, "rater labels")
+    rows = np.array([[a, b] for a, b in zip(first, second, strict=True)], dtype=np.float64)
+    rows = rows.reshape(-1, 2)
+    if rows.shape[0] == 0:
+        return (math.nan, (math.nan, math.nan))
+    kappa = _kappa(rows)
+    if math.isnan(kappa):
+        return (math.nan, (math.nan, math.nan))
+    return kappa, bootstrap_ci(rows, _kappa, confidence, n_resamples, seed, clusters)
+
+
+def kendall_tau(x: Values, y: Values) -> float:
+    """Kendall's τ-b between two scorings of the same items (two judges' values of the same
+    subjects): (concordant − discordant) pairs over √((n₀ − n₁)(n₀ − n₂)), ties corrected
+    (``scipy.stats.kendalltau``). ``nan`` with fewer than two items or a constant scoring."""
+    _check_paired(x, y, "x and y")
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import ConstantInputWarning, kendalltau  # see _spearman_rows
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        result = kendalltau(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    return float(result.statistic)
 
 
 def _spearman_rows(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:

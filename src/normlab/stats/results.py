@@ -11,10 +11,13 @@ from pydantic import BaseModel
 from normlab.stats.intervals import (
     FloatInterval,
     Interval,
+    Statistic,
     bootstrap_ci,
     finite_or_none,
+    kappa_ci,
     paired_bootstrap_delta,
     paired_rate_delta,
+    paired_statistic_delta,
     spearman_ci,
     wilson_interval,
 )
@@ -62,6 +65,27 @@ class Estimate(BaseModel):
         """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
         delta, interval = paired_rate_delta(treatment, control)
         return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+
+    @classmethod
+    def paired_statistic_delta(
+        cls,
+        treatment: Sequence[Sequence[float]],
+        control: Sequence[Sequence[float]],
+        statistic: Statistic,
+        clusters: Sequence[str] | None = None,
+    ) -> Estimate:
+        """θ(treatment) − θ(control) for a statistic θ of per-unit rows on the same units,
+        paired (cluster) bootstrap over units; ``n`` is the units."""
+        delta, interval = paired_statistic_delta(treatment, control, statistic, clusters=clusters)
+        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+
+    @classmethod
+    def kappa(
+        cls, first: Sequence[bool], second: Sequence[bool], clusters: Sequence[str] | None = None
+    ) -> Estimate:
+        """Cohen's κ of two raters with its bootstrap interval over items (or clusters)."""
+        kappa, interval = kappa_ci(first, second, clusters=clusters)
+        return cls(value=finite_or_none(kappa), ci=json_interval(interval), n=len(first))
 
     @classmethod
     def difference(cls, treatment: Estimate, control: Estimate) -> Estimate:

@@ -140,13 +140,15 @@ def report(
         Path | None, typer.Option(help="Folder for study-report.html (default: the study's out).")
     ] = None,
 ) -> None:
-    """Per system, the subjects ranked by the headline metric, with intervals and calls."""
-    from normlab.report import Table
-    from normlab.study.report import HEADER, report_study, rows_of, write_html
+    """Per system, the subjects ranked by the headline metric, with intervals and calls; the
+    paired differences between subjects; a second judge's agreement and ranking."""
+    from normlab.study.report import report_blocks, report_study, write_html, write_json
 
     study = _load(study_file)
     result = report_study(study)
-    path = write_html(result, out or local_folder(study.out))
+    folder = out or local_folder(study.out)
+    path = write_html(result, folder)
+    write_json(result, folder)
     note(f"report: {path.resolve()}")
     for label in result.missing:
         note(f"not run yet: {label}")
@@ -154,7 +156,11 @@ def report(
         print_json(result)
         return
     for system in result.systems:
-        print_table(Table(f"{system.system}: {system.metric}", HEADER, rows_of(system)))
+        for block in report_blocks(system):
+            if block.table is not None:
+                print_table(block.table)
+            elif block.kind == "note":
+                say(block.text)
 
 
 def _mde(value: float | None) -> str:

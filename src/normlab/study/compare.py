@@ -5,9 +5,12 @@ removes it, so a paired interval is narrower than comparing two independent inte
 the ranking's overlapping intervals alone would understate what the study can tell apart).
 The units are the headline's own: LoSoNA scenarios (accuracy-at-K under the headline
 condition, the majority label per scenario), SCENE scenarios (repaired over sanctions pooled
-over the scenario's episodes in the headline view, the pooled-rate delta). HSII's score is a
-product of stage rates, not a mean over cases, so it has no per-case pairing in
-``normlab.stats`` yet and is reported as not paired.
+over the scenario's episodes in the headline view, the pooled-rate delta), HSII cases (each
+case's four stage values; the HSII score is a product of stage rates, not a mean over cases,
+so the difference of the two scores is recomputed with HSII's own score function on each
+resample of the shared cases, whole dialogues at a time as HSII's own intervals resample).
+CRSEC's unit, the run, is not shared between subjects (each simulates its own society), so
+it has no paired form.
 
 Multiple comparisons: every pair of subjects is compared, so k subjects make k(k−1)/2
 comparisons per system. The intervals are unadjusted 95% percentile intervals from
@@ -18,15 +21,31 @@ family-wise correction (e.g. Bonferroni at 0.05/m) knows m.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
 from pydantic import BaseModel
 
-from normlab.stats import Estimate
+from normlab.stats import Estimate, Statistic
 
-UnitValues = dict[str, float] | dict[str, tuple[int, int]]
-"""Per unit id: a value averaged over units, or (k, n) counts pooled over units."""
+
+@dataclass(frozen=True)
+class UnitRows:
+    """Per unit, a row a statistic reads whole (HSII: a case's four stage values, NaN where
+    the case is not in a stage's denominator), each unit's cluster, and the statistic."""
+
+    rows: dict[str, tuple[float, ...]]
+    clusters: dict[str, str]
+    statistic: Statistic
+
+
+UnitValues = dict[str, float] | dict[str, tuple[int, int]] | UnitRows
+"""Per unit id: a value averaged over units, (k, n) counts pooled over units, or rows a
+statistic reads."""
 
 HEADLINE_CONDITION = "norm_informed"
 
@@ -73,18 +92,75 @@ def _scene_units(run: Any, analysis: Any) -> UnitValues:
     return {scenario: (k, n) for scenario, (k, n) in counts.items()}
 
 
-UNITS = {"losona": _losona_units, "scene": _scene_units}
-"""How each pairable system's headline breaks into units (HSII: none, see the module)."""
+def hsii_statistic(result: Any) -> Statistic:
+    """HSII's score of a matrix of stage rows, under the weights and formula of the cell's
+    analysis (``result``, its model result): each rate over the cases in its denominator
+    (a rate with none counts 0, as the analysis does), then :func:`normlab.hsii.hsii_score`."""
+    from normlab.hsii import hsii_score
+
+    def score(rows: NDArray[np.float64]) -> float:
+        rates = []
+        for column in rows.T:
+            reached = column[~np.isnan(column)]
+            rates.append(float(reached.mean()) if reached.size else 0.0)
+        return float(
+            hsii_score(
+                *rates,
+                alpha=result.alpha,
+                beta=result.beta,
+                gamma=result.gamma,
+                formula=result.formula,
+            )
+        )
+
+    return score
+
+
+def _hsii_units(run: Any, analysis: Any) -> UnitValues:
+    from normlab.hsii import stages_of
+
+    result = next(iter(analysis.models.values()), None)
+    if result is None:
+        return {}
+    return UnitRows(
+        rows={r.case_id: tuple(stages_of(r).values()) for r in run.records},
+        clusters={r.case_id: r.cluster for r in run.records},
+        statistic=hsii_statistic(result),
+    )
+
+
+UNITS: dict[str, tuple[Callable[[Any, Any], UnitValues], str]] = {
+    "losona": (_losona_units, "scenario"),
+    "scene": (_scene_units, "scenario"),
+    "hsii": (_hsii_units, "case"),
+}
+"""How each pairable system's headline breaks into units, and what a unit is."""
 
 
 def units_of(system: str, run: Any, analysis: Any) -> UnitValues | None:
     """The headline per unit of one cell, or None when the system has no paired form."""
-    extract = UNITS.get(system)
-    return None if extract is None else extract(run, analysis)
+    found = UNITS.get(system)
+    return None if found is None else found[0](run, analysis)
+
+
+def _count(values: UnitValues | None) -> int:
+    if values is None:
+        return 0
+    return len(values.rows) if isinstance(values, UnitRows) else len(values)
 
 
 def paired_difference(first: UnitValues, second: UnitValues) -> Estimate:
     """``first − second`` over the units both measured, paired bootstrap over those units."""
+    if isinstance(first, UnitRows) and isinstance(second, UnitRows):
+        shared = sorted(set(first.rows) & set(second.rows))
+        return Estimate.paired_statistic_delta(
+            [first.rows[u] for u in shared],
+            [second.rows[u] for u in shared],
+            first.statistic,
+            clusters=[first.clusters[u] for u in shared],
+        )
+    if isinstance(first, UnitRows) or isinstance(second, UnitRows):
+        raise TypeError("both subjects' units must be of one kind")
     shared = sorted(set(first) & set(second))
     a = [first[u] for u in shared]
     b = [second[u] for u in shared]
@@ -93,22 +169,27 @@ def paired_difference(first: UnitValues, second: UnitValues) -> Estimate:
     return Estimate.paired_delta(a, b)  # type: ignore[arg-type]
 
 
-def compare(system: str, unit: str, ranked: list[tuple[str, UnitValues | None]]) -> Comparisons:
+def compare(system: str, ranked: list[tuple[str, UnitValues | None]]) -> Comparisons:
     """Every pair of subjects, in rank order (``ranked`` is best first)."""
     if system not in UNITS:
         note = (
-            f"{system}'s headline is not a mean or pooled rate over {unit}s, so no paired "
+            f"{system}'s headline unit (a run) is not shared between subjects, so no paired "
             "difference is computed."
         )
-        return Comparisons(unit=unit, pairs=[], comparisons=0, note=note)
-    measured = [(name, values) for name, values in ranked if values]
+        return Comparisons(unit="run", pairs=[], comparisons=0, note=note)
+    unit = UNITS[system][1]
+    measured = [(name, values) for name, values in ranked if values is not None and _count(values)]
     pairs = [
         PairedDifference(first=a, second=b, delta=paired_difference(va, vb))
         for (a, va), (b, vb) in combinations(measured, 2)
     ]
+    resampled = f"{unit}s" if system != "hsii" else "cases (whole dialogues at a time)"
+    family = 0.05 / max(len(pairs), 1)
     note = (
         f"{len(pairs)} paired comparison(s) over shared {unit}s; 95% bootstrap intervals over "
-        f"{unit}s, unadjusted for multiple comparisons (for a family-wise 95%, read each at "
-        f"{0.05 / max(len(pairs), 1):.4f} — Bonferroni)."
+        f"{resampled}, unadjusted for multiple comparisons (for a family-wise 95%, read each "
+        f"at {family:.4f} — Bonferroni, α/m with m = {max(len(pairs), 1)})."
     )
+    if system == "hsii":
+        note += " Δ is a difference of HSII scores (not of rates), recomputed on each resample."
     return Comparisons(unit=unit, pairs=pairs, comparisons=len(pairs), note=note)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -27,7 +26,7 @@ from pydantic import BaseModel
 from normlab.core.errors import InputError
 from normlab.study.location import read_text, write_text
 from normlab.study.schema import Study
-from normlab.study.systems import SYSTEMS, Cell, cells
+from normlab.study.systems import SYSTEMS, Cell, Part, cells
 
 DONE_FILE = "cell.json"
 R = TypeVar("R")
@@ -51,18 +50,6 @@ class PartResult(BaseModel):
     samples: int
     calls: int
     wall_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class Part:
-    """One unit of work: a whole cell, or one ``--shard I/N`` of it."""
-
-    cell: Cell
-    shard: str | None
-
-    @property
-    def label(self) -> str:
-        return self.cell.label + (f" shard {self.shard}" if self.shard else "")
 
 
 class Executor(Protocol):
@@ -178,4 +165,7 @@ def run_study(
     for cell in todo:
         mine = [m for part, m in zip(parts, measured_parts, strict=True) if part.cell == cell]
         done[cell.label] = finish_cell(cell, mine)
+    from normlab.study.judges import judge_cells
+
+    judge_cells(study, every)  # a system's extra judges: each finished cell judged again, once
     return [done[cell.label] for cell in every]

@@ -19,12 +19,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from normlab.core.errors import InputError
-
-if TYPE_CHECKING:
-    from normlab.study.execute import Part
+from normlab.study.systems import Part
 
 R = TypeVar("R")
 """A part's result (:class:`~normlab.study.execute.PartResult`)."""

@@ -5,21 +5,38 @@ Every number is the system's own analysis of the cell's logs (``load_run`` and `
 through its face), so a study's table says what ``normlab SYSTEM analyze OUT/SYSTEM/SUBJECT``
 says, and a resumed cell's samples are counted once. Planned calls come from ``OUT/plan.json``,
 written by ``study plan``; a study never planned shows none. Paired differences between
-subjects come from :mod:`normlab.study.compare`, the papers' numbers from
-:mod:`normlab.study.papers`.
+subjects come from :mod:`normlab.study.compare`, a second judge's agreement and ranking from
+:mod:`normlab.study.judges`, the papers' numbers from :mod:`normlab.study.papers`. The report
+is written as HTML and as JSON (``study-report.json``, what ``--json`` prints), which the web
+app's Compare page reads.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
+from normlab.core.errors import InputError
+from normlab.core.outputs import replace_file
 from normlab.core.storage import log_location
 from normlab.report import HtmlReport, Table
 from normlab.stats import Interval
 from normlab.study.compare import Comparisons, UnitValues, compare, units_of
 from normlab.study.execute import measured
+from normlab.study.judges import (
+    ITEMS,
+    NOT_SUPPORTED,
+    VERDICTS,
+    JudgeComparison,
+    Judged,
+    Verdicts,
+    compare_judges,
+    judged_cell,
+    verdicts_of,
+)
 from normlab.study.location import local_logs
 from normlab.study.papers import PaperRow, paper_rows
 from normlab.study.plan import read_plan
@@ -47,6 +64,10 @@ class SystemReport(BaseModel):
     unit: str
     subjects: list[Ranked]
     paired: Comparisons | None = None
+    judges: list[JudgeComparison] = []
+    """The study's judge against each extra judge the system names (``judges:``)."""
+    judge_note: str | None = None
+    """Why a system's extra judges were not compared (a system that cannot be judged again)."""
 
 
 class StudyReport(BaseModel):
@@ -56,11 +77,58 @@ class StudyReport(BaseModel):
     """Cells with no logs yet (``study run`` has not reached them)."""
 
 
+REPORT_JSON = "study-report.json"
+"""What ``study report`` writes beside its HTML: the report as ``--json`` prints it."""
+
+
+def read_report(path: Path) -> StudyReport:
+    """A ``study-report.json`` read back, or an :class:`InputError` naming the file."""
+    from pydantic import ValidationError
+
+    try:
+        return StudyReport.model_validate_json(path.read_bytes())
+    except (OSError, ValueError, ValidationError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not a study report"
+        raise InputError(path, str(reason)) from error
+
+
+def write_json(report: StudyReport, folder: Path) -> Path:
+    """``FOLDER/study-report.json``, whole or not at all."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return replace_file(folder / REPORT_JSON, report.model_dump_json(indent=2))
+
+
+def _judge_comparisons(
+    study: Study,
+    system: str,
+    original: str,
+    rows: list[Ranked],
+    ours: dict[str, Verdicts],
+    theirs: dict[str, dict[str, Judged]],
+) -> tuple[list[JudgeComparison], str | None]:
+    """Each extra judge of ``system`` against its cells' own judge."""
+    judges = study.systems[system].judges  # type: ignore[index]
+    if not judges:
+        return [], None
+    if system not in VERDICTS:
+        return [], NOT_SUPPORTED.format(system=system)
+    values = [(r.subject, r.value) for r in rows]
+    return [
+        compare_judges(original, judge, ITEMS[system], values, theirs.get(judge, {}), ours)
+        for judge in judges
+    ], None
+
+
 def report_study(study: Study) -> StudyReport:
     plan = read_plan(log_location(study.out))
     planned = {(c.system, c.subject): c.calls for c in plan.cells} if plan else {}
     by_system: dict[str, tuple[str, str, list[Ranked]]] = {}
     units: dict[tuple[str, str], UnitValues | None] = {}
+    original_judge: dict[str, str] = {}
+    verdicts: dict[str, dict[str, Verdicts]] = {}
+    """Per system and subject: the cell's own judge's per-unit verdicts."""
+    judged: dict[str, dict[str, dict[str, Judged]]] = {}
+    """Per system, extra judge and subject: that judge's headline and verdicts."""
     missing = []
     for cell in cells(study):
         system = SYSTEMS[cell.system]
@@ -71,6 +139,15 @@ def report_study(study: Study) -> StudyReport:
         run = system.load([logs])
         analysis = system.analyze_run(run)
         units[cell.system, cell.subject.name] = units_of(cell.system, run, analysis)
+        extra = study.systems[cell.system].judges  # type: ignore[index]
+        if extra and cell.system in VERDICTS:
+            original_judge[cell.system] = cell.roles.get("judge", "(the task's default)")
+            verdicts.setdefault(cell.system, {})[cell.subject.name] = verdicts_of(cell.system, run)
+            for judge in extra:
+                found = judged_cell(study, cell, judge)
+                if found is not None:
+                    by_judge = judged.setdefault(cell.system, {}).setdefault(judge, {})
+                    by_judge[cell.subject.name] = found
         headline = system.headline(analysis)
         usage = system.usage(analysis)
         calls = measured(cell.system, analysis).calls
@@ -96,9 +173,25 @@ def report_study(study: Study) -> StudyReport:
         # Highest first; a subject with no value (nothing measured) last.
         ordered = sorted(rows, key=lambda r: (r.value is None, -(r.value or 0.0), r.subject))
         ranked = [row.model_copy(update={"rank": i + 1}) for i, row in enumerate(ordered)]
-        paired = compare(name, unit, [(r.subject, units.get((name, r.subject))) for r in ranked])
+        paired = compare(name, [(r.subject, units.get((name, r.subject))) for r in ranked])
+        comparisons, judge_note = _judge_comparisons(
+            study,
+            name,
+            original_judge.get(name, ""),
+            ranked,
+            verdicts.get(name, {}),
+            judged.get(name, {}),
+        )
         systems.append(
-            SystemReport(system=name, metric=metric, unit=unit, subjects=ranked, paired=paired)
+            SystemReport(
+                system=name,
+                metric=metric,
+                unit=unit,
+                subjects=ranked,
+                paired=paired,
+                judges=comparisons,
+                judge_note=judge_note,
+            )
         )
     return StudyReport(study=study.name, systems=systems, missing=missing)
 
@@ -154,6 +247,64 @@ def paired_rows(system: SystemReport) -> list[list[str]]:
     ]
 
 
+AGREEMENT_HEADER = [
+    "judges (study's vs extra)",
+    "agreement [95% CI] (k/n)",
+    "Cohen's κ [95% CI]",
+    "items (clusters)",
+    "ranking changes",
+    "Kendall's τ",
+]
+
+
+def _interval(value: float | None, ci: Interval) -> str:
+    return f"{_number(value)} [{_number(ci[0])}, {_number(ci[1])}]"
+
+
+def judge_rows(system: SystemReport) -> list[list[str]]:
+    """Per extra judge: agreement with the study's judge, κ, and whether the ranking holds."""
+    rows = []
+    for j in system.judges:
+        rate = j.agreement.rate
+        changed = "—" if j.changed is None else "yes" if j.changed else "no"
+        rows.append(
+            [
+                f"{j.original} vs {j.judge}",
+                f"{_interval(rate.value, rate.ci)} ({rate.k}/{rate.n})",
+                _interval(j.kappa.value, j.kappa.ci),
+                f"{j.kappa.n} ({j.clusters})",
+                changed,
+                _number(j.kendall_tau),
+            ]
+        )
+    return rows
+
+
+RANKING_HEADER = ["rank", "study's judge", "extra judge", "value [95% CI] (extra judge)", "n"]
+
+
+def ranking_rows(judge: JudgeComparison) -> list[list[str]]:
+    """The two judges' rankings side by side, rank by rank."""
+    return [
+        [
+            str(row.rank),
+            judge.original_ranking[index] if index < len(judge.original_ranking) else "—",
+            row.subject,
+            _interval(row.value, row.ci),
+            str(row.n),
+        ]
+        for index, row in enumerate(judge.ranking)
+    ]
+
+
+def judge_notes(judge: JudgeComparison) -> list[str]:
+    """What a reader of the agreement table must know: what an item is, what is missing."""
+    notes = [f"{judge.judge}: items are {judge.items}."]
+    if judge.missing:
+        notes.append(f"{judge.judge} has not judged: {', '.join(judge.missing)} (study run).")
+    return notes
+
+
 def _sources(system: SystemReport) -> list[str]:
     """Each paper row shown, with where it was printed and what it lacks."""
     seen = {}
@@ -166,21 +317,58 @@ def _sources(system: SystemReport) -> list[str]:
     return list(seen.values())
 
 
+@dataclass(frozen=True)
+class Block:
+    """One piece of a system's part of the report, in order: a sub-heading, a table or a
+    note. The HTML report, the terminal and the web app's Compare page all show these, so
+    the three say the same thing in the same words."""
+
+    kind: Literal["heading", "table", "note"]
+    text: str = ""
+    table: Table | None = None
+
+
+def report_blocks(system: SystemReport) -> list[Block]:
+    """A system's ranked table with the papers' numbers and their sources, its paired
+    differences with the note on multiple comparisons, and the judges' agreement and
+    rankings."""
+    name = system.system
+    found = [Block("table", table=Table(f"{name}: {system.metric}", HEADER, rows_of(system)))]
+    found += [Block("note", line) for line in _sources(system)]
+    if system.paired is not None:
+        unit = f"{system.paired.unit}s"
+        found.append(Block("heading", f"Paired differences ({unit})"))
+        if system.paired.pairs:
+            caption = f"{name}: paired differences ({unit})"
+            found.append(Block("table", table=Table(caption, PAIRED_HEADER, paired_rows(system))))
+        found.append(Block("note", system.paired.note))
+    if system.judges:
+        found.append(Block("heading", "Two judges"))
+        caption = f"{name}: two judges"
+        found.append(Block("table", table=Table(caption, AGREEMENT_HEADER, judge_rows(system))))
+        for judge in system.judges:
+            caption = f"{name}: ranking by {judge.judge}"
+            found.append(Block("table", table=Table(caption, RANKING_HEADER, ranking_rows(judge))))
+            found += [Block("note", line) for line in judge_notes(judge)]
+    if system.judge_note:
+        found.append(Block("note", system.judge_note))
+    return found
+
+
 def write_html(report: StudyReport, folder: Path) -> Path:
-    """``FOLDER/study-report.html``: the ranked tables with the papers' numbers and the paired
-    differences, self-contained, written as every report is (shared templates, escaped text,
-    credentials redacted, one atomic rename)."""
+    """``FOLDER/study-report.html``: every system's blocks (:func:`report_blocks`),
+    self-contained, written as every report is (shared templates, escaped text, credentials
+    redacted, one atomic rename)."""
     page = HtmlReport(f"Study {report.study}")
     for system in report.systems:
         page.heading(f"{system.system}: {system.metric}")
-        page.table(Table(f"{system.system}: subjects ranked", HEADER, rows_of(system)))
-        for line in _sources(system):
-            page.paragraph(line, "note")
-        if system.paired is not None:
-            page.heading(f"Paired differences ({system.paired.unit}s)", 3)
-            if system.paired.pairs:
-                page.table(Table("paired differences", PAIRED_HEADER, paired_rows(system)))
-            page.paragraph(system.paired.note, "note")
+        for block in report_blocks(system):
+            if block.table is not None:
+                page.table(block.table)
+            elif block.kind == "heading":
+                page.heading(block.text, 3)
+            else:
+                page.paragraph(block.text, "note")
     if report.missing:
         page.paragraph(f"Not run yet: {', '.join(report.missing)}")
     folder.mkdir(parents=True, exist_ok=True)

@@ -60,6 +60,9 @@ class SystemSpec(Strict):
     """What ``study plan`` counts with; needed unless every model of the system is scripted."""
     shards: int = Field(default=1, ge=1, le=1000)
     """Parts each cell of this system runs as (``--shard I/N``): on Ray, one task each."""
+    judges: list[str] = Field(default_factory=list, max_length=4)
+    """Extra judge models: each finished cell's logs are judged again by each, without
+    re-running the subject (:mod:`normlab.study.judges`), and the report compares them."""
 
 
 class Subject(Strict):
@@ -134,6 +137,7 @@ def _resolve(study: Study, base: Path) -> Study:
             update={
                 "options": options,
                 "roles": {role: model(m) for role, m in spec.roles.items()},
+                "judges": [model(m) for m in spec.judges],
                 "dry_run": dry
                 and DryRun(
                     model=model(dry.model), roles={r: model(m) for r, m in dry.roles.items()}

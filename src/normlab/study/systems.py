@@ -231,3 +231,15 @@ def cells(study: Study) -> list[Cell]:
                 )
             )
     return found
+
+
+@dataclass(frozen=True)
+class Part:
+    """One unit of work: a whole cell, or one ``--shard I/N`` of it."""
+
+    cell: Cell
+    shard: str | None
+
+    @property
+    def label(self) -> str:
+        return self.cell.label + (f" shard {self.shard}" if self.shard else "")

@@ -1,7 +1,8 @@
 """``normlab serve``: the FastAPI app (server-rendered pages, SQLite for what people enter).
 
 Pages: the runs (home), a reader per system, play (a person in the subject's seat),
-rating studies (owner side) and the rater's side (invite link → items). Safety is built
+rating studies (owner side), the rater's side (invite link → items) and a study's Compare
+page (:mod:`normlab.web.compare`). Safety is built
 in here rather than left to deployment (the rules and why: :mod:`normlab.web.guard`):
 only the host names the server was started for are served, and a state-changing request
 from another site is refused; every page is rendered by Jinja with autoescaping on, so
@@ -28,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from normlab.core.errors import InputError, NormlabError
 from normlab.core.secrets import redact_text
+from normlab.web.compare import add_compare_routes
 from normlab.web.guard import (
     MAX_BODY,
     Guard,
@@ -224,4 +226,5 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     add_play_routes(app, pages)
     add_study_routes(app, pages)
+    add_compare_routes(app, pages)
     return app

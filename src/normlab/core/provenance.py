@@ -1,0 +1,45 @@
+"""Where a scenario came from when no author wrote its norm: a CRSEC society's emergent norm.
+
+``normlab crsec export`` turns the norms a simulated society converged on into LoSoNA and
+SCENE scenarios. Each carries this record, so a result on such a scenario can always be
+traced back to the run, the norm and how far it had spread, and the benchmarks' reports can
+set these scenarios apart from authored ones. It lives here, below the systems, because
+both benchmarks' scenario schemas hold it and the CRSEC export writes it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ScenarioProvenance(BaseModel):
+    """The run, the norm and its spread behind an exported scenario."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: Literal["crsec"] = "crsec"
+    run: str = Field(min_length=1)
+    """The run folder's name."""
+    society: str = ""
+    norm_id: str = Field(min_length=1)
+    """The norm at stake, as the society file names it."""
+    statement: str = ""
+    """The norm as the metrics' judge was given it."""
+    adherent: int = Field(ge=0)
+    agents: int = Field(ge=1)
+    adherence: float = Field(ge=0.0, le=1.0)
+    """``adherent / agents``: the share adhering at the end of ``hour``."""
+    hour: int = Field(ge=1)
+    """The first simulated hour (1 = the run's first) at whose end the share reached
+    ``threshold``."""
+    hour_label: str = ""
+    threshold: float = Field(ge=0.0, le=1.0)
+    agent_model: str = ""
+    """The model the society's agents ran on."""
+    judge_model: str = ""
+    """The judge that decided who adhered."""
+    generated: list[str] = Field(default_factory=list)
+    """The scenario's fields a generator model wrote because the run holds nothing for them;
+    every other field is taken from the run."""

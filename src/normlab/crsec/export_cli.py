@@ -1,0 +1,123 @@
+"""``normlab crsec export RUN --to losona|scene --out FILE``: a society's emergent norms as test
+cases for the two benchmarks.
+
+Light at import (``normlab crsec --help`` answers at once): the command imports the
+analysis, the builders and Inspect when it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from normlab.commands.console import note, reports_errors, say
+from normlab.core.errors import InputError, at_least
+from normlab.core.outputs import output_file, replace_file
+from normlab.models.roles import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
+
+    from normlab.crsec.export import EmergedNorm, Selection
+    from normlab.models import Generated
+
+TARGETS = ("losona", "scene")
+SHOWN_PROBLEMS = 5
+
+Builder = Callable[["Model", "EmergedNorm", "Selection", int], Awaitable["Generated[Any]"]]
+
+
+async def _export(
+    run: Path, min_adherence: float, judge: str, generator: str, builder: Builder, repairs: int
+) -> tuple[Selection, list[Generated[Any]]]:
+    from inspect_ai.model import get_model
+
+    from normlab.crsec.export import select_emerged
+    from normlab.models import ModelClient
+
+    selection = await select_emerged(
+        run, min_adherence, ModelClient({"judge": get_model(judge)}), judge
+    )
+    if not selection.emerged:
+        return selection, []
+    model = get_model(generator, role="generator")
+    built = [builder(model, emerged, selection, repairs) for emerged in selection.emerged]
+    return selection, list(await asyncio.gather(*built))
+
+
+@reports_errors
+def export_command(
+    run: Annotated[Path, typer.Argument(help="A finished CRSEC run directory.")],
+    to: Annotated[str, typer.Option("--to", help="The benchmark: losona or scene.")],
+    out: Annotated[Path, typer.Option(help="JSONL file the scenarios are written to (replaced).")],
+    min_adherence: Annotated[
+        float,
+        typer.Option(
+            help="A norm emerged when the share of agents adhering to it reached this (at or "
+            "above) at the end of some simulated hour."
+        ),
+    ] = 0.7,
+    generator: Annotated[
+        str, typer.Option(help="Model that writes what the run does not hold.")
+    ] = DEFAULT_MODEL,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="The emergence metrics' judge (default: the run's; verdicts cached)."),
+    ] = None,
+    repairs: Annotated[
+        int, typer.Option(help="Repair rounds after the benchmark's linter finds a problem.")
+    ] = 2,
+) -> None:
+    """Export the norms the society converged on, with the conversations and observations
+    that spread them, as LoSoNA or SCENE scenarios; every one passes the benchmark's linter."""
+    from normlab.crsec.export import check_threshold, finished_run, judge_model
+    from normlab.crsec.export_losona import export_losona
+    from normlab.crsec.export_scene import export_scene
+    from normlab.models.preflight import check_models
+
+    if to not in TARGETS:
+        raise InputError("--to", f"choose {' or '.join(TARGETS)}, not {to!r}", field="to")
+    check_threshold(min_adherence)
+    at_least("--repairs", repairs, 0)
+    finished_run(run)
+    output_file(out, "--out")  # before the first model call, not when its result lands
+    judged_by = judge_model(run, judge)
+    # The judge, as for ``analyze``, is called only for verdicts the run's cache lacks.
+    check_models({"--generator": generator})
+    builder: Builder = export_losona if to == "losona" else export_scene
+    selection, outcomes = asyncio.run(
+        _export(run, min_adherence, judged_by, generator, builder, repairs)
+    )
+    if not selection.emerged:
+        say(
+            f"nothing to export: no norm of {run} reached an adherence share of "
+            f"{min_adherence:.0%} (highest: {selection.missed_line()}); --min-adherence sets "
+            "the threshold"
+        )
+        raise typer.Exit(code=1)
+    for emerged in selection.emerged:
+        origin = emerged.provenance
+        note(
+            f"emerged: {origin.norm_id}, {origin.adherent}/{origin.agents} agents adhering by "
+            f"{origin.hour_label} (hour {origin.hour}); "
+            f"{len(emerged.evidence.conversations)} conversations, "
+            f"{len(emerged.evidence.conflicts)} conflicts observed"
+        )
+    written = [outcome.value for outcome in outcomes if outcome.value is not None]
+    for outcome in outcomes:
+        if outcome.value is None:
+            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
+            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
+        else:
+            say(f"written {outcome.label}: {outcome.value.scenario_id}")
+    if written:
+        rows = (json.dumps(value.model_dump(mode="json"), ensure_ascii=False) for value in written)
+        replace_file(out, "".join(f"{row}\n" for row in rows))
+    say(f"{len(written)} of {len(outcomes)} written to {out.resolve()}")
+    if len(written) < len(outcomes):
+        raise typer.Exit(code=1)

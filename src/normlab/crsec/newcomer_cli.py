@@ -1,0 +1,181 @@
+"""``normlab crsec newcomer RUN --subject M``: a model joins a finished run's society.
+
+Light at import, as the rest of ``normlab crsec``: the simulation, the analysis and the report
+are imported when the command runs (:mod:`~normlab.crsec.newcomer`,
+:mod:`~normlab.crsec.newcomer_analysis`, :mod:`~normlab.crsec.newcomer_report`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from normlab.commands.console import note, print_json, print_table, reports_errors
+from normlab.commands.options import shared_options
+from normlab.core.errors import InputError, at_least
+from normlab.core.logs import BASE_AGENT
+from normlab.core.outputs import replace_file
+
+if TYPE_CHECKING:
+    from normlab.crsec.newcomer_analysis import NewcomerSummary
+
+DEFAULT_HOURS = 4
+"""Simulated hours after the newcomer arrives: half of the paper's 8-hour day, time for a
+breach, its sanctions and a few hours that show whether the newcomer stopped."""
+SUMMARY = "newcomer_summary.json"
+
+
+def parse_seeds(seeds: str | None, runs: int | None) -> list[int]:
+    """``--seeds 0,1,2`` or ``--runs N`` (seeds 0 … N-1); seed 0 alone by default."""
+    if seeds is not None and runs is not None:
+        raise InputError("--seeds", "give --seeds or --runs, not both", field="seeds")
+    if runs is not None:
+        at_least("--runs", runs, 1)
+        return list(range(runs))
+    if seeds is None:
+        return [0]
+    try:
+        parsed = [int(part) for part in seeds.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(
+            "--seeds", f"{seeds!r} is not a list of integers (e.g. 0,1,2)", field="seeds"
+        ) from None
+    if not parsed:
+        raise InputError("--seeds", "name at least one seed (e.g. 0,1,2)", field="seeds")
+    return list(dict.fromkeys(parsed))
+
+
+def join(
+    source: Path,
+    out: Path,
+    *,
+    subject: str,
+    agents: list[str],
+    seeds: list[int],
+    hours: int,
+    like: str | None = None,
+    agent_model: str | None = None,
+    judge: str | None = None,
+    max_connections: int | None = None,
+) -> tuple[NewcomerSummary, Path]:
+    """Make or find every newcomer run in ``out``, run each to its end, measure them, and
+    write ``newcomer_summary.json`` and the CRSEC report with its Newcomer section."""
+    from normlab.crsec.newcomer import finished_source, plan, simulate
+    from normlab.crsec.newcomer_analysis import analyze_newcomers
+    from normlab.crsec.report import write_report
+    from normlab.crsec.runner import model_client
+    from normlab.models import DEFAULT_MODEL
+
+    config, _ = finished_source(source)
+    judge_model = judge or config.models.get("judge", DEFAULT_MODEL)
+    folders = plan(
+        source,
+        out,
+        subject=subject,
+        agents=agents,
+        seeds=seeds,
+        hours=hours,
+        like=like,
+        agent_model=agent_model,
+    )
+    note(f"newcomer runs: {', '.join(str(folder) for folder in folders)}")
+    asyncio.run(simulate(folders, lambda models: model_client(models, max_connections), note))
+    done = 0
+
+    def progress() -> None:
+        nonlocal done
+        done += 1
+        if done % 50 == 0:
+            note(f"judge: {done} verdicts")
+
+    client = model_client({"judge": judge_model}, max_connections)
+    summary, analysis = asyncio.run(analyze_newcomers(folders, client, judge_model, out, progress))
+    replace_file(out / SUMMARY, summary.model_dump_json(indent=1) + "\n")
+    return summary, write_report(analysis, out, summary)
+
+
+@reports_errors
+@shared_options
+def newcomer_command(
+    run: Annotated[Path, typer.Argument(help="A finished run directory (it is only read).")],
+    *,
+    subject: Annotated[str, typer.Option(help="The newcomer's model (any Inspect model).")],
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            help="base (the model alone, no norm database) or norm-memory (an empty personal "
+            "norm database, as the society's agents keep); repeat to run both, paired.",
+            show_default="base",
+        ),
+    ] = None,
+    hours: Annotated[
+        int, typer.Option(help="Simulated hours after the newcomer arrives.")
+    ] = DEFAULT_HOURS,
+    seeds: Annotated[
+        str | None, typer.Option(help="Seeds of the continuation, e.g. 0,1,2 (default 0).")
+    ] = None,
+    runs: Annotated[int | None, typer.Option(help="Seeds 0 … N-1 (instead of --seeds).")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="The society's agents' model.", show_default="the run's"),
+    ] = None,
+    like: Annotated[
+        str | None,
+        typer.Option(
+            help="The society agent the newcomer is a copy of (under a new name).",
+            show_default="the one against most norms at stake",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of the newcomer runs, their summary and report.html "
+            "(default: RUN-newcomer beside the run); the same command resumes it."
+        ),
+    ] = None,
+    judge: str | None,
+    max_connections: int | None,
+    as_json: bool,
+) -> None:
+    """A model joins a finished run's society: conflicts, sanctions, time to adoption, the
+    norms it holds and the society's drift; base model and norm-memory agent paired by seed."""
+    from normlab.agents import resolve_agent
+    from normlab.crsec.newcomer import finished_source
+    from normlab.crsec.newcomer_report import newcomer_tables
+    from normlab.models import DEFAULT_MODEL
+    from normlab.models.preflight import check_models
+
+    at_least("--hours", hours, 1)
+    agents = [resolve_agent(name) for name in dict.fromkeys(agent or [BASE_AGENT])]
+    chosen = parse_seeds(seeds, runs)
+    config, _ = finished_source(run)
+    check_models(
+        {
+            "--subject": subject,
+            "--model": model or config.models["agent"],
+            "--judge": judge or config.models.get("judge", DEFAULT_MODEL),
+        }
+    )
+    folder = out or run.resolve().with_name(f"{run.resolve().name}-newcomer")
+    summary, path = join(
+        run,
+        folder,
+        subject=subject,
+        agents=agents,
+        seeds=chosen,
+        hours=hours,
+        like=like,
+        agent_model=model,
+        judge=judge,
+        max_connections=max_connections,
+    )
+    if as_json:
+        print_json(summary)
+    else:
+        for table in newcomer_tables(summary):
+            print_table(table)
+    note(f"report: {path.resolve()}")
