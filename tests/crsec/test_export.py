@@ -14,8 +14,11 @@ import asyncio
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import get_model
 from typer.testing import CliRunner
 
@@ -62,7 +65,7 @@ def export(run: Path, out: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def rows(path: Path) -> list[dict[str, object]]:
+def rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -215,7 +218,7 @@ def test_below_the_threshold_nothing_is_exported_and_the_command_says_how_close(
         "tipping_after_meals 0% (day 1 09:00–10:00))"
     ) in output
     code, output = export(short, out, "--to", "losona", "--min-adherence", "0.6")
-    assert code == 0 and rows(out)[0]["provenance"]["hour"] == 2  # type: ignore[index]
+    assert code == 0 and rows(out)[0]["provenance"]["hour"] == 2
 
 
 def test_a_malformed_run_folder_is_a_one_line_error(converged: Path, tmp_path: Path) -> None:
@@ -303,29 +306,40 @@ def test_an_exported_losona_file_runs_and_its_report_shows_the_provenance(
     assert "100.0% [43.9, 100.0] (3/3)" in html
 
 
-def test_the_scene_report_shows_an_exported_scenarios_provenance(
+def test_an_exported_scene_file_runs_and_its_report_shows_the_provenance(
     converged: Path, workdir: Path
 ) -> None:
-    """SCENE's runner reads a norm from the dimensions (README): the provenance of an
-    exported scenario rides on a bank scenario here, to show the report's table."""
+    """The exported scenario itself runs: its own norm (from outside SCENE's dimensions) is what
+    the personas enforce and the judge labels against."""
     out = workdir / "scene.jsonl"
     assert export(converged, out, "--to", "scene")[0] == 0
+    exported = rows(out)[0]
     scene_fixtures = Path(__file__).resolve().parents[1] / "scene" / "fixtures"
-    row = json.loads((scene_fixtures / "scenarios.jsonl").read_text().splitlines()[0])
-    row["provenance"] = rows(out)[0]["provenance"]
-    data = workdir / "scenarios.jsonl"
-    data.write_text(json.dumps(row) + "\n")
     script = f"scripted/{scene_fixtures / 'script.json'}"
     roles = [arg for role in ("persona", "orchestrator", "auditor")
              for arg in ("--role", f"{role}={script}")]  # fmt: skip
     result = runner.invoke(
         app,
-        ["scene", "run", "--model", script, "--judge", script, *roles, "--data", str(data),
+        ["scene", "run", "--model", script, "--judge", script, *roles, "--data", str(out),
          "--reps", "1", "--log-dir", str(workdir / "logs")],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     html = (workdir / "logs" / "report.html").read_text()
-    assert HEADING in html and row["scenario_id"] in html and "(3/3)" in html
+    assert HEADING in html and exported["scenario_id"] in html and "(3/3)" in html
+    log = read_eval_log(str(next((workdir / "logs").rglob("*.eval"))))
+    assert log.samples and len(log.samples) == len(rows(out))
+    sample = log.samples[0]
+
+    def text(event: ModelEvent) -> str:
+        """A call's prompt, its attachments (Inspect stores long texts apart) resolved."""
+        parts = [str(message.content) for message in event.input]
+        return " ".join(sample.attachments.get(p.removeprefix("attachment://"), p) for p in parts)
+
+    # The personas and the judge are told the society's norm, which no dimension holds.
+    statement = exported["own_norm"]["statement"]
+    calls = [e for e in sample.events if isinstance(e, ModelEvent)]
+    told = {e.role for e in calls if statement in text(e)}
+    assert {"persona", "judge"} <= told, told
 
 
 def test_the_provenance_table_lists_each_exported_scenario_once(converged: Path) -> None:

@@ -15,7 +15,7 @@ from normlab.core.errors import InputError
 from normlab.core.jsonio import validate_row
 from normlab.core.sources import Sourced, read_sourced
 from normlab.scene.defaults import SAMPLERS
-from normlab.scene.schemas import SceneScenario
+from normlab.scene.schemas import SceneScenario, with_own_norms
 from normlab.scene.taxonomy import Dimensions, axis_values, draw, load_dimensions
 
 SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
@@ -36,7 +36,8 @@ def read_scenarios(
 
     def parse(row: dict[str, Any], file: str | Path, line: int) -> SceneScenario:
         scenario = validate_row(SceneScenario, row, file, line)
-        if not known.is_valid(scenario.tuple):
+        own = [scenario.own_norm] if scenario.own_norm else []
+        if not with_own_norms(known, own).is_valid(scenario.tuple):
             raise InputError(
                 file,
                 f"tuple {scenario.tuple.slug()} fails the applicability filter",

@@ -22,7 +22,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from normlab.core.chat import Turn, render_transcript, render_turn
 from normlab.core.templates import DOUBLE_BRACES, PromptSet
-from normlab.scene.schemas import Episode, SceneScenario
+from normlab.scene.schemas import Episode, SceneScenario, norm_of
 from normlab.scene.taxonomy import Dimensions
 
 SYSTEM_PREFIX = "SYSTEM: "
@@ -122,7 +122,7 @@ def norm_values(scenario: SceneScenario, dimensions: Dimensions) -> dict[str, st
 
     For the personas (who enforce the norm), the judge and the auditor; never the subject.
     """
-    norm = dimensions.norms[scenario.tuple.norm]
+    norm = norm_of(scenario, dimensions)
     return {
         "norm": norm.statement,
         "compliance_signals": "; ".join(norm.compliance_signals),

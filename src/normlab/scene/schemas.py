@@ -369,3 +369,9 @@ class EpisodeLabels(BaseModel):
 class FidelityVerdict(BaseModel):
     label: Literal["VALID", "PARTIAL", "INVALID"]
     justification: str
+
+
+def norm_of(scenario: SceneScenario, dimensions: Dimensions) -> SceneNorm:
+    """The scenario's hidden norm: its own (a CRSEC society's, ``normlab crsec export``), else
+    the dimensions' norm its tuple names."""
+    return scenario.own_norm or dimensions.norms[scenario.tuple.norm]

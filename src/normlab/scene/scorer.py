@@ -64,6 +64,7 @@ from normlab.scene.schemas import (
     SanctionForm,
     SceneScenario,
     TurnLabel,
+    norm_of,
 )
 from normlab.scene.taxonomy import Dimensions, load_dimensions
 from normlab.stats import Estimate
@@ -373,7 +374,7 @@ def episode_judge(
             await judge_inference(
                 judge,
                 episode.norm_memory,
-                dimensions.norms[scenario.tuple.norm].statement,
+                norm_of(scenario, dimensions).statement,
                 settings,
             )
             if episode.norm_memory is not None
