@@ -1,7 +1,8 @@
 """Sweeps against the model endpoint: wall time beside the physical bound, calls/s, faults.
 
     python -m benchmarks.sweep [--systems losona,scene,hsii] [--latency 0.5]
-        [--connections 64] [--size 40] [--shards 1] [--faults] [--bare] [--out F]
+        [--connections 64] [--size 40] [--shards 1] [--faults] [--bare] [--bare-each]
+        [--out F]
 
 For each system, starts ``benchmarks/endpoint.py`` answering from that system's
 scripted-model test script (so every reply parses), and runs the system's own
@@ -13,22 +14,27 @@ From the logs and the endpoint's counts:
 
 * ``calls``: replies the endpoint sent; ``requests``: every request it got, faults
   included (calls Inspect's cache answered reach neither);
-* ``depth``: the most model calls one sample made (its calls run one after
-  another, so the sample cannot finish sooner than depth × latency);
+* ``depth``: the most endpoint calls one sample made one after another (calls it
+  made at once count once, cache hits not at all), so the sample cannot finish sooner
+  than depth × latency;
 * ``bound_s``: max(depth × latency, requests × latency / connections);
 * ``eval_wall_s``: the eval's own wall time (the logs' start to end);
   ``command_wall_s`` adds process start, analysis and the report;
 * ``bound_ratio``: bound / eval wall (1.0 = as fast as the endpoint allows);
-* ``cpu_ms_per_call``: CPU of the run's processes per call.
+* ``cpu_ms_per_call``: CPU of the run's processes per call;
+* ``peak_rss_mb``: the largest resident memory of the run's processes.
 
 ``--bare`` also runs a bare Inspect task (one generate, one judge call per
 sample, no normlab code; as many samples as the largest sweep's requests / 2,
 in as many shards) against the same endpoint: its CPU per call is Inspect's
 and the OpenAI client's share, normlab's is the rest, and its bound ratio is
-the most any Inspect-based tool reaches on this machine. ``--faults``
-injects 20% rate limits and server errors, 10% malformed or cut-off bodies and
-5% held requests (``NORMLAB_ATTEMPT_TIMEOUT`` 2 s) and reports how many planned
-samples completed and the retries the report counts.
+the most any Inspect-based tool reaches on this machine. ``--bare-each`` runs it
+again at each system's number of requests (``bare_same_requests``): a run of a few
+rounds of calls (requests / connections) loses its start and its last, partly filled
+round, which a run of forty rounds hardly feels. ``--faults`` injects 20% rate limits
+and server errors, 10% malformed or cut-off bodies and 5% held requests
+(``NORMLAB_ATTEMPT_TIMEOUT`` 2 s) and reports how many planned samples completed and the
+retries the report counts.
 """
 
 from __future__ import annotations
@@ -133,8 +139,33 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _wait(process: subprocess.Popen[Any]) -> int:
+    """Wait for ``process``; its peak resident memory in MB (what the samples in flight
+    hold), from the kernel's accounting of the child."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return round(usage.ru_maxrss / 1024)
+
+
 def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def _chain(events: list[Any]) -> int:
+    """The calls of one sample that ran one after another: the most of its endpoint calls
+    (a cache hit takes no latency) of which none overlaps another, each from its request to
+    its reply. Calls a sample makes at once overlap, so they count once, and the sample can
+    still not finish sooner than this many latencies."""
+    spans = sorted(
+        (e.completed, e.timestamp)
+        for e in events
+        if not e.error and e.cache != "read" and e.completed is not None
+    )
+    count, free_from = 0, None
+    for end, start in spans:
+        if free_from is None or start >= free_from:
+            count, free_from = count + 1, end
+    return count
 
 
 def _read_logs(folder: Path) -> dict[str, Any]:
@@ -146,7 +177,7 @@ def _read_logs(folder: Path) -> dict[str, Any]:
     retries = 0
     for item in samples:
         events = [e for e in item.sample.events if e.event == "model"]
-        depth = max(depth, sum(1 for e in events if not e.error))
+        depth = max(depth, _chain(events))
         retries += sum((e.retries or 0) + (1 if e.error else 0) for e in events)
     # The eval's span: its first sample's start to its last sample's end (the logs' own
     # start and end times are whole seconds).
@@ -209,22 +240,25 @@ def sweep(
             "--max-connections", str(max(1, connections // shards)),
             "--log-dir", str(logs), "--json",
         ]  # fmt: skip
+        outputs = [folder / f"stderr-{i}.txt" for i in range(1, shards + 1)]
         cpu_before = _children_cpu()
         started = time.perf_counter()
-        processes = [
-            subprocess.Popen(
-                [*command, *(["--shard", f"{i}/{shards}"] if shards > 1 else [])],
-                env=env,
-                cwd=folder,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for i in range(1, shards + 1)
-        ]
-        errors = [p.communicate()[1] for p in processes]
+        processes = []
+        for i, output in enumerate(outputs, start=1):
+            with output.open("w") as stderr:
+                processes.append(
+                    subprocess.Popen(
+                        [*command, *(["--shard", f"{i}/{shards}"] if shards > 1 else [])],
+                        env=env,
+                        cwd=folder,
+                        stdout=subprocess.DEVNULL,
+                        stderr=stderr,
+                    )
+                )
+        peak_rss = max(_wait(process) for process in processes)
         command_wall = time.perf_counter() - started
         cpu = _children_cpu() - cpu_before
+        errors = [output.read_text() for output in outputs]
         failed = [e.strip().splitlines()[-1] for p, e in zip(processes, errors, strict=True)
                   if p.returncode != 0 and e.strip()]  # fmt: skip
         counts = [item.stats() for item in endpoints]
@@ -238,6 +272,7 @@ def sweep(
         "endpoint_faults": counts[0]["faults"],
         "retries_in_logs": found["retries"],
         **_figures(found, counts, latency, connections, command_wall, cpu),
+        "peak_rss_mb": peak_rss,
     }
 
 
@@ -268,11 +303,11 @@ def _figures(
 
 
 def bare(
-    latency: float, connections: int, samples: int, shards: int, scratch: Path
+    latency: float, connections: int, samples: int, shards: int, scratch: Path, name: str = "bare"
 ) -> dict[str, Any]:
     """The same shape of work (two calls per sample) as a bare Inspect task, no normlab code,
     in as many processes as the sweep's shards: the most any Inspect-based tool gets here."""
-    folder = scratch / "bare"
+    folder = scratch / name
     folder.mkdir()
     logs = folder / "logs"
     script = FIXTURES / "losona/fixtures/script.json"
@@ -291,7 +326,8 @@ def bare(
             )
             for i in range(shards)
         ]
-        if any(process.wait() != 0 for process in processes):
+        peak_rss = max(_wait(process) for process in processes)
+        if any(process.returncode != 0 for process in processes):
             raise SystemExit("the bare Inspect task failed")
         command_wall = time.perf_counter() - started
         cpu = _children_cpu() - cpu_before
@@ -301,6 +337,7 @@ def bare(
         "system": "bare inspect",
         "completed_samples": found["samples"],
         **_figures(found, counts, latency, connections, command_wall, cpu),
+        "peak_rss_mb": peak_rss,
     }
 
 
@@ -343,6 +380,7 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=1)
     parser.add_argument("--faults", action="store_true")
     parser.add_argument("--bare", action="store_true")
+    parser.add_argument("--bare-each", action="store_true")
     parser.add_argument("--bare-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bare-first", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None)
@@ -379,6 +417,20 @@ def main() -> None:
                     Path(scratch),
                 )
             )
+        for result in results if arguments.bare_each else []:
+            if result["system"] not in SYSTEMS:
+                continue
+            same = bare(
+                arguments.latency,
+                arguments.connections,
+                result["requests"] // 2,
+                arguments.shards,
+                Path(scratch),
+                f"bare-{result['system']}",
+            )
+            result["bare_same_requests"] = {
+                key: same[key] for key in ("requests", "eval_wall_s", "bound_ratio")
+            }
     summary = {
         "latency_s": arguments.latency,
         "connections": arguments.connections,

@@ -69,8 +69,8 @@ MaxConnectionsOption = Annotated[
     typer.Option(
         "--max-connections",
         min=1,
-        help="Concurrent calls per model (every role inherits it) and as many samples at once; "
-        "default: the provider's (Inspect's) own limit.",
+        help="Concurrent calls per model (every role inherits it), with four times as many "
+        "samples at once; default: the provider's (Inspect's) own limit.",
     ),
 ]
 ShardOption = Annotated[

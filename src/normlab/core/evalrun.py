@@ -240,6 +240,38 @@ def safe_samples(log_dir: Path | str) -> int:
         return 0
 
 
+SAMPLES_PER_CONNECTION = 4
+"""Samples in flight per connection when ``--max-connections`` is given: see
+:func:`samples_in_flight`."""
+
+
+def samples_in_flight(max_connections: int | None, max_samples: int | None = None) -> int | None:
+    """How many samples run at once: ``max_samples`` when given, else
+    :data:`SAMPLES_PER_CONNECTION` × ``max_connections``, else ``None`` (Inspect's own rule:
+    with no connection limit its adaptive controller sets the connections, and the samples
+    follow them a few ahead).
+
+    Why more samples than connections: a sample holds a connection only during a call, and
+    its calls run one after another. With as many samples as connections a run goes in
+    waves, and the samples started last play out their sequential calls with connections
+    idle beside them: 120 SCENE episodes at 64 connections ran as two waves, the second of
+    56 (bound ratio 0.83 to 0.87 at 2 s latency, bare Inspect's 0.92 to 0.96: ``python -m
+    benchmarks.sweep --latency 2 --bare``). With four per connection, a dataset of up to
+    four times the connections starts at once, its samples share the connections and finish
+    together (SCENE 0.88 to 0.92); a larger one keeps calls queued for every connection, so a
+    connection freed is taken at once. Inspect's connection limit still caps the calls. The
+    price: a call waits its turn in that queue, so a sample takes up to four times as long
+    as alone and reaches the log (where a kill cannot lose it) that much later, and all the
+    samples start at once (240 LoSoNA samples take about a second before their first call).
+    Memory is no limit: 120 SCENE episodes in flight peaked at 355 MB, as 64 did.
+    """
+    if max_samples is not None:
+        return max_samples
+    if max_connections is None:
+        return None
+    return SAMPLES_PER_CONNECTION * max_connections
+
+
 def run_task(
     task: Task,
     log_dir: Path | str,
@@ -251,9 +283,9 @@ def run_task(
 ) -> list[Path]:
     """Run (or resume) ``task`` with ``model`` (one or several) as eval model, ``roles`` bound.
 
-    ``max_connections`` caps concurrent calls per model (every role inherits it) and, unless
-    ``max_samples`` says otherwise, as many samples run at once, so an episode of many
-    sequential calls still keeps every connection busy. Events are not streamed to a live
+    ``max_connections`` caps concurrent calls per model (every role inherits it); more
+    samples than that run at once (:func:`samples_in_flight`) unless ``max_samples`` says
+    otherwise. Events are not streamed to a live
     database (``log_realtime``): finished samples still reach the log every few samples, so a
     killed run resumes, and each call costs about a quarter less CPU
     (``python -m benchmarks.sweep``). A URL ``log_dir`` (object storage) is written by
@@ -274,7 +306,7 @@ def run_task(
             model_roles=roles,
             display=display,  # type: ignore[arg-type]
             retry_attempts=2,
-            max_samples=max_samples or max_connections,
+            max_samples=samples_in_flight(max_connections, max_samples),
             max_connections=max_connections,
             log_realtime=False,
         )

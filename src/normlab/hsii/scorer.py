@@ -8,16 +8,17 @@ long run has no verdicts). NaN marks a stage the case is not counted in, so each
 its own denominator, as Definition 1 defines them (r3 = n3/n2, r4 = n4/n2).
 
 The judge compares two statements "on reverse sides to avoid positional bias":
-two calls, A/B then B/A, each verdict read from the subject's side. The win rule
-is the ToolBench win rate the paper cites (``OpenBMB/ToolBench`` ToolEval): the
-subject wins iff it gets more preferences than the other side; equal votes are a
-tie, worth ``tie_weight`` (default 0, as in ToolEval). A verdict that cannot be
-used after its repair retry leaves the comparison unresolved: not a win, counted
-apart. Both orders' verdicts are kept, so a run can be re-scored with another rule.
+two calls, A/B and B/A (asked at once, as are r3 and r4), each verdict read from the
+subject's side. The win rule is the ToolBench win rate the paper cites
+(``OpenBMB/ToolBench`` ToolEval): the subject wins iff it gets more preferences than the
+other side; equal votes are a tie, worth ``tie_weight`` (default 0, as in ToolEval). A
+verdict that cannot be used after its repair retry leaves the comparison unresolved: not a
+win, counted apart. Both orders' verdicts are kept, so a run can be re-scored with another rule.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Sequence
 from typing import Literal
@@ -54,9 +55,8 @@ async def compare(
 ) -> ComparisonRecord:
     """The judge in both orders (subject as A, then as B); verdicts from the subject's side."""
     mine, theirs = statement_dict(*subject), statement_dict(*other)
-    verdicts: list[Verdict | None] = []
-    reasons: list[str] = []
-    for subject_is_a in (True, False):
+
+    async def judged(subject_is_a: bool) -> tuple[Verdict | None, str]:
         a, b = (mine, theirs) if subject_is_a else (theirs, mine)
         result = await generate_structured(
             judge,
@@ -66,8 +66,14 @@ async def compare(
             cache=DETERMINISTIC_CACHE,
         )
         judgement = result.value
-        verdicts.append(None if judgement is None else subject_side(judgement.better, subject_is_a))
-        reasons.append(judgement.reasoning if judgement else f"unusable: {result.error}")
+        if judgement is None:
+            return None, f"unusable: {result.error}"
+        return subject_side(judgement.better, subject_is_a), judgement.reasoning
+
+    # The two orders are independent: asked at once, they cost one latency, not two.
+    both = await asyncio.gather(judged(True), judged(False))
+    verdicts = [verdict for verdict, _ in both]
+    reasons = [reason for _, reason in both]
     return ComparisonRecord(
         subject_statement=mine,
         other_statement=theirs,
@@ -119,27 +125,36 @@ def hsii_stages(
         long: ComparisonRecord | None = None
         if result.target_ok:
             judge = get_model(role="judge", default=DEFAULT_MODEL)
-            first = await compare(
-                judge,
-                case,
-                case.messages,
-                (result.parsed, state.output.completion),
-                (golden_statement(case), case.golden.content),
-                "golden",
-                settings,
-            )
-            metadata["first"] = first.model_dump()
-            run = result.long_run
-            if run is not None:
-                long = await compare(
+            comparisons = [
+                compare(
                     judge,
                     case,
-                    run.history,
-                    (run.subject, run.subject_raw),
-                    (run.reference, run.reference_raw),
-                    "reference",
+                    case.messages,
+                    (result.parsed, state.output.completion),
+                    (golden_statement(case), case.golden.content),
+                    "golden",
                     settings,
                 )
+            ]
+            run = result.long_run
+            if run is not None:
+                comparisons.append(
+                    compare(
+                        judge,
+                        case,
+                        run.history,
+                        (run.subject, run.subject_raw),
+                        (run.reference, run.reference_raw),
+                        "reference",
+                        settings,
+                    )
+                )
+            # r3 and r4 are independent: asked at once, they cost one latency (issue 23).
+            records = await asyncio.gather(*comparisons)
+            first = records[0]
+            metadata["first"] = first.model_dump()
+            if run is not None:
+                long = records[1]
                 metadata["long"] = long.model_dump()
         stages = stage_values(
             result.parsed is not None,

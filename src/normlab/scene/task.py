@@ -18,6 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
+from normlab.core.schedule import longest_first
 from normlab.core.sources import DATA_KEY
 from normlab.models import DEFAULT_MODEL, RoleSettings
 from normlab.scene.dataset import SCENARIOS_PATH, read_scenarios, select_for_sweep
@@ -30,6 +31,17 @@ from normlab.scene.solver import play_episode
 TASK_VERSION = 2
 """1: the first release; 2: shared transcript, subject's chat in the log, cached judges,
 personas told the norm, sanction forms labelled, samplers, per-role caps."""
+
+
+def episode_calls(scenario: SceneScenario, max_turns: int) -> int:
+    """The most calls an episode of ``scenario`` makes one after another
+    (:mod:`normlab.scene.solver`): the precedent sub-script (every SP once, when p = 1), the
+    subject's first reply, then in each of ``max_turns`` rounds the orchestrator, and every SP
+    with the subject after each. Its larger cast or its precedent makes one episode longer
+    than another; the episodes that can run longest start first (:func:`longest_first`)."""
+    cast = len(scenario.scaffold.channel.cast)
+    precedent = cast if scenario.tuple.precedent == 1 and scenario.demonstrator else 0
+    return precedent + 1 + max_turns * (1 + 2 * cast)
 
 
 def episode_sample(scenario: SceneScenario, rep: int) -> Sample:
@@ -96,7 +108,9 @@ def scene(
     return Task(
         dataset=MemoryDataset(
             samples=[
-                episode_sample(scenario, rep) for scenario in chosen for rep in range(1, reps + 1)
+                episode_sample(scenario, rep)
+                for scenario in longest_first(chosen, lambda s: episode_calls(s, max_turns))
+                for rep in range(1, reps + 1)
             ],
             name="scene",
         ),
