@@ -301,19 +301,27 @@ def kappa_ci(
     return kappa, bootstrap_ci(rows, _kappa, confidence, n_resamples, seed, clusters)
 
 
+def _rank_correlation(name: str, x: Values, y: Values) -> float:
+    """SciPy's rank correlation ``name`` (``kendalltau``, ``spearmanr``) of x and y; ``nan``
+    with fewer than two pairs or a constant variable (SciPy's warning for it silenced)."""
+    _check_paired(x, y, "x and y")
+    if len(x) < 2:
+        return math.nan
+    import scipy.stats  # see _spearman_rows
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.stats.ConstantInputWarning)
+        result = getattr(scipy.stats, name)(
+            np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        )
+    return float(result.statistic)
+
+
 def kendall_tau(x: Values, y: Values) -> float:
     """Kendall's τ-b between two scorings of the same items (two judges' values of the same
     subjects): (concordant − discordant) pairs over √((n₀ − n₁)(n₀ − n₂)), ties corrected
     (``scipy.stats.kendalltau``). ``nan`` with fewer than two items or a constant scoring."""
-    _check_paired(x, y, "x and y")
-    if len(x) < 2:
-        return math.nan
-    from scipy.stats import ConstantInputWarning, kendalltau  # see _spearman_rows
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConstantInputWarning)
-        result = kendalltau(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
-    return float(result.statistic)
+    return _rank_correlation("kendalltau", x, y)
 
 
 def _spearman_rows(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -337,15 +345,7 @@ def spearman_rho(x: Values, y: Values) -> float:
 
     ``nan`` when fewer than two pairs or when either variable is constant.
     """
-    _check_paired(x, y, "x and y")
-    if len(x) < 2:
-        return math.nan
-    from scipy.stats import ConstantInputWarning, spearmanr  # see _spearman_rows
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConstantInputWarning)
-        rho = spearmanr(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
-    return float(rho.statistic)
+    return _rank_correlation("spearmanr", x, y)
 
 
 def spearman_ci(
