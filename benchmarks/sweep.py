@@ -26,12 +26,16 @@ From the logs and the endpoint's counts:
 
 ``--bare`` also runs a bare Inspect task (one generate, one judge call per
 sample, no normlab code; as many samples as the largest sweep's requests / 2,
-in as many shards) against the same endpoint: its CPU per call is Inspect's
-and the OpenAI client's share, normlab's is the rest, and its bound ratio is
-the most any Inspect-based tool reaches on this machine. ``--bare-each`` runs it
-again at each system's number of requests (``bare_same_requests``): a run of a few
-rounds of calls (requests / connections) loses its start and its last, partly filled
-round, which a run of forty rounds hardly feels. ``--faults`` injects 20% rate limits
+in as many shards, as many in flight as normlab runs: four per connection) against
+the same endpoint: its CPU per call is Inspect's and the OpenAI client's share,
+normlab's is the rest, and its bound ratio is the most any Inspect-based tool reaches
+on this machine; each sweep's ``vs_bare`` is its bound ratio over bare's.
+``--bare-each`` runs it again at each system's number of requests
+(``bare_same_requests``, and ``vs_bare_same``): a run of a few ``rounds`` (requests /
+connections) loses its start (every sample in flight is set up before the first
+call goes out) and its last, partly filled round, which a run of forty rounds hardly
+feels, so only a bare run of the same size tells normlab's share of the gap from
+the size's. ``--faults`` injects 20% rate limits
 and server errors, 10% malformed or cut-off bodies and 5% held requests
 (``NORMLAB_ATTEMPT_TIMEOUT`` 2 s) and reports how many planned samples completed and the
 retries the report counts.
@@ -56,6 +60,7 @@ from typing import Any
 
 from benchmarks import emit
 from benchmarks.endpoint import EndpointConfig, EndpointProcess, Faults
+from normlab.core.evalrun import samples_in_flight
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests"
@@ -290,6 +295,7 @@ def _figures(
     wall = found["eval_wall_s"]
     return {
         "requests": requests,
+        "rounds": round(requests / connections, 2),
         "depth": found["depth"],
         "bound_s": round(bound, 2),
         "eval_wall_s": None if wall is None else round(wall, 2),
@@ -300,6 +306,13 @@ def _figures(
         "cpu_ms_per_call": round(1000 * cpu / max(1, requests), 2),
         "peak_in_flight": counts[0]["peak_in_flight"],
     }
+
+
+def _versus(sweep: dict[str, Any], bare: dict[str, Any]) -> float | None:
+    """A sweep's bound ratio over bare Inspect's (1.0: as close to the endpoint's bound)."""
+    if not sweep["bound_ratio"] or not bare["bound_ratio"]:
+        return None
+    return round(float(sweep["bound_ratio"]) / float(bare["bound_ratio"]), 3)
 
 
 def bare(
@@ -316,8 +329,10 @@ def bare(
         cpu_before = _children_cpu()
         started = time.perf_counter()
         each = samples // shards
+        share = max(1, connections // shards)
         child = [sys.executable, "-m", "benchmarks.sweep", "--bare-child", str(each),
-                 "--connections", str(max(1, connections // shards))]  # fmt: skip
+                 "--connections", str(share),
+                 "--bare-in-flight", str(samples_in_flight(share))]  # fmt: skip
         processes = [
             subprocess.Popen(
                 [*child, "--bare-first", str(i * each), "--out", str(logs / f"shard-{i}")],
@@ -341,7 +356,7 @@ def bare(
     }
 
 
-def _bare_child(first: int, samples: int, connections: int, log_dir: Path) -> None:
+def _bare_child(first: int, samples: int, connections: int, in_flight: int, log_dir: Path) -> None:
     from inspect_ai import Task, eval_set
     from inspect_ai.dataset import Sample
     from inspect_ai.model import get_model
@@ -365,7 +380,7 @@ def _bare_child(first: int, samples: int, connections: int, log_dir: Path) -> No
         model="openai-api/bare/scripted",
         model_roles={"judge": "openai-api/bare/scripted"},
         max_connections=connections,
-        max_samples=connections,
+        max_samples=in_flight,
         log_realtime=False,
         display="none",
     )
@@ -383,11 +398,16 @@ def main() -> None:
     parser.add_argument("--bare-each", action="store_true")
     parser.add_argument("--bare-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bare-first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--bare-in-flight", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     if arguments.bare_child is not None:
         _bare_child(
-            arguments.bare_first, arguments.bare_child, arguments.connections, arguments.out
+            arguments.bare_first,
+            arguments.bare_child,
+            arguments.connections,
+            arguments.bare_in_flight,
+            arguments.out,
         )
         return
     faults = SWEEP_FAULTS if arguments.faults else Faults()
@@ -431,6 +451,10 @@ def main() -> None:
             result["bare_same_requests"] = {
                 key: same[key] for key in ("requests", "eval_wall_s", "bound_ratio")
             }
+            result["vs_bare_same"] = _versus(result, same)
+        if arguments.bare:
+            for result in results[:-1]:
+                result["vs_bare"] = _versus(result, results[-1])
     summary = {
         "latency_s": arguments.latency,
         "connections": arguments.connections,

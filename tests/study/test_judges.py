@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 from normlab.study.judges import Judged, compare_judges
 from tests.study.test_study import EXAMPLE, REPO, invoke, study_file
@@ -76,6 +77,27 @@ subjects:
     return path
 
 
+def test_the_plan_counts_each_extra_judges_calls_and_cost(workdir: Path) -> None:
+    path = flip_study(workdir)
+    script = f"scripted/{LOSONA / 'script.json'}"
+    prices = f"prices:\n  {script}: {{input: 1, output: 2}}\n  {FLIP}: {{input: 10, output: 20}}\n"
+    path.write_text(path.read_text(encoding="utf-8") + prices, encoding="utf-8")
+    code, out, err = invoke("plan", path, "--json")
+    assert code == 0, err
+    for cell in json.loads(out)["cells"]:
+        judge, (extra,) = cell["roles"]["judge"], cell["extra_judges"].values()
+        # The scorer's calls again, with the same prompts: 2 scenarios × 2 conditions × 2 epochs.
+        assert extra["model"] == FLIP and extra["calls"] == judge["calls"] == 8
+        assert extra["input_tokens"] == judge["input_tokens"] > 0
+        assert extra["cost"] == pytest.approx(10 * judge["cost"])  # ten times the price
+        assert cell["calls"] == sum(r["calls"] for r in cell["roles"].values())  # the run's own
+        own = sum(r["cost"] for r in cell["roles"].values())
+        assert cell["cost"] == pytest.approx(own + extra["cost"])
+    code, out, err = invoke("plan", path)
+    assert code == 0, err
+    assert f"extra judge {FLIP} on losona/a: 8 calls" in out
+
+
 def test_a_second_judge_rescores_losona_and_flips_the_ranking(workdir: Path) -> None:
     path = flip_study(workdir)
     code, _, err = invoke("run", path)
@@ -107,18 +129,38 @@ def test_a_second_judge_rescores_losona_and_flips_the_ranking(workdir: Path) -> 
 @pytest.mark.slow
 def test_every_system_of_the_scripted_study_with_a_second_judge(workdir: Path) -> None:
     text = EXAMPLE.read_text(encoding="utf-8")
+    extra: dict[str, str] = {}
     for system, script in (
         ("losona", "losona-flip.json"),
         ("scene", "scene-judge.json"),
         ("hsii", "hsii-judge.json"),
     ):
-        judge = f"scripted/{FIXTURES / script}"
+        judge = extra[system] = f"scripted/{FIXTURES / script}"
         text = text.replace(f"  {system}:\n", f"  {system}:\n    judges: [{judge}]\n", 1)
     path = study_file(workdir, text)
+    code, out, err = invoke("plan", path, "--json")
+    assert code == 0, err
+    planned = {
+        (c["system"], c["subject"]): {m: r["calls"] for m, r in c["extra_judges"].items()}
+        for c in json.loads(out)["cells"]
+    }
     code, _, err = invoke("run", path)
     assert code == 0, err
     judged = sorted((workdir / "out" / "judges").rglob("*.rescored.eval"))
     assert len(judged) == 6  # one log per cell, each judged again once
+    # The plan's extra-judge calls are the calls the second judge made.
+    made: dict[tuple[str, str], dict[str, int]] = {}
+    for rescored in judged:
+        system, subject = rescored.parents[2].name, rescored.parents[1].name
+        log, judge = read_eval_log(str(rescored)), extra[system]
+        calls = sum(
+            1
+            for sample in log.samples or []
+            for e in sample.events
+            if e.event == "model" and e.role == "judge" and e.model == judge
+        )
+        made.setdefault((system, subject), {})[judge] = calls
+    assert made == planned and all(c > 0 for cell in made.values() for c in cell.values())
     stamps = [p.stat().st_mtime_ns for p in judged]
     code, out, err = invoke("report", path, "--json")
     assert code == 0, err

@@ -95,6 +95,11 @@ def plan(
     header = ["system", "subject", "calls", "tokens in / out", "cost", "wall ≥ s", "n",
               "95% half-width", "paired MDE", f"n for ±{target_halfwidth}"]  # fmt: skip
     print_table(Table(f"Plan of {result.study}", header, rows))
+    for cell in result.cells:
+        for judge in cell.extra_judges.values():
+            say(f"extra judge {judge.model} on {cell.system}/{cell.subject}: {judge.calls} calls, "
+                f"{judge.input_tokens:,} / {judge.output_tokens:,} tokens, {_money(judge.cost)} "
+                "(in the cell's cost)")  # fmt: skip
     say(f"total cost: {_money(result.cost)}")
     for name, formula in result.formulas.items():
         say(f"{name}: {formula}")

@@ -26,12 +26,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from normlab import stats
 from normlab.core.errors import InputError
 from normlab.models.roles import NORM_MEMORY_ROLE
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
+from normlab.study.judges import RESCORE
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.schema import Price, Study
@@ -70,9 +71,13 @@ class CellPlan(BaseModel):
     samples: int
     roles: dict[str, RolePlan]
     calls: int
+    """The cell's own run (what ``study report`` sets the run's calls against)."""
     input_tokens: int
     output_tokens: int
+    extra_judges: dict[str, RolePlan] = Field(default_factory=dict)
+    """Each extra judge (``judges:``) by model: the judge role's calls again, at its price."""
     cost: float | None
+    """The run's and every extra judge's."""
     wall_s_at_least: float
     power: Power | None
 
@@ -92,6 +97,7 @@ FORMULAS = {
     "halfwidth": "Wilson: z·√(p(1−p)/n + z²/4n²) / (1 + z²/n), z = 1.96",
     "paired_mde": "(z₀.₉₇₅ + z₀.₈₀)·√(2p(1−p)/n), subjects independent within a unit",
     "tokens": "the scripted model's words; real tokenizers count about 1.3× more",
+    "extra_judges": "each extra judge: the judge role's calls and tokens, at its own price",
 }
 
 
@@ -143,14 +149,44 @@ def _role_plan(model: str, usage: RoleUsage, price: Price | None) -> RolePlan:
     calls = usage.calls + usage.cache_hits
     tokens_in = usage.input_tokens + usage.cache_hit_input_tokens
     tokens_out = usage.output_tokens + usage.cache_hit_output_tokens
-    cost = None if price is None else (tokens_in * price.input + tokens_out * price.output) / 1e6
     return RolePlan(
-        model=model, calls=calls, input_tokens=tokens_in, output_tokens=tokens_out, cost=cost
+        model=model,
+        calls=calls,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost=_cost(tokens_in, tokens_out, price),
     )
+
+
+def _cost(tokens_in: int, tokens_out: int, price: Price | None) -> float | None:
+    """US dollars at ``price`` (per million tokens); ``None`` when the price is unknown."""
+    return None if price is None else (tokens_in * price.input + tokens_out * price.output) / 1e6
 
 
 def _total_cost(parts: list[float | None]) -> float | None:
     return None if any(part is None for part in parts) else sum(p for p in parts if p is not None)
+
+
+def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, RolePlan]:
+    """What each extra judge of the cell's system will cost: a second judge runs the system's
+    scorer again on the finished logs (:mod:`normlab.study.judges`), and every judge call of
+    these systems is made in the scorer, so it makes the calls the judge role made in the dry
+    run, with the same prompts (the replies a busy script gives it are the judge's own). SCENE's
+    scorer also asks its fidelity auditor again, a cached call at temperature 0: not counted.
+    A system whose judge cannot be run again (CRSEC) plans nothing for it."""
+    judges = study.systems[cell.system].judges  # type: ignore[index]
+    if judge is None or not judges or cell.system not in RESCORE:
+        return {}
+    return {
+        model: RolePlan(
+            model=model,
+            calls=judge.calls,
+            input_tokens=judge.input_tokens,
+            output_tokens=judge.output_tokens,
+            cost=_cost(judge.input_tokens, judge.output_tokens, price_of(model, study.prices)),
+        )
+        for model in judges
+    }
 
 
 def plan_cell(
@@ -171,6 +207,7 @@ def plan_cell(
         else:
             model = cell.roles.get(role, "embedded (task default)")
         roles[role] = _role_plan(model, used, price_of(model, study.prices))
+    extra = extra_judges(cell, roles.get("judge"), study)
     calls = sum(r.calls for r in roles.values())
     headline = counted["headline"]
     power = None
@@ -194,7 +231,8 @@ def plan_cell(
         calls=calls,
         input_tokens=sum(r.input_tokens for r in roles.values()),
         output_tokens=sum(r.output_tokens for r in roles.values()),
-        cost=_total_cost([r.cost for r in roles.values()]),
+        extra_judges=extra,
+        cost=_total_cost([r.cost for r in [*roles.values(), *extra.values()]]),
         wall_s_at_least=round(calls * latency / study.max_connections, 1),
         power=power,
     )
