@@ -356,7 +356,9 @@ def bare(
     }
 
 
-def _bare_child(first: int, samples: int, connections: int, in_flight: int, log_dir: Path) -> None:
+def _bare_child(
+    first: int, samples: int, connections: int, in_flight: int | None, log_dir: Path
+) -> None:
     from inspect_ai import Task, eval_set
     from inspect_ai.dataset import Sample
     from inspect_ai.model import get_model
@@ -398,7 +400,7 @@ def main() -> None:
     parser.add_argument("--bare-each", action="store_true")
     parser.add_argument("--bare-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bare-first", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--bare-in-flight", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--bare-in-flight", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     if arguments.bare_child is not None:
