@@ -2,9 +2,10 @@
 evaluate, synthesize and obey norms over simulated days (Figure 2's curves, measured).
 
 The face other packages import CRSEC through: the run (society, config, simulation, run
-folder, analysis, audit), its typed events, and the pieces the norm-learning subject
-(:mod:`normlab.agents`) reuses: a seeded caller, the norm database's operations, the
-immediate evaluation, identification in a conversation, and the judge's match prompt.
+folder, analysis and the files it reads, audit), its typed events, and the pieces the
+norm-learning subject (:mod:`normlab.agents`) reuses: a seeded caller, the norm database's
+operations, the immediate evaluation, identification in a conversation, and the judge's
+match prompt.
 """
 
 from typing import TYPE_CHECKING
@@ -12,7 +13,13 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, load_run, load_runs
+    from normlab.crsec.analysis import (
+        ANALYZED_FILES,
+        CrsecAnalysis,
+        analyze_runs,
+        load_run,
+        load_runs,
+    )
     from normlab.crsec.audit import analyze_study, export_study, study_columns
     from normlab.crsec.calls import Caller, call_seed
     from normlab.crsec.events import Event, parse_event
@@ -40,6 +47,7 @@ else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
+    "ANALYZED_FILES",
     "ANGLE",
     "HOBBS_CAFE",
     "PROMPTS",

@@ -43,7 +43,7 @@ from normlab.crsec.clock import Clock, clock_of
 from normlab.crsec.counts import EVENT_COUNTS, HourCounter
 from normlab.crsec.events import AgentSnapshot, CallEvent, HourData
 from normlab.crsec.judge import NOT_SHOWN, Judge, Verdict, gather_all
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.rundir import CHECKPOINT, CONFIG, EVENTS, METRICS, RunDir
 from normlab.crsec.schemas import (
     HourMetrics,
     RunConfig,
@@ -62,6 +62,9 @@ agents is 70%, not over it)."""
 
 MEASURES = ("holding", "plan", "actions", "adhering")
 COUNTS = ("conflicts", "norm_thoughts", "norm_chats", "thoughts", "chats", "accepted")
+ANALYZED_FILES = (CONFIG, CHECKPOINT, EVENTS, METRICS)
+"""What :func:`load_run` reads of a run folder: a copy of these (and nothing of the judge's
+cache) is a run the analysis reads as the original, judged afresh."""
 
 
 @dataclass
@@ -163,6 +166,9 @@ class RunResult(BaseModel):
     judge_cached: int
     judge_failures: int
     norm_databases: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    final_adhering: dict[str, dict[str, bool]] = Field(default_factory=dict)
+    """Target → agent → adhering at the last hour: the flags ``final``'s adhering share is the
+    share of (a second judge's agreement is counted on these)."""
 
 
 def _share(flags: list[bool]) -> float:
@@ -258,12 +264,39 @@ async def analyze_run(
         judge_cached=cached_before,
         judge_failures=judge.failures,
         norm_databases=_final_databases(loaded),
+        final_adhering=_hour_flags(loaded.hours[-1], agents, targets, matched, verdicts)[
+            "adhering"
+        ],
     )
 
 
 def emergence_hour(values: list[float]) -> int | None:
     """The first hour (1-based) whose share is over the paper's 70%; None: never."""
     return next((index + 1 for index, value in enumerate(values) if value > EMERGENCE_SHARE), None)
+
+
+def _hour_flags(
+    hour: HourData,
+    agents: list[str],
+    targets: list[TargetNorm],
+    matched: dict[str, list[str]],
+    verdicts: dict[tuple[int, str], dict[str, Verdict]],
+) -> dict[str, dict[str, dict[str, bool]]]:
+    """Measure → target → agent → whether the agent holds / complies at the end of the hour."""
+    result: dict[str, dict[str, dict[str, bool]]] = {measure: {} for measure in MEASURES}
+    for target in targets:
+        for measure in MEASURES:
+            result[measure][target.id] = {}
+        for name in agents:
+            state = hour.agents.get(name, AgentSnapshot())
+            holding = any(target.id in matched[n.content] for n in state.qualified)
+            verdict = verdicts[(hour.hour, name)].get(target.id, NOT_SHOWN)
+            plan_ok, actions_ok, adheres = _complied(verdict)
+            for measure, flag in zip(
+                MEASURES, (holding, plan_ok, actions_ok, adheres), strict=True
+            ):
+                result[measure][target.id][name] = flag
+    return result
 
 
 def _hour_shares(
@@ -273,22 +306,12 @@ def _hour_shares(
     matched: dict[str, list[str]],
     verdicts: dict[tuple[int, str], dict[str, Verdict]],
 ) -> HourShares:
-    result: dict[str, dict[str, float]] = {measure: {} for measure in MEASURES}
-    for target in targets:
-        holding, plan, actions, adhering = [], [], [], []
-        for name in agents:
-            state = hour.agents.get(name, AgentSnapshot())
-            holding.append(any(target.id in matched[n.content] for n in state.qualified))
-            verdict = verdicts[(hour.hour, name)].get(target.id, NOT_SHOWN)
-            plan_ok, actions_ok, adheres = _complied(verdict)
-            plan.append(plan_ok)
-            actions.append(actions_ok)
-            adhering.append(adheres)
-        result["holding"][target.id] = _share(holding)
-        result["plan"][target.id] = _share(plan)
-        result["actions"][target.id] = _share(actions)
-        result["adhering"][target.id] = _share(adhering)
-    return HourShares(hour=hour.hour, label=hour.label, **result)
+    flags = _hour_flags(hour, agents, targets, matched, verdicts)
+    shares = {
+        measure: {target: _share(list(by_agent.values())) for target, by_agent in found.items()}
+        for measure, found in flags.items()
+    }
+    return HourShares(hour=hour.hour, label=hour.label, **shares)
 
 
 def _final_databases(loaded: LoadedRun) -> dict[str, list[dict[str, Any]]]:

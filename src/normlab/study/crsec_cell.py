@@ -14,10 +14,21 @@ the share of agents whose plan or actions complied at the last hour; over severa
 mean with a bootstrap interval over runs (the unit is the run: agents of one society are not
 independent). One run gives the pooled share of (agent, target) pairs with a Wilson interval,
 as CRSEC's own analysis gives one run's final shares.
+
+A second judge (``judges:``) cannot score a finished log: CRSEC's judge classifies inside the
+analysis. So each finished run is copied (what the analysis reads, its ``config.json`` naming
+the other judge; not the judge cache) to the judge's folder, outside the cell's, and the
+analysis runs again on the copies: the extra judge makes the analysis's judge calls again
+(match and compliance), its verdicts cached in the copies. Its per-unit verdicts are the
+final-hour adherence flags the headline is built from, one per (run, agent, target norm).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -119,18 +130,99 @@ def run_crsec(
     return analyze_folders(folders, models[JUDGE], connections)
 
 
-def run_folders_in(folders: list[Path]) -> list[Path]:
+class CrsecRuns(list[Path]):
+    """A cell's run folders, as the study's loader gives CRSEC, and their analysis once made:
+    the report reads the headline and the judges' per-unit verdicts from one analysis instead
+    of reading every run's events twice."""
+
+    analysis: Any = None
+
+
+def run_folders_in(folders: list[Path]) -> CrsecRuns:
     """Every CRSEC run folder (one holding ``config.json``) under ``folders``."""
-    return sorted({path.parent for folder in folders for path in folder.rglob("config.json")})
+    return CrsecRuns(
+        sorted({path.parent for folder in folders for path in folder.rglob("config.json")})
+    )
 
 
 def crsec_analyze(runs: list[Path]) -> Any:
-    """The analysis of the runs, each run's judge its own (verdicts from their caches)."""
+    """The analysis of the runs by the judge their config names (the first run's), verdicts
+    from their caches."""
     from normlab.commands import stdout_to_stderr
     from normlab.crsec import analyze_folders
 
+    if isinstance(runs, CrsecRuns) and runs.analysis is not None:
+        return runs.analysis
     with stdout_to_stderr():
-        return analyze_folders(runs, None)
+        analysis = analyze_folders(runs, None)
+    if isinstance(runs, CrsecRuns):
+        runs.analysis = analysis
+    return analysis
+
+
+# --- a second judge -------------------------------------------------------------------------
+
+
+def _copy_run(source: Path, target: Path, judge: str, partial: Path) -> None:
+    """What the analysis reads of ``source``, to ``target``, its config naming ``judge``:
+    built in ``partial`` (beside the judge's folder) and moved whole, so a kill mid-copy
+    leaves nothing the judge's analysis or the report reads."""
+    from normlab.crsec import ANALYZED_FILES, RunDir
+
+    config = RunDir(source).config()
+    partial.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=partial) as scratch:
+        copy = RunDir(Path(scratch) / target.name)
+        copy.create(config.model_copy(update={"models": {**config.models, JUDGE: judge}}))
+        for name in ANALYZED_FILES:  # config.json is written above
+            if source.joinpath(name).exists() and not copy.file(name).exists():
+                shutil.copyfile(source / name, copy.file(name))
+        os.replace(copy.path, target)
+
+
+def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
+    """The cell's finished runs judged again by ``judge``: each copied once to
+    ``folder/run-N``, then the analysis of the copies with ``judge`` (its verdicts cached in
+    them, so a rerun, or a rescoring killed half-way, pays only for what is missing). A run
+    not finished yet is left for a later ``study run``: its copy would go stale."""
+    from normlab.commands import stdout_to_stderr
+    from normlab.crsec import RunDir, analyze_folders
+
+    partial = folder.parent / f".{folder.name}.partial"
+    copies = []
+    for run in run_folders_in([cell]):
+        state = RunDir(run).checkpoint()
+        if state is None or not state.finished:
+            continue
+        target = folder / run.name
+        if not RunDir(target).exists():
+            _copy_run(run, target, judge, partial)
+        copies.append(target)
+    with contextlib.suppress(OSError):  # left only when not empty: a copy that failed
+        partial.rmdir()
+    if copies:
+        with stdout_to_stderr():
+            analyze_folders(copies, judge)
+
+
+def crsec_judged(cell: Path, folder: Path) -> bool:
+    """Whether every run of the cell has its copy in the judge's ``folder``."""
+    from normlab.crsec import RunDir
+
+    runs = run_folders_in([cell])
+    return bool(runs) and all(RunDir(folder / run.name).exists() for run in runs)
+
+
+def crsec_verdicts(runs: list[Path]) -> dict[str, tuple[str, bool]]:
+    """Per (run, agent, target norm), keyed the same in a run and its copy: whether the agent
+    adhered at the last hour, clustered by run (agents of one society are not independent)."""
+    return {
+        f"{Path(run.folder).name}|{agent}|{target}": (run.folder, adheres)
+        for run in crsec_analyze(runs).runs
+        for target, flags in run.final_adhering.items()
+        for agent, adheres in flags.items()
+    }
 
 
 def crsec_usage(analysis: Any) -> RunUsage | None:

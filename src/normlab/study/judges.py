@@ -10,15 +10,16 @@ under another. Each system's own scorer re-judges the cell's finished logs:
   log recorded its options) and the ``judge`` role bound to the other model, written as a
   copy of the log whose header names that judge, so the system's own loader and analysis
   read it as the run judged by the other model. SCENE's scorer also runs its fidelity
-  auditor again, bound to the run's own auditor (a cached call at temperature 0).
-
-CRSEC's judge classifies inside its analysis of the simulation, not in a scorer of a log, so
-a second judge there is not supported and the report says so.
+  auditor again, bound to the run's own auditor (a cached call at temperature 0);
+* CRSEC, whose judge classifies inside its analysis of the simulation rather than in a
+  scorer of a log, by copying each finished run (what the analysis reads, its config naming
+  the other judge) and running the analysis on the copies with that judge: the analysis's
+  match and compliance calls again, cached in the copies (:mod:`normlab.study.crsec_cell`).
 
 Rescored files go to ``OUT/judges/SYSTEM/SUBJECT/JUDGE`` (a remote ``out``: its local
-mirror), outside every cell's folder so a cell's own analysis never reads them; a log already
-rescored is not rescored again, so a rerun of the study, or a judge added to a finished
-study, pays only for what is missing.
+mirror), outside every cell's folder so a cell's own analysis never reads them; a log (a
+CRSEC run) already rescored is not rescored again, and CRSEC's verdicts are cached, so a
+rerun of the study, or a judge added to a finished study, pays only for what is missing.
 
 The report compares, per system and extra judge: the judges' verdicts on the same items
 (agreement with its Wilson interval, Cohen's κ with a bootstrap interval over the items'
@@ -28,7 +29,8 @@ values when more than two subjects were ranked. The items are the per-unit verdi
 headline is built from: LoSoNA's per-trial complies label; SCENE's per-turn labels (subject
 turns: breach, repair; the personas' turns: demonstration, sanction, persona breach; a list
 whose reply could not be parsed is left out); HSII's per-comparison win (r3's against the
-golden, r4's against the reference, where both judges gave usable verdicts).
+golden, r4's against the reference, where both judges gave usable verdicts); CRSEC's
+final-hour adherence of each agent to each target norm in each run (clustered by run).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from normlab.core.logs import model_name, read_log, read_samples
 from normlab.core.outputs import slug
 from normlab.core.storage import log_location, mirror_folder
 from normlab.stats import Agreement, Estimate, Interval, finite_or_none, kendall_tau
+from normlab.study.crsec_cell import crsec_judged, crsec_verdicts, rescore_crsec
 from normlab.study.location import local_logs
 from normlab.study.schema import Study
 from normlab.study.systems import SYSTEMS, Cell
@@ -59,12 +62,10 @@ ITEMS = {
     "persona breach), clustered by scenario",
     "hsii": "comparisons (r3 vs the golden, r4 vs the reference: win or not), clustered by "
     "dialogue",
+    "crsec": "final-hour adherence of each agent to each target norm (adhering or not), "
+    "clustered by run",
 }
-"""What one per-unit verdict is, per system that can be judged again."""
-NOT_SUPPORTED = (
-    "{system}: a second judge is not supported (its judge classifies inside the simulation's "
-    "analysis, not in a scorer of a finished log); judges ignored."
-)
+"""What one per-unit verdict is, per system."""
 
 Verdicts = dict[str, tuple[str, bool]]
 """Item key → (cluster, verdict): one judge's per-unit verdicts on one cell."""
@@ -151,6 +152,7 @@ RESCORE: dict[str, Callable[[Path, str, Path, Cell], None]] = {
     "hsii": lambda logs, judge, folder, _: _rescore_logs(
         logs, judge, folder, "hsii", "hsii_stages", ()
     ),
+    "crsec": lambda logs, judge, folder, _: rescore_crsec(logs, judge, folder),
 }
 """How each system's finished cell is judged again by another model."""
 
@@ -160,15 +162,9 @@ def judge_cells(study: Study, cells: Sequence[Cell]) -> None:
     rescored before is kept). A cell with no logs yet is left for a later run."""
     from normlab.commands import note
 
-    warned = set()
     for cell in cells:
         judges = study.systems[cell.system].judges  # type: ignore[index]
         if not judges:
-            continue
-        if cell.system not in RESCORE:
-            if cell.system not in warned:
-                note(f"study: {NOT_SUPPORTED.format(system=cell.system)}")
-                warned.add(cell.system)
             continue
         logs = local_logs(cell.folder, SYSTEMS[cell.system].logs)
         if logs is None:
@@ -226,6 +222,7 @@ VERDICTS: dict[str, Callable[[Any], Verdicts]] = {
     "losona": _losona_verdicts,
     "scene": _scene_verdicts,
     "hsii": _hsii_verdicts,
+    "crsec": crsec_verdicts,
 }
 
 
@@ -244,15 +241,22 @@ class Judged:
     verdicts: Verdicts = field(default_factory=dict)
 
 
-def judged_cell(study: Study, cell: Cell, judge: str) -> Judged | None:
-    """The extra judge's headline and verdicts for a cell, or None before it was rescored."""
+def _judged_paths(study: Study, cell: Cell, judge: str) -> list[Path]:
+    """What the system's loader reads as the cell judged by ``judge``; none before that."""
     from normlab.losona import RESCORED_FILE
 
     folder = judge_folder(study, cell, judge)
     if cell.system == "losona":
-        paths = [folder / RESCORED_FILE] if (folder / RESCORED_FILE).is_file() else []
-    else:
-        paths = [folder] if folder.is_dir() and any(folder.glob(f"*{RESCORED_SUFFIX}")) else []
+        return [folder / RESCORED_FILE] if (folder / RESCORED_FILE).is_file() else []
+    if cell.system == "crsec":  # every run's copy, so the headline is over the cell's runs
+        logs = local_logs(cell.folder, SYSTEMS[cell.system].logs)
+        return [folder] if logs is not None and crsec_judged(logs, folder) else []
+    return [folder] if folder.is_dir() and any(folder.glob(f"*{RESCORED_SUFFIX}")) else []
+
+
+def judged_cell(study: Study, cell: Cell, judge: str) -> Judged | None:
+    """The extra judge's headline and verdicts for a cell, or None before it was rescored."""
+    paths = _judged_paths(study, cell, judge)
     if not paths:
         return None
     system = SYSTEMS[cell.system]

@@ -32,7 +32,6 @@ from normlab import stats
 from normlab.core.errors import InputError
 from normlab.models.roles import NORM_MEMORY_ROLE
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
-from normlab.study.judges import RESCORE
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.schema import Price, Study
@@ -169,13 +168,13 @@ def _total_cost(parts: list[float | None]) -> float | None:
 
 def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, RolePlan]:
     """What each extra judge of the cell's system will cost: a second judge runs the system's
-    scorer again on the finished logs (:mod:`normlab.study.judges`), and every judge call of
-    these systems is made in the scorer, so it makes the calls the judge role made in the dry
-    run, with the same prompts (the replies a busy script gives it are the judge's own). SCENE's
-    scorer also asks its fidelity auditor again, a cached call at temperature 0: not counted.
-    A system whose judge cannot be run again (CRSEC) plans nothing for it."""
+    judge again on the finished cell (:mod:`normlab.study.judges`: the scorer on the logs;
+    CRSEC's analysis on copies of the runs), and every judge call of these systems is made
+    there, so it makes the calls the judge role made in the dry run, with the same prompts (the
+    replies a busy script gives it are the judge's own). SCENE's scorer also asks its fidelity
+    auditor again, a cached call at temperature 0: not counted."""
     judges = study.systems[cell.system].judges  # type: ignore[index]
-    if judge is None or not judges or cell.system not in RESCORE:
+    if judge is None or not judges:
         return {}
     return {
         model: RolePlan(

@@ -28,7 +28,6 @@ from normlab.study.compare import Comparisons, UnitValues, compare, units_of
 from normlab.study.execute import measured
 from normlab.study.judges import (
     ITEMS,
-    NOT_SUPPORTED,
     VERDICTS,
     JudgeComparison,
     Judged,
@@ -66,8 +65,6 @@ class SystemReport(BaseModel):
     paired: Comparisons | None = None
     judges: list[JudgeComparison] = []
     """The study's judge against each extra judge the system names (``judges:``)."""
-    judge_note: str | None = None
-    """Why a system's extra judges were not compared (a system that cannot be judged again)."""
 
 
 class StudyReport(BaseModel):
@@ -105,18 +102,14 @@ def _judge_comparisons(
     rows: list[Ranked],
     ours: dict[str, Verdicts],
     theirs: dict[str, dict[str, Judged]],
-) -> tuple[list[JudgeComparison], str | None]:
+) -> list[JudgeComparison]:
     """Each extra judge of ``system`` against its cells' own judge."""
     judges = study.systems[system].judges  # type: ignore[index]
-    if not judges:
-        return [], None
-    if system not in VERDICTS:
-        return [], NOT_SUPPORTED.format(system=system)
     values = [(r.subject, r.value) for r in rows]
     return [
         compare_judges(original, judge, ITEMS[system], values, theirs.get(judge, {}), ours)
-        for judge in judges
-    ], None
+        for judge in judges or []
+    ]
 
 
 def report_study(study: Study) -> StudyReport:
@@ -174,7 +167,7 @@ def report_study(study: Study) -> StudyReport:
         ordered = sorted(rows, key=lambda r: (r.value is None, -(r.value or 0.0), r.subject))
         ranked = [row.model_copy(update={"rank": i + 1}) for i, row in enumerate(ordered)]
         paired = compare(name, [(r.subject, units.get((name, r.subject))) for r in ranked])
-        comparisons, judge_note = _judge_comparisons(
+        comparisons = _judge_comparisons(
             study,
             name,
             original_judge.get(name, ""),
@@ -190,7 +183,6 @@ def report_study(study: Study) -> StudyReport:
                 subjects=ranked,
                 paired=paired,
                 judges=comparisons,
-                judge_note=judge_note,
             )
         )
     return StudyReport(study=study.name, systems=systems, missing=missing)
@@ -350,8 +342,6 @@ def report_blocks(system: SystemReport) -> list[Block]:
             caption = f"{name}: ranking by {judge.judge}"
             found.append(Block("table", table=Table(caption, RANKING_HEADER, ranking_rows(judge))))
             found += [Block("note", line) for line in judge_notes(judge)]
-    if system.judge_note:
-        found.append(Block("note", system.judge_note))
     return found
 
 
