@@ -82,9 +82,28 @@ class System:
     """A role answered by another script (HSII's reference), on an endpoint of its own."""
 
 
+LOSONA_MAX_K = 100
+"""LoSoNA's K is at most 100; a larger size runs copies of the scenarios under new ids."""
+
+
+def _losona_shape(size: int) -> tuple[int, int]:
+    """(copies of the two scenarios, K) for a sweep of ``size``: K = size up to 100."""
+    copies = -(-size // LOSONA_MAX_K)
+    return copies, -(-size // copies)
+
+
 def _losona(scratch: Path, size: int) -> list[str]:
-    return ["--data", str(FIXTURES / "losona/fixtures/scenarios.jsonl"), "-c", "naive",
-            "-c", "norm_informed", "-k", str(size)]  # fmt: skip
+    copies, k = _losona_shape(size)
+    data = FIXTURES / "losona/fixtures/scenarios.jsonl"
+    if copies > 1:
+        rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+        data = scratch / "scenarios.jsonl"
+        with data.open("w") as out:
+            for copy in range(copies):
+                for row in rows:
+                    copied = {**row, "scenario_id": f"{row['scenario_id']}-copy{copy}"}
+                    out.write(json.dumps(copied) + "\n")
+    return ["--data", str(data), "-c", "naive", "-c", "norm_informed", "-k", str(k)]
 
 
 def _scene(scratch: Path, size: int) -> list[str]:
@@ -109,7 +128,7 @@ SYSTEMS = {
         FIXTURES / "losona/fixtures/script.json",
         ("judge",),
         _losona,
-        lambda size: 2 * 2 * size,
+        lambda size: 2 * 2 * _losona_shape(size)[0] * _losona_shape(size)[1],
     ),
     "scene": System(
         "scene",
@@ -440,7 +459,7 @@ def main() -> None:
                 )
             )
         for result in results if arguments.bare_each else []:
-            if result["system"] not in SYSTEMS:
+            if result["system"] not in SYSTEMS or not result["requests"]:
                 continue
             same = bare(
                 arguments.latency,
