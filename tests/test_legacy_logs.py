@@ -108,6 +108,12 @@ def test_v1_crsec_run_folder_analyzes_traces_and_replays_as_it_did(tmp_path: Pat
     folder = _crsec_copy(tmp_path)
     before = json.loads((LEGACY / "crsec_v1_analysis.json").read_text())
     after = _invoke_json("crsec", "analyze", str(folder))
+    # Added since (for a study's second judge): the final hour's adherence per agent, of which
+    # the final adhering share is the share.
+    for run in after["runs"]:
+        for target, flags in run.pop("final_adhering").items():
+            share = run["final"][target]["adhering"]
+            assert sum(flags.values()) / len(flags) == pytest.approx(share)
     assert _without_paths(after, folder) == before
     trace = json.loads((LEGACY / "crsec_v1_trace.json").read_text())
     assert trace, "the fixture's trace has events"
