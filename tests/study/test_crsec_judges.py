@@ -13,6 +13,7 @@ import pytest
 
 from normlab.core.outputs import slug
 from normlab.study import crsec_cell
+from tests.study.test_cells import run_json
 from tests.study.test_study import REPO, invoke
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -74,12 +75,6 @@ def crsec_study(folder: Path, judges: list[str]) -> Path:
     path = folder / "study.yaml"
     path.write_text(json.dumps(study), encoding="utf-8")  # JSON is YAML
     return path
-
-
-def run_json(*args: str | Path) -> Any:
-    code, out, err = invoke(*args, "--json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def stamps(folder: Path) -> dict[Path, tuple[int, int]]:
