@@ -93,6 +93,7 @@ def test_the_plan_counts_each_extra_judges_calls_and_cost(workdir: Path) -> None
         assert cell["calls"] == sum(r["calls"] for r in cell["roles"].values())  # the run's own
         own = sum(r["cost"] for r in cell["roles"].values())
         assert cell["cost"] == pytest.approx(own + extra["cost"])
+        assert cell["wall_s_at_least"] == (16 + 8) * 2.0 / 4  # both judges, 2 s, 4 connections
     code, out, err = invoke("plan", path)
     assert code == 0, err
     assert f"extra judge {FLIP} on losona/a: 8 calls" in out

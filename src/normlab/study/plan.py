@@ -92,7 +92,7 @@ class StudyPlan(BaseModel):
 
 
 FORMULAS = {
-    "wall_s_at_least": "calls × latency / connections",
+    "wall_s_at_least": "(calls + extra judges' calls) × latency / connections",
     "halfwidth": "Wilson: z·√(p(1−p)/n + z²/4n²) / (1 + z²/n), z = 1.96",
     "paired_mde": "(z₀.₉₇₅ + z₀.₈₀)·√(2p(1−p)/n), subjects independent within a unit",
     "tokens": "the scripted model's words; real tokenizers count about 1.3× more",
@@ -232,7 +232,9 @@ def plan_cell(
         output_tokens=sum(r.output_tokens for r in roles.values()),
         extra_judges=extra,
         cost=_total_cost([r.cost for r in [*roles.values(), *extra.values()]]),
-        wall_s_at_least=round(calls * latency / study.max_connections, 1),
+        wall_s_at_least=round(
+            (calls + sum(j.calls for j in extra.values())) * latency / study.max_connections, 1
+        ),
         power=power,
     )
 
