@@ -170,9 +170,9 @@ def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, 
     """What each extra judge of the cell's system will cost: a second judge runs the system's
     judge again on the finished cell (:mod:`normlab.study.judges`: the scorer on the logs;
     CRSEC's analysis on copies of the runs), and every judge call of these systems is made
-    there, so it makes the calls the judge role made in the dry run, with the same prompts (the
-    replies a busy script gives it are the judge's own). SCENE's scorer also asks its fidelity
-    auditor again, a cached call at temperature 0: not counted."""
+    there, so it makes the calls the judge role made in the dry run, with the same prompts (as
+    the dry run's judge, a busy script answers every one). SCENE's scorer also asks its
+    fidelity auditor again, a cached call at temperature 0: not counted."""
     judges = study.systems[cell.system].judges  # type: ignore[index]
     if judge is None or not judges:
         return {}
