@@ -70,6 +70,18 @@ def test_plan_run_report_on_the_scripted_study(workdir: Path) -> None:
     assert (workdir / "out" / "study-report.html").is_file()
 
 
+def test_prices_come_from_the_study_and_the_embedded_model_is_free() -> None:
+    from normlab.study.plan import TASK_DEFAULT, price_of
+    from normlab.study.schema import Price
+
+    ours = Price(input=1.0, output=2.0)
+    assert price_of("openai/gpt-4o", {"openai/gpt-4o": ours}) == ours
+    for local in ("embedded/qwen2.5-coder-0.5b", TASK_DEFAULT):
+        assert price_of(local, {}) == Price(input=0.0, output=0.0)
+    assert price_of("embedded/qwen2.5-coder-0.5b", {"embedded/qwen2.5-coder-0.5b": ours}) == ours
+    assert price_of(f"scripted/{EXAMPLE}", {}) is None  # unknown, never $0
+
+
 def test_a_report_before_the_run_lists_missing_cells(workdir: Path) -> None:
     code, out, err = invoke("report", study_file(workdir), "--json")
     assert code == 0, err

@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from normlab import stats
 from normlab.core.errors import InputError
-from normlab.models.roles import NORM_MEMORY_ROLE
+from normlab.models.roles import NORM_MEMORY_ROLE, is_embedded
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
@@ -100,10 +100,19 @@ FORMULAS = {
 }
 
 
+TASK_DEFAULT = "embedded (task default)"
+"""What the plan names a role the study binds to no model: the task's default, embedded."""
+LOCAL = Price(input=0.0, output=0.0)
+
+
 def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
-    """The study's price for ``model``, else Inspect's, else ``None`` (unknown)."""
+    """The study's price for ``model``, else Inspect's, else ``None`` (unknown). The embedded
+    model runs on this machine and bills no tokens: $0, so a study that uses it for a role
+    still has a total."""
     if model in prices:
         return prices[model]
+    if is_embedded(model) or model == TASK_DEFAULT:
+        return LOCAL
     from inspect_ai.model import get_model_info
 
     info = get_model_info(model)
@@ -204,7 +213,7 @@ def plan_cell(
         elif role == NORM_MEMORY_ROLE:
             model = cell.roles.get(role, cell.model)
         else:
-            model = cell.roles.get(role, "embedded (task default)")
+            model = cell.roles.get(role, TASK_DEFAULT)
         roles[role] = _role_plan(model, used, price_of(model, study.prices))
     extra = extra_judges(cell, roles.get("judge"), study)
     calls = sum(r.calls for r in roles.values())
