@@ -40,6 +40,24 @@ def test_pooled_rate_difference_and_the_multiple_comparison_note() -> None:
     assert result.comparisons == 1 and "unadjusted" in result.note
 
 
+def test_family_wise_intervals_read_the_same_bootstrap_at_bonferronis_level() -> None:
+    rng = np.random.default_rng(3)
+    units = [f"s{i}" for i in range(30)]
+    subjects = {name: {u: float(rng.random() < p) for u in units} for name, p in
+                (("a", 0.8), ("b", 0.5), ("c", 0.2))}  # fmt: skip
+    one = compare("losona", [("a", subjects["a"]), ("b", subjects["b"])])
+    (pair,) = one.pairs
+    assert pair.familywise == pair.delta.ci  # one comparison: nothing to adjust
+    three = compare("losona", list(subjects.items()))
+    assert three.comparisons == 3 and "m = 3" in three.note and "0.9833" in three.note
+    for pair in three.pairs:
+        low, high = pair.delta.ci
+        wide = paired_difference(subjects[pair.first], subjects[pair.second], 1 - 0.05 / 3).ci
+        assert pair.familywise == wide
+        assert wide[0] <= low <= high <= wide[1]  # type: ignore[operator]
+        assert wide[1] - wide[0] > high - low  # type: ignore[operator]
+
+
 def test_hsii_paired_difference_of_the_score_is_hand_computed() -> None:
     # Stage rows (r1 parsed, r2 target right, r3 first win, r4 long win; NaN: not counted).
     # a: c1 (1, 1, 1, 1), c2 (1, 0, –, –) → r = (1, .5, 1, 1) → ι = 1·(1 + .5·(1 + 1)) = 2

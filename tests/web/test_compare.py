@@ -70,7 +70,8 @@ def test_the_page_shows_ranking_paired_differences_and_the_json_is_the_reports(
         for heading in ("losona: accuracy (norm_informed)", "scene: repair rate", "hsii: HSII"):
             assert heading in page.text
         assert page.text.count("scripted-a − scripted-b") == 3  # paired, every system
-        assert page.text.count("Bonferroni") == 3
+        assert page.text.count("family-wise 95% CI (Bonferroni)") == 3  # a column per system
+        assert page.text.count("(Bonferroni, α/m") == 3  # and its note
         assert "paper [95% CI] (n)" in page.text
         # The same StudyReport as `study report --json`, from the file or computed anew.
         assert client.get("/compare/json", params={"path": path}).json() == written

@@ -53,17 +53,22 @@ class Estimate(BaseModel):
         )
 
     @classmethod
-    def paired_delta(cls, treatment: Sequence[float], control: Sequence[float]) -> Estimate:
+    def paired_delta(
+        cls, treatment: Sequence[float], control: Sequence[float], confidence: float = 0.95
+    ) -> Estimate:
         """Mean paired difference with its bootstrap interval over pairs."""
-        delta, interval = paired_bootstrap_delta(treatment, control)
+        delta, interval = paired_bootstrap_delta(treatment, control, confidence=confidence)
         return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
 
     @classmethod
     def paired_rate_delta(
-        cls, treatment: Sequence[tuple[int, int]], control: Sequence[tuple[int, int]]
+        cls,
+        treatment: Sequence[tuple[int, int]],
+        control: Sequence[tuple[int, int]],
+        confidence: float = 0.95,
     ) -> Estimate:
         """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
-        delta, interval = paired_rate_delta(treatment, control)
+        delta, interval = paired_rate_delta(treatment, control, confidence=confidence)
         return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
 
     @classmethod
@@ -73,10 +78,13 @@ class Estimate(BaseModel):
         control: Sequence[Sequence[float]],
         statistic: Statistic,
         clusters: Sequence[str] | None = None,
+        confidence: float = 0.95,
     ) -> Estimate:
         """θ(treatment) − θ(control) for a statistic θ of per-unit rows on the same units,
         paired (cluster) bootstrap over units; ``n`` is the units."""
-        delta, interval = paired_statistic_delta(treatment, control, statistic, clusters=clusters)
+        delta, interval = paired_statistic_delta(
+            treatment, control, statistic, confidence=confidence, clusters=clusters
+        )
         return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
 
     @classmethod

@@ -222,7 +222,12 @@ def rows_of(system: SystemReport) -> list[list[str]]:
 
 
 HEADER = ["rank", "subject", "value [95% CI]", "n", "calls / planned", "paper [95% CI] (n)"]
-PAIRED_HEADER = ["first − second", "Δ [95% CI, unadjusted]", "shared units"]
+PAIRED_HEADER = [
+    "first − second",
+    "Δ [95% CI, unadjusted]",
+    "family-wise 95% CI (Bonferroni)",
+    "shared units",
+]
 
 
 def paired_rows(system: SystemReport) -> list[list[str]]:
@@ -233,6 +238,9 @@ def paired_rows(system: SystemReport) -> list[list[str]]:
         [
             f"{p.first} − {p.second}",
             f"{_number(p.delta.value)} [{_number(p.delta.ci[0])}, {_number(p.delta.ci[1])}]",
+            "—"
+            if p.familywise is None
+            else f"[{_number(p.familywise[0])}, {_number(p.familywise[1])}]",
             str(p.delta.n),
         ]
         for p in system.paired.pairs
