@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import resource
 import subprocess
@@ -128,7 +129,7 @@ SYSTEMS = {
         FIXTURES / "losona/fixtures/script.json",
         ("judge",),
         _losona,
-        lambda size: 2 * 2 * _losona_shape(size)[0] * _losona_shape(size)[1],
+        lambda size: 2 * 2 * math.prod(_losona_shape(size)),
     ),
     "scene": System(
         "scene",

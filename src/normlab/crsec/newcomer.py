@@ -39,7 +39,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from normlab.core.errors import InputError, NormlabError, RunIncompleteError
+from normlab.core.errors import InputError
 from normlab.core.jsonio import read_json, validate_row
 from normlab.core.logs import BASE_AGENT, subject_label
 from normlab.core.outputs import output_folder, replace_file, replacing, slug
@@ -317,15 +317,6 @@ async def simulate(
             ),
             setup,
         )
-        try:
-            await simulation.run(max_calls)
-        except NormlabError:
-            raise
-        except Exception as error:
-            raise RunIncompleteError(
-                f"{folder}: stopped at {simulation.clock.label(simulation.state.tick)} by "
-                f"{type(error).__name__}: {error}; the last finished tick is checkpointed: "
-                "give the same command again to go on"
-            ) from error
+        await simulation.run_or_stop("give the same command again to go on", max_calls)
 
     await asyncio.gather(*(one(folder) for folder in folders))

@@ -17,7 +17,7 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import ValidationError
 
 from normlab.commands import note, print_table
-from normlab.core.errors import InputError, NormlabError, RunIncompleteError
+from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.jsonio import validation_field
 from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.report import (
@@ -136,16 +136,8 @@ async def _simulate(
         simulation = Simulation(
             run, client, lambda line: note(prefix + line), tick_lines=not sys.stderr.isatty()
         )
-        try:
-            return folder, await simulation.run(budget.max_calls, budget.max_cost)
-        except NormlabError:
-            raise
-        except Exception as error:
-            raise RunIncompleteError(
-                f"{folder}: stopped at {simulation.clock.label(simulation.state.tick)} by "
-                f"{type(error).__name__}: {error}; the last finished tick is checkpointed: "
-                f"normlab crsec resume {folder}"
-            ) from error
+        go_on = f"normlab crsec resume {folder}"
+        return folder, await simulation.run_or_stop(go_on, budget.max_calls, budget.max_cost)
 
     return list(await asyncio.gather(*(one(folder) for folder in folders)))
 

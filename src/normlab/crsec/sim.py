@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from normlab.core.errors import NormlabError, RunIncompleteError
 from normlab.crsec.calls import CallLog
 from normlab.crsec.events import (
     ActionsData,
@@ -116,6 +117,23 @@ class Simulation(World):
             # grow with every call of the run (tens of thousands in a large society's day).
             self.client.records.clear()
         return "finished"
+
+    async def run_or_stop(
+        self, go_on: str, max_calls: int | None = None, max_cost: float | None = None
+    ) -> Outcome:
+        """:meth:`run`, where any failure but a normlab error (bad input, a budget) stops it
+        with one line: the folder, the tick it stopped at (the ticks before are
+        checkpointed), the cause, and ``go_on``, how to continue."""
+        try:
+            return await self.run(max_calls, max_cost)
+        except NormlabError:
+            raise
+        except Exception as error:
+            raise RunIncompleteError(
+                f"{self.run_dir.path}: stopped at {self.clock.label(self.state.tick)} by "
+                f"{type(error).__name__}: {error}; the last finished tick is checkpointed: "
+                f"{go_on}"
+            ) from error
 
     def progress_line(self, metrics: HourMetrics) -> str:
         usage = self.state.usage

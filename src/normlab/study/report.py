@@ -192,12 +192,19 @@ def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+def _bounds(ci: Interval) -> str:
+    return f"[{_number(ci[0])}, {_number(ci[1])}]"
+
+
+def _interval(value: float | None, ci: Interval) -> str:
+    return f"{_number(value)} {_bounds(ci)}"
+
+
 def _paper(rows: list[PaperRow]) -> str:
     """The paper's value [interval] (n); ``—`` where the paper printed none (or no row)."""
     return (
         "; ".join(
-            f"{_number(r.value)} [{_number(r.ci[0] if r.ci else None)}, "
-            f"{_number(r.ci[1] if r.ci else None)}] (n {r.n if r.n is not None else '—'}, "
+            f"{_interval(r.value, r.ci or (None, None))} (n {r.n if r.n is not None else '—'}, "
             f"{r.source.paper} {r.source.section})"
             for r in rows
         )
@@ -212,7 +219,7 @@ def rows_of(system: SystemReport) -> list[list[str]]:
         [
             str(r.rank),
             r.subject,
-            f"{_number(r.value)} [{_number(r.ci[0])}, {_number(r.ci[1])}]",
+            _interval(r.value, r.ci),
             str(r.n),
             f"{r.calls} / {r.planned_calls if r.planned_calls is not None else '—'}",
             _paper(r.paper),
@@ -237,10 +244,8 @@ def paired_rows(system: SystemReport) -> list[list[str]]:
     return [
         [
             f"{p.first} − {p.second}",
-            f"{_number(p.delta.value)} [{_number(p.delta.ci[0])}, {_number(p.delta.ci[1])}]",
-            "—"
-            if p.familywise is None
-            else f"[{_number(p.familywise[0])}, {_number(p.familywise[1])}]",
+            _interval(p.delta.value, p.delta.ci),
+            "—" if p.familywise is None else _bounds(p.familywise),
             str(p.delta.n),
         ]
         for p in system.paired.pairs
@@ -255,10 +260,6 @@ AGREEMENT_HEADER = [
     "ranking changes",
     "Kendall's τ",
 ]
-
-
-def _interval(value: float | None, ci: Interval) -> str:
-    return f"{_number(value)} [{_number(ci[0])}, {_number(ci[1])}]"
 
 
 def judge_rows(system: SystemReport) -> list[list[str]]:
