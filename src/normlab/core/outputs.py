@@ -109,6 +109,27 @@ def replacing(path: Path, encoding: str = "utf-8") -> Iterator[TextIO]:
         raise
 
 
+@contextlib.contextmanager
+def built_whole(target: Path) -> Iterator[Path]:
+    """A scratch path to build ``target`` at (a file or a whole folder, written by code that
+    takes a path, such as Inspect's log writer), moved onto ``target`` in one rename when the
+    block ends; nothing when it fails. It is built in a hidden ``.FOLDER.partial`` beside
+    ``target``'s folder, not in it, so a reader of that folder (a loader globbing its files)
+    never meets a half-built one, even after a kill; the partial folder goes once empty."""
+    folder = target.parent
+    partial = folder.parent / f".{folder.name}.partial"
+    folder.mkdir(parents=True, exist_ok=True)
+    partial.mkdir(exist_ok=True)
+    try:
+        with tempfile.TemporaryDirectory(dir=partial) as scratch:
+            built = Path(scratch) / target.name
+            yield built
+            os.replace(built, target)
+    finally:
+        with contextlib.suppress(OSError):  # not empty: another build is under way
+            partial.rmdir()
+
+
 def replace_file(path: Path, text: str, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` through :func:`replacing`: all of it, or nothing changed."""
     with replacing(path, encoding) as handle:

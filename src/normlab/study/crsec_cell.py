@@ -25,13 +25,11 @@ final-hour adherence flags the headline is built from, one per (run, agent, targ
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from normlab.core.outputs import built_whole
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, merge_usage
 from normlab.stats import Estimate, Rate
 
@@ -163,22 +161,19 @@ def crsec_analyze(runs: list[Path]) -> Any:
 # --- a second judge -------------------------------------------------------------------------
 
 
-def _copy_run(source: Path, target: Path, judge: str, partial: Path) -> None:
+def _copy_run(source: Path, target: Path, judge: str) -> None:
     """What the analysis reads of ``source``, to ``target``, its config naming ``judge``:
-    built in ``partial`` (beside the judge's folder) and moved whole, so a kill mid-copy
+    built beside the judge's folder and moved whole (:func:`built_whole`), so a kill mid-copy
     leaves nothing the judge's analysis or the report reads."""
     from normlab.crsec import ANALYZED_FILES, RunDir
 
     config = RunDir(source).config()
-    partial.mkdir(parents=True, exist_ok=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=partial) as scratch:
-        copy = RunDir(Path(scratch) / target.name)
+    with built_whole(target) as built:
+        copy = RunDir(built)
         copy.create(config.model_copy(update={"models": {**config.models, JUDGE: judge}}))
         for name in ANALYZED_FILES:  # config.json is written above
             if source.joinpath(name).exists() and not copy.file(name).exists():
                 shutil.copyfile(source / name, copy.file(name))
-        os.replace(copy.path, target)
 
 
 def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
@@ -189,7 +184,6 @@ def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
     from normlab.commands import stdout_to_stderr
     from normlab.crsec import RunDir, analyze_folders
 
-    partial = folder.parent / f".{folder.name}.partial"
     copies = []
     for run in run_folders_in([cell]):
         state = RunDir(run).checkpoint()
@@ -197,10 +191,8 @@ def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
             continue
         target = folder / run.name
         if not RunDir(target).exists():
-            _copy_run(run, target, judge, partial)
+            _copy_run(run, target, judge)
         copies.append(target)
-    with contextlib.suppress(OSError):  # left only when not empty: a copy that failed
-        partial.rmdir()
     if copies:
         with stdout_to_stderr():
             analyze_folders(copies, judge)

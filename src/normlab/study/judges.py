@@ -35,9 +35,6 @@ final-hour adherence of each agent to each target norm in each run (clustered by
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +43,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from normlab.core.logs import model_name, read_log, read_samples
-from normlab.core.outputs import slug
+from normlab.core.outputs import built_whole, slug
 from normlab.core.storage import log_location, mirror_folder
 from normlab.stats import Agreement, Estimate, Interval, finite_or_none, kendall_tau
 from normlab.study.crsec_cell import crsec_judged, crsec_verdicts, rescore_crsec
@@ -111,8 +108,6 @@ def _rescore_logs(
 
     scorer_factory = getattr(SYSTEMS[system].face(), scorer_name)
     folder.mkdir(parents=True, exist_ok=True)
-    # Beside the judge's folder, not in it: a kill mid-write leaves nothing the loader reads.
-    partial = folder.parent / f".{folder.name}.partial"
     for path in _contributing_logs(logs):
         target = folder / f"{path.stem}{RESCORED_SUFFIX}"
         if target.exists():
@@ -134,14 +129,10 @@ def _rescore_logs(
                 display="none",
             )
         rescored.eval.model_roles = {**roles, "judge": ModelConfig(model=judge)}
-        # Whole or not at all: a rerun skips a log whose copy exists.
-        partial.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=partial) as scratch:
-            written = Path(scratch) / target.name
+        # Whole or not at all (a kill mid-write leaves nothing the loader reads): a rerun
+        # skips a log whose copy exists.
+        with built_whole(target) as written:
             write_eval_log(rescored, str(written))
-            os.replace(written, target)
-    with contextlib.suppress(OSError):  # left only when not empty: a write that failed
-        partial.rmdir()
 
 
 RESCORE: dict[str, Callable[[Path, str, Path, Cell], None]] = {
