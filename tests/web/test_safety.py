@@ -336,11 +336,15 @@ def test_an_invite_admits_at_most_its_raters_and_notes_are_bounded(runs: Path) -
     owner = local(app)
     default_page, default = new_study(owner, runs)
     study, invite = new_study(owner, runs, raters="2")
+    links = {}
     for name in ("ann", "bo"):
-        assert join(app, invite, name)[1].status_code == 200
+        rater, joined = join(app, invite, name)
+        assert joined.status_code == 200
+        links[name] = (rater, str(joined.url))  # type: ignore[attr-defined]
     rater, full = join(app, invite, "cy")
     assert full.status_code == 403 and "at most 2 raters" in full.text
-    assert join(app, invite, "ann")[1].status_code == 200  # a returning rater still gets in
+    returning, link = links["ann"]
+    assert returning.get(link).status_code == 200  # a returning rater still gets in, by link
     assert join(app, default, "cy")[1].status_code == 200
     assert "admits 2 raters" in owner.get(study).text
     assert "admits 50 raters" in owner.get(default_page).text
@@ -355,14 +359,62 @@ def test_an_invite_admits_at_most_its_raters_and_notes_are_bounded(runs: Path) -
     )
     assert bad.status_code == 400
 
-    rater, item = join(app, invite, "bo")
-    action = re.search(r'action="(/rate/[^"]+)"', item.text)
+    rater, link = links["bo"]
+    action = re.search(r'action="(/rate/[^"]+)"', rater.get(link).text)
     assert action
     token = csrf(rater, action.group(1))
     long = rater.post(action.group(1), data={"answer": "yes", "notes": "n" * 4001, "csrf": token})
     assert long.status_code == 413 and "4,000 characters" in long.text
     fits = rater.post(action.group(1), data={"answer": "yes", "notes": "李" * 4000, "csrf": token})
     assert fits.status_code == 200
+
+
+def test_a_raters_name_opens_nothing_for_a_stranger_with_the_invite(runs: Path) -> None:
+    """Anyone with the invite link typed "ann" and got ann's own rating link back: her notes
+    on the page, her answers theirs to overwrite. A name already in the study is now refused
+    (in any case, width or spacing), and ann gets back in only through her own link."""
+    app = create_app(settings_for(runs))
+    _, invite = new_study(local(app), runs)
+    ann, joined = join(app, invite, "ann")
+    link = str(joined.url)  # type: ignore[attr-defined]
+    action = re.search(r'action="(/rate/[^"]+)"', joined.text)
+    assert action and "/rate/" in link
+    notes = "private: my own doubts about item one"
+    saved = ann.post(
+        action.group(1), data={"answer": "yes", "notes": notes, "csrf": csrf(ann, link)}
+    )
+    assert saved.status_code == 200
+    for name in ("ann", "Ann", " ANN ", "\uff41\uff4e\uff4e"):  # the last: full-width "ann"
+        _, page = join(app, invite, name)
+        assert page.status_code == 409, name
+        assert "already called" in page.text and "your answers" in page.text
+        assert "/rate/" not in str(page.url) and notes not in page.text  # type: ignore[attr-defined]
+        assert link.split("/rate/")[1] not in page.text
+    assert ann.get(action.group(1)).status_code == 200  # her link still opens her items
+    assert notes in ann.get(action.group(1)).text
+    _, page = join(app, invite, "bo")
+    assert page.status_code == 200 and notes not in page.text
+    assert "Joined before? Open the rating link" in local(app).get(invite).text
+
+
+def test_two_joins_with_one_name_at_once_make_one_rater(tmp_path: Path) -> None:
+    """The check and the insert are one write transaction: of 8 joins as "ann" at once,
+    exactly one gets a rater; the others are told the name is taken."""
+    from normlab.web.store import NameTakenError
+
+    store = Store(tmp_path / "state.sqlite3")
+    study = store.create_study("losona-audit", "t", "run", [("Q1", "{}")])
+
+    def attempt(_: int) -> str:
+        try:
+            return store.join(study.id, "ann").token
+        except NameTakenError:
+            return ""
+
+    with ThreadPoolExecutor(8) as pool:
+        tokens = [t for t in pool.map(attempt, range(8)) if t]
+    assert len(tokens) == 1
+    assert [r.token for r in store.raters(study.id)] == tokens
 
 
 # 3. Concurrent exports

@@ -15,6 +15,7 @@ import hashlib
 import os
 import secrets
 import sqlite3
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,6 +70,24 @@ class StudyFullError(Exception):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         super().__init__(f"this study takes at most {limit} raters, and all have joined")
+
+
+class NameTakenError(Exception):
+    """Another rater of the study goes by this name (see :meth:`Store.join`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f"a rater of this study is already called {name!r}: if that is you, open the "
+            "rating link you got when you joined (it is the only way back to your answers); "
+            "otherwise choose another name"
+        )
+
+
+def name_key(name: str) -> str:
+    """A rater's name as compared for sameness: Unicode NFKC (full-width and composed letters
+    as their plain forms), case folded, runs of white space as one space."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def now() -> str:
@@ -213,29 +232,36 @@ class Store:
 
     # raters
     def join(self, study_id: str, name: str, limit: int = DEFAULT_MAX_RATERS) -> Rater:
-        """The rater called ``name`` in this study: a returning rater gets their own link back;
-        a new one only while fewer than ``limit`` have joined (:class:`StudyFullError`)."""
+        """A new rater called ``name`` in this study, while fewer than ``limit`` have joined
+        (:class:`StudyFullError`) and no rater of the study goes by that name
+        (:class:`NameTakenError`).
+
+        A name is no password: anyone with the invite link can type it, so a known name is
+        refused rather than answered with that rater's link (which would let a stranger read
+        and overwrite their answers). A returning rater comes back through their own link.
+        Names are compared as :func:`name_key` writes them, so "Ann", "ann" and "Ａｎｎ" are
+        one name and the owner's page never shows two raters who look alike.
+        """
+        token = new_token()
         with self._connect() as db:
-            row = db.execute(
-                "SELECT token FROM raters WHERE study_id = ? AND name = ?", (study_id, name)
-            ).fetchone()
-            if row:
-                return Rater(row[0], study_id, name)
-            token = new_token()
-            # Counted and inserted in one statement, so two joins at once cannot both pass
-            # the cap; OR IGNORE: the same name joining twice at once is one rater.
+            db.create_function("name_key", 1, name_key, deterministic=True)
+            # Checked and inserted in one statement of one write transaction, so two joins at
+            # once can neither both pass the cap nor both take one name.
+            db.execute("BEGIN IMMEDIATE")
             added = db.execute(
-                "INSERT OR IGNORE INTO raters SELECT ?, ?, ?, ? "
-                "WHERE (SELECT COUNT(*) FROM raters WHERE study_id = ?) < ?",
-                (token, study_id, name, now(), study_id, limit),
+                "INSERT INTO raters SELECT ?, ?, ?, ? "
+                "WHERE NOT EXISTS (SELECT 1 FROM raters WHERE study_id = ? AND name_key(name) = ?) "
+                "AND (SELECT COUNT(*) FROM raters WHERE study_id = ?) < ?",
+                (token, study_id, name, now(), study_id, name_key(name), study_id, limit),
             ).rowcount
             if not added:
-                row = db.execute(
-                    "SELECT token FROM raters WHERE study_id = ? AND name = ?", (study_id, name)
+                taken = db.execute(
+                    "SELECT 1 FROM raters WHERE study_id = ? AND name_key(name) = ?",
+                    (study_id, name_key(name)),
                 ).fetchone()
-                if row is None:
-                    raise StudyFullError(limit)
-                return Rater(row[0], study_id, name)
+                if taken:
+                    raise NameTakenError(name)
+                raise StudyFullError(limit)
         return Rater(token, study_id, name)
 
     def rater(self, token: str) -> Rater | None:

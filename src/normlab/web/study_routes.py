@@ -16,7 +16,14 @@ from normlab.web.guard import MAX_AMENDED, MAX_NAME, MAX_NOTES
 from normlab.web.pages import Pages, found
 from normlab.web.readers import load, system_of
 from normlab.web.runs import discover, inside
-from normlab.web.store import DEFAULT_MAX_RATERS, Item, Rater, Study, StudyFullError
+from normlab.web.store import (
+    DEFAULT_MAX_RATERS,
+    Item,
+    NameTakenError,
+    Rater,
+    Study,
+    StudyFullError,
+)
 from normlab.web.studies import KINDS as STUDY_KINDS
 from normlab.web.studies import StudyKind, create_study, discover_banks, filled_csv, summary_lines
 
@@ -160,6 +167,8 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             rater = pages.store.join(study.id, name, study.max_raters)
         except StudyFullError as error:
             raise HTTPException(403, str(error)) from error
+        except NameTakenError as error:
+            raise HTTPException(409, str(error)) from error
         return RedirectResponse(f"/rate/{rater.token}", status_code=303)
 
     def _rater(token: str) -> tuple[Rater, Study]:
