@@ -78,10 +78,13 @@ async def test_nothing_new_costs_no_call_and_known_words_are_not_evaluated_again
     await agent.before_reply(CHAT + "\nChloe: the wiki has it", turn=4)
     _, unchanged, later = agent.log.readings
     assert (unchanged.read, unchanged.calls, unchanged.qualified) == (False, 0, [KEPT])
-    # the same two items again: same words as items held, no evaluation call
-    assert [item.status for item in later.items] == ["duplicate", "duplicate"]
-    assert later.calls == 1
-    assert len(agent.database.norms) == 2
+    # the same two items again: the qualified one's words are a duplicate (no call); the
+    # refused one is not in the qualified set P, so it is evaluated afresh (CRSEC §2.3.1)
+    assert [item.status for item in later.items] == ["duplicate", "rejected"]
+    assert later.calls == 2  # identify + the refused item's evaluation
+    assert [(n.content, n.qualified) for n in agent.database.norms] == [
+        (KEPT, True), (REJECTED, False), (REJECTED, False),
+    ]  # fmt: skip
 
 
 async def test_the_faithful_evaluation_runs_the_four_checks_apart(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ Before each reply it:
    (Figure 9: CRSEC's prompt, schema and operation);
 2. runs the immediate evaluation (consistency, duplication, type, conflict: CRSEC's
    :func:`~normlab.crsec.evaluate`) on each new item; an item with the
-   same words as one it already holds is skipped without a call, as in CRSEC;
+   same words as a qualified norm it already holds is skipped without a call, as in CRSEC;
 3. keeps what passes as qualified personal norms for the rest of the episode, in CRSEC's
    :class:`~normlab.crsec.NormDatabase` (a rejected item stays, with its reason);
 4. returns the compliance block (:func:`~normlab.agents.prompts.compliance_block`) that the
@@ -61,7 +61,7 @@ class ItemOutcome(BaseModel):
     content: str
     type: NormType
     status: ItemStatus
-    """``duplicate``: the same words as an item already held (no evaluation call)."""
+    """``duplicate``: the same words as a qualified norm already held (no evaluation call)."""
     rejection: str | None = None
     checks: dict[str, bool] = Field(default_factory=dict)
     utility: int | None = None

@@ -4,9 +4,11 @@ Each agent holds one :class:`~normlab.crsec.schemas.NormDatabase`. Normative inf
 enters it once, with its provenance, whatever the immediate evaluation says: a rejected
 item stays, neither activated nor valid, with the reason (the paper's ⟨…, F, F⟩), so the
 trace can show what an agent heard and refused. An exact duplicate (same words once case,
-punctuation and spacing are set aside) of something already in the database is not
-evaluated again: it costs no call and adds no item (in the authors' snapshot 56% of
-identified items were duplicates).
+punctuation and spacing are set aside) of a *qualified* norm is not evaluated again: it costs
+no call and adds no item (in the authors' snapshot 56% of identified items were duplicates).
+The paper checks duplication against the qualified set P only (§2.3.1), so words that were
+refused, or folded into an abstract norm, are evaluated afresh when heard again: a second
+conversation can persuade an agent that a first one did not (Figure 3's path).
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ def normalized(content: str) -> str:
 
 
 def exact_duplicate(database: NormDatabase, content: str) -> PersonalNorm | None:
-    """The item of ``database`` with the same words as ``content``, if any."""
+    """The qualified norm of ``database`` with the same words as ``content``, if any: the
+    pre-check of CheckDuplication(n̄, P), whose P holds only qualified norms (a rejected or
+    deactivated item with these words does not make new information a duplicate)."""
     key = normalized(content)
-    return next((norm for norm in database.norms if normalized(norm.content) == key), None)
+    return next((norm for norm in database.qualified() if normalized(norm.content) == key), None)
 
 
 def add_norm(

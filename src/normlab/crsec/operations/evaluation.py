@@ -122,9 +122,11 @@ async def assess(
     mode: EvaluationMode,
     time: str,
 ) -> EvaluateData:
-    """One identified item into ``database``: the exact-duplicate pre-check (no call), then the
-    immediate evaluation; the item is stored, qualified or with its rejection. The returned
-    ``evaluate`` event says which, against the qualified norms it was checked against."""
+    """One identified item into ``database``: the exact-duplicate pre-check against the qualified
+    norms (no call; words refused before are evaluated afresh, as the paper checks duplication
+    against P only), then the immediate evaluation; the item is stored, qualified or with its
+    rejection. The returned ``evaluate`` event says which, against the qualified norms it was
+    checked against."""
     content = content.strip()
     norms = [norm.content for norm in database.qualified()]
     item: dict[str, Any] = {
