@@ -159,19 +159,22 @@ def test_top_k_keeps_the_best_scored_scenario(tmp_path: Path) -> None:
     assert {c.sample: c.rank for c in found.candidates} == {1: 3, 2: 1, 3: 2}
 
 
-def test_an_and_name_golden_is_scorable_through_its_aliases() -> None:
-    cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR"]
+def test_an_and_name_golden_is_scorable_without_aliases() -> None:
+    """Issue 31: one normaliser reads "&" as "and", and a word run only one name holds names
+    that character, so the name needs no alias for these; an alias adds only what the name
+    does not say (title + surname), and never one that a run already gives or two share."""
+    cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR", "DR. MARA QUINN"]
     aliases = fill_aliases(cast)
-    assert "SAFETY INSPECTOR" in aliases["HEALTH AND SAFETY INSPECTOR"]
-    assert "HEALTH & SAFETY INSPECTOR" in aliases["HEALTH AND SAFETY INSPECTOR"]
+    assert aliases == {"DR. MARA QUINN": ["DR QUINN"]}
     for said in ("the safety inspector", "Health & Safety Inspector", "inspector"):
         statement = Statement(targets=[said], content="Please check the crane.", rule="json")
-        assert target_correct(statement, cast[0], cast, aliases), said
-    statement = Statement(targets=["the safety inspector"], content="…", rule="json")
-    assert not target_correct(statement, cast[0], cast, {})  # without aliases: a miss
-    # An alias two characters would share is dropped, so no target turns ambiguous.
-    shared = fill_aliases(["SITE MANAGER", "PROJECT MANAGER"])
-    assert all("MANAGER" not in listed for listed in shared.values())
+        assert target_correct(statement, cast[0], cast, {}), said
+    doctor = Statement(targets=["Dr Quinn"], content="…", rule="json")
+    assert target_correct(doctor, cast[3], cast, aliases)
+    assert not target_correct(doctor, cast[3], cast, {})  # not a run of the name: the alias
+    # A run two characters share ("MANAGER") is no alias, given or derived.
+    shared = fill_aliases(["SITE MANAGER", "PROJECT MANAGER"], {"SITE MANAGER": ["manager"]})
+    assert shared == {}
 
 
 def build_script(folder: Path) -> str:
@@ -200,7 +203,7 @@ def test_build_on_the_seed_corpus_validates_and_resumes_without_calls(tmp_path: 
     validated = CliRunner().invoke(app, ["hsii", "validate", str(out / "bank")])
     assert validated.exit_code == 0, validated.output
     case = json.loads((out / "bank" / "cases.jsonl").read_text().split("\n")[0])
-    assert case["aliases"]["HARBOUR OFFICER"] == ["OFFICER"]
+    assert case["aliases"] == {}  # r2 reads "OFFICER" as a run of one name: no alias needed
     assert case["provenance"]["source"] == "news" and case["provenance"]["k_rank"] == 1
     assert case["provenance"]["keywords"] == ["irrigation", "flood"]
     assert case["provenance"]["screener_scores"]["total"] == 4.0

@@ -1,22 +1,22 @@
-"""Aliases: the other ways a character is addressed, filled so every golden target is scorable.
+"""Aliases: the other ways a character is addressed that its name itself does not give.
 
 The paper's r2 compares the chosen name "with golden standard, which covers all possible
 duplicated names", but prints no alias list. A cast written in Prompt-1's style
 ("HEALTH AND SAFETY INSPECTOR", "DR. MARA QUINN (WARD SISTER)") is addressed by a model as
-"the safety inspector", "Health & Safety Inspector", "Dr Quinn" or "ward sister"; r2's
-first-or-last-word rule (:func:`normlab.hsii.parse.resolve_target`) catches only some.
+"the safety inspector", "Health & Safety Inspector", "Dr Quinn" or "ward sister". Most of these
+the name gives by itself, read through :mod:`normlab.hsii.names` (the one normaliser building,
+linting and scoring share): "&" is "and", and a word run that only one character's name holds
+("safety inspector", "ward sister", "Quinn") names that character. An alias is kept only where
+it adds something to that rule:
 
-Derived deterministically from the cast, each name giving:
+- derived from the cast: for a person's name after a title (Dr, Mr, Prof, Captain …), title +
+  surname ("Dr Quinn" is no run of "Dr Mara Quinn");
+- given: by the generator's reply (a speaker or addressee it spelt otherwise that still
+  resolves to one character), by its ``aliases``, or by an earlier alias list.
 
-- a parenthesised part and the part outside it (``X (Y)`` → ``X``, ``Y``);
-- its ``and`` / ``&`` spelt the other way;
-- its trailing word runs (``SAFETY INSPECTOR``, ``INSPECTOR``);
-- for a person's name after a title (Dr, Mr, Prof, Captain …): title + surname, surname.
-
-And from the generator's reply: a speaker or addressee it spelt otherwise that still resolves
-to one character. An alias that two characters would share, that is another character's
-name, or that names the assistant is dropped, so an alias never makes a target ambiguous
-(the linter's rule).
+An alias is dropped when it is the character's own name or one of its word runs (the name says
+it already), another character's name or one of their word runs, an alias two characters
+would share, or the assistant: so an alias never makes a target ambiguous (the linter's rule).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from normlab.hsii.parse import normalise_name
+from normlab.hsii.names import normalise_name, word_runs
 from normlab.hsii.schemas import ASSISTANT
 
 TITLES = frozenset(
@@ -32,43 +32,17 @@ TITLES = frozenset(
      "captain", "capt", "chief", "judge", "rev", "reverend", "father", "sister", "nurse",
      "officer", "sergeant", "sgt", "inspector", "councillor", "minister")
 )  # fmt: skip
-_PARENTHESIS = re.compile(r"^(?P<outer>[^()]*)\((?P<inner>[^()]+)\)(?P<rest>[^()]*)$")
-
-
-def _spellings(name: str) -> list[str]:
-    forms = [name]
-    found = _PARENTHESIS.match(name)
-    if found:
-        outer = f"{found['outer']} {found['rest']}".strip()
-        forms += [part for part in (outer, found["inner"].strip()) if part]
-    for form in list(forms):
-        if re.search(r"\band\b", form, re.I):
-            forms.append(re.sub(r"\s+and\s+", " & ", form, flags=re.I))
-        if "&" in form:
-            forms.append(re.sub(r"\s*&\s*", " and ", form))
-    return forms
 
 
 def _derived(name: str) -> list[str]:
-    """Every alias candidate of one name, in a fixed order (the name itself excluded)."""
+    """Title + surname of each part of ``name`` (``X (Y)`` has two) that starts with a title."""
     candidates: list[str] = []
-    for form in _spellings(name):
-        candidates.append(form)
-        if "(" in form:
-            continue
-        words = form.replace(".", " ").split()
-        lowered = [word.lower() for word in words]
-        if len(words) >= 2:
-            # Trailing runs: "SAFETY INSPECTOR", "INSPECTOR" of "HEALTH AND SAFETY INSPECTOR";
-            # never a run that starts at a connective ("AND SAFETY INSPECTOR").
-            for start in range(1, len(words)):
-                if lowered[start] not in ("and", "&", "of", "the"):
-                    candidates.append(" ".join(words[start:]))
-        if len(words) >= 2 and lowered[0] in TITLES:
-            surname = words[-1]
-            candidates += [f"{words[0]} {surname}", surname]
-    own = normalise_name(name)
-    return [c for c in dict.fromkeys(candidates) if normalise_name(c) not in ("", own)]
+    for part in (name, *re.split(r"[()]", name)):
+        words = part.replace(".", " ").split()
+        # "CHIEF FINANCE OFFICER" is a post, not a titled person: its last word is no surname.
+        if len(words) >= 3 and words[0].lower() in TITLES and words[-1].lower() not in TITLES:
+            candidates.append(f"{words[0]} {words[-1]}")
+    return list(dict.fromkeys(candidates))
 
 
 def reply_spellings(
@@ -90,26 +64,31 @@ def fill_aliases(
     given: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, list[str]]:
     """The cast's aliases: ``given`` (the generator's reply, earlier aliases) first, then the
-    derived ones; anything ambiguous, another character's name or the assistant is dropped."""
-    proposed: dict[str, list[str]] = {}
-    for character in characters:
-        listed = [*(given or {}).get(character, []), *_derived(character)]
-        proposed[character] = list(dict.fromkeys(a.strip() for a in listed if a.strip()))
+    derived ones (see the module docstring for what is dropped). A given alias may be a word
+    run of another character's name ("the head" for the HEADTEACHER beside a HEAD OF SCIENCE):
+    someone chose it, and a listed alias is matched before any run. A derived one may not."""
+    supplied = {c: [a.strip() for a in (given or {}).get(c, []) if a.strip()] for c in characters}
+    proposed = {c: list(dict.fromkeys([*supplied[c], *_derived(c)])) for c in characters}
     owners: dict[str, set[str]] = {}
     for character, listed in proposed.items():
         for alias in listed:
             owners.setdefault(normalise_name(alias), set()).add(character)
+    runs = {character: word_runs(character) for character in characters}
     names = {normalise_name(character) for character in characters}
     assistant = normalise_name(ASSISTANT)
     aliases: dict[str, list[str]] = {}
     for character, listed in proposed.items():
+        others = set().union(*(r for c, r in runs.items() if c != character))
         kept = [
             alias
             for alias in listed
-            if len(owners[normalise_name(alias)]) == 1
-            and normalise_name(alias) not in names
-            and "assistant" not in normalise_name(alias)
-            and normalise_name(alias) != assistant
+            if (folded := normalise_name(alias))
+            and len(owners[folded]) == 1
+            and folded not in names
+            and folded not in runs[character]
+            and (alias in supplied[character] or folded not in others)
+            and "assistant" not in folded
+            and folded != assistant
         ]
         if kept:
             aliases[character] = kept

@@ -43,7 +43,7 @@ from normlab.core.logs import (
 )
 from normlab.core.sources import data_by_run
 from normlab.hsii.cot import CotResult, cot_results
-from normlab.hsii.parse import parse_statement, target_correct
+from normlab.hsii.parse import Cast, parse_statement, target_correct
 from normlab.hsii.rules import (
     OUTCOMES,
     STAGES,
@@ -144,13 +144,10 @@ def load_run(paths: Iterable[Path]) -> HsiiRun:
 
 def target_of(record: TrialRecord) -> tuple[bool, bool]:
     """(r1, r2) of one record: was a target and statement recovered, was it the golden one."""
-    statement = parse_statement(
-        record.response,
-        [*record.characters, *(a for names in record.aliases.values() for a in names)],
-    )
+    characters = record.characters or [record.golden_target]
+    statement = parse_statement(record.response, Cast.of(characters, record.aliases))
     if statement is None:
         return False, False
-    characters = record.characters or [record.golden_target]
     return True, target_correct(statement, record.golden_target, characters, record.aliases)
 
 

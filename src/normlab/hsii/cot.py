@@ -36,10 +36,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel, Field
 
 from normlab.core.logs import SampleSet
-from normlab.hsii.parse import parse_statement, target_correct
+from normlab.hsii.parse import cast_of, parse_statement, target_correct
 from normlab.hsii.prompts import PROMPTS, Cot, testing_prompt
 from normlab.hsii.schemas import Case
-from normlab.hsii.solver import STATEMENT_MAX_TOKENS, names_of
+from normlab.hsii.solver import STATEMENT_MAX_TOKENS
 from normlab.models import RoleSettings, StructuredResult, generate_structured
 from normlab.stats import Estimate
 
@@ -62,7 +62,7 @@ class CotTrace(BaseModel):
 
 
 def _answer(case: Case, text: str) -> tuple[str | None, bool]:
-    statement = parse_statement(text, names_of(case))
+    statement = parse_statement(text, cast_of(case))
     if statement is None:
         return None, False
     ok = target_correct(statement, case.golden.role_to, case.characters, case.aliases)

@@ -21,7 +21,8 @@ from pydantic import BaseModel, Field, field_validator
 from normlab.hsii.aliases import fill_aliases, reply_spellings
 from normlab.hsii.dataset import cut_dialogue
 from normlab.hsii.lint import MAX_CHARACTERS, MIN_CHARACTERS, check_dialogue
-from normlab.hsii.parse import normalise_name, resolve_target
+from normlab.hsii.names import normalise_name
+from normlab.hsii.parse import resolve_target
 from normlab.hsii.prompts import dialogue_prompt, scene_prompt
 from normlab.hsii.schemas import ASSISTANT, Background, Dialogue, Message, NewsParagraph
 from normlab.models import Generated, generate_checked

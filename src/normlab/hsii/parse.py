@@ -13,16 +13,23 @@ be audited for how much leniency it needed:
 5. ``loose-dict``: the prompt's own single-quoted style that is no valid literal because a
    value holds an apostrophe (``'content': 'I'll send it.'``): each quoted key's value runs
    to the next quoted key (:func:`normlab.models.structured.loose_object`);
-6. ``key-lines``: ``role_to: X`` / ``content: …`` lines without braces;
-7. ``to-prefix``: ``To X: …``; 8. ``at-mention``: ``@X …``.
+6. ``cut-off``: an object that never closes (a reply cut by its output cap) whose addressee
+   is complete and whose statement has begun: the essential elements are there;
+7. ``key-lines``: ``role_to: X`` / ``content: …`` lines without braces, keys in any letter
+   case, quoted or in markdown (``Target: X``, ``**role_to**: X``);
+8. ``to-prefix``: ``To X: …``, only where X names a participant of the case (or is a
+   near-miss of one's name): "To be clear: …" is prose, not an address;
+9. ``at-mention``: ``@X …``.
 
-Keys may be spelt ``role_to``, ``role-to``, ``to``, ``target`` or ``addressee`` and
-``content``, ``message`` or ``statement``; ``role_from`` is ignored.
+Keys may be spelt ``role_to``, ``role-to``, ``Role To``, ``to``, ``target``, ``addressee`` or
+``recipient`` and ``content``, ``message``, ``statement``, ``text`` or ``utterance``, in any
+letter case; ``role_from`` is ignored.
 
-r2 matches names ignoring case, spacing, punctuation and a leading "the"; any
-listed alias counts, and so does a first or last word of a character's name when
-no other character's name starts or ends with it. Several addressees, or the
-assistant itself, is a miss.
+r2 reads names through :mod:`normlab.hsii.names` (the normaliser that building and linting use
+too): case, Unicode form, spacing, punctuation, apostrophes, "&" for "and" and a leading "the"
+do not matter; any listed alias counts, and so does a word run of one character's name (a
+title, a surname, "the safety inspector") that no other character's name holds. Several
+addressees, an ambiguous name, or the assistant itself, is a miss.
 """
 
 from __future__ import annotations
@@ -32,14 +39,34 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from normlab.hsii.schemas import ASSISTANT, Statement
+from normlab.hsii.names import Cast, normalise_name
+from normlab.hsii.schemas import Case, Statement
 from normlab.models.structured import loose_object, strict_object
 
-TARGET_KEYS = ("role_to", "role-to", "to", "target", "addressee", "recipient")
+__all__ = [
+    "Cast",
+    "cast_of",
+    "names_a_character",
+    "normalise_name",
+    "parse_statement",
+    "resolve_target",
+    "target_correct",
+]
+
+
+def _key(name: str) -> str:
+    """A key as compared: casefolded, spaces and hyphens as underscores."""
+    return re.sub(r"[\s-]+", "_", str(name).strip().casefold())
+
+
+TARGET_KEYS = ("role_to", "to", "target", "addressee", "recipient")
 CONTENT_KEYS = ("content", "message", "statement", "text", "utterance")
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
+_MARKUP = "*_`'\""
 _KEY_LINE = re.compile(
-    r"""^\s*['"]?(?P<key>[a-z_-]+)['"]?\s*[:=]\s*(?P<value>.+?)\s*,?\s*$""", re.MULTILINE
+    r"""^[ \t]*(?:[-*][ \t]+)?[*_`'"]*(?P<key>[A-Za-z][A-Za-z _-]*?)[*_`'"]*[ \t]*[:=]"""
+    r"""[*_`]*[ \t]*(?P<value>.+?)[ \t]*,?[ \t]*$""",
+    re.MULTILINE,
 )
 _TO_PREFIX = re.compile(
     r"^\s*(?:\*\*)?to\s+(?P<target>[^:\n*]{1,80}?)\s*:\s*(?:\*\*)?\s*(?P<content>.+)",
@@ -48,6 +75,17 @@ _TO_PREFIX = re.compile(
 _AT_MENTION = re.compile(r"^\s*@(?P<target>\[[^\]]+\]|\S+)[,:]?\s+(?P<content>.+)", re.S)
 CURLY_QUOTES = str.maketrans("“”‘’", "\"\"''")
 _SEVERAL_KEPT = re.compile(r"(\s*(?:,|;|&|/|\band\b)\s*)", re.I)
+NamesLike = Cast | Iterable[str]
+
+
+def cast_of(case: Case) -> Cast:
+    """The case's characters and aliases, as r1 and r2 read names."""
+    return Cast.of(case.characters, case.aliases)
+
+
+def _as_cast(names: NamesLike) -> Cast:
+    """A cast, or a bare list of names (each read as a character of its own)."""
+    return names if isinstance(names, Cast) else Cast.of(names)
 
 
 def _brace_span(text: str) -> str | None:
@@ -62,26 +100,20 @@ def _repair(span: str) -> str:
 
 
 def _field(data: Mapping[str, Any], keys: Iterable[str]) -> Any:
-    lowered = {str(key).strip().lower(): value for key, value in data.items()}
+    keyed = {_key(key): value for key, value in data.items()}
     for key in keys:
-        if key in lowered and lowered[key] not in (None, ""):
-            return lowered[key]
+        if key in keyed and keyed[key] not in (None, ""):
+            return keyed[key]
     return None
 
 
-def names_a_character(text: str, names: Iterable[str]) -> bool:
-    """Would r2 read ``text`` as one of ``names`` (the cast and its aliases): the same name
-    once case, spacing, punctuation and a leading "the" are folded, or a first or last word
-    that only one of the names has."""
-    wanted = normalise_name(text)
-    folded = [normalise_name(name) for name in names]
-    if not wanted or wanted in folded:
-        return bool(wanted)
-    owners = [name for name in folded if name and wanted in {name.split()[0], name.split()[-1]}]
-    return len(owners) == 1
+def names_a_character(text: str, names: NamesLike) -> bool:
+    """Would r2 read ``text`` as exactly one character of ``names`` (a :class:`Cast`, or a
+    list of names each read as a character): :meth:`Cast.resolve`."""
+    return _as_cast(names).resolve(text) is not None
 
 
-def _targets(value: Any, names: Sequence[str] = ()) -> list[str]:
+def _targets(value: Any, cast: Cast) -> list[str]:
     """The addressees a reply names. A list is several; text is split at "and", "&", "/",
     "," or ";" only when every part names a character and the whole does not, so a name such
     as "HEALTH AND SAFETY INSPECTOR" stays one addressee."""
@@ -90,13 +122,13 @@ def _targets(value: Any, names: Sequence[str] = ()) -> list[str]:
     text = str(value).strip().strip("'\"[]").strip()
     if not text:
         return []
-    if names_a_character(text, names):
+    if cast.resolve(text) is not None:
         return [text]
-    parts = _cast_split(text, names)
+    parts = _cast_split(text, cast)
     return parts if len(parts) > 1 else [text]
 
 
-def _cast_split(text: str, names: Sequence[str]) -> list[str]:
+def _cast_split(text: str, cast: Cast) -> list[str]:
     """``text`` cut at separators into the fewest pieces that each name a character (a piece
     may keep separators inside, as "HEALTH AND SAFETY INSPECTOR" does); [] when none fits."""
     pieces = _SEVERAL_KEPT.split(text)  # words at even positions, separators at odd ones
@@ -109,16 +141,16 @@ def _cast_split(text: str, names: Sequence[str]) -> list[str]:
             candidate = "".join(pieces[2 * start : 2 * end - 1]).strip()
             path = [*best[start], candidate]
             fewer = end not in best or len(path) < len(best[end])
-            if fewer and names_a_character(candidate, names):
+            if fewer and cast.resolve(candidate) is not None:
                 best[end] = path
     return best.get(words, [])
 
 
-def _statement(data: Mapping[str, Any], rule: str, names: Sequence[str]) -> Statement | None:
+def _statement(data: Mapping[str, Any], rule: str, cast: Cast) -> Statement | None:
     target, content = _field(data, TARGET_KEYS), _field(data, CONTENT_KEYS)
     if target is None or content is None or not str(content).strip():
         return None
-    targets = _targets(target, names)
+    targets = _targets(target, cast)
     return Statement(targets=targets, content=str(content).strip(), rule=rule) if targets else None
 
 
@@ -153,80 +185,87 @@ def _mention(rest: str, names: Iterable[str]) -> tuple[str, str] | None:
     return None
 
 
-def parse_statement(text: str, names: Iterable[str] = ()) -> Statement | None:
+def _cut_off(text: str, cast: Cast) -> Statement | None:
+    """A reply cut off before its object closes (an output cap): B.5's essential elements are
+    there when the addressee's value is complete and the statement has begun. The object is
+    read loosely with its brace put back; a value cut short keeps its opening quote."""
+    start = text.find("{")
+    if start < 0 or "}" in text[start:]:
+        return None  # no object, or one that closed (and failed for another reason)
+    data = loose_object(text[start:].rstrip() + "}")
+    if data is None:
+        return None
+    target, content = _field(data, TARGET_KEYS), _field(data, CONTENT_KEYS)
+    if not isinstance(target, str) or target[:1] in ("'", '"'):
+        return None  # the addressee itself was cut
+    if not isinstance(content, str):
+        return None
+    said = content[1:] if content[:1] in ("'", '"') else content
+    return _statement({"to": target, "content": said}, "cut-off", cast)
+
+
+def _key_lines(text: str) -> dict[str, str]:
+    """``key: value`` lines, the first of each key, keys and values without their markup."""
+    lines: dict[str, str] = {}
+    for match in _KEY_LINE.finditer(text):
+        lines.setdefault(_key(match["key"]), match["value"].strip().strip(_MARKUP).strip())
+    return lines
+
+
+def parse_statement(text: str, names: NamesLike = ()) -> Statement | None:
     """The target(s) and content of a reply, or None when the reply holds neither.
 
-    ``names`` (characters and aliases) lets ``@Rafael Nadal …`` name a two-word character,
-    and keeps a name with "and" in it one addressee.
+    ``names``, the case's :class:`Cast` (or a list of names), lets ``@Rafael Nadal …`` name a
+    two-word character, keeps a name with "and" in it one addressee, and tells a ``To NAME:``
+    address from prose that starts "To …:".
     """
-    names = list(names)
+    cast = _as_cast(names)
     for source, candidate in _candidates(text):
         data = strict_object(candidate)
         if data is not None:
             rule = source or ("json" if _is_json(candidate) else "python-dict")
-            found = _statement(data, rule, names)
+            found = _statement(data, rule, cast)
             if found is not None:
                 return found
     for _, candidate in _candidates(text):
         loose = loose_object(candidate)
-        found = _statement(loose, "loose-dict", names) if loose is not None else None
+        found = _statement(loose, "loose-dict", cast) if loose is not None else None
         if found is not None:
             return found
-    lines = {m["key"].lower(): m["value"].strip().strip("'\"") for m in _KEY_LINE.finditer(text)}
-    found = _statement(lines, "key-lines", names)
+    found = _cut_off(text, cast) or _statement(_key_lines(text), "key-lines", cast)
     if found is not None:
         return found
     stripped = text.strip()
     if stripped.startswith("@"):
-        known = _mention(stripped[1:], names)
+        known = _mention(stripped[1:], cast.names())
         if known is not None and known[1].strip():
             return Statement(targets=[known[0]], content=known[1].strip(), rule="at-mention")
     for rule, pattern in (("to-prefix", _TO_PREFIX), ("at-mention", _AT_MENTION)):
         match = pattern.match(stripped)
         if match and match["content"].strip():
-            target = match["target"].strip().strip("[]*")
-            return Statement(
-                targets=_targets(target, names), content=match["content"].strip(), rule=rule
-            )
+            targets = _targets(match["target"].strip().strip("[]*"), cast)
+            if rule == "to-prefix" and not all(cast.addresses(t) for t in targets):
+                continue  # prose such as "To be clear: …", not an address
+            return Statement(targets=targets, content=match["content"].strip(), rule=rule)
     return None
 
 
 # --- r2: target matching -------------------------------------------------------------
 
 
-def normalise_name(name: str) -> str:
-    """Case, spacing and punctuation folded; a leading "the" dropped."""
-    words = re.sub(r"[^\w\s]", " ", name.lower()).split()
-    if words and words[0] == "the":
-        words = words[1:]
-    return " ".join(words)
-
-
 def resolve_target(
-    target: str, characters: list[str], aliases: Mapping[str, list[str]] | None = None
+    target: str, characters: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None
 ) -> str | None:
-    """The character ``target`` names, or None (unknown, ambiguous, or the assistant)."""
-    wanted = normalise_name(target)
-    if not wanted or wanted == normalise_name(ASSISTANT):
-        return None
-    for character in characters:
-        names = [character, *((aliases or {}).get(character, []))]
-        if wanted in {normalise_name(name) for name in names}:
-            return character
-    edges: dict[str, set[str]] = {}
-    for character in characters:
-        words = normalise_name(character).split()
-        for word in {words[0], words[-1]} if words else set():
-            edges.setdefault(word, set()).add(character)
-    owners = edges.get(wanted, set())
-    return next(iter(owners)) if len(owners) == 1 else None
+    """The character ``target`` names, or None (unknown, ambiguous, or the assistant):
+    :meth:`normlab.hsii.names.Cast.resolve`."""
+    return Cast.of(characters, aliases).resolve(target)
 
 
 def target_correct(
     statement: Statement,
     golden: str,
-    characters: list[str],
-    aliases: Mapping[str, list[str]] | None = None,
+    characters: Sequence[str],
+    aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> bool:
     """r2: exactly one addressee, and it names the golden target."""
     if len(statement.targets) != 1:

@@ -22,7 +22,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from normlab.hsii.defaults import EPSILON
-from normlab.hsii.parse import parse_statement, resolve_target, target_correct
+from normlab.hsii.parse import cast_of, parse_statement, resolve_target, target_correct
 from normlab.hsii.prompts import persona_prompt, testing_prompt
 from normlab.hsii.schemas import (
     ASSISTANT,
@@ -38,10 +38,6 @@ from normlab.models import DETERMINISTIC_CACHE, ModelClient, RoleSettings, role_
 STATEMENT_MAX_TOKENS = 300
 PERSONA_MAX_TOKENS = 160
 PERSONA_TEMPERATURE = 0.0
-
-
-def names_of(case: Case) -> list[str]:
-    return [*case.characters, *(alias for names in case.aliases.values() for alias in names)]
 
 
 def case_of(state: TaskState) -> Case:
@@ -71,7 +67,7 @@ class CaseRun:
             self.settings.config(role, STATEMENT_MAX_TOKENS, temperature),
             cache=DETERMINISTIC_CACHE if temperature == 0 else False,
         )
-        return result.text, parse_statement(result.text, names_of(self.case))
+        return result.text, parse_statement(result.text, cast_of(self.case))
 
     async def reply(self, character: str, history: list[Message]) -> str:
         result = await self.client.text(

@@ -1,0 +1,126 @@
+"""Names: the one reading of a character's name that building, linting and scoring share.
+
+The paper compares "the chosen target name with golden standard, which covers all possible
+duplicated names" (§6.3) and prints no rule. Before issue 31 the scorer, the alias builder and
+the importer each folded names their own way: "&" and "and" were one name when aliases were
+built and two when a reply was scored; "O'Brien" split into "o brien"; an NFD reply missed its
+NFC golden. Now every place compares :func:`normalise_name`'s output, and a :class:`Cast`
+(the characters and their aliases) answers which character a name is:
+
+1. the same name or a listed alias, once normalised;
+2. else a *word run* of one character's name (a title, a surname, "the safety inspector" of
+   "HEALTH AND SAFETY INSPECTOR"), when exactly one character's name holds that run; a run
+   two names hold ("Carlos" of Carlos Moya and Carlos Gomez) names no one: a miss.
+
+A name that is none of these may still be *meant* for a character: :meth:`Cast.addresses`
+says whether a ``To NAME:`` prefix names a participant at all (then it is an address, scored
+right or wrong) or is prose ("To be clear: …", never an address).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from normlab.hsii.schemas import ASSISTANT
+
+_APOSTROPHES = re.compile("['’‘ʼ`´]")
+_NOT_WORD = re.compile(r"[^\w\s]|_")
+CONNECTIVES = frozenset(("and", "of", "the", "for", "to", "a", "an", "in", "on", "at", "with"))
+"""Words a word run may hold inside but never start or end with ("AND SAFETY" is no name)."""
+NEAR_MISS = 0.8
+"""Similarity (difflib's ratio) at or above which a name is a misspelling of a character's
+name, alias or word run: an address to someone, scored wrong, rather than prose."""
+
+
+def normalise_name(name: str) -> str:
+    """The spelling every comparison of names uses: Unicode NFC then casefolded (an NFD reply
+    equals its NFC golden, and letter case never matters); apostrophes dropped, so "O'Brien"
+    stays one word; "&" read as "and"; other punctuation, underscores and spacing folded to
+    single spaces; a leading "the" dropped."""
+    text = unicodedata.normalize("NFC", name).casefold()
+    text = _APOSTROPHES.sub("", text).replace("&", " and ")
+    words = _NOT_WORD.sub(" ", text).split()
+    if words and words[0] == "the":
+        words = words[1:]
+    return " ".join(words)
+
+
+def same_name(first: str, second: str) -> bool:
+    return normalise_name(first) == normalise_name(second)
+
+
+def word_runs(name: str) -> set[str]:
+    """Every run of consecutive words of ``name`` (normalised), within the name or within its
+    parenthesised part, that neither starts nor ends with a connective: "HEALTH AND SAFETY
+    INSPECTOR" gives "health", "health and safety", "safety inspector", "inspector" …"""
+    runs: set[str] = set()
+    for part in (name, *re.split(r"[()]", name)):
+        words = normalise_name(part).split()
+        for start in range(len(words)):
+            for end in range(start + 1, len(words) + 1):
+                if words[start] not in CONNECTIVES and words[end - 1] not in CONNECTIVES:
+                    runs.add(" ".join(words[start:end]))
+    return runs
+
+
+@dataclass(frozen=True)
+class Cast:
+    """A case's characters and their aliases, and the rule that reads a name as one of them."""
+
+    characters: tuple[str, ...]
+    aliases: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, characters: Iterable[str], aliases: Mapping[str, Sequence[str]] | None = None
+    ) -> Cast:
+        return cls(tuple(characters), dict(aliases or {}))
+
+    def spellings(self, character: str) -> list[str]:
+        """The character's name and its listed aliases."""
+        return [character, *self.aliases.get(character, [])]
+
+    def names(self) -> list[str]:
+        """Every name and alias of the cast (what an ``@NAME`` mention may start with)."""
+        return [name for character in self.characters for name in self.spellings(character)]
+
+    def owners(self, name: str) -> set[str]:
+        """The characters ``name`` could mean: those it names exactly (name or alias), else
+        those whose name holds it as a word run; the assistant and the empty name mean none."""
+        wanted = normalise_name(name)
+        if not wanted or wanted == normalise_name(ASSISTANT):
+            return set()
+        exact = {
+            character
+            for character in self.characters
+            if any(normalise_name(spelling) == wanted for spelling in self.spellings(character))
+        }
+        if exact:
+            return exact
+        return {character for character in self.characters if wanted in word_runs(character)}
+
+    def resolve(self, name: str) -> str | None:
+        """The one character ``name`` means, or None (unknown, ambiguous, the assistant)."""
+        owners = self.owners(name)
+        return next(iter(owners)) if len(owners) == 1 else None
+
+    def addresses(self, name: str) -> bool:
+        """Does ``name`` name a participant at all: a character (even ambiguously), the
+        assistant, or a near-miss of a character's name, alias or word run. A ``To NAME:``
+        prefix is an address only then (issue 31: "To be clear: …" is prose)."""
+        wanted = normalise_name(name)
+        if not wanted:
+            return False
+        if wanted == normalise_name(ASSISTANT) or self.owners(name):
+            return True
+        known = {
+            normalise_name(spelling)
+            for character in self.characters
+            for spelling in self.spellings(character)
+        }
+        known |= {run for character in self.characters for run in word_runs(character)}
+        return bool(difflib.get_close_matches(wanted, sorted(known), n=1, cutoff=NEAR_MISS))
