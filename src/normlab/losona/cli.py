@@ -63,11 +63,16 @@ def losona_validate(
         typer.Argument(help="Scenario JSONL files or folders (default: shipped)."),
     ] = None,
 ) -> None:
-    """Lint scenarios: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    """Lint scenarios: exit 0 when clean, 1 with one line per finding, 2 if unreadable. Fields
+    a row carries beside a scenario's are kept as metadata, and listed per file."""
+    from normlab.core.fields import MetadataTally
     from normlab.losona.dataset import SCENARIOS_PATH
     from normlab.losona.lint import lint_paths
 
-    findings = lint_paths(paths or [SCENARIOS_PATH])
+    metadata = MetadataTally()
+    findings = lint_paths(paths or [SCENARIOS_PATH], metadata=metadata)
+    for line in metadata.lines():
+        say(line)
     report_findings(findings, "clean")
 
 

@@ -7,12 +7,15 @@ The loader reads two shapes of row:
 A missing optional field takes the documented default in
 :data:`OPTIONAL_FIELD_DEFAULTS` and is reported once per field per file, never
 as a crash. A missing required field or a malformed value is an
-:class:`~normlab.core.errors.InputError` naming file, line and field.
+:class:`~normlab.core.errors.InputError` naming file, line and field. A field the
+scenario does not have (a release's ``license`` or ``source``) is kept as the
+scenario's metadata, in its sample's metadata and in the log; one that is a near
+miss of a known field (``scenaro_id``, ``Norm_ID``) is an error
+(:mod:`normlab.core.fields`).
 """
 
 from __future__ import annotations
 
-import difflib
 import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -23,6 +26,7 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
+from normlab.core.fields import model_fields, unknown_fields
 from normlab.core.jsonio import validate_row
 from normlab.core.selection import check_limit, pick_by_id
 from normlab.core.sources import Sourced, read_sourced
@@ -45,6 +49,9 @@ REQUIRED_FIELDS = (
 ANNOTATIONS = ("screening",)
 """Keys normlab writes beside a scenario's fields (a rejected scenario's screening record):
 known, so not an unknown field, and not part of the scenario."""
+KNOWN_FIELDS = model_fields(Scenario) | set(ANNOTATIONS)
+"""What a row's names are checked against: any other name is kept as the scenario's metadata,
+unless it is a near miss of one of these (:mod:`normlab.core.fields`)."""
 OPTIONAL_FIELD_DEFAULTS: dict[str, str] = {
     "subject": f"first of {', '.join(DEFAULT_SUBJECT_NAMES)} not already speaking "
     "(else 'Participant N')",
@@ -92,13 +99,10 @@ def parse_scenario(row: dict[str, Any], path: str | Path, line: int) -> tuple[Sc
     for name in REQUIRED_FIELDS:
         if name not in row:
             raise InputError(path, "required field is missing", line=line, field=name)
-    for name in row:
-        if name not in Scenario.model_fields and name not in ANNOTATIONS:
-            # A misspelt optional field (demonstraton_turn_ids) would be dropped unseen.
-            close = difflib.get_close_matches(name, Scenario.model_fields, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise InputError(path, f"unknown field{hint}", line=line, field=name)
-    row = dict(row)
+    # A release's own columns (license, source) are kept as metadata; a misspelt optional
+    # field (demonstraton_turn_ids) is refused, or its value would be dropped unseen.
+    unknown_fields(row, KNOWN_FIELDS, path, line)
+    row = {name: value for name, value in row.items() if name not in ANNOTATIONS}
     defaulted = _fill_defaults(row)
     return validate_row(Scenario, row, path, line), defaulted
 
@@ -151,8 +155,18 @@ def select_scenarios(
     return selected
 
 
+SAMPLE_ID_SEPARATOR = "::"
+
+
 def sample_id(scenario_id: str, condition: str) -> str:
-    return f"{scenario_id}::{condition}"
+    return f"{scenario_id}{SAMPLE_ID_SEPARATOR}{condition}"
+
+
+def parse_sample_id(ident: str) -> tuple[str, str] | None:
+    """``(scenario_id, condition)`` of a sample id :func:`sample_id` made (a condition never
+    holds the separator; a scenario id may), or None for an id of another shape."""
+    scenario_id, separator, condition = ident.rpartition(SAMPLE_ID_SEPARATOR)
+    return (scenario_id, condition) if separator and scenario_id and condition else None
 
 
 def build_dataset(

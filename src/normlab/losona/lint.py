@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from normlab.core.errors import InputError
+from normlab.core.fields import MetadataTally
 from normlab.core.findings import Finding
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import copied_runs, leak_word_findings
@@ -137,9 +138,15 @@ def check_scenario(scenario: Scenario, taxonomy: Taxonomy) -> Iterator[tuple[str
     )
 
 
-def lint_file(path: Path, taxonomy: Taxonomy, seen_ids: dict[str, str]) -> list[Finding]:
-    """All findings of one JSONL file; ``seen_ids`` carries ids across files. A file with no
-    scenario is an error, not "clean": it is an empty export or the wrong file."""
+def lint_file(
+    path: Path,
+    taxonomy: Taxonomy,
+    seen_ids: dict[str, str],
+    metadata: MetadataTally | None = None,
+) -> list[Finding]:
+    """All findings of one JSONL file; ``seen_ids`` carries ids across files, ``metadata``
+    counts the fields kept as metadata. A file with no scenario is an error, not "clean": it is
+    an empty export or the wrong file."""
     findings: list[Finding] = []
     rows = list(read_jsonl_rows(path))
     if not rows:
@@ -151,6 +158,8 @@ def lint_file(path: Path, taxonomy: Taxonomy, seen_ids: dict[str, str]) -> list[
         except InputError as error:
             findings.append(Finding(str(path), line, row_id, error.field or "(row)", error.problem))
             continue
+        if metadata is not None:
+            metadata.add(path, scenario)
         where = f"{path}:{line}"
         if scenario.scenario_id in seen_ids:
             findings.append(
@@ -171,12 +180,17 @@ def lint_file(path: Path, taxonomy: Taxonomy, seen_ids: dict[str, str]) -> list[
     return findings
 
 
-def lint_paths(paths: Iterable[Path], taxonomy: Taxonomy | None = None) -> list[Finding]:
-    """Lint every scenario file (folders searched for ``*.jsonl``)."""
+def lint_paths(
+    paths: Iterable[Path],
+    taxonomy: Taxonomy | None = None,
+    metadata: MetadataTally | None = None,
+) -> list[Finding]:
+    """Lint every scenario file (folders searched for ``*.jsonl``); ``metadata``, if given,
+    counts the fields each file's rows carry as metadata."""
     taxonomy = taxonomy or load_taxonomy()
     seen: dict[str, str] = {}
     findings: list[Finding] = []
     for path in paths:
         for file in jsonl_files(path):
-            findings.extend(lint_file(file, taxonomy, seen))
+            findings.extend(lint_file(file, taxonomy, seen, metadata))
     return findings

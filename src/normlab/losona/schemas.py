@@ -23,9 +23,14 @@ DEFAULT_BIO = "A member of the group chat."
 
 
 class Scenario(BaseModel):
-    """One accepted LoSoNA scenario; ``transcript`` includes the elicitor turn."""
+    """One accepted LoSoNA scenario; ``transcript`` includes the elicitor turn.
 
-    model_config = ConfigDict(extra="ignore")
+    Fields a row carries beside these (a release's ``license``, ``source``) are kept
+    (``model_extra``) and dumped with it, so they ride into the sample's metadata and the
+    log; the loader refuses only names that are near misses of a field
+    (:mod:`normlab.core.fields`)."""
+
+    model_config = ConfigDict(extra="allow")
 
     scenario_id: str = Field(min_length=1)
     event_id: str = Field(min_length=1)
