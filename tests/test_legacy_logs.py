@@ -114,6 +114,10 @@ def test_v1_crsec_run_folder_analyzes_traces_and_replays_as_it_did(tmp_path: Pat
         for target, flags in run.pop("final_adhering").items():
             share = run["final"][target]["adhering"]
             assert sum(flags.values()) / len(flags) == pytest.approx(share)
+        # Added since (issue 31): unanswered observations per hour; the v1 log has none.
+        assert [hour.pop("unanswered") for hour in run["counts"]] == [0] * len(run["counts"])
+    for group in after["groups"]:
+        assert {band["mean"] for band in group["counts"].pop("unanswered")} == {0.0}
     assert _without_paths(after, folder) == before
     trace = json.loads((LEGACY / "crsec_v1_trace.json").read_text())
     assert trace, "the fixture's trace has events"

@@ -351,6 +351,8 @@ def test_figure_2a_counts_per_hour_by_hand(analysis: CrsecAnalysis) -> None:
         5, 4, 0, 1)  # fmt: skip
     # Syntheses: Bob's, in hour 2.
     assert (first.syntheses, second.syntheses) == (0, 1)
+    # Unanswered observations: Carlos's row at 09:15 that his reply left out = 1; hour 2 none.
+    assert (first.unanswered, second.unanswered) == (1, 0)
 
 
 def test_figure_2b_shares_per_hour_by_hand(analysis: CrsecAnalysis) -> None:
@@ -427,9 +429,9 @@ def test_the_emergence_table_and_the_hour_axis_by_hand(
     assert "hour 1 is day 1 09:00–10:00, the figures' x-axis tick 09–10" in table.caption
     (group,) = analysis.groups
     assert counts_table(group).rows == [
-        # hour, conflicts, norm thoughts, norm chats, chats, norms accepted
-        ["day 1 09:00–10:00", "3", "3", "1", "2", "2"],
-        ["day 1 10:00–11:00", "1", "3", "1", "1", "4"],
+        # hour, conflicts, norm thoughts, norm chats, chats, norms accepted, unanswered
+        ["day 1 09:00–10:00", "3", "3", "1", "2", "2", "1"],
+        ["day 1 10:00–11:00", "1", "3", "1", "1", "4", "0"],
     ]
     # The usage tables' unit: per simulated hour, 2 of them.
     assert analysis.usage[analysis.runs[0].folder].units == 2

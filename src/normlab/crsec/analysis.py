@@ -61,7 +61,15 @@ EMERGENCE_SHARE = 0.7
 agents is 70%, not over it)."""
 
 MEASURES = ("holding", "plan", "actions", "adhering")
-COUNTS = ("conflicts", "norm_thoughts", "norm_chats", "thoughts", "chats", "accepted")
+COUNTS = (
+    "conflicts",
+    "norm_thoughts",
+    "norm_chats",
+    "thoughts",
+    "chats",
+    "accepted",
+    "unanswered",
+)
 ANALYZED_FILES = (CONFIG, CHECKPOINT, EVENTS, METRICS)
 """What :func:`load_run` reads of a run folder: a copy of these (and nothing of the judge's
 cache) is a run the analysis reads as the original, judged afresh."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from normlab.crsec.events import Event, Finding, SkippedItem
+from normlab.crsec.events import Event, Finding, SkippedItem, Unanswered
 from normlab.crsec.replies import IdentifiedNorm
 from normlab.crsec.schemas import HourMetrics
 
@@ -27,6 +27,7 @@ EVENT_COUNTS = (
     "rejected",
     "duplicates_skipped",
     "syntheses",
+    "unanswered",
 )
 """The fields of an hour's metrics that :class:`HourCounter` reads from the event log."""
 
@@ -45,7 +46,9 @@ class HourCounter:
     not finished yet and are left out. Per hour:
 
     - conflicts: the findings of ``detect`` events with ``conflict`` true (one per
-      observation); talk decisions: those of them with ``talk`` true;
+      observation); talk decisions: those of them with ``talk`` true; unanswered: the
+      observations a ``detect`` event's reply left out (or whose call never parsed), which
+      DetectConflict never judged;
     - chats: ``conversation`` events; norm-related chats: ``identify`` events of source
       ``chat`` that name at least one norm (the receiver identified normative information);
     - thoughts: the thoughts of ``thought`` events; norm-related thoughts: per ``identify``
@@ -70,7 +73,9 @@ class HourCounter:
         """Count ``event``; an ``hour`` event closes the hour and returns its counts."""
         if event.kind == "detect":
             for row in event.data.findings:
-                if isinstance(row, Finding) and row.conflict:
+                if isinstance(row, Unanswered):
+                    self._count("unanswered")
+                elif isinstance(row, Finding) and row.conflict:
                     self._count("conflicts")
                     self._count("talk_decisions", row.talk)
         elif event.kind == "conversation":

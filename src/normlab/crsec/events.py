@@ -19,9 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast, get_args
+from typing import Annotated, Any, Literal, TypeVar, cast, get_args, get_origin
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from normlab.core.errors import InputError
 from normlab.crsec.replies import IdentifiedNorm
@@ -111,17 +119,33 @@ class Finding(BaseModel):
 
 
 class Unanswered(BaseModel):
-    """An observation the reply left out."""
+    """An observation the reply left out (or whose call's reply never parsed)."""
 
     observed: str
     observation: str
     answered: Literal[False] = False
 
 
+def _finding_tag(row: Any) -> str:
+    """A detect row is unanswered only when it says so (``"answered": false``, as the simulation
+    writes it): a row missing ``conflict`` or ``talk`` is then a broken finding, one error
+    naming the field, never an observation silently dropped as unanswered."""
+    if isinstance(row, dict):
+        return "Unanswered" if row.get("answered") is False else "Finding"
+    return type(row).__name__
+
+
+DetectRow = Annotated[
+    Annotated[Finding, Tag("Finding")] | Annotated[Unanswered, Tag("Unanswered")],
+    Discriminator(_finding_tag),
+]
+"""One row of a ``detect`` event: DetectConflict's answer on an observation, or none."""
+
+
 class DetectData(Payload):
     norms: list[str] = Field(default_factory=list)
     identity: str = ""
-    findings: list[Finding | Unanswered]
+    findings: list[DetectRow]
 
 
 class ConversationData(Payload):
@@ -157,7 +181,7 @@ class ItemBase(Payload):
 
 
 class SkippedItem(ItemBase):
-    """The same words as a norm already held: skipped without a call."""
+    """The same words as a qualified norm already held: skipped without a call."""
 
     skipped: str
 
@@ -173,7 +197,19 @@ class AssessedItem(ItemBase):
     rejection: str | None = None
 
 
-EvaluateData = AssessedItem | SkippedItem
+def _item_tag(item: Any) -> str:
+    """An evaluated item is skipped when it says why (``skipped``); otherwise it was assessed,
+    and a missing verdict field is an error naming it."""
+    if isinstance(item, dict):
+        return "SkippedItem" if "skipped" in item else "AssessedItem"
+    return type(item).__name__
+
+
+EvaluateData = Annotated[
+    Annotated[AssessedItem, Tag("AssessedItem")] | Annotated[SkippedItem, Tag("SkippedItem")],
+    Discriminator(_item_tag),
+]
+"""An ``evaluate`` event's payload: the immediate evaluation's verdict, or a skipped item."""
 
 
 class ThoughtData(Payload):
@@ -346,11 +382,24 @@ EventKind = Literal[
 
 _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 
+_UNION_TAGS = {"Finding", "Unanswered", "AssessedItem", "SkippedItem"}
+"""The tags of the unions inside payloads (class names, never a field's name): pydantic puts
+them in an error's location, which names fields only."""
+
+
+def _members(annotation: Any) -> list[type[BaseModel]]:
+    """The payload classes an annotation allows: itself, or a (tagged) union's members."""
+    if get_origin(annotation) is Annotated:
+        return _members(get_args(annotation)[0])
+    members = get_args(annotation)
+    if not members:
+        return [annotation]
+    return [model for member in members for model in _members(member)]
+
+
 _CLASS_OF: dict[type[BaseModel], type[EventBase]] = {}
 for _class in get_args(AnyEvent):
-    for _payload in get_args(_class.model_fields["data"].annotation) or (
-        _class.model_fields["data"].annotation,
-    ):
+    for _payload in _members(_class.model_fields["data"].annotation):
         _CLASS_OF[_payload] = _class
 
 
@@ -370,7 +419,7 @@ def parse_event(row: Any, path: Path | None = None, line: int | None = None) -> 
         return _EVENT.validate_python(row)
     except ValidationError as error:
         first = error.errors()[0]
-        location = [str(part) for part in first["loc"]]
+        location = [str(part) for part in first["loc"] if part not in _UNION_TAGS]
         if location and isinstance(row, dict) and location[0] == row.get("kind"):
             location = location[1:]
         if first["type"] == "union_tag_invalid" or first["type"] == "union_tag_not_found":

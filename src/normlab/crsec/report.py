@@ -155,11 +155,22 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
     )
 
 
+COUNT_COLUMNS = {
+    "conflicts": "conflicts",
+    "norm_thoughts": "norm thoughts",
+    "norm_chats": "norm chats",
+    "chats": "chats",
+    "accepted": "norms accepted",
+    "unanswered": "unanswered observations",
+}
+"""The per-hour table's counts: each with its column's header."""
+
+
 def counts_table(group: GroupResult) -> Table:
     rows = []
     for hour, label in enumerate(group.hours):
         row = [label]
-        for key in ("conflicts", "norm_thoughts", "norm_chats", "chats", "accepted"):
+        for key in COUNT_COLUMNS:
             band = group.counts[key][hour]
             if band.mean is None:
                 row.append("–")
@@ -169,8 +180,10 @@ def counts_table(group: GroupResult) -> Table:
                 row.append(f"{band.mean:.1f} [{band.low:.0f}–{band.high:.0f}]")
         rows.append(row)
     return Table(
-        caption=f"Per simulated hour ({group.label}; mean [min–max] over {group.runs} run(s))",
-        header=["hour", "conflicts", "norm thoughts", "norm chats", "chats", "norms accepted"],
+        caption=f"Per simulated hour ({group.label}; mean [min–max] over {group.runs} run(s); "
+        "unanswered observations: those a DetectConflict reply left out or never answered in "
+        "a reply that parsed, judged neither in conflict nor not)",
+        header=["hour", *COUNT_COLUMNS.values()],
         rows=rows,
     )
 

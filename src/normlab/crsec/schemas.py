@@ -331,6 +331,9 @@ class HourMetrics(BaseModel):
     rejected: int = 0
     duplicates_skipped: int = 0
     syntheses: int = 0
+    unanswered: int = 0
+    """Observations a DetectConflict reply left out, or whose call never parsed: never judged,
+    so neither a conflict nor none (a weak model's silence, counted rather than hidden)."""
     usage: Usage = Field(default_factory=Usage)
     qualified: dict[str, int] = Field(default_factory=dict)
     qualified_utility: dict[str, int] = Field(default_factory=dict)
