@@ -14,7 +14,10 @@ never K = 6 trials of one. For each (subject, judge, condition, scenario) the K 
 labels reduce to majority (accuracy-at-K), compliance and consistency, K being the
 trials the run planned (a log's epochs; for imported records, the condition's largest
 trial count), so a trial that is absent counts as a missing label
-(:mod:`normlab.losona.rules`). Benchmark numbers are means over scenarios, with
+(:mod:`normlab.losona.rules`). The scenarios a condition counts are those with a record
+and, for logs, every scenario × condition the log's header planned (its dataset's sample
+ids): one with no trial read at all is K missing labels, not a scenario left out of the
+mean. Benchmark numbers are means over scenarios, with
 bootstrap intervals over scenarios. Paired deltas compare a condition with ``naive``
 on the scenarios both have, and the norm-learning subject with its model alone under
 the same judge, condition by condition, by the same paired machinery.
@@ -41,8 +44,12 @@ from normlab.core.logs import (
     expand_paths,
     is_log,
     read_samples,
+    role_model,
+    run_key,
+    subject_of,
 )
 from normlab.core.sources import data_by_run
+from normlab.losona.dataset import parse_sample_id
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.rules import label_of, with_absent
 from normlab.losona.schemas import Scenario, TrialRecord
@@ -51,6 +58,10 @@ from normlab.stats import Estimate, Rate
 
 BASELINE_CONDITION = "naive"
 JUDGE_SCORER = "norm_judge"
+UNKNOWN = "unknown"
+
+Group = tuple[str, str, str]
+"""What results are grouped by: (subject, judge model, judge addenda)."""
 
 # --- loading --------------------------------------------------------------------------
 
@@ -141,25 +152,85 @@ def count_once(rows: Iterable[tuple[TrialRecord, Origin]]) -> tuple[list[TrialRe
     return [record for record, _ in first.values()], repeats
 
 
+@dataclass(frozen=True)
+class PlannedUnit:
+    """A scenario × condition that a log's header planned (its dataset's sample ids), with K
+    (its epochs), for one subject and judge; the scenario's event and norm, where known."""
+
+    group: Group
+    scenario_id: str
+    condition: str
+    k: int
+    event_type: str = UNKNOWN
+    norm_id: str = UNKNOWN
+
+
 @dataclass
 class LosonaRun:
-    """What a LoSoNA analysis reads: logs' samples (each once), trial records, scenarios."""
+    """What a LoSoNA analysis reads: logs' samples (each once), trial records, scenarios, and
+    the scenario × condition units the logs planned."""
 
     samples: SampleSet
     records: list[TrialRecord]
     files: list[Path]
     scenarios: dict[str, Scenario] = field(default_factory=dict)
+    planned: list[PlannedUnit] = field(default_factory=list)
+
+
+def group_of(record: TrialRecord) -> Group:
+    return (record.subject, *record.judge)
+
+
+def planned_units(
+    samples: SampleSet,
+    groups_by_log: dict[int, set[Group]],
+    identities: dict[str, tuple[str, str]],
+) -> list[PlannedUnit]:
+    """Every scenario × condition the logs' headers planned (``EvalSpec.dataset.sample_ids``,
+    after ``--limit`` and sharding), for the subject and judge whose records the log holds
+    (``groups_by_log``, keyed by ``id(log)``); a log with none (killed before its first score)
+    takes those of its run's other logs, else its header's subject, judge and addenda. K is
+    the largest epochs of the logs that planned a unit. A log older than the header's sample
+    ids plans nothing beyond its records."""
+    by_run: dict[tuple[str, str, str], set[Group]] = defaultdict(set)
+    for log in samples.logs:
+        by_run[run_key(log)] |= groups_by_log.get(id(log), set())
+    planned: dict[tuple[Group, str, str], int] = {}
+    for log in samples.logs:
+        header = (
+            subject_of(log),
+            role_model(log, "judge") or UNKNOWN,
+            str((log.eval.metadata or {}).get("judge_addenda", UNKNOWN)),
+        )
+        groups = groups_by_log.get(id(log)) or by_run[run_key(log)] or {header}
+        k = log.eval.config.epochs or 1
+        for ident in log.eval.dataset.sample_ids or []:
+            parsed = parse_sample_id(str(ident))
+            if parsed is None:
+                continue
+            for group in groups:
+                key = (group, *parsed)
+                planned[key] = max(planned.get(key, 0), k)
+    return [
+        PlannedUnit(group, scenario_id, condition, k, *identities.get(scenario_id, (UNKNOWN,) * 2))
+        for (group, scenario_id, condition), k in sorted(planned.items())
+    ]
 
 
 def load_run(paths: Iterable[Path]) -> LosonaRun:
-    """Read ``.eval`` logs and/or trial-record JSONL files (folders are searched)."""
+    """Read ``.eval`` logs and/or trial-record JSONL files (folders are searched), and the
+    scenario × condition units the logs' headers planned."""
     files = expand_paths(paths)
     samples = read_samples([path for path in files if is_log(path)])
-    rows = [
-        (record, Origin(item.path, sample=f"sample {item.sample.id} epoch {item.sample.epoch}"))
-        for item in samples.samples
-        if (record := record_of(item)) is not None
-    ]
+    rows: list[tuple[TrialRecord, Origin]] = []
+    groups_by_log: dict[int, set[Group]] = defaultdict(set)
+    for item in samples.samples:
+        record = record_of(item)
+        if record is None:
+            continue
+        groups_by_log[id(item.log)].add(group_of(record))
+        origin = Origin(item.path, sample=f"sample {item.sample.id} epoch {item.sample.epoch}")
+        rows.append((record, origin))
     for path in files:
         if not is_log(path):
             rows.extend(
@@ -169,7 +240,11 @@ def load_run(paths: Iterable[Path]) -> LosonaRun:
     records, repeats = count_once(rows)
     if repeats:
         samples.skipped.append(f"{repeats} repeated trial record(s)")
-    return LosonaRun(samples, records, files, scenarios_of(samples))
+    scenarios = scenarios_of(samples)
+    identities = {r.scenario_id: (r.event_type, r.norm_id) for r in records}
+    identities.update((i, (s.event_id, s.norm_id)) for i, s in scenarios.items())
+    planned = planned_units(samples, groups_by_log, identities)
+    return LosonaRun(samples, records, files, scenarios, planned)
 
 
 def load_records(paths: Iterable[Path]) -> list[TrialRecord]:
@@ -196,6 +271,11 @@ class ScenarioOutcome(BaseModel):
     absent_trials: int = 0
     """Planned trials with no record (a run killed before them, a partial log, a lost row)."""
 
+    @property
+    def absent(self) -> bool:
+        """Planned, and not one trial read: every label is an absent trial's."""
+        return self.absent_trials == len(self.labels) > 0
+
 
 class ConditionResult(BaseModel):
     accuracy: Estimate
@@ -217,6 +297,10 @@ class ConditionResult(BaseModel):
     without them the largest trial count of the condition."""
     absent_trials: int = 0
     """Planned trials with no record, each a missing label (not a pass), counted apart."""
+    absent_scenarios: list[str] = Field(default_factory=list, exclude_if=lambda ids: not ids)
+    """Scenarios a log's header planned in this condition with not one trial read (their K
+    trials are among ``absent_trials``). Left out of ``--json`` when there are none, so a
+    complete run's analysis reads as it always did."""
 
 
 class PairedResult(BaseModel):
@@ -264,10 +348,6 @@ class LosonaAnalysis(AnalysisBase):
     """Per agent subject (its key in ``models``): its comparison with the base model."""
 
 
-Group = tuple[str, str, str]
-"""What results are grouped by: (subject, judge model, judge addenda)."""
-
-
 def result_keys(groups: Iterable[Group]) -> dict[Group, str]:
     """How results are named: the subject alone when one judge labelled it (so a run read
     alone reads as it always did), else ``SUBJECT (judge JUDGE)``, with ``, addenda A`` for
@@ -298,24 +378,31 @@ def planned_k(records: Sequence[TrialRecord]) -> int:
 
 
 def scenario_outcomes(
-    records: Sequence[TrialRecord], k: int | None = None
+    records: Sequence[TrialRecord],
+    k: int | None = None,
+    planned: Sequence[PlannedUnit] = (),
 ) -> list[ScenarioOutcome]:
     """Reduce the trials of each scenario (records of one subject, judge and condition) over
-    K trials (default :func:`planned_k`), each absent trial a missing label."""
-    k = planned_k(records) if k is None else k
+    K trials (default :func:`planned_k`, or the planned units' K if larger), each absent trial
+    a missing label; a ``planned`` scenario with no record at all is K absent trials."""
+    if k is None:
+        k = max([planned_k(records), *(unit.k for unit in planned)])
     grouped: dict[str, list[TrialRecord]] = defaultdict(list)
     for record in records:
         grouped[record.scenario_id].append(record)
+    identity = {unit.scenario_id: (unit.event_type, unit.norm_id) for unit in planned}
+    identity.update((r.scenario_id, (r.event_type, r.norm_id)) for r in records)
     outcomes = []
-    for scenario_id in sorted(grouped):
+    for scenario_id in sorted(identity):
         trials = sorted(grouped[scenario_id], key=lambda record: record.trial)
         read = [record.complies for record in trials]
         labels = with_absent(read, k)
+        event_type, norm_id = identity[scenario_id]
         outcomes.append(
             ScenarioOutcome(
                 scenario_id=scenario_id,
-                event_type=trials[0].event_type,
-                norm_id=trials[0].norm_id,
+                event_type=event_type,
+                norm_id=norm_id,
                 labels=labels,
                 majority=stats.majority(labels),
                 compliance=stats.compliance(labels),
@@ -352,6 +439,7 @@ def condition_result(outcomes: Sequence[ScenarioOutcome]) -> ConditionResult:
         scenarios_with_missing_label=sum(None in outcome.labels for outcome in outcomes),
         k=max((len(outcome.labels) for outcome in outcomes), default=0),
         absent_trials=absent,
+        absent_scenarios=[outcome.scenario_id for outcome in outcomes if outcome.absent],
     )
 
 
@@ -399,9 +487,9 @@ def agent_comparisons(
     contrasts), and what the agent inferred."""
     comparisons: dict[str, AgentComparison] = {}
     for group, per_condition in groups.items():
-        first = next(record for trials in per_condition.values() for record in trials)
-        if first.agent == BASE_AGENT:
-            continue
+        first = next((record for trials in per_condition.values() for record in trials), None)
+        if first is None or first.agent == BASE_AGENT:
+            continue  # a run with no record at all has nothing to compare
         base_group = (first.subject_model, *group[1:])
         base = outcomes.get(base_group, {})
         comparisons[keys[group]] = AgentComparison(
@@ -422,11 +510,18 @@ def agent_comparisons(
     return comparisons
 
 
-def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
-    """All LoSoNA numbers per subject (model, or model + agent) × judge × condition."""
+def analyze_records(
+    records: Sequence[TrialRecord], planned: Sequence[PlannedUnit] = ()
+) -> LosonaAnalysis:
+    """All LoSoNA numbers per subject (model, or model + agent) × judge × condition, over the
+    scenarios with records and the ``planned`` ones (:func:`planned_units`) without."""
     groups: dict[Group, dict[str, list[TrialRecord]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
-        groups[(record.subject, *record.judge)][record.condition].append(record)
+        groups[group_of(record)][record.condition].append(record)
+    units: dict[Group, dict[str, list[PlannedUnit]]] = defaultdict(lambda: defaultdict(list))
+    for unit in planned:
+        units[unit.group][unit.condition].append(unit)
+        groups[unit.group].setdefault(unit.condition, [])  # planned, perhaps with no record
     keys = result_keys(groups)
     models: dict[str, ModelResult] = {}
     all_outcomes: dict[Group, dict[str, list[ScenarioOutcome]]] = {}
@@ -435,7 +530,7 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
         per_condition = groups[group]
         group_records = [record for trials in per_condition.values() for record in trials]
         outcomes = {
-            condition: scenario_outcomes(per_condition[condition])
+            condition: scenario_outcomes(per_condition[condition], planned=units[group][condition])
             for condition in sorted(per_condition, key=_condition_order)
         }
         all_outcomes[group] = outcomes
@@ -471,7 +566,7 @@ def analyze_records(records: Sequence[TrialRecord]) -> LosonaAnalysis:
 
 
 def analyze(run: LosonaRun) -> LosonaAnalysis:
-    analysis = analyze_records(run.records)
+    analysis = analyze_records(run.records, run.planned)
     analysis.usage = usage_by_run(run.samples)
     analysis.data = data_by_run(run.samples)
     return analysis

@@ -54,7 +54,12 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
                     str(cell.n_scenarios),
                     str(cell.k),
                     str(cell.n_trials),
-                    str(cell.absent_trials),
+                    str(cell.absent_trials)
+                    + (
+                        f" ({len(cell.absent_scenarios)} scenarios with none)"
+                        if cell.absent_scenarios
+                        else ""
+                    ),
                     str(cell.parse_failures),
                     f"{cell.judge_truncations} / {cell.subject_truncations}",
                     str(cell.scenarios_with_missing_label),
@@ -81,6 +86,23 @@ def headline_table(analysis: LosonaAnalysis) -> Table:
             "scenarios with a missing label",
         ],
         rows=rows,
+    )
+
+
+def absent_table(analysis: LosonaAnalysis) -> Table:
+    """The scenario × condition units a log's header planned and not one trial of which was
+    read (a run killed early, every epoch errored, a lost shard): each counts as K missing
+    labels, so it fails, rather than dropping out of the mean."""
+    return Table(
+        caption="Planned scenarios with no trial read: each counts K absent trials (not a "
+        "pass, §5.3), in its condition's accuracy, compliance and paired deltas",
+        header=["model", "condition", "scenario", "absent trials"],
+        rows=[
+            [model, condition, scenario_id, str(cell.k)]
+            for model, result in analysis.models.items()
+            for condition, cell in result.conditions.items()
+            for scenario_id in cell.absent_scenarios
+        ],
     )
 
 
@@ -383,6 +405,9 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
     report.table(settings_table(analysis))
     report.heading("Accuracy-at-K")
     report.table(headline_table(analysis))
+    absent = absent_table(analysis)
+    if absent.rows:
+        report.table(absent)
     report.figure(accuracy_figure(analysis), "Figure 2: accuracy-at-K, 95% scenario-bootstrap CIs.")
     if has_headline_pairs(analysis):
         report.heading("Effect of prompting vs naive")

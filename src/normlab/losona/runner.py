@@ -10,6 +10,7 @@ from pathlib import Path
 from normlab.commands import Benchmark, TaskRun, note, print_table
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.report import (
+    absent_table,
     agent_inference_table,
     agent_table,
     has_agent_pairs,
@@ -24,6 +25,9 @@ from normlab.report import embedded_banner
 
 def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
     print_table(headline_table(analysis))
+    absent = absent_table(analysis)
+    if absent.rows:
+        print_table(absent)
     if has_headline_pairs(analysis):
         print_table(paired_table(analysis))
     if has_agent_pairs(analysis):
