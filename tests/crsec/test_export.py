@@ -4,13 +4,16 @@ The society (``fixtures/converge.json``): Bob Johnson, the entrepreneur, holds "
 indoors." and smokes outside; Carlos and Tamara smoke at their tables until someone who
 holds the norm talks to them about it, accept it, and smoke outside from the next hour.
 Bob talks to one of them in the first hour, the converted one to the other in the second,
-so the share adhering is 1/3, 2/3, 3/3: the norm emerges at hour 3 (at 0.7), at hour 2 (at
-0.6), and not at all in a two-hour run.
+so the share holding and adhering is 1/3, 2/3, 3/3: the norm emerges at hour 3 (at 0.7), at
+hour 2 (at 0.6), and not at all in a two-hour run. The hand-written run of
+``by_hand/test_export_by_hand.py`` (a norm adhered to but not held, one in the society's own
+words) is exported here end to end, through both benchmarks' linters.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import shutil
 from pathlib import Path
@@ -24,8 +27,10 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.crsec.export import select_emerged
+from normlab.crsec.export_cli import export_command
 from normlab.crsec.export_losona import LosonaFill, plan_losona
 from normlab.crsec.export_scene import plan_scene
+from normlab.crsec.export_threshold import DEFAULT_MIN_SHARE
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.sim import Simulation
 from normlab.losona import lint_paths as losona_lint
@@ -35,6 +40,7 @@ from normlab.report.provenance import HEADING, provenance_table
 from normlab.scene import load_scenarios as load_scene
 from normlab.scene.lint import dimensions_for
 from normlab.scene.lint import lint_paths as scene_lint
+from tests.crsec.by_hand import test_export_by_hand as by_hand
 from tests.crsec.support import FIXTURES, client, config, new_run, write_script
 
 MODEL = f"scripted/{FIXTURES / 'converge.json'}"
@@ -110,7 +116,10 @@ def test_a_converged_society_exports_losona_scenarios_that_validate_clean(
     out = tmp_path / "losona.jsonl"
     code, output = export(converged, out, "--to", "losona")
     assert code == 0, output
-    assert "emerged: no_smoking_indoors, 3/3 agents adhering by day 1 11:00–12:00" in output
+    assert (
+        "emerged: no_smoking_indoors, 3/3 agents holding and adhering by day 1 11:00–12:00 "
+        "(hour 3); 2 conversations (2 with a line about it)"
+    ) in output
     assert "1 of 1 written" in output
     (scenario,) = load_losona(out)
     assert losona_lint([out]) == []
@@ -213,12 +222,24 @@ def test_below_the_threshold_nothing_is_exported_and_the_command_says_how_close(
     code, output = export(short, out, "--to", "losona")
     assert code == 1 and not out.exists()
     assert (
-        f"nothing to export: no norm of {short} reached an adherence share of 70% (highest: "
-        "no_smoking_indoors 67% (day 1 10:00–11:00), quiet_in_public 0% (day 1 09:00–10:00), "
-        "tipping_after_meals 0% (day 1 09:00–10:00))"
+        f"nothing to export: no norm of {short} was held and adhered to by 70% of its agents "
+        "(highest: no_smoking_indoors 67% (day 1 10:00–11:00: holding 100%, adhering 67%), "
+        "quiet_in_public 0% (day 1 09:00–10:00: holding 0%, adhering 0%), "
+        "tipping_after_meals 0% (day 1 09:00–10:00: holding 0%, adhering 0%)); --min-share "
+        "sets the threshold"
     ) in output
+    code, output = export(short, out, "--to", "losona", "--min-share", "0.6")
+    assert code == 0 and rows(out)[0]["provenance"]["hour"] == 2
+    # The option's old name still works.
     code, output = export(short, out, "--to", "losona", "--min-adherence", "0.6")
     assert code == 0 and rows(out)[0]["provenance"]["hour"] == 2
+
+
+def test_the_commands_default_threshold_is_the_one_constant() -> None:
+    """``--min-share``'s default is :data:`DEFAULT_MIN_SHARE` itself, not a number written again
+    in the command (it was 0.7 in ``export_cli.py`` beside ``export.py``'s documented one)."""
+    default = inspect.signature(export_command).parameters["min_share"].default
+    assert default is DEFAULT_MIN_SHARE
 
 
 def test_a_malformed_run_folder_is_a_one_line_error(converged: Path, tmp_path: Path) -> None:
@@ -240,9 +261,10 @@ def test_a_malformed_run_folder_is_a_one_line_error(converged: Path, tmp_path: P
     RunDir(unfinished).create(config(model=MODEL, agents=AGENTS))
     code, output = export(unfinished, out, "--to", "losona")
     assert code == 2 and "the run has not finished" in output
-    for bad in (["--to", "hsii"], ["--to", "losona", "--min-adherence", "1.5"]):
+    for bad in (["--to", "hsii"], ["--to", "losona", "--min-share", "1.5"]):
         code, output = export(converged, out, *bad)
         assert code == 2 and len(output.strip().splitlines()) == 1, output
+    assert "--min-share: field 'min_share': must be a share above 0 and at most 1" in output
     assert not out.exists()
 
 
@@ -350,3 +372,83 @@ def test_the_provenance_table_lists_each_exported_scenario_once(converged: Path)
     assert table.rows[0][4] == "100.0% [43.9, 100.0] (3/3)"
     assert table.rows[0][5] == "3 (day 1 11:00–12:00)"
     assert provenance_table([]) is None
+
+
+def by_hand_generator(folder: Path) -> str:
+    """The generator's fixture, and for the society's own tidiness norm a fill with what the run
+    lacks for it: two demonstrations and both judge's examples."""
+    fixture = json.loads((FIXTURES / "export_generator.json").read_text())["rules"]
+    fill = json.loads(fixture[0]["replies"][0])
+    tidy = {
+        **fill,
+        "demonstrations": [
+            {
+                "actor": "Tamara Rodriguez",
+                "content": "Stacked my cups on the counter on the way out",
+            },
+            {
+                "actor": "Carlos Gomez",
+                "content": "Wiped our corner down, ready for whoever is next",
+            },
+        ],
+        "compliant": "I will bring my plates back to the counter when I am done.",
+        "breaching": "I will leave my things spread over the big table for later.",
+    }
+    hidden = r"paraphrase it in the chat\):\nKeep shared tables clear for others\."
+    rules = [(hidden, [tidy]), *((rule["match"], rule["replies"]) for rule in fixture)]
+    return write_script(folder, rules)
+
+
+def test_the_societys_own_norm_exports_to_both_benchmarks_lint_clean(tmp_path: Path) -> None:
+    """The hand-written run: "no smoking indoors" and the society's own "Keep shared tables
+    clear for others." emerged (3/4 hold and adhere); "be quiet in public", adhered to by all
+    but held by at most half, is not exported."""
+    by_hand.by_hand_run(tmp_path)
+    run, generator = tmp_path / "run", by_hand_generator(tmp_path)
+    own_id = by_hand.OWN
+    outputs = {}
+    for target in ("losona", "scene"):
+        out = tmp_path / f"{target}.jsonl"
+        result = runner.invoke(app, ["crsec", "export", str(run), "--to", target, "--out",
+                                     str(out), "--generator", generator])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "2 of 2 written" in result.output and "quiet_in_public" not in result.output
+        assert (
+            f"emerged: {own_id} (the society's own words (from a synthesis): “{by_hand.TABLES}”), "
+            "3/4 agents holding and adhering by day 1 10:00–11:00 (hour 2); 1 conversations "
+            "(0 with a line about it), 0 conflicts observed"
+        ) in result.output
+        outputs[target] = out
+    out = outputs["losona"]
+    assert losona_lint([out]) == []
+    assert runner.invoke(app, ["losona", "validate", str(out)]).exit_code == 0
+    smoking, own = load_losona(out)
+    assert (smoking.norm_id, own.norm_id) == ("crsec_no_smoking_indoors", f"crsec_{own_id}")
+    # The hidden norm is the society's own words; the run has no line showing it, so the
+    # generator wrote both demonstrations, and the provenance and the notes say so.
+    assert own.norm_statement == by_hand.TABLES and own.provenance is not None
+    assert own.provenance.norm_origin == "synthesis" and own.provenance.adherent == 3
+    assert "transcript: 2 demonstrations" in own.provenance.generated
+    assert "no author wrote it" in (own.notes or "")
+    assert "1 conversation(s) that spread it hold no line about it" in (own.notes or "")
+
+    def demonstrations(scenario: Any) -> list[str]:
+        marked = scenario.demonstration_turn_ids
+        return [turn.content for turn in scenario.transcript if turn.turn_id in marked]
+
+    assert demonstrations(own) == [
+        "Stacked my cups on the counter on the way out",
+        "Wiped our corner down, ready for whoever is next",
+    ]
+    # Smoking's demonstrations are the society's lines about it, not its chats' openings.
+    assert demonstrations(smoking) == [by_hand.CHAT_1[2][1], by_hand.CHAT_2[0][1]]
+    out = outputs["scene"]
+    assert scene_lint([out]) == (2, [])
+    assert runner.invoke(app, ["scene", "validate", str(out)]).exit_code == 0
+    scene_smoking, scene_own = load_scene(out, dimensions_for(out))
+    assert scene_own.own_norm is not None and scene_own.own_norm.statement == by_hand.TABLES
+    # No conversation shows the own norm being called out: no precedent. Smoking's precedent is
+    # chat 1, raised over Carlos smoking at a table.
+    assert (scene_own.tuple.precedent, scene_smoking.tuple.precedent) == (0, 1)
+    carlos = scene_smoking.persona(by_hand.CARLOS)
+    assert by_hand.BREACH in " ".join(carlos.precedent_lines_or_null or [])

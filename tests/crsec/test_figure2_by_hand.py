@@ -275,19 +275,25 @@ def judge(folder: Path) -> str:
     return write_script(folder, rules)
 
 
-def write_run(folder: Path, model: str) -> None:
-    """The run directory: its config, the hand-written ``events.jsonl``, a final checkpoint."""
+def write_run(
+    folder: Path,
+    model: str,
+    log: list[tuple[int, str, str, dict[str, Any]]] = LOG,
+    agents: list[str] = AGENTS,
+) -> None:
+    """The run directory: its config, the hand-written ``events.jsonl`` (``log``, two hours of
+    ``agents``), a final checkpoint holding the last hour's qualified norms."""
     run = RunDir(folder)
-    run.create(config(model=model, agents=AGENTS, hours=(9, 11)))
+    run.create(config(model=model, agents=agents, hours=(9, 11)))
     lines = []
-    for seq, (tick, kind, agent, data) in enumerate(LOG, start=1):
+    for seq, (tick, kind, agent, data) in enumerate(log, start=1):
         minute = 9 * 60 + 5 * tick
         row = {"seq": seq, "tick": tick, "time": f"day 1 {minute // 60:02d}:{minute % 60:02d}",
                "kind": kind, "agent": agent, "data": data}  # fmt: skip
         parse_event(row)  # the real schema of a line of events.jsonl
         lines.append(json.dumps(row, ensure_ascii=False))
     (folder / "events.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    last = LOG[-1][3]["agents"]
+    last = log[-1][3]["agents"]
     state = WorldState(
         tick=24,
         created=True,
@@ -308,7 +314,7 @@ def write_run(folder: Path, model: str) -> None:
                     ]
                 ),
             )
-            for name in AGENTS
+            for name in agents
         },
     )  # fmt: skip
     (folder / "checkpoint.json").write_text(state.model_dump_json(), encoding="utf-8")

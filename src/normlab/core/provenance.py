@@ -27,10 +27,15 @@ class ScenarioProvenance(BaseModel):
     """The norm at stake, as the society file names it."""
     statement: str = ""
     """The norm as the metrics' judge was given it."""
+    norm_origin: str = "society file"
+    """Whose words the norm is: ``society file`` (an author's norm at stake), else the
+    society's own, and how the first agent to hold them came by them (``created``, ``chat``,
+    ``thought`` or ``synthesis``)."""
     adherent: int = Field(ge=0)
+    """The agents that held the norm and adhered to it at the end of ``hour``."""
     agents: int = Field(ge=1)
     adherence: float = Field(ge=0.0, le=1.0)
-    """``adherent / agents``: the share adhering at the end of ``hour``."""
+    """``adherent / agents``: the share holding and adhering at the end of ``hour``."""
     hour: int = Field(ge=1)
     """The first simulated hour (1 = the run's first) at whose end the share reached
     ``threshold``."""

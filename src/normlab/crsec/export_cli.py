@@ -18,6 +18,7 @@ import typer
 from normlab.commands.console import note, reports_errors, say
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import output_file, replace_file
+from normlab.crsec.export_threshold import DEFAULT_MIN_SHARE, check_threshold
 from normlab.models.roles import DEFAULT_MODEL
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ Builder = Callable[["Model", "EmergedNorm", "Selection", int], Awaitable["Genera
 
 
 async def _export(
-    run: Path, min_adherence: float, judge: str, generator: str, builder: Builder, repairs: int
+    run: Path, min_share: float, judge: str, generator: str, builder: Builder, repairs: int
 ) -> tuple[Selection, list[Generated[Any]]]:
     from inspect_ai.model import get_model
 
@@ -41,7 +42,7 @@ async def _export(
     from normlab.models import ModelClient
 
     selection = await select_emerged(
-        run, min_adherence, ModelClient({"judge": get_model(judge)}), judge
+        run, min_share, ModelClient({"judge": get_model(judge)}), judge
     )
     if not selection.emerged:
         return selection, []
@@ -55,13 +56,16 @@ def export_command(
     run: Annotated[Path, typer.Argument(help="A finished CRSEC run directory.")],
     to: Annotated[str, typer.Option("--to", help="The benchmark: losona or scene.")],
     out: Annotated[Path, typer.Option(help="JSONL file the scenarios are written to (replaced).")],
-    min_adherence: Annotated[
+    min_share: Annotated[
         float,
         typer.Option(
-            help="A norm emerged when the share of agents adhering to it reached this (at or "
-            "above) at the end of some simulated hour."
+            "--min-share",
+            "--min-adherence",
+            help="A norm emerged when the share of agents that hold it and adhere to it reached "
+            "this (at or above) at the end of some simulated hour (--min-adherence: its old "
+            "name).",
         ),
-    ] = 0.7,
+    ] = DEFAULT_MIN_SHARE,
     generator: Annotated[
         str, typer.Option(help="Model that writes what the run does not hold.")
     ] = DEFAULT_MODEL,
@@ -73,16 +77,17 @@ def export_command(
         int, typer.Option(help="Repair rounds after the benchmark's linter finds a problem.")
     ] = 2,
 ) -> None:
-    """Export the norms the society converged on, with the conversations and observations
-    that spread them, as LoSoNA or SCENE scenarios; every one passes the benchmark's linter."""
-    from normlab.crsec.export import check_threshold, finished_run, judge_model
+    """Export the norms the society converged on (the society file's, and its own words), with
+    the conversations and observations that spread them, as LoSoNA or SCENE scenarios; every
+    one passes the benchmark's linter."""
+    from normlab.crsec.export import finished_run, judge_model
     from normlab.crsec.export_losona import export_losona
     from normlab.crsec.export_scene import export_scene
     from normlab.models.preflight import check_models
 
     if to not in TARGETS:
         raise InputError("--to", f"choose {' or '.join(TARGETS)}, not {to!r}", field="to")
-    check_threshold(min_adherence)
+    check_threshold(min_share)
     at_least("--repairs", repairs, 0)
     finished_run(run)
     output_file(out, "--out")  # before the first model call, not when its result lands
@@ -91,22 +96,24 @@ def export_command(
     check_models({"--generator": generator})
     builder: Builder = export_losona if to == "losona" else export_scene
     selection, outcomes = asyncio.run(
-        _export(run, min_adherence, judged_by, generator, builder, repairs)
+        _export(run, min_share, judged_by, generator, builder, repairs)
     )
     if not selection.emerged:
         say(
-            f"nothing to export: no norm of {run} reached an adherence share of "
-            f"{min_adherence:.0%} (highest: {selection.missed_line()}); --min-adherence sets "
-            "the threshold"
+            f"nothing to export: no norm of {run} was held and adhered to by {min_share:.0%} "
+            f"of its agents (highest: {selection.missed_line()}); --min-share sets the "
+            "threshold"
         )
         raise typer.Exit(code=1)
     for emerged in selection.emerged:
-        origin = emerged.provenance
+        origin, evidence = emerged.provenance, emerged.evidence
+        words = f" ({emerged.whose_words()})" if emerged.own else ""
         note(
-            f"emerged: {origin.norm_id}, {origin.adherent}/{origin.agents} agents adhering by "
-            f"{origin.hour_label} (hour {origin.hour}); "
-            f"{len(emerged.evidence.conversations)} conversations, "
-            f"{len(emerged.evidence.conflicts)} conflicts observed"
+            f"emerged: {origin.norm_id}{words}, {origin.adherent}/{origin.agents} agents holding "
+            f"and adhering by {origin.hour_label} (hour {origin.hour}); "
+            f"{len(evidence.conversations)} conversations "
+            f"({len(evidence.demonstrating())} with a line about it), "
+            f"{len(evidence.conflicts)} conflicts observed"
         )
     written = [outcome.value for outcome in outcomes if outcome.value is not None]
     for outcome in outcomes:

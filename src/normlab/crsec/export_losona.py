@@ -1,7 +1,9 @@
 """A society's emergent norm as a LoSoNA scenario: the newcomer joins the regulars' group chat.
 
-Taken from the run, verbatim: the conversations that spread the norm (up to three, whole,
-in simulated time; in each, the first utterance about the norm is a marked demonstration),
+Taken from the run, verbatim: the conversations that spread the norm and hold a line about it
+(up to three, whole, in simulated time; in each, the first utterance about the norm is a marked
+demonstration; one with no line about it demonstrates nothing, is left out, and the notes say
+so),
 the members who spoke in them and the norm's adherents as the cast, the judge's norm
 statement, and the judge's examples of compliance (an action the metrics' judge found
 explicitly compliant, as ``action (at place)``) and of a breach (an observation a member
@@ -93,6 +95,8 @@ class LosonaPlan:
     breaching: str
     filler: int
     demonstrations: int
+    unmarked: int = 0
+    """Conversations that spread the norm with no line about it: left out, said in the notes."""
 
     @property
     def norm_id(self) -> str:
@@ -143,7 +147,7 @@ class LosonaPlan:
         elicitor; demonstrations marked; provenance and the fields generated recorded."""
         blocks = [
             [
-                Line(speaker, said, index == talk.marked, True)
+                Line(speaker, said, talk.marked is not None and index == talk.marked, True)
                 for index, (speaker, said) in enumerate(talk.transcript)
             ]
             for talk in self.conversations
@@ -252,28 +256,38 @@ class LosonaPlan:
 
 
 def _notes(plan: LosonaPlan, own: list[int]) -> str:
-    provenance = plan.emerged.provenance
+    emerged = plan.emerged
+    provenance = emerged.provenance
     words = "; ".join(
-        f"{said.text!r} ({said.agent}, {said.origin})"
-        for said in plan.emerged.evidence.wordings[:4]
+        f"{said.text!r} ({said.agent}, {said.origin})" for said in emerged.evidence.wordings[:4]
+    )
+    norm = f" The norm is {emerged.whose_words()}; no author wrote it." if emerged.own else ""
+    left_out = (
+        f" {plan.unmarked} conversation(s) that spread it hold no line about it (by the society "
+        "file's keywords or the words of a norm the judge matched to it): left out, no "
+        "demonstration marked in them."
+        if plan.unmarked
+        else ""
     )
     return (
         f"Exported from CRSEC run {provenance.run} ({provenance.society}): "
-        f"{provenance.adherent}/{provenance.agents} agents adhered by {provenance.hour_label}. "
-        f"Turns {own or 'none'} are the society's own conversations, verbatim; the rest was "
-        f"generated. The society's words for the norm: {words or 'none recorded'}."
+        f"{provenance.adherent}/{provenance.agents} agents held it and adhered to it by "
+        f"{provenance.hour_label}.{norm} Turns {own or 'none'} are the society's own "
+        f"conversations, verbatim; the rest was generated.{left_out} The society's words for "
+        f"the norm: {words or 'none recorded'}."
     )
 
 
 def plan_losona(emerged: EmergedNorm, selection: Selection) -> LosonaPlan:
-    """What the run gives the scenario: examples first, then the conversations that share no
-    five words with them (LoSoNA's leak rule), up to three and 33 turns."""
+    """What the run gives the scenario: examples first, then the conversations with a line about
+    the norm that share no five words with them (LoSoNA's leak rule), up to three and 33
+    turns."""
     evidence = emerged.evidence
     compliant = next(iter(evidence.compliant()), "")
     breaching = next(iter(evidence.breaches()), "")
     hidden = [emerged.target.statement, compliant, breaching]
     chosen: list[Conversation] = []
-    for talk in evidence.conversations:
+    for talk in evidence.demonstrating():
         turns = sum(len(c.transcript) for c in chosen) + len(talk.transcript)
         leaks = copied_runs(talk.transcript, hidden, SHARED_RUN_WORDS)
         if len(chosen) < MAX_CONVERSATIONS and turns < MAX_TURNS and not any(leaks):
@@ -291,6 +305,7 @@ def plan_losona(emerged: EmergedNorm, selection: Selection) -> LosonaPlan:
         breaching=breaching,
         filler=max(0, TARGET_TURNS - 1 - taken - demonstrations),
         demonstrations=demonstrations,
+        unmarked=len(evidence.conversations) - len(evidence.demonstrating()),
     )
 
 

@@ -8,9 +8,11 @@ members who sanctioned and were sanctioned over the norm, then its adherents: 3�
 each outlined by its description in the society file, the norm in its own words and what it
 did), and the sanction style. CRSEC has one sanction: a member who sees a behaviour that
 conflicts with its norms goes over and talks about it, so the modality is
-``explicit_callout`` and each persona's sanction lines quote what it said then. The first
-such conversation becomes the precedent sub-script (p = 1): the sanctioned member breaches
-as it did, and answers as it did. The generator writes only the scaffold's chat, norm-blind
+``explicit_callout`` and each persona's sanction lines quote what it said then (its line about
+the norm). The first such conversation raised over a breach of the norm becomes the precedent
+sub-script (p = 1): the sanctioned member breaches as it did, and answers as it did. A
+conversation with no line about the norm (the receiver drew the norm from talk about something
+else) sanctions nothing here. The generator writes only the scaffold's chat, norm-blind
 as SCENE's own first stage (the event, the elicitor and the cast, never the norm): the
 newcomer's bio, a few opening messages and the elicitor. Event ``event_planning`` (the
 regulars plan to meet at the society's place), elicitor ``address_explicit``.
@@ -135,9 +137,10 @@ class ScenePlan:
             :1
         ]
         said_then = [
-            talk.transcript[0][1]
-            for talk in evidence.conversations
-            if talk.sender == name and talk.transcript and talk.transcript[0][0] == name
+            said
+            for talk in evidence.demonstrating()
+            for speaker, said in [talk.transcript[talk.marked or 0]]
+            if talk.sender == name and speaker == name
         ]
         sanctions = [
             f"If {self.subject} is {violation}, call it out directly, as you once did: “{line}”"
@@ -234,8 +237,8 @@ def plan_scene(emerged: EmergedNorm, selection: Selection) -> ScenePlan | str:
     members = len(selection.society.agents)
     if members < MIN_CAST:
         return f"SCENE needs {MIN_CAST}–{MAX_CAST} personas; the society has {members} agents"
-    conversations = emerged.evidence.conversations
-    precedent = conversations[0] if conversations else None
+    conversations = emerged.evidence.demonstrating()
+    precedent = next((talk for talk in conversations if talk.about_conflict), None)
     first = [name for talk in conversations for name in (talk.sender, talk.receiver)]
     return ScenePlan(
         emerged=emerged,

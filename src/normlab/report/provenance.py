@@ -35,15 +35,16 @@ def provenance_table(scenarios: Iterable[tuple[str, ScenarioProvenance]]) -> Tab
         return None
     return Table(
         caption="Norms no author wrote: each scenario's norm emerged in a simulated society "
-        "(normlab crsec export). Adhering: the share of the society's agents adhering to it at "
-        "the end of the hour it reached the threshold [Wilson 95% CI] (k/n agents); the "
-        "generator wrote only the fields listed, the rest is the run's own",
+        "(normlab crsec export), in an author's words or, where its id starts with own_, in "
+        "the society's own. Held and adhering: the share of the society's agents holding it "
+        "and adhering to it at the end of the hour it reached the threshold [Wilson 95% CI] "
+        "(k/n agents); the generator wrote only the fields listed, the rest is the run's own",
         header=[
             "scenario",
             "run",
             "society",
             "norm",
-            "adhering",
+            "held and adhering",
             "hour reached",
             "threshold",
             "written by the generator",
