@@ -59,3 +59,59 @@ async def test_embedded_model_follows_a_json_schema() -> None:
         config=GenerateConfig(max_tokens=80, temperature=0.0),
     )
     assert result.value is not None, result.error
+
+
+class _FakeServer:
+    """llama.cpp's streaming call as xllamacpp makes it: one callback per chunk, and a
+    callback that returns True stops the generation."""
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
+        self.sent = 0
+        self.request: dict[str, object] = {}
+
+    def handle_chat_completions(self, request: dict[str, object], callback: object) -> None:
+        assert callable(callback)
+        self.request = request
+        chunks: list[dict[str, object]] = [
+            {"choices": [{"delta": {"role": "assistant", "content": None}}], "prompt_progress": {}}
+        ]
+        chunks += [{"choices": [{"delta": {"content": piece}}]} for piece in self.pieces]
+        chunks += [
+            {"choices": [{"delta": {}, "finish_reason": "length"}]},
+            {"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 3}},
+        ]
+        for chunk in chunks:
+            self.sent += 1
+            if callback(chunk):
+                return
+
+
+def test_a_streamed_reply_is_assembled_and_every_chunk_is_a_heartbeat() -> None:
+    from normlab.models.embedded import complete_streaming
+    from normlab.models.prefix_scheduler import Progress
+
+    server = _FakeServer(["Hel", "lo", "!"])
+    progress = Progress()
+    ticks: list[float] = []
+    progress.tick = lambda: ticks.append(1.0)  # type: ignore[method-assign]
+    reply = complete_streaming(server, {"messages": [], "max_tokens": 3}, progress)
+    assert reply == {
+        "choices": [
+            {"message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "length"}
+        ],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 3},
+    }
+    assert len(ticks) == server.sent == 6
+    assert server.request["stream"] is True and server.request["return_progress"] is True
+
+
+def test_a_stopped_attempt_stops_generating_at_its_next_chunk() -> None:
+    from normlab.models.embedded import complete_streaming
+    from normlab.models.prefix_scheduler import Progress
+
+    server = _FakeServer(["a"] * 50)
+    progress = Progress()
+    progress.stop()
+    complete_streaming(server, {"messages": []}, progress)
+    assert server.sent == 1, "nobody waits for the reply: llama.cpp is told to stop"

@@ -7,7 +7,12 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from normlab.models.prefix_scheduler import PrefixScheduler, SlotTimeoutError, scheduler_for_loop
+from normlab.models.prefix_scheduler import (
+    PrefixScheduler,
+    Progress,
+    SlotTimeoutError,
+    scheduler_for_loop,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -211,3 +216,60 @@ async def test_inspects_attempt_timer_cancelling_waiters_leaks_nothing() -> None
     await asyncio.sleep(0.3)  # the two jobs that started run to their end
     assert scheduler.free_slots == 2 and scheduler.waiting == 0
     assert await scheduler.run("after", slow) == "ok"
+
+
+async def test_a_job_making_progress_is_never_timed_out_however_long_it_takes() -> None:
+    """Issue 34: on a slow machine a reply may take longer than any fixed bound while its
+    tokens keep coming; only a job that stops making progress is timed out."""
+    scheduler = PrefixScheduler(slots=1)
+    progress = Progress()
+
+    async def slow_but_steady() -> str:
+        for _ in range(40):  # 0.8 s or more in all, over three times the 0.25 s stall timeout
+            await asyncio.sleep(0.02)
+            progress.tick()
+        return "finished"
+
+    assert await scheduler.run("a", slow_but_steady, timeout=0.25, progress=progress) == "finished"
+    assert not progress.stopped
+
+
+async def test_a_stalled_job_is_timed_out_and_asked_to_stop() -> None:
+    scheduler = PrefixScheduler(slots=1)
+    progress = Progress()
+    steps = 0
+
+    async def stalls_after_two_steps() -> str:
+        nonlocal steps
+        while not progress.stopped:
+            if steps < 2:
+                progress.tick()
+            steps += 1
+            await asyncio.sleep(0.02)
+        return "stopped"
+
+    with pytest.raises(SlotTimeoutError, match=r"no progress for 0\.1 s"):
+        await scheduler.run("a", stalls_after_two_steps, timeout=0.1, progress=progress)
+    assert progress.stopped
+    await _settle()
+    await asyncio.sleep(0.05)
+    assert scheduler.free_slots == 1, "the stopped job ended and gave its slot back"
+
+
+async def test_a_cancelled_caller_asks_its_job_to_stop() -> None:
+    scheduler = PrefixScheduler(slots=1)
+    progress = Progress()
+
+    async def until_stopped() -> str:
+        while not progress.stopped:
+            progress.tick()
+            await asyncio.sleep(0.01)
+        return "stopped"
+
+    caller = asyncio.create_task(scheduler.run("a", until_stopped, progress=progress))
+    await asyncio.sleep(0.05)
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    await asyncio.sleep(0.05)
+    assert progress.stopped and scheduler.free_slots == 1

@@ -18,11 +18,19 @@ Why this shape:
   that runs prompts sharing a prefix back to back: Inspect may send up to
   ``max_connections`` requests, and whenever a slot frees, the waiting request
   most similar to that slot's last prompt goes next;
-- every attempt is timed from the moment it gets a slot (``NORMLAB_ATTEMPT_TIMEOUT``,
-  default 600 s), not from when Inspect sent it: a request queued behind a slow or busy
-  CPU is waiting, not hung, and Inspect's own attempt timer (which normlab leaves unset
-  for this provider, ``times_own_attempts``) would time it out for waiting; a timed-out
-  attempt is retried by Inspect like its own;
+- every attempt is timed from the moment it gets a slot, not from when Inspect sent it: a
+  request queued behind a slow or busy CPU is waiting, not hung, and Inspect's own attempt
+  timer (which normlab leaves unset for this provider, ``times_own_attempts``) would time
+  it out for waiting; and it is timed out only when it stops making progress
+  (``NORMLAB_ATTEMPT_TIMEOUT``, default 600 s, without a prompt batch evaluated or a token
+  written), never while it is producing tokens: the reply is streamed, and each chunk
+  (prompt progress every ``N_BATCH`` tokens, then each token) is a heartbeat. On a machine
+  slow enough, a fixed bound on the whole attempt cut replies that were still coming and
+  started them again from nothing, for ever. A timed-out attempt is retried by Inspect
+  like its own, and its generation stops at its next step, freeing the slot;
+- llama.cpp's worker threads sleep while they wait for work (``poll = 0``) instead of
+  spinning: spinning threads compete with each other, and with anything else on the
+  machine, when the cores are oversubscribed (``python -m benchmarks.embedded_polling``);
 - token usage comes from llama.cpp itself, with cache hits reported as
   ``input_tokens_cache_read``.
 """
@@ -45,12 +53,18 @@ from inspect_ai.model import (
 )
 
 from normlab.models.embedded_weights import embedded_gguf_path
-from normlab.models.prefix_scheduler import SlotTimeoutError, scheduler_for_loop
+from normlab.models.prefix_scheduler import Progress, SlotTimeoutError, scheduler_for_loop
 from normlab.models.provider import GenerateArgs, NormlabModelAPI
 from normlab.models.timeouts import attempt_timeout
 
 DEFAULT_MAX_TOKENS = 512
 QUEUE_DEPTH_PER_SLOT = 16
+N_BATCH = 512
+"""Prompt tokens evaluated per step: each step reports progress (llama.cpp's default of
+2,048 would leave a long prompt silent for minutes on a busy machine). The physical batch
+(``n_ubatch``) is 512 already, so this costs no speed."""
+POLL = 0
+"""llama.cpp's polling level for idle worker threads: 0 sleeps, llama.cpp's default 50 spins."""
 
 _server_lock = threading.Lock()
 _servers: dict[tuple[int, int, int], Any] = {}
@@ -69,6 +83,9 @@ def _load_server(n_ctx: int, n_parallel: int, n_threads: int) -> Any:
             params.n_parallel = n_parallel
             params.cpuparams.n_threads = n_threads
             params.cpuparams_batch.n_threads = n_threads
+            params.cpuparams.poll = POLL
+            params.cpuparams_batch.poll = POLL
+            params.n_batch = N_BATCH
             params.cache_prompt = True
             params.cache_ram_mib = 2048
             params.warmup = False
@@ -89,6 +106,52 @@ def to_chat_dicts(messages: list[ChatMessage]) -> list[dict[str, str]]:
 def prompt_key(request: dict[str, Any]) -> str:
     """The text llama.cpp will see, in order: what prefix sharing is measured on."""
     return "\x00".join(f"{m['role']}\x01{m['content']}" for m in request["messages"])
+
+
+def complete_streaming(server: Any, request: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Run one chat completion as a stream, ticking ``progress`` at every chunk.
+
+    Returns the reply in the shape of a non-streamed completion (``choices[0].message``,
+    ``finish_reason``, ``usage``), or llama.cpp's error. Stops generating (the callback
+    returns True) once ``progress.stopped`` says nobody waits for the reply any more.
+    """
+    content: list[str] = []
+    finish_reason: str | None = None
+    usage: dict[str, Any] = {}
+    error: Any = None
+
+    def on_chunk(chunk: dict[str, Any]) -> bool:
+        nonlocal finish_reason, usage, error
+        progress.tick()
+        if "error" in chunk or "code" in chunk:
+            error = chunk.get("error", chunk)
+            return True
+        for choice in chunk.get("choices") or []:
+            piece = (choice.get("delta") or {}).get("content")
+            if piece:
+                content.append(piece)
+            finish_reason = choice.get("finish_reason") or finish_reason
+        usage = chunk.get("usage") or usage
+        return progress.stopped
+
+    streamed = {
+        **request,
+        "stream": True,
+        "return_progress": True,
+        "stream_options": {"include_usage": True},
+    }
+    server.handle_chat_completions(streamed, on_chunk)
+    if error is not None:
+        return {"error": error}
+    return {
+        "choices": [
+            {
+                "message": {"role": "assistant", "content": "".join(content)},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": usage,
+    }
 
 
 def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
@@ -154,10 +217,12 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
             _load_server, self.n_ctx, self.n_parallel, self.n_threads
         )
         scheduler = scheduler_for_loop(self.n_parallel)
+        progress = Progress()
         response: dict[str, Any] = await scheduler.run(
             prompt_key(request),
-            lambda: anyio.to_thread.run_sync(server.handle_chat_completions, request),
+            lambda: anyio.to_thread.run_sync(complete_streaming, server, request, progress),
             timeout=args.config.attempt_timeout or attempt_timeout(),
+            progress=progress,
         )
         call = ModelCall.create(request=request, response=response)
         if "error" in response or not response.get("choices"):

@@ -24,7 +24,13 @@ after its attempt timeout, a sample limit or Ctrl-C cancels whole samples):
 
 ``timeout`` counts from the moment a request gets its slot: time spent waiting
 in this queue behind a slow CPU is not the endpoint hanging, and must not be
-timed out as if it were.
+timed out as if it were. A job that reports its :class:`Progress` (the embedded
+model ticks it for every prompt batch evaluated and every token written) is timed
+out only when it has made no progress for ``timeout`` seconds: on a machine slow
+enough, a whole reply may take longer than any fixed bound while tokens keep coming,
+and cutting it to start again from nothing would never end. When its caller gives
+up (a stall, or a cancellation), the job is asked to stop (:attr:`Progress.stopped`),
+so its slot frees at its next step instead of after the whole reply.
 
 One scheduler exists per event loop, because asyncio primitives belong to the
 loop that created them.
@@ -33,6 +39,7 @@ loop that created them.
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -43,10 +50,10 @@ ResultT = TypeVar("ResultT")
 
 
 class SlotTimeoutError(TimeoutError):
-    """A job held its slot for longer than the request's ``timeout``."""
+    """A job held its slot for ``timeout`` seconds without making progress."""
 
     def __init__(self, timeout: float) -> None:
-        super().__init__(f"no reply within {timeout:g} s of getting a slot")
+        super().__init__(f"no progress for {timeout:g} s after getting a slot")
         self.timeout = timeout
 
 
@@ -57,6 +64,30 @@ def shared_prefix_length(a: str, b: str) -> int:
         if a[index] != b[index]:
             return index
     return limit
+
+
+class Progress:
+    """A running job's heartbeat: when it last made progress, and whether to stop.
+
+    Ticked from the job's worker thread and read from the event loop; a float and a
+    bool are each written and read whole, so no lock is needed.
+    """
+
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+        self.stopped = False
+
+    def tick(self) -> None:
+        """The job made progress (a prompt batch evaluated, a token written)."""
+        self._last = time.monotonic()
+
+    def idle(self) -> float:
+        """Seconds since the last progress (or since the job got its slot)."""
+        return time.monotonic() - self._last
+
+    def stop(self) -> None:
+        """Ask the job to stop at its next step: nobody waits for its result any more."""
+        self.stopped = True
 
 
 @dataclass(eq=False)
@@ -123,17 +154,22 @@ class PrefixScheduler:
         key: str,
         job: Callable[[], Awaitable[ResultT]],
         timeout: float | None = None,
+        progress: Progress | None = None,
     ) -> ResultT:
         """Run ``job`` when a slot is free and this request is the best match for it.
 
-        Raises :class:`SlotTimeoutError` if the job has not finished ``timeout`` seconds
-        after it started (the slot is freed when the job really ends).
+        Raises :class:`SlotTimeoutError` once the job has gone ``timeout`` seconds without
+        progress since it started: without a ``progress`` it reports, that is ``timeout``
+        seconds after it started. The slot is freed when the job really ends; a job
+        that watches ``progress.stopped`` ends at its next step once nobody waits for it.
         """
         loop = asyncio.get_running_loop()
         entry = _Waiting(key=key, order=next(self._counter), granted=loop.create_future())
         self._waiting.append(entry)
         self._assign()
         slot = await self._wait_for_slot(entry)
+        heartbeat = progress if progress is not None else Progress()
+        heartbeat.tick()  # the attempt's clock starts with its slot, not in the queue
 
         async def hold() -> ResultT:
             return await job()
@@ -149,12 +185,20 @@ class PrefixScheduler:
 
         task.add_done_callback(finished)
         try:
-            return await asyncio.wait_for(asyncio.shield(task), timeout)
-        except TimeoutError as error:
-            if task.done():
-                raise  # the job's own TimeoutError
-            assert timeout is not None
-            raise SlotTimeoutError(timeout) from error
+            while True:
+                wait = None if timeout is None else max(timeout - heartbeat.idle(), 0.0)
+                try:
+                    return await asyncio.wait_for(asyncio.shield(task), wait)
+                except TimeoutError as error:
+                    if task.done():
+                        raise  # the job's own TimeoutError
+                    assert timeout is not None
+                    if heartbeat.idle() < timeout:
+                        continue  # it made progress while we waited: wait on
+                    raise SlotTimeoutError(timeout) from error
+        except BaseException:
+            heartbeat.stop()
+            raise
 
 
 _schedulers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, PrefixScheduler]] = (
