@@ -67,12 +67,12 @@ POLL = 0
 """llama.cpp's polling level for idle worker threads: 0 sleeps, llama.cpp's default 50 spins."""
 
 _server_lock = threading.Lock()
-_servers: dict[tuple[int, int, int], Any] = {}
+_servers: dict[tuple[int, int, int, int], Any] = {}
 
 
-def _load_server(n_ctx: int, n_parallel: int, n_threads: int) -> Any:
+def _load_server(n_ctx: int, n_parallel: int, n_threads: int, poll: int) -> Any:
     """Start (once per setting) the in-process llama.cpp server."""
-    key = (n_ctx, n_parallel, n_threads)
+    key = (n_ctx, n_parallel, n_threads, poll)
     with _server_lock:
         if key not in _servers:
             import xllamacpp
@@ -83,8 +83,8 @@ def _load_server(n_ctx: int, n_parallel: int, n_threads: int) -> Any:
             params.n_parallel = n_parallel
             params.cpuparams.n_threads = n_threads
             params.cpuparams_batch.n_threads = n_threads
-            params.cpuparams.poll = POLL
-            params.cpuparams_batch.poll = POLL
+            params.cpuparams.poll = poll
+            params.cpuparams_batch.poll = poll
             params.n_batch = N_BATCH
             params.cache_prompt = True
             params.cache_ram_mib = 2048
@@ -194,9 +194,11 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
         n_ctx: int = 16384,
         n_parallel: int = 1,
         n_threads: int | None = None,
+        poll: int = POLL,
         **model_args: Any,
     ) -> None:
         self.n_ctx = int(n_ctx)
+        self.poll = int(poll)
         self.n_parallel = int(n_parallel)
         self.n_threads = int(n_threads or os.cpu_count() or 2)
 
@@ -214,7 +216,7 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
     async def respond(self, args: GenerateArgs) -> tuple[ModelOutput | Exception, ModelCall]:
         request = build_request(args.input, args.config)
         server = await anyio.to_thread.run_sync(
-            _load_server, self.n_ctx, self.n_parallel, self.n_threads
+            _load_server, self.n_ctx, self.n_parallel, self.n_threads, self.poll
         )
         scheduler = scheduler_for_loop(self.n_parallel)
         progress = Progress()

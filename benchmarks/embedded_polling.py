@@ -1,0 +1,91 @@
+"""Whether llama.cpp's idle threads should spin or sleep: the same requests at poll 0 and 50.
+
+    python -m benchmarks.embedded_polling [--poll 0 50] [--busy 0 4] [--requests 6] [--out FILE]
+
+For each pair of (busy loops, polling level) it starts a fresh process that sends
+``--requests`` chat requests through the embedded provider (``-M poll=P``; ~1,500 prompt
+tokens sharing a prefix, 120-token replies at temperature 0 with a fixed seed) while
+``--busy N`` other processes spin on the cores, and reports wall and CPU seconds. llama.cpp's
+default (poll 50) lets worker threads spin while they wait for work, which competes with
+everything else when the cores are oversubscribed; normlab sets 0 (``embedded.POLL``).
+Measured numbers are quoted in issue 34's closing note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import emit
+from benchmarks.embedded_slots import PREFIX
+from benchmarks.quickstart_timing import busy_loops
+
+
+async def measure(poll: int, requests: int) -> dict[str, Any]:
+    from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+
+    import normlab._registry  # noqa: F401  (registers the embedded provider)
+
+    model = get_model("embedded/qwen2.5-coder-0.5b", poll=poll)
+    config = GenerateConfig(temperature=0, seed=1, max_tokens=120)
+    prompts = [
+        f"{PREFIX}\n\nQuestion {k}: summarize what happened in {k + 1} sentences."
+        for k in range(requests)
+    ]
+    started = time.perf_counter()
+    outputs = await asyncio.gather(
+        *(model.generate([ChatMessageUser(content=p)], config=config) for p in prompts)
+    )
+    seconds = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "poll": poll,
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "output_tokens": sum(o.usage.output_tokens for o in outputs if o.usage is not None),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--poll", type=int, nargs="+", default=[0, 50])
+    parser.add_argument("--busy", type=int, nargs="+", default=[0, 4])
+    parser.add_argument("--requests", type=int, default=6)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.child is not None:  # one measurement, in a process of its own
+        print(json.dumps(asyncio.run(measure(arguments.child, arguments.requests))))
+        return
+    runs = []
+    for busy in arguments.busy:
+        for poll in arguments.poll:
+            with busy_loops(busy):
+                child = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "benchmarks.embedded_polling",
+                        "--child",
+                        str(poll),
+                        "--requests",
+                        str(arguments.requests),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+            runs.append({"busy_loops": busy, **json.loads(child.stdout.strip().splitlines()[-1])})
+    emit({"runs": runs, "cpu_count": os.cpu_count()}, arguments.out)
+
+
+if __name__ == "__main__":
+    main()
