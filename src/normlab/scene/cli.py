@@ -118,11 +118,16 @@ def scene_validate(
         list[Path] | None, typer.Argument(help="Scenario JSONL files or folders.")
     ] = None,
 ) -> None:
-    """Check scenarios: schema, tuple validity, hidden fields vs scaffold, norm-blind scaffold."""
+    """Check scenarios: schema, tuple validity, hidden fields vs scaffold, norm-blind scaffold.
+    Top-level fields a row carries beside a scenario's are kept as metadata, listed per file."""
+    from normlab.core.fields import MetadataTally
     from normlab.scene.dataset import SCENARIOS_PATH
     from normlab.scene.lint import lint_paths
 
-    total, findings = lint_paths(paths or [SCENARIOS_PATH])
+    metadata = MetadataTally()
+    total, findings = lint_paths(paths or [SCENARIOS_PATH], metadata)
+    for line in metadata.lines():
+        say(line)
     report_findings(findings, f"clean: {total} scenarios")
 
 

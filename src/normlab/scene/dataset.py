@@ -2,7 +2,11 @@
 
 A scenario file is JSONL of ``scenario_v1`` records (see :mod:`normlab.scene.schemas`).
 Loading checks the schema and that each tuple is valid under the applicability
-filter; errors name file, line and field.
+filter; errors name file, line and field. A top-level field a scenario does not have
+(a release's ``license`` or ``source``) is kept as its metadata, in the sample's metadata
+and the log; one that is a near miss of a known field (``scenaro_id``, ``Tuple``) is an
+error (:mod:`normlab.core.fields`). Inside the scenario every object keeps its strict
+shape: an unknown key there is an error.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import validate_row
+from normlab.core.fields import validate_known
 from normlab.core.sources import Sourced, read_sourced
 from normlab.scene.defaults import SAMPLERS
 from normlab.scene.schemas import SceneScenario, with_own_norms
@@ -35,7 +39,7 @@ def read_scenarios(
     known = dimensions or load_dimensions()
 
     def parse(row: dict[str, Any], file: str | Path, line: int) -> SceneScenario:
-        scenario = validate_row(SceneScenario, row, file, line)
+        scenario = validate_known(SceneScenario, row, file, line)
         own = [scenario.own_norm] if scenario.own_norm else []
         if not with_own_norms(known, own).is_valid(scenario.tuple):
             raise InputError(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from normlab.core.fields import MetadataTally
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import leak_word_findings
 from normlab.scene.dataset import load_scenarios
@@ -57,12 +58,18 @@ def dimensions_for(path: Path) -> Dimensions:
     return with_own_norms(load_dimensions(), norms)
 
 
-def lint_paths(paths: Iterable[Path]) -> tuple[int, list[Finding]]:
-    """(scenarios read, findings) over every file; unreadable input raises InputError."""
+def lint_paths(
+    paths: Iterable[Path], metadata: MetadataTally | None = None
+) -> tuple[int, list[Finding]]:
+    """(scenarios read, findings) over every file; unreadable input raises InputError.
+    ``metadata``, if given, counts the fields the rows carry as metadata."""
     total, findings = 0, []
     for path in paths:
         scenarios = load_scenarios(path, dimensions_for(path))
         total += len(scenarios)
+        if metadata is not None:
+            for scenario in scenarios:
+                metadata.add(path, scenario)
         findings += [
             Finding(str(path), scenario.scenario_id, message)
             for scenario in scenarios

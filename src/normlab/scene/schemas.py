@@ -132,9 +132,13 @@ class Hidden(BaseModel):
 
 
 class SceneScenario(BaseModel):
-    """schema:scenario_v1 plus an id: a scaffold, its tuple and the hidden specification."""
+    """schema:scenario_v1 plus an id: a scaffold, its tuple and the hidden specification.
 
-    model_config = ConfigDict(extra="forbid")
+    Top-level fields a row carries beside these (a release's ``license``) are kept
+    (``model_extra``) and ride into the sample's metadata; the loader refuses near misses
+    of a field (:mod:`normlab.core.fields`). The objects inside stay strict."""
+
+    model_config = ConfigDict(extra="allow")
 
     scenario_id: str = Field(min_length=1)
     scaffold: Scaffold
