@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import jsonl_files, read_jsonl_rows, validate_row, write_jsonl
+from normlab.core.fields import validate_known
+from normlab.core.jsonio import jsonl_files, read_jsonl_rows, write_jsonl
 from normlab.hsii.schemas import Case, Dialogue
 
 
@@ -35,7 +36,7 @@ def load_bank(path: Path) -> Bank:
                 bank.cases.append(item)
                 key = f"case {item.case_id}"
             else:
-                item = validate_row(Dialogue, row, file, line)
+                item = validate_known(Dialogue, row, file, line)
                 bank.dialogues.append(item)
                 key = f"dialogue {item.dialogue_id}"
             if key in seen:

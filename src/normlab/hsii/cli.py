@@ -164,11 +164,16 @@ def hsii_validate(
         Path | None, typer.Option(help="Seed news, to check for copied runs (default: shipped).")
     ] = None,
 ) -> None:
-    """Lint dialogues and cases: exit 0 when clean, 1 with one line per finding, 2 if unreadable."""
+    """Lint dialogues and cases: exit 0 when clean, 1 with one line per finding, 2 if unreadable.
+    Fields a row carries beside a dialogue's or case's are kept as metadata, listed per file."""
+    from normlab.core.fields import MetadataTally
     from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, NEWS_PATH
     from normlab.hsii.lint import lint_paths
 
-    rows, findings = lint_paths(paths or [DIALOGUES_PATH, CASES_PATH], news or NEWS_PATH)
+    metadata = MetadataTally()
+    rows, findings = lint_paths(paths or [DIALOGUES_PATH, CASES_PATH], news or NEWS_PATH, metadata)
+    for line in metadata.lines():
+        say(line)
     report_findings(findings, f"clean: {rows} rows")
 
 

@@ -8,7 +8,11 @@ the assistant itself or to no one cannot be scored).
 
 The case loader reads our rows and the paper's printed shape (Tables 3–5:
 ``role-from`` spellings, no ids); a row without ``case_id`` gets one derived from
-its content, so reruns resume.
+its content, so reruns resume. In news, dialogue and case rows a top-level field the
+row's shape does not have (a release's ``license`` or ``source``) is kept as its
+metadata (a dialogue's passes to the cases cut from it, a case's rides in its sample's
+metadata and the log); one that is a near miss of a known field (``topics``,
+``aliasses``) is an error naming file, line and field (:mod:`normlab.core.fields`).
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from normlab.core.jsonio import read_keyed_models, validate_row
+from normlab.core.fields import validate_known
+from normlab.core.jsonio import read_collection
 from normlab.core.selection import check_limit, pick_by_id
 from normlab.core.sources import Sourced, read_sourced
 from normlab.hsii.prompts import testing_prompt
@@ -36,11 +42,16 @@ MIN_HISTORY = 2
 
 
 def load_news(path: Path = NEWS_PATH) -> list[NewsParagraph]:
-    return read_keyed_models(path, NewsParagraph, "id")
+    return read_collection(path, partial(validate_known, NewsParagraph), lambda news: news.id, "id")
 
 
 def load_dialogues(path: Path = DIALOGUES_PATH) -> list[Dialogue]:
-    return read_keyed_models(path, Dialogue, "dialogue_id")
+    return read_collection(
+        path,
+        partial(validate_known, Dialogue),
+        lambda dialogue: dialogue.dialogue_id,
+        "dialogue_id",
+    )
 
 
 def parse_case_row(row: dict[str, Any], file: str | Path, line: int) -> Case:
@@ -49,7 +60,7 @@ def parse_case_row(row: dict[str, Any], file: str | Path, line: int) -> Case:
     if "case_id" not in row:
         digest = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:12]
         row = {**row, "case_id": f"case-{digest}"}
-    return validate_row(Case, row, file, line)
+    return validate_known(Case, row, file, line)
 
 
 def load_cases(path: str | Path = CASES_PATH) -> list[Case]:
@@ -71,14 +82,14 @@ def cut_dialogue(dialogue: Dialogue) -> list[Case]:
             continue
         if message.role_to not in characters:
             continue
-        cases.append(
-            Case(
-                **dialogue.model_dump(exclude={"messages"}),
-                case_id=f"{dialogue.dialogue_id}#{message.index or position + 1}",
-                messages=dialogue.messages[:position],
-                golden=message,
-            )
-        )
+        # One dict, so a dialogue's metadata named like a case's field yields to the field.
+        fields = {
+            **dialogue.model_dump(exclude={"messages"}),
+            "case_id": f"{dialogue.dialogue_id}#{message.index or position + 1}",
+            "messages": dialogue.messages[:position],
+            "golden": message,
+        }
+        cases.append(Case(**fields))
     return cases
 
 

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from normlab.core.errors import InputError
+from normlab.core.fields import MetadataTally, validate_known
 from normlab.core.findings import Finding
-from normlab.core.jsonio import jsonl_files, read_jsonl_rows, validate_row
+from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import copied_runs
 from normlab.hsii.dataset import NEWS_PATH, load_news, parse_case_row
 from normlab.hsii.parse import normalise_name
@@ -105,19 +106,30 @@ def check_case(case: Case, news_text: str | None) -> Iterator[tuple[str, str]]:
 
 
 def _lint_row(
-    row: dict[str, Any], path: Path, line: int, news: Mapping[str, str]
+    row: dict[str, Any],
+    path: Path,
+    line: int,
+    news: Mapping[str, str],
+    metadata: MetadataTally | None = None,
 ) -> tuple[str, list[tuple[str, str]]]:
     if "golden" in row:
         case = parse_case_row(row, path, line)
+        if metadata is not None:
+            metadata.add(path, case)
         return case.case_id, list(check_case(case, news.get(case.source_id)))
-    dialogue = validate_row(Dialogue, row, path, line)
+    dialogue = validate_known(Dialogue, row, path, line)
+    if metadata is not None:
+        metadata.add(path, dialogue)
     return dialogue.dialogue_id, list(check_dialogue(dialogue, news.get(dialogue.source_id)))
 
 
 def lint_paths(
-    paths: Iterable[Path], news_path: Path | None = NEWS_PATH
+    paths: Iterable[Path],
+    news_path: Path | None = NEWS_PATH,
+    metadata: MetadataTally | None = None,
 ) -> tuple[int, list[Finding]]:
-    """(rows read, findings) over dialogue or case files; ids must be unique across files."""
+    """(rows read, findings) over dialogue or case files; ids must be unique across files.
+    ``metadata``, if given, counts the fields the rows carry as metadata."""
     news = {n.id: n.text for n in load_news(news_path)} if news_path is not None else {}
     findings: list[Finding] = []
     seen: dict[str, str] = {}
@@ -128,7 +140,7 @@ def lint_paths(
                 rows += 1
                 row_id = str(row.get("case_id") or row.get("dialogue_id") or "?")
                 try:
-                    row_id, problems = _lint_row(row, file, line, news)
+                    row_id, problems = _lint_row(row, file, line, news, metadata)
                 except InputError as error:
                     findings.append(
                         Finding(str(file), line, row_id, error.field or "(row)", error.problem)

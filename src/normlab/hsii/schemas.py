@@ -18,9 +18,10 @@ ASSISTANT = "Intelligent Assistant"
 
 
 class NewsParagraph(BaseModel):
-    """One seed paragraph (project-written, news-like; no real news is shipped)."""
+    """One seed paragraph (project-written, news-like; no real news is shipped). Other fields
+    of a row (a corpus's ``url``, ``date``) are kept as metadata (:mod:`normlab.core.fields`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     id: str = Field(min_length=1)
     domain: str = Field(min_length=1)
@@ -89,9 +90,11 @@ class Provenance(BaseModel):
 
 
 class Dialogue(BaseModel):
-    """Prompt-2's output for one scene, with our ids and aliases."""
+    """Prompt-2's output for one scene, with our ids and aliases. Other fields of a row (a
+    release's ``license``) are kept as metadata and pass to the cases cut from it; the loader
+    refuses near misses of a field (:mod:`normlab.core.fields`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="allow")
 
     dialogue_id: str = Field(min_length=1)
     source_id: str = ""
@@ -104,9 +107,11 @@ class Dialogue(BaseModel):
 
 
 class Case(BaseModel):
-    """One test case: the history before an assistant turn, and that turn as the golden."""
+    """One test case: the history before an assistant turn, and that turn as the golden.
+    Other fields of a row (a release's ``license``) are kept as metadata, so they ride in the
+    sample's metadata; the loader refuses near misses of a field (:mod:`normlab.core.fields`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="allow")
 
     case_id: str = Field(min_length=1)
     dialogue_id: str = ""
