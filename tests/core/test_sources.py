@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,16 @@ from fsspec.implementations.memory import MemoryFileSystem
 from fsspec.registry import _registry
 
 from normlab.core.errors import InputError
-from normlab.core.sources import DataSource, data_note, logged_source, read_source, read_sourced
+from normlab.core.files import INPUT_LIMIT_ENV
+from normlab.core.sources import (
+    DataSource,
+    data_note,
+    logged_source,
+    read_source,
+    read_sourced,
+    read_url_bytes,
+)
+from tests.helpers.hostile import fifo, finishes
 
 ROWS = [{"id": "a", "x": 1}, {"id": "b", "x": 2}]
 
@@ -136,3 +147,57 @@ def test_old_logs_say_the_hash_was_not_recorded() -> None:
     assert logged_source({"data": source.model_dump()}) == source
     assert data_note({"m": []}) == "Data: data hash: not recorded."
     assert data_note({"m": [source], "n": [source]}) == f"Data: x.jsonl (sha256 {'ab' * 32})."
+
+
+# --- a path that is no regular file, or one too large (issue 32, item 4) --------------------
+
+
+def test_a_fifo_or_device_among_a_folders_jsonl_is_refused_unread(tmp_path: Path) -> None:
+    """``rglob("*.jsonl")`` lists a FIFO and a link to ``/dev/zero`` like any file: the first
+    hung ``build`` for good, the second reached gigabytes. Each is now refused by name."""
+    (tmp_path / "a.jsonl").write_bytes(jsonl(ROWS))
+    with (
+        fifo(tmp_path / "b.jsonl") as path,
+        pytest.raises(InputError, match=f"{path}: not a regular file"),
+    ):
+        finishes(lambda: read_source(tmp_path))
+    (tmp_path / "b.jsonl").unlink()
+    (tmp_path / "z.jsonl").symlink_to("/dev/zero")
+    with pytest.raises(InputError, match=r"z\.jsonl: not a regular file"):
+        finishes(lambda: read_source(tmp_path))
+
+
+def test_a_local_corpus_path_is_a_regular_file_within_the_limit(tmp_path: Path) -> None:
+    """``hsii news search --corpus FIFO`` hung in fsspec's open; a local path or ``file://``
+    URL is now opened as every local file is."""
+    with fifo(tmp_path / "news.fifo.jsonl") as path:
+        for location in (str(path), f"file://{path}"):
+            with pytest.raises(InputError, match="not a regular file"):
+                finishes(partial(read_url_bytes, location, "corpus"))
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(InputError, match="not a regular file"):
+        finishes(lambda: read_url_bytes(str(zero), "corpus", "--corpus"))
+    plain = tmp_path / "news.jsonl"
+    plain.write_bytes(jsonl(ROWS))
+    packed = tmp_path / "news.jsonl.gz"
+    packed.write_bytes(gzip.compress(jsonl(ROWS)))
+    assert read_url_bytes(str(plain)) == read_url_bytes(str(packed)) == jsonl(ROWS)
+    assert read_url_bytes(f"file://{packed}") == jsonl(ROWS)
+    with pytest.raises(InputError, match="corpus not found"):
+        read_url_bytes(str(tmp_path / "none.jsonl"), "corpus")
+
+
+def test_a_compressed_file_is_cut_at_the_limit_once_decompressed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """64 MiB of zeros packs into about 64 KiB: the limit holds for what is decompressed,
+    so the read stops one byte past it (1 MiB here) instead of holding the whole."""
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb") as handle:
+        for _ in range(64):
+            handle.write(bytes(1 << 20))
+    assert bomb.stat().st_size < 1 << 20
+    monkeypatch.setenv(INPUT_LIMIT_ENV, str(1 << 20))
+    with pytest.raises(InputError, match="holds more, over the 1 MiB normlab reads"):
+        read_url_bytes(str(bomb), "corpus")

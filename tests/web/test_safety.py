@@ -19,6 +19,7 @@ import stat
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,6 +35,7 @@ from normlab.core.errors import InputError
 from normlab.web import create_app
 from normlab.web.guard import LoginLimiter
 from normlab.web.store import Store
+from tests.helpers.hostile import BILLION_LAUGHS, fifo, finishes
 from tests.web.conftest import TOKEN, local, serving, settings_for
 from tests.web.test_app import Page, csrf, first_eval
 
@@ -547,3 +549,51 @@ def test_served_files_never_show_a_password_written_before_redaction(runs: Path)
     assert served.status_code == 200 and "CANARY-PASS" not in served.text
     assert "user:***@host" in served.text
     assert client.get("/files/losona/_journal/start.json").status_code == 404
+
+
+# 6. Unbounded reads
+
+
+def test_compare_lists_no_fifo_and_never_blocks_on_one(runs: Path) -> None:
+    """A FIFO named ``*.yaml`` (or ``study-report.json``) under ``--runs`` hung ``/compare``
+    for good: the read blocked until a writer came. Both are refused before reading."""
+    client = local(create_app(settings_for(runs)))
+    (runs / "reports").mkdir()
+    with fifo(runs / "study.yaml"), fifo(runs / "reports" / "study-report.json"):
+        page = finishes(lambda: client.get("/compare"))
+        assert page.status_code == 200
+        assert "study.yaml" not in page.text  # no study file
+        assert "reports/study-report.json" in page.text and "not a regular file" in page.text
+        shown = finishes(lambda: client.get("/compare/study", params={"path": "study.yaml"}))
+        assert shown.status_code == 400 and "not a regular file" in shown.text
+
+
+def test_compare_follows_no_file_link_out_of_the_runs(runs: Path, tmp_path: Path) -> None:
+    """A link under ``--runs`` to a study file elsewhere was read and listed by name."""
+    outside = tmp_path / "elsewhere" / "private.yaml"
+    outside.parent.mkdir()
+    outside.write_text("name: private-study-name\nout: x\nsystems: {losona: {}}\nsubjects: []\n")
+    (runs / "linked.yaml").symlink_to(outside)
+    client = local(create_app(settings_for(runs)))
+    page = client.get("/compare")
+    assert page.status_code == 200 and "private-study-name" not in page.text
+    assert "linked.yaml" not in page.text
+    assert client.get("/compare/study", params={"path": "linked.yaml"}).status_code == 400
+
+
+def test_compare_holds_no_device_and_expands_no_billion_laughs(runs: Path) -> None:
+    """A link to ``/dev/zero`` grew the server to 3.1 GB in 3 s, and 342 bytes of YAML aliases
+    to 1.4 GB: the first is refused as no regular file before a byte is read (and, opened by
+    path, as lying outside the runs), the second when its aliases are counted, before
+    anything is built from them."""
+    (runs / "zero.yaml").symlink_to("/dev/zero")
+    (runs / "laughs.yaml").write_text(
+        BILLION_LAUGHS + "name: *i\nout: x\nsystems: {losona: {}}\nsubjects: *i\n"
+    )
+    client = local(create_app(settings_for(runs)))
+    page = finishes(lambda: client.get("/compare"))
+    assert page.status_code == 200
+    assert "zero.yaml" not in page.text and "laughs.yaml" not in page.text
+    for path, said in (("zero.yaml", "not a run under the runs"), ("laughs.yaml", "aliases would")):
+        shown = finishes(partial(client.get, "/compare/study", params={"path": path}))
+        assert shown.status_code == 400 and said in shown.text, shown.text

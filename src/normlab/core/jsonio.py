@@ -10,6 +10,7 @@ not text (printing or encoding it later would crash far from the file).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import stat
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, RootModel, ValidationError
 
 from normlab.core.errors import InputError, printable
+from normlab.core.files import read_bytes
 from normlab.core.outputs import replacing
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -36,15 +38,11 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A JSON escape in the surrogate range: the only way JSON text can hold a lone surrogate."""
 
 
-def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """A whole text file, or an :class:`InputError` saying why it cannot be read (for bytes that
-    are not UTF-8: the line of the first bad byte, so it can be found)."""
-    check_regular(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(path, f"cannot read file ({error.strerror or error})") from error
-    return decode_text(data, path, encoding)
+def read_text(path: Path, encoding: str = "utf-8", limit: int | None = None) -> str:
+    """A whole text file, or an :class:`InputError` saying why it cannot be read: not a
+    regular file, over ``limit`` bytes (:func:`normlab.core.files.read_bytes`), or bytes that
+    are not UTF-8 (the line of the first bad byte, so it can be found)."""
+    return decode_text(read_bytes(path, limit), path, encoding)
 
 
 def check_regular(path: Path) -> None:
@@ -174,16 +172,104 @@ def read_json(path: Path) -> Any:
     return parse_json(text, path)
 
 
-def read_yaml(path: Path) -> Any:
-    """Parse a whole YAML file; its loader's own failures (syntax, an integer too long, an
-    impossible date, nesting past Python's recursion limit) become :class:`InputError` s."""
-    import yaml
+MAX_YAML_BYTES = 10 << 20
+"""10 MiB: more than any YAML file normlab reads (study files, societies) needs; PyYAML holds
+many times a document's size while it parses, so a larger one is refused unread."""
+ALIAS_BUDGET = 10_000
+"""Values YAML aliases (``*name``) and merge keys (``<<: *name``) may add to a document
+beyond the values written in it: enough to reuse a block of settings many times, never
+enough for a few hundred bytes to expand to billions ("billion laughs")."""
 
-    text = read_text(path, "utf-8-sig")
+
+@functools.cache
+def _bounded_loader() -> type[Any]:
+    """PyYAML's safe loader that also refuses a key given twice in one mapping and aliases
+    that expand past :data:`ALIAS_BUDGET` values (built on first use: YAML loads lazily)."""
+    import yaml
+    from yaml.composer import ComposerError
+    from yaml.constructor import ConstructorError
+
+    class BoundedLoader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.expanded: dict[int, int] = {}
+            """Each composed node's size with every alias in it expanded, by ``id``."""
+            self.written = 0
+            """Nodes written out in the document (an alias is not one)."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            alias = self.check_event(yaml.AliasEvent)
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            node = super().compose_node(parent, index)
+            if alias:
+                if id(node) not in self.expanded:
+                    raise ComposerError(
+                        None,
+                        None,
+                        f"nested more than {MAX_DEPTH} levels deep (an alias inside its own "
+                        "anchor is endless)",
+                        mark,
+                    )
+                return node
+            self.written += 1
+            children: list[Any] = []
+            if isinstance(node, yaml.SequenceNode):
+                children = node.value
+            elif isinstance(node, yaml.MappingNode):
+                children = [part for pair in node.value for part in pair]
+            size = 1 + sum(self.expanded[id(child)] for child in children)
+            self.expanded[id(node)] = size
+            return node
+
+        def compose_document(self) -> Any:
+            node = super().compose_document()
+            added = self.expanded[id(node)] - self.written
+            if added > ALIAS_BUDGET:
+                raise ComposerError(
+                    None,
+                    None,
+                    f"aliases would expand the document by {added:,} values, over the "
+                    f"{ALIAS_BUDGET:,} allowed",
+                    None,
+                )
+            self.expanded.clear()
+            return node
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[tuple[str, str]] = set()
+            for key, _ in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                if (key.tag, key.value) in seen:
+                    raise ConstructorError(
+                        None,
+                        None,
+                        f"key {key.value!r} appears twice in one mapping",
+                        key.start_mark,
+                    )
+                seen.add((key.tag, key.value))
+            return super().construct_mapping(node, deep=deep)
+
+    return BoundedLoader
+
+
+def read_yaml(path: Path, limit: int = MAX_YAML_BYTES) -> Any:
+    """Parse a whole YAML file of at most ``limit`` bytes with :func:`parse_yaml`."""
+    text = read_text(path, "utf-8-sig", limit)
     if not text.strip():
         raise InputError(path, "empty file")
+    return parse_yaml(text, path)
+
+
+def parse_yaml(text: str, path: str | Path) -> Any:
+    """One YAML document, safely: no tags beyond YAML's own, no key twice in one mapping, and
+    aliases within :data:`ALIAS_BUDGET`; its loader's own failures (syntax, an integer too
+    long, an impossible date, nesting past Python's recursion limit) become
+    :class:`InputError` s, and the value is checked with :func:`check_value`."""
+    import yaml
+
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=_bounded_loader())
     except yaml.reader.ReaderError as error:  # a control character; says only its offset
         character: int | str = error.character
         code = character if isinstance(character, int) else ord(character)

@@ -18,6 +18,7 @@ recorded and named in errors only as :func:`~normlab.core.secrets.redact_url` wr
 from __future__ import annotations
 
 import hashlib
+import lzma
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from normlab.core.errors import InputError
+from normlab.core.files import input_limit, open_regular, read_bytes, read_limited
 from normlab.core.jsonio import collect_rows, decode_text, jsonl_files
 from normlab.core.logs import subject_of
 from normlab.core.secrets import redact_text, redact_url
@@ -84,19 +86,36 @@ def _reason(error: Exception) -> str:
 
 
 def read_url_bytes(url: str, what: str = "file", field: str | None = None) -> bytes:
-    """The bytes of one file at ``url`` (compression read from its suffix: ``.jsonl.gz``);
-    every failure an :class:`InputError` naming the redacted URL."""
+    """The bytes of one file at ``url`` or local path (compression read from its suffix:
+    ``.jsonl.gz``), at most :func:`~normlab.core.files.input_limit` of them once decompressed;
+    every failure an :class:`InputError` naming the redacted URL. A local path must be a
+    regular file (:func:`~normlab.core.files.open_regular`: a FIFO would hang the read, a
+    device never end)."""
     import fsspec
+    from fsspec.compression import compr
+    from fsspec.implementations.local import LocalFileSystem
+    from fsspec.utils import infer_compression
 
     shown = redact_url(url)
+    limit = input_limit()
     try:
+        if url_scheme(url) in (None, "file"):
+            compression = infer_compression(url)
+            with open_regular(Path(LocalFileSystem._strip_protocol(url)), limit) as raw:
+                if compression is None:
+                    return read_limited(raw, shown, limit)
+                with compr[compression](raw, mode="rb") as handle:
+                    return read_limited(handle, shown, limit)
         with fsspec.open(url, "rb", compression="infer") as handle:
-            data: bytes = handle.read()
+            return read_limited(handle, shown, limit)
+    except InputError as error:
+        if error.problem == "no such file":
+            raise InputError(shown, f"{what} not found", field=field) from error
+        raise InputError(shown, error.problem, field=field) from error
     except FileNotFoundError as error:
         raise InputError(shown, f"{what} not found", field=field) from error
-    except (OSError, ValueError, ImportError) as error:
+    except (OSError, EOFError, ValueError, ImportError, lzma.LZMAError) as error:
         raise InputError(shown, f"cannot read the {what}: {_reason(error)}", field=field) from error
-    return data
 
 
 def _url_files(url: str) -> list[str]:
@@ -130,12 +149,9 @@ def read_source(location: str | Path) -> tuple[list[tuple[str | Path, bytes]], D
         shown = redact_url(str(location))
     else:
         path = Path(location)
-        files = []
-        for file in jsonl_files(path):
-            try:
-                files.append((file, file.read_bytes()))
-            except OSError as error:
-                raise InputError(file, f"cannot read file ({error.strerror or error})") from error
+        # Regular files only, each within the input limit: a FIFO or a link to /dev/zero
+        # among a folder's *.jsonl is refused before a byte is read.
+        files = [(file, read_bytes(file)) for file in jsonl_files(path)]
         shown = str(path)
     total = hashlib.sha256()
     records = []

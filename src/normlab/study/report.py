@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
+from normlab.core.files import read_bytes
 from normlab.core.outputs import replace_file
 from normlab.core.storage import log_location
 from normlab.report import HtmlReport, Table
@@ -76,17 +77,20 @@ class StudyReport(BaseModel):
 
 REPORT_JSON = "study-report.json"
 """What ``study report`` writes beside its HTML: the report as ``--json`` prints it."""
+MAX_REPORT_BYTES = 64 << 20
+"""A study report is kilobytes; a file this large under the name is not one (and the web app's
+Compare page reads every one it finds)."""
 
 
 def read_report(path: Path) -> StudyReport:
     """A ``study-report.json`` read back, or an :class:`InputError` naming the file."""
     from pydantic import ValidationError
 
+    data = read_bytes(path, MAX_REPORT_BYTES)  # regular files only: the web app lists these
     try:
-        return StudyReport.model_validate_json(path.read_bytes())
-    except (OSError, ValueError, ValidationError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not a study report"
-        raise InputError(path, str(reason)) from error
+        return StudyReport.model_validate_json(data)
+    except (ValueError, ValidationError) as error:
+        raise InputError(path, "not a study report") from error
 
 
 def write_json(report: StudyReport, folder: Path) -> Path:

@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
 from normlab.core.errors import InputError
+from normlab.core.jsonio import read_yaml
 from normlab.core.secrets import redact_text
 from normlab.report import Table
 from normlab.web.pages import Pages
@@ -58,16 +58,28 @@ def _report_name() -> str:
 
 
 def _study_name(path: Path) -> str | None:
-    """The study's name if ``path`` is a study file (a mapping with systems and subjects)."""
+    """The study's name if ``path`` is a study file (a mapping with systems and subjects).
+    Read as every YAML file is (:func:`normlab.core.jsonio.read_yaml`): a regular file only
+    (a FIFO would hang the page for good, a link to ``/dev/zero`` grow the server without
+    end), at most :data:`MAX_STUDY_FILE` bytes, aliases within a small budget ("billion
+    laughs" is refused, not expanded); anything else is simply not a study."""
     try:
-        if path.stat().st_size > MAX_STUDY_FILE:
-            return None
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = read_yaml(path, MAX_STUDY_FILE)
+    except InputError:
         return None
     if not isinstance(raw, dict) or "systems" not in raw or "subjects" not in raw:
         return None
-    return str(raw.get("name", path.stem))
+    name = raw.get("name", path.stem)
+    return name if isinstance(name, str) else path.stem
+
+
+def _served(path: Path, served: Path) -> bool:
+    """Whether ``path``, its links followed, stays inside the served folder (a file link out
+    of it is not listed, as :func:`normlab.web.runs.inside` would not open it)."""
+    try:
+        return path.resolve().is_relative_to(served)
+    except (OSError, RuntimeError):  # a link loop
+        return False
 
 
 def find_studies(root: Path) -> list[StudyEntry]:
@@ -76,12 +88,15 @@ def find_studies(root: Path) -> list[StudyEntry]:
     from normlab.study import read_report
 
     report_name = _report_name()
+    served = root.resolve()
     found = []
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         for name in sorted(files):
             path = Path(folder) / name
             relative = str(path.relative_to(root))
+            if not _served(path, served):
+                continue
             if name == report_name:
                 try:
                     name = redact_text(read_report(path).study)
@@ -99,9 +114,10 @@ def load_comparison(root: Path, relative: str) -> tuple[StudyReport, str]:
     from normlab.study import load_study, read_report, report_study
 
     path = inside(root, relative)
-    if path.is_file() and path.name == _report_name():
+    # Each read refuses what is no regular file (a FIFO, a device) before reading it.
+    if path.name == _report_name():
         return read_report(path), "as `normlab study report` last wrote it"
-    if not (path.is_file() and path.suffix in STUDY_SUFFIXES):
+    if path.suffix not in STUDY_SUFFIXES:
         raise InputError(relative, f"not a study file or {_report_name()}")
     study = load_study(path)
     out = log_location(study.out)

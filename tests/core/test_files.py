@@ -1,0 +1,81 @@
+"""Reading a path a user names (issue 32, item 4): regular files only, never more than a set
+size, each refused before a byte is read. Every probe here would hang a read for good or grow
+memory without end if it reached one, so each refusal is checked structurally: the read that
+would misbehave never starts (a FIFO with no writer, ``/dev/zero``, a 1 TiB sparse file)."""
+
+from __future__ import annotations
+
+import io
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from normlab.core.errors import InputError
+from normlab.core.files import INPUT_LIMIT_ENV, input_limit, read_bytes, read_limited
+from normlab.core.jsonio import read_json, read_text
+from tests.helpers.hostile import fifo, finishes
+
+TIB = 1 << 40
+
+
+def test_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    with fifo(tmp_path / "rows.jsonl") as path:
+        for read in (read_bytes, read_text, read_json):
+            with pytest.raises(InputError, match="not a regular file"):
+                finishes(partial(read, path))
+
+
+def test_a_link_to_a_device_is_refused(tmp_path: Path) -> None:
+    for device in ("/dev/zero", "/dev/urandom", "/dev/null"):
+        link = tmp_path / f"{Path(device).name}.jsonl"
+        link.symlink_to(device)
+        with pytest.raises(InputError, match="not a regular file"):
+            finishes(partial(read_bytes, link))
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size(tmp_path: Path) -> None:
+    """1 TiB (sparse: no disk used): reading it would take hours and all the memory there
+    is; its size is enough to refuse it."""
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("wb") as handle:
+        handle.truncate(TIB)
+    with pytest.raises(InputError, match=f"holds {TIB:,} bytes, over the 1 GiB normlab reads"):
+        finishes(lambda: read_text(huge))
+    small = tmp_path / "small.txt"
+    small.write_text("x" * 101)
+    assert read_bytes(small, 101) == b"x" * 101
+    with pytest.raises(InputError, match="holds 101 bytes, over the 100 bytes"):
+        read_bytes(small, 100)
+
+
+def test_a_stream_is_read_no_further_than_the_limit_plus_one() -> None:
+    """A file that grows after its size was taken (or a decompressed stream) is cut there."""
+    stream = io.BytesIO(b"y" * 1000)
+    with pytest.raises(InputError, match="holds more, over the 10 bytes"):
+        read_limited(stream, "stream", 10)
+    assert stream.tell() == 11
+    assert read_limited(io.BytesIO(b"y" * 10), "stream", 10) == b"y" * 10
+
+
+def test_the_limit_can_be_raised_by_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b"z" * 2048)
+    monkeypatch.setenv(INPUT_LIMIT_ENV, "1024")
+    with pytest.raises(InputError, match=f"over the 1 KiB .*set {INPUT_LIMIT_ENV}"):
+        read_bytes(path)
+    monkeypatch.setenv(INPUT_LIMIT_ENV, "4096")
+    assert len(read_bytes(path)) == 2048
+    for bad in ("lots", "0", "9" * 5000, "-1"):
+        monkeypatch.setenv(INPUT_LIMIT_ENV, bad)
+        with pytest.raises(InputError, match=f"{INPUT_LIMIT_ENV}: expected whole bytes"):
+            input_limit()
+
+
+def test_a_folder_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="a folder, not a file"):
+        read_bytes(tmp_path)
+    with pytest.raises(InputError, match="no such file"):
+        read_bytes(tmp_path / "nowhere.jsonl")
