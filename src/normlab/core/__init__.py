@@ -3,6 +3,7 @@
 - :mod:`~normlab.core.chat`: the one multi-party transcript and its renderer;
 - :mod:`~normlab.core.errors`: the error types commands report on one line;
 - :mod:`~normlab.core.jsonio`: JSON/JSONL reading and writing with file/line/field errors;
+- :mod:`~normlab.core.fields`: a row's unknown names, kept as metadata or refused as near misses;
 - :mod:`~normlab.core.templates`: prompt files with each paper's placeholder names;
 - :mod:`~normlab.core.leaks`: leak checks for data linters;
 - :mod:`~normlab.core.logs`: Inspect logs, each read once, each sample counted once;
