@@ -94,7 +94,7 @@ def test_a_report_before_the_run_lists_missing_cells(workdir: Path) -> None:
         (("epsilon: 2", "epsilonn: 2"), "field 'systems.hsii.options.epsilonn': unknown option"),
         (("max_connections: 8", "max_connections: 0"), "field 'max_connections'"),
         (("name: scripted-b", "name: scripted-a"), "used twice"),
-        (("name: scripted\n", "name: [scripted\n"), "not valid YAML"),
+        (("name: scripted\n", "name: [scripted\n"), "invalid YAML"),
         (("  hsii:\n    options", "  crsec:\n    options"), "field 'systems.crsec"),
     ],
 )

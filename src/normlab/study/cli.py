@@ -28,10 +28,11 @@ StudyArgument = Annotated[Path, typer.Argument(help="The study file (YAML).")]
 
 def _load(path: Path) -> Study:
     """The study file, read and each system's options checked against its task."""
-    from normlab.study.schema import check_options, load_study
+    from normlab.study.schema import check_options, check_roles, load_study
     from normlab.study.systems import SYSTEMS
 
     study = load_study(path)
+    check_roles(study, path, {name: SYSTEMS[name].roles() for name in study.systems})
     check_options(study, path, {name: SYSTEMS[name].factory() for name in study.systems})
     return study
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -261,6 +262,8 @@ def plan_study(
         raise InputError("--target-halfwidth", f"must lie in (0, 0.5), got {target}")
     if not 0.0 < rate < 1.0:
         raise InputError("--assumed-rate", f"must lie in (0, 1), got {rate}")
+    if not 0.0 <= latency < math.inf:  # a NaN fails this too
+        raise InputError("--latency", f"seconds per call: a number ≥ 0, got {latency}")
     from normlab.commands import note
 
     counted: dict[str, dict[str, Any]] = {}

@@ -14,15 +14,24 @@ study runs the same from anywhere: ``out``, the path-valued options (``scenarios
 from __future__ import annotations
 
 import inspect
+import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import validate_row
+from normlab.core.jsonio import read_yaml, validate_row, validation_field
 from normlab.core.logs import BASE_AGENT
 
 SystemName = Literal["losona", "scene", "hsii", "crsec"]
@@ -35,11 +44,16 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+MAX_PRICE = 100_000.0
+"""US dollars per million tokens no model costs (the dearest list prices are hundreds): a
+price of ``inf`` or ``1e308`` is a typo, and would make every cost infinite or overflow."""
+
+
 class Price(Strict):
     """US dollars per million tokens."""
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
+    input: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    output: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
 
 
 class DryRun(Strict):
@@ -101,6 +115,13 @@ class Study(Strict):
     prices: dict[str, Price] = Field(default_factory=dict)
     """$ per 1M input/output tokens by model string, over Inspect's own prices."""
 
+    @field_validator("out")
+    @classmethod
+    def _folder(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name the output folder (an empty out would be the study's own)")
+        return value
+
     @model_validator(mode="after")
     def _distinct_subjects(self) -> Study:
         names = [subject.name for subject in self.subjects]
@@ -118,20 +139,34 @@ def _resolved_model(model: str, base: Path) -> str:
     return model
 
 
-def _resolve(study: Study, base: Path) -> Study:
+def _local_path(value: str, base: Path, source: Path, field: str, keep_absolute: bool) -> str:
+    """A path of the study made absolute: ``~`` and ``~user`` expanded as a shell would (a
+    folder literally named ``~`` under the study's folder is never what was meant), then a
+    relative path taken against ``base``, the study file's folder (an absolute one resolved
+    too unless ``keep_absolute``)."""
+    expanded = os.path.expanduser(value)
+    if expanded.startswith("~"):
+        raise InputError(source, f"{value!r}: no such user's home folder", field=field)
+    if keep_absolute and Path(expanded).is_absolute():
+        return expanded
+    return str((base / expanded).resolve())
+
+
+def _resolve(study: Study, base: Path, source: Path) -> Study:
     """Every relative path in the study made absolute against ``base`` (its folder)."""
 
     def model(text: str) -> str:
         return _resolved_model(text, base)
 
-    out = study.out if "://" in study.out else str((base / study.out).resolve())
+    out = study.out if "://" in study.out else _local_path(study.out, base, source, "out", False)
     systems = {}
     for name, spec in study.systems.items():
         options = dict(spec.options)
         for key in PATH_OPTIONS:
             value = options.get(key)
-            if isinstance(value, str) and "://" not in value and not Path(value).is_absolute():
-                options[key] = str((base / value).resolve())
+            if isinstance(value, str) and "://" not in value:
+                field = f"systems.{name}.options.{key}"
+                options[key] = _local_path(value, base, source, field, True)
         dry = spec.dry_run
         systems[name] = spec.model_copy(
             update={
@@ -163,11 +198,40 @@ def _resolve(study: Study, base: Path) -> Study:
     )
 
 
-def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
-    """Each system's options name parameters of its ``@task`` function (``factories``), and
-    an agent is given only to a system whose task takes one: one line naming the key."""
+def check_roles(study: Study, path: Path, roles: Mapping[str, Sequence[str]]) -> None:
+    """Every role the study names is one a system has (``roles``: each system's, besides the
+    subject): ``roles: {juge: …}`` would otherwise be dropped and the judge left on the
+    embedded model, where ``--role juge=…`` on the command line is refused."""
+    every = sorted({role for name in study.systems for role in roles[name]})
+    for role in study.roles:
+        if role not in every:
+            raise InputError(
+                path,
+                f"unknown role {role!r}; the study's systems have: {', '.join(every)}",
+                field=f"roles.{role}",
+            )
     for name, spec in study.systems.items():
-        parameters = inspect.signature(factories[name]).parameters
+        known = list(roles[name])
+        named = [("roles", spec.roles)]
+        if spec.dry_run is not None:
+            named.append(("dry_run.roles", spec.dry_run.roles))
+        for where, given in named:
+            for role in given:
+                if role not in known:
+                    raise InputError(
+                        path,
+                        f"unknown role {role!r}; {name} has: {', '.join(known)}",
+                        field=f"systems.{name}.{where}.{role}",
+                    )
+
+
+def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
+    """Each system's options name parameters of its ``@task`` function (``factories``) and
+    hold values of the parameter's type (``epochs: three`` is refused here, on one line,
+    rather than deep in the task), and an agent is given only to a system whose task takes
+    one: one line naming the key."""
+    for name, spec in study.systems.items():
+        parameters = inspect.signature(factories[name], eval_str=True).parameters
         for key in spec.options:
             if key not in parameters or key == "agent":
                 known = ", ".join(p for p in parameters if p != "agent")
@@ -176,6 +240,7 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                     f"unknown option; {name} takes: {known}",
                     field=f"systems.{name}.options.{key}",
                 )
+            _check_type(parameters[key], spec.options[key], path, f"systems.{name}.options.{key}")
         if name == "crsec" and spec.shards > 1:
             raise InputError(
                 path, "a CRSEC cell is not split: give options.runs", field="systems.crsec.shards"
@@ -185,17 +250,28 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                 raise InputError(path, f"{name} takes no agent", field=f"subjects.{index}.agent")
 
 
-def load_study(path: Path) -> Study:
-    """Read and validate a study file; relative paths resolved against its folder."""
-    if not path.is_file():
-        raise InputError(path, "no such study file")
+def _check_type(parameter: inspect.Parameter, value: Any, path: Path, field: str) -> None:
+    """``value`` fits the task parameter's annotation, strictly (the task is given the value
+    as it stands: ``"3"`` for a whole number would reach it as text)."""
+    annotation = parameter.annotation
+    if annotation is inspect.Parameter.empty or isinstance(annotation, str):
+        return
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(error, "problem", None) or "not valid YAML"
-        raise InputError(path, f"not valid YAML: {problem}", line=line) from error
+        TypeAdapter(annotation).validate_python(value, strict=True)
+    except ValidationError as error:
+        _, message = validation_field(error)
+        raise InputError(path, f"{message}, got {value!r}"[:200], field=field) from None
+
+
+MAX_STUDY_BYTES = 1_000_000
+"""A study file is a page of YAML; a larger one is refused unread."""
+
+
+def load_study(path: Path) -> Study:
+    """Read and validate a study file; relative paths resolved against its folder. Read as
+    every YAML file is (:func:`normlab.core.jsonio.read_yaml`): a regular file of UTF-8 text,
+    no key twice in one mapping, aliases within a small budget."""
+    raw = read_yaml(path, MAX_STUDY_BYTES)
     if not isinstance(raw, dict):
         raise InputError(path, "a study file is a mapping (name, out, systems, subjects, …)")
-    return _resolve(validate_row(Study, raw, path), path.resolve().parent)
+    return _resolve(validate_row(Study, raw, path), path.resolve().parent, path)
