@@ -366,6 +366,40 @@ def test_a_failed_eval_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert failure_reason("RuntimeError('boom')\nTraceback …") == "RuntimeError('boom')"
 
 
+def test_a_log_folder_that_fills_while_inspect_writes_its_manifest_is_named(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk in the middle of Inspect's ``logs.json`` write raises an OSError that names
+    no file: the run printed "No space left on device" and nothing to say where."""
+    import inspect_ai._eval.evalset as evalset
+
+    def full(*_: object, **__: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(evalset, "write_log_dir_manifest", full)
+    fixtures = Path(__file__).parent / "losona" / "fixtures"
+    script = f"scripted/{fixtures / 'script.json'}"
+    logs = workdir / "logs"
+    result = CliRunner().invoke(
+        app,
+        ["losona", "run", "--model", script, "--judge", script, "--epochs", "1",
+         "--data", str(fixtures / "scenarios.jsonl"), "-c", "naive", "--log-dir", str(logs)],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"{logs}: No space left on device" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_epochs_given_as_text_is_one_line() -> None:
+    """``inspect eval normlab/losona -T epochs=three`` gave the task the text "three"; comparing
+    it with 1 raised a TypeError."""
+    from normlab.losona import losona
+
+    for value in ("three", "3", 2.5, True):
+        with pytest.raises(InputError, match="K must lie between 1 and 100"):
+            losona(epochs=value)  # type: ignore[arg-type]
+
+
 # --- user text is text, never markup ------------------------------------------------------
 
 

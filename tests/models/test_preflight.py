@@ -78,12 +78,13 @@ def test_rich_markup_from_a_library_becomes_plain_text() -> None:
     assert unmarked("a list [1, 2] stays") == "a list [1, 2] stays"
 
 
-@pytest.mark.parametrize("value", ["abc", "²", "0", "-5"])
+@pytest.mark.parametrize("value", ["abc", "²", "0", "-5", "9" * 5000, "86401", "0" * 5000])
 def test_a_bad_attempt_timeout_is_named_before_the_run(
     value: str, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Read inside a sample it was an eval error that looked resumable; now it is one line
-    naming the variable, exit 2, before anything starts ("²" passes str.isdigit)."""
+    naming the variable, exit 2, before anything starts ("²" passes str.isdigit; 5,000 digits
+    are past what int() converts, and were a traceback)."""
     monkeypatch.setenv("NORMLAB_ATTEMPT_TIMEOUT", value)
     result = CliRunner().invoke(app, [*RUNS["hsii"], "--model", "mockllm/model"])
     assert result.exit_code == 2, result.output

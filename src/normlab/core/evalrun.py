@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 from inspect_ai import Task, eval_set
 from inspect_ai.dataset import MemoryDataset
 
-from normlab.core.errors import InputError, RunIncompleteError, RunInterruptedError, unmarked
+from normlab.core.errors import (
+    FILESYSTEM_ERRNOS,
+    InputError,
+    OutputError,
+    RunIncompleteError,
+    RunInterruptedError,
+    unmarked,
+)
 from normlab.core.logs import local_path
 from normlab.core.outputs import slug
 from normlab.core.progress import register as register_progress
@@ -310,6 +317,13 @@ def run_task(
             max_connections=max_connections,
             log_realtime=False,
         )
+    except OSError as error:
+        # A write to an open file that fails (the folder's disk filled while Inspect wrote
+        # its manifest or a log) names no file: say which folder the run was writing.
+        if error.filename is not None or error.errno not in FILESYSTEM_ERRNOS:
+            raise
+        reason = error.strerror or str(error)
+        raise OutputError(log_dir, f"{reason} (while writing this run's logs)") from error
     except Exception as error:
         # Inspect's refusals before it runs anything (another eval set's logs in the folder,
         # a model it cannot build): one line, not a traceback; anything else is a bug.

@@ -96,10 +96,12 @@ def losona(
             subject around the same model; its own calls use the ``norm_memory`` role).
     """
     resolve_agent(agent)
-    if not 1 <= epochs <= MAX_EPOCHS:
+    # A whole number first: ``-T epochs=three`` (or a study's ``epochs: three``) arrives as
+    # text, and comparing it with 1 would end in a TypeError.
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or not 1 <= epochs <= MAX_EPOCHS:
         raise InputError(
             "--epochs",
-            f"K must lie between 1 and {MAX_EPOCHS} (§6: 3), got {epochs}",
+            f"K must lie between 1 and {MAX_EPOCHS} (§6: 3), got {epochs!r}",
             field="epochs",
         )
     if judge_addenda not in JUDGE_ADDENDA:
