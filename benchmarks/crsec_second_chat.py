@@ -89,8 +89,8 @@ def second_chat_script() -> dict[str, Any]:
     return {**converge, "rules": rules + converge["rules"]}
 
 
-def simulate(folder: Path, model: str, faithful: bool) -> None:
-    """One run of the variant society (created, or resumed where it stopped)."""
+def create(folder: Path, model: str, faithful: bool, hours: str = HOURS) -> RunDir:
+    """The variant society's run folder (created unless it exists)."""
     run = RunDir(folder)
     if not run.exists():
         run.create(
@@ -99,7 +99,7 @@ def simulate(folder: Path, model: str, faithful: bool) -> None:
                 {"agent": model, "judge": model},
                 seed=0,
                 days=1,
-                hours=HOURS,
+                hours=hours,
                 agents=AGENTS,
                 tick_minutes=None,
                 faithful=faithful,
@@ -109,12 +109,26 @@ def simulate(folder: Path, model: str, faithful: bool) -> None:
                 classify_hint=False,
             )
         )
+    return run
+
+
+def simulate(folder: Path, model: str, faithful: bool) -> None:
+    """One run of the variant society (created, or resumed where it stopped)."""
+    run = create(folder, model, faithful)
     state = run.checkpoint()
     if state is not None and state.finished:
         return
     outcome = asyncio.run(Simulation(run, model_client(run.config().models)).run())
     if outcome != "finished":
         raise RuntimeError(f"{folder}: the run stopped ({outcome})")
+
+
+def write_script(folder: Path) -> str:
+    """The variant script in ``folder``; the scripted model that answers from it."""
+    script = folder / "second_chat.json"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(json.dumps(second_chat_script(), indent=1))
+    return f"scripted/{script}"
 
 
 def norm_path(folder: Path) -> list[TraceEntry]:
@@ -137,10 +151,7 @@ def refused_then_accepted(path: list[TraceEntry]) -> tuple[str, str] | None:
 
 def measure(root: Path) -> dict[str, Any]:
     """Both modes' runs under ``root``; each mode's path and its refuse → accept times."""
-    script = root / "second_chat.json"
-    script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text(json.dumps(second_chat_script(), indent=1))
-    model = f"scripted/{script}"
+    model = write_script(root)
     summary: dict[str, Any] = {"society": AGENTS, "hours": HOURS, "listener": LISTENER}
     for mode in ("default", "faithful"):
         folder = root / mode

@@ -17,7 +17,7 @@ from normlab.crsec.operations.spreading import (
     identify_from_thoughts,
     utterance,
 )
-from normlab.crsec.schemas import PersonalNorm
+from normlab.crsec.schemas import NormDatabase, PersonalNorm
 from normlab.crsec.society import load_society
 from tests.crsec.support import caller, write_script
 
@@ -188,11 +188,13 @@ async def test_synthesis_groups_abstracts_and_weights(tmp_path: Path) -> None:
         ],
     )  # fmt: skip
     who = caller(model)
-    result = await synthesize(who, qualified, "merged", hint="(a hint)")
+    database = NormDatabase(norms=qualified)
+    result = await synthesize(who, database, "merged", "day 1 09:55", hint="(a hint)")
     assert result.categories == [("Smoking", [1, 3]), ("Noise", [2])]
     (abstract,) = result.abstracts  # the one-member group is not synthesized
     assert abstract.members == [1, 3] and abstract.utility == 90  # 0.75·100 + 0.25·60
-    assert abstract.weights_used and abstract.verdict.qualified
+    assert abstract.weights_used and abstract.verdict.qualified and abstract.id == 4
+    assert [n.id for n in database.qualified()] == [2, 4]  # the abstract in its members' place
     assert "(a hint)" in who.log.entries[0].data.prompt
     assert "[Smoking] 1. No smoking indoors. 3. Smoke outside." in who.log.entries[1].data.prompt
     evaluated = who.log.entries[2].data.prompt

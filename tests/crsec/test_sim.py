@@ -24,6 +24,7 @@ from normlab.crsec.events import (
     of_kind,
     parse_event,
 )
+from normlab.crsec.normdb import normalized
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import Ablation, RunConfig
 from normlab.crsec.sim import Simulation, action_text
@@ -168,6 +169,32 @@ def test_synthesis_folds_norms_into_an_abstract_norm(tmp_path: Path) -> None:
         if abstract.qualified:
             members = [n for n in bob.norms if n.id in abstract.members]
             assert members and all(not n.activated and n.valid for n in members)
+
+
+@pytest.mark.parametrize("faithful", [False, True])
+def test_no_agent_ever_holds_two_qualified_norms_with_the_same_words(
+    tmp_path: Path, faithful: bool
+) -> None:
+    """The busy script gives every category the same abstract: once one category's abstract is
+    qualified, another's with the same words is a duplicate of it (issue 31: Bob held it
+    twice)."""
+    simulate(tmp_path / "run", config(faithful=faithful))
+    for event in events(tmp_path / "run"):
+        if event.kind == "hour":
+            for name, agent in event.data.agents.items():
+                words = [normalized(norm.content) for norm in agent.qualified]
+                assert len(words) == len(set(words)), (event.data.label, name, words)
+    repeated = 0
+    for synthesis in of_kind(events(tmp_path / "run"), SynthesisEvent):
+        held: dict[str, int] = {}
+        for abstract in synthesis.data.abstracts:
+            if normalized(abstract.content) in held:
+                repeated += 1
+                assert not abstract.qualified
+                assert abstract.rejection == f"same words as #{held[normalized(abstract.content)]}"
+            elif abstract.qualified:
+                held[normalized(abstract.content)] = abstract.id
+    assert repeated > 0 or faithful  # the default run has Bob's two identical abstracts
 
 
 def test_a_budget_stops_at_a_checkpoint_and_resuming_finishes_the_same_log(tmp_path: Path) -> None:

@@ -104,19 +104,25 @@ class Caller:
     """The agent's stable system message (description, then qualified norms): the prompt prefix
     a provider's or llama.cpp's cache reuses from one of this agent's calls to the next."""
 
+    def branch(self, index: int) -> Caller:
+        """A branch of this caller for the ``index``-th of calls made at once: its own seeds
+        (``phase/index``) and its own log, which :meth:`merge` appends to this one's."""
+        return dataclasses.replace(self, log=CallLog(), counter=0, phase=f"{self.phase}/{index}")
+
+    def merge(self, branches: Sequence[Caller]) -> None:
+        """The branches' calls, appended in the branches' order (never in the order they
+        finished), so the event log is the same however the calls raced."""
+        for branch in branches:
+            self.log.entries.extend(branch.log.entries)
+
     async def each(self, items: Sequence[T], unit: Callable[[Caller, T], Awaitable[R]]) -> list[R]:
-        """``unit`` for every item at once, each on a branch of this caller: its own seeds
-        (``phase/i``) and log, appended to this one's in the items' order, so the event log
-        does not depend on which call finished first."""
-        branches = [
-            dataclasses.replace(self, log=CallLog(), counter=0, phase=f"{self.phase}/{index}")
-            for index in range(len(items))
-        ]
+        """``unit`` for every item at once, each on a :meth:`branch` of this caller, merged in
+        the items' order."""
+        branches = [self.branch(index) for index in range(len(items))]
         results = await asyncio.gather(
             *(unit(branch, item) for branch, item in zip(branches, items, strict=True))
         )
-        for branch in branches:
-            self.log.entries.extend(branch.log.entries)
+        self.merge(branches)
         return list(results)
 
     async def ask(

@@ -14,6 +14,7 @@ conversation can persuade an agent that a first one did not (Figure 3's path).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Literal
 
 from normlab.crsec.schemas import NormDatabase, NormType, Origin, PersonalNorm
@@ -28,12 +29,22 @@ def normalized(content: str) -> str:
     return _NON_WORD.sub(" ", content.lower()).strip()
 
 
-def exact_duplicate(database: NormDatabase, content: str) -> PersonalNorm | None:
+def exact_duplicate(
+    database: NormDatabase, content: str, leave_out: Collection[int] = ()
+) -> PersonalNorm | None:
     """The qualified norm of ``database`` with the same words as ``content``, if any: the
     pre-check of CheckDuplication(n̄, P), whose P holds only qualified norms (a rejected or
-    deactivated item with these words does not make new information a duplicate)."""
+    deactivated item with these words does not make new information a duplicate).
+    ``leave_out``: ids not to compare with (an abstract norm's own members)."""
     key = normalized(content)
-    return next((norm for norm in database.qualified() if normalized(norm.content) == key), None)
+    return next(
+        (
+            norm
+            for norm in database.qualified()
+            if norm.id not in leave_out and normalized(norm.content) == key
+        ),
+        None,
+    )
 
 
 def add_norm(

@@ -24,7 +24,7 @@ from normlab.crsec.events import (
     ThoughtData,
     taken_from,
 )
-from normlab.crsec.normdb import add_norm, apply_abstract, mark_synthesis_attempt, synthesis_due
+from normlab.crsec.normdb import mark_synthesis_attempt, synthesis_due
 from normlab.crsec.operations.evaluation import synthesize
 from normlab.crsec.operations.spreading import generate_thoughts, identify_from_thoughts
 from normlab.crsec.replies import IdentifiedNorm
@@ -85,50 +85,23 @@ async def synthesis(
     world: World, caller: Caller, database: NormDatabase, tick: int
 ) -> SynthesisData:
     """The long-term synthesis into ``database``; its ``synthesis`` event."""
-    before = database.qualified()
+    before = database.qualified_utility()
     hint = CLASSIFY_HINT if world.config.classify_hint else ""
-    outcome = await synthesize(caller, before, world.mode, hint)
-    abstracts: list[AbstractData] = []
-    for abstract in outcome.abstracts:
-        if abstract.verdict.qualified:
-            norm = apply_abstract(
-                database,
-                content=abstract.content,
-                type=abstract.type,
-                utility=abstract.utility,
-                members=abstract.members,
-                theme=abstract.theme,
-                time=world.clock.label(tick),
-            )
-        else:
-            norm = add_norm(
-                database,
-                content=abstract.content,
-                type=abstract.type,
-                utility=abstract.utility,
-                origin="synthesis",
-                source_text=abstract.theme,
-                time=world.clock.label(tick),
-                qualified=False,
-                rejection=abstract.verdict.rejection,
-                members=abstract.members,
-            )
-        verdict = abstract.verdict
-        abstracts.append(
-            taken_from(
-                AbstractData,
-                abstract,
-                id=norm.id,
-                member_contents=[n.content for n in before if n.id in abstract.members],
-                qualified=verdict.qualified,
-                checks=verdict.checks,
-                rejection=verdict.rejection,
-            )
+    outcome = await synthesize(caller, database, world.mode, world.clock.label(tick), hint)
+    abstracts = [
+        taken_from(
+            AbstractData,
+            abstract,
+            qualified=abstract.verdict.qualified,
+            checks=abstract.verdict.checks,
+            rejection=abstract.verdict.rejection,
         )
+        for abstract in outcome.abstracts
+    ]
     mark_synthesis_attempt(database)
     return SynthesisData(
         trigger=world.config.synthesis_trigger,
-        qualified_utility_before=sum(norm.utility for norm in before),
+        qualified_utility_before=before,
         categories=outcome.categories,
         abstracts=abstracts,
         failed=outcome.failed,

@@ -19,7 +19,7 @@ import pytest
 
 from normlab.crsec.events import AssessedItem, SkippedItem
 from normlab.crsec.normdb import add_norm, apply_abstract, exact_duplicate
-from normlab.crsec.operations.evaluation import assess
+from normlab.crsec.operations.evaluation import assess, synthesize
 from normlab.crsec.schemas import EvaluationMode, NormDatabase
 from tests.crsec.support import caller, write_script
 
@@ -103,3 +103,91 @@ def test_the_pre_check_looks_only_at_the_qualified_set() -> None:
     assert exact_duplicate(database, "Wait your turn at the counter.") is None  # #2 ∉ P
     assert exact_duplicate(database, " respect THE queue!") is abstract  # #4 ∈ P
     assert rejected.id == 1
+
+
+# --- abstract norms (issue 31, item 11) ----------------------------------------------------
+# The paper (§2.3.2): "each generated abstract norm will be immediately evaluated through the
+# sanity check mentioned in the last paragraph. If an abstract personal norm successfully
+# passes the sanity check, then it will become qualified and all the personal norms within
+# that subset will be deactivated." So the second category's abstract meets P as the first
+# left it: the first abstract in it, the first's members out of it.
+
+BOB_NORMS = [
+    ("No smoking indoors.", 100),
+    ("Keep your voice down inside the cafe.", 90),
+    ("People tip the staff after their meals.", 70),
+    ("Smoke only in designated areas outside.", 80),
+    ("Use headphones when listening to music.", 60),
+]
+SMOKE_ABSTRACT = "Keep smoke out of shared indoor spaces."
+
+
+def bob() -> NormDatabase:
+    database = NormDatabase()
+    for content, utility in BOB_NORMS:
+        add_norm(database, content=content, type="injunctive", utility=utility,
+                 origin="created", source_text="", time="", qualified=True)  # fmt: skip
+    return database
+
+
+def synthesis_script(tmp_path: Path, second_abstract: str) -> str:
+    return write_script(
+        tmp_path,
+        [
+            ("Categorize QUALIFIED", [{"categories": [
+                {"theme": "Smoke", "members": [1, 4]}, {"theme": "Sound", "members": [2, 5]},
+                {"theme": "Tips", "members": [3]}]}]),
+            ("\\[Synthesis\\][\\s\\S]*\\[Smoke\\] 1\\.", [{"theme": "Smoke",
+                "abstract": SMOKE_ABSTRACT, "weights": [0.7, 0.3]}]),
+            ("\\[Synthesis\\][\\s\\S]*\\[Sound\\] 2\\.", [{"theme": "Sound",
+                "abstract": second_abstract, "weights": [0.7, 0.3]}]),
+            ("Run the four checks", [PASS]),
+        ],
+    )  # fmt: skip
+
+
+async def test_two_categories_with_the_same_abstract_give_one_qualified_norm(
+    tmp_path: Path,
+) -> None:
+    """The busy run's Bob: both categories' abstracts were "Keep smoke out of shared indoor
+    spaces.", and both became qualified (two identical qualified norms)."""
+    who = caller(synthesis_script(tmp_path, SMOKE_ABSTRACT))
+    database = bob()
+    result = await synthesize(who, database, "merged", "day 1 09:55")
+    first, second = result.abstracts
+    # Smoke: members #1 (100) and #4 (80), weights 0.7 / 0.3 → 0.7·100 + 0.3·80 = 94; checked
+    # against P minus its members = {#2, #3, #5}: passes, becomes #6; #1 and #4 deactivated.
+    assert (first.id, first.members, first.utility, first.verdict.qualified) == (
+        6,
+        [1, 4],
+        94,
+        True,
+    )
+    # Sound: members #2 (90) and #5 (60) → 0.7·90 + 0.3·60 = 81. P is now {#2, #3, #5, #6};
+    # without its own members {#3, #6}: #6 has the same words, so it is a duplicate (no call),
+    # kept as #7 ⟨F, F⟩; #2 and #5 stay qualified.
+    assert (second.id, second.utility, second.verdict.qualified) == (7, 81, False)
+    assert second.verdict.rejection == "same words as #6"
+    assert [n.id for n in database.qualified()] == [2, 3, 5, 6]
+    assert [n.content for n in database.qualified()].count(SMOKE_ABSTRACT) == 1
+    # calls: classify 1 + GenerateAbstractNorm 2 + one evaluation (the first abstract's) = 4
+    assert [e.data.operation for e in who.log.entries] == [
+        "classify", "abstract", "evaluate", "abstract",
+    ]  # fmt: skip
+
+
+async def test_the_second_abstract_is_checked_against_the_first(tmp_path: Path) -> None:
+    who = caller(synthesis_script(tmp_path, "Keep noise down indoors."))
+    database = bob()
+    result = await synthesize(who, database, "merged", "day 1 09:55")
+    assert [a.verdict.qualified for a in result.abstracts] == [True, True]
+    evaluations = [e.data.prompt for e in who.log.entries if e.data.operation == "evaluate"]
+    # The first meets P minus its members #1, #4: #2, #3, #5 in the database's order.
+    assert ("QUALIFIED PERSONAL NORMS: 1. Keep your voice down inside the cafe.\n"
+            "2. People tip the staff after their meals.\n"
+            "3. Use headphones when listening to music.\n") in evaluations[0]  # fmt: skip
+    # The second meets P as the first left it, minus its own members #2, #5: #3 and #6, the
+    # first category's abstract (before the fix it saw #1, #3, #4, never #6).
+    assert ("QUALIFIED PERSONAL NORMS: 1. People tip the staff after their meals.\n"
+            f"2. {SMOKE_ABSTRACT}\n") in evaluations[1]  # fmt: skip
+    assert [n.id for n in database.qualified()] == [3, 6, 7]

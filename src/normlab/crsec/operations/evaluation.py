@@ -15,19 +15,21 @@ A type check that finds the type wrong fails the item, as the paper's
 
 Long-term synthesis: ClassifySpecificNorms groups the qualified norms by theme;
 GenerateAbstractNorm writes one abstract norm per group of two or more, with weights;
-its utility is the weighted mean of its members' (§2.3). The abstract norm passes the
-same sanity check (its own members left out of the duplicate and conflict checks);
-if it passes, it is qualified and its members are kept valid but deactivated.
+its utility is the weighted mean of its members' (§2.3). Each abstract norm passes the
+same sanity check against the qualified norms as the abstracts before it left them (its
+own members left out of the duplicate and conflict checks, another category's abstract
+in them); if it passes, it is qualified and its members are kept valid but deactivated.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 from normlab.crsec.calls import Caller
 from normlab.crsec.events import AssessedItem, EvaluateData, SkippedItem
-from normlab.crsec.normdb import add_norm, exact_duplicate, weighted_utility
+from normlab.crsec.normdb import add_norm, apply_abstract, exact_duplicate, weighted_utility
 from normlab.crsec.prompts import numbered, render
 from normlab.crsec.replies import (
     AbstractNorm,
@@ -233,15 +235,18 @@ async def _evaluate_faithfully(
 
 @dataclass
 class Synthesized:
-    """One abstract norm proposed for a theme, and the sanity check's verdict on it."""
+    """One abstract norm proposed for a theme, the sanity check's verdict on it, and the item
+    it became in the database (qualified, or kept with its rejection)."""
 
     theme: str
     content: str
     type: NormType
     members: list[int]
+    member_contents: list[str]
     utility: int
     weights_used: bool
     verdict: Verdict
+    id: int
 
 
 @dataclass
@@ -252,9 +257,24 @@ class Synthesis:
 
 
 async def synthesize(
-    caller: Caller, qualified: list[PersonalNorm], mode: EvaluationMode, hint: str = ""
+    caller: Caller,
+    database: NormDatabase,
+    mode: EvaluationMode,
+    time: str,
+    hint: str = "",
 ) -> Synthesis:
-    """{(Q, k)} ← ClassifySpecificNorms(P); n' ← GenerateAbstractNorm(Q, k) per group of ≥ 2."""
+    """{(Q, k)} ← ClassifySpecificNorms(P); n' ← GenerateAbstractNorm(Q, k) per group of ≥ 2;
+    each n' through the sanity check into ``database``.
+
+    The abstract norms are written at once (one call per category), then checked one after
+    another, each against the qualified set as the abstract before left it: the paper's P,
+    where an abstract that passed has taken its members' place. So a second category's
+    abstract is a duplicate of (or in conflict with) the first's like any other item, and one
+    with the same words as a qualified norm (the first category's abstract, an abstract of an
+    earlier synthesis) is skipped without a call, as every identified item is; its own members
+    are left out of the checks (else every abstract would duplicate them).
+    """
+    qualified = database.qualified()
     listed = numbered([norm.content for norm in qualified])
     if hint:
         listed = f"{listed}\n{hint}"
@@ -275,43 +295,96 @@ async def synthesize(
         if indices:
             result.categories.append((category.theme, [qualified[i - 1].id for i in indices]))
 
-    async def abstract(caller: Caller, category: tuple[str, list[int]]) -> Synthesized | None:
+    def subset(category: tuple[str, list[int]]) -> str:
         theme, member_ids = category
-        members = [norm for norm in qualified if norm.id in member_ids]
-        subset = f"[{theme}] " + " ".join(
-            f"{qualified.index(norm) + 1}. {norm.content}" for norm in members
+        return f"[{theme}] " + " ".join(
+            f"{index}. {norm.content}"
+            for index, norm in enumerate(qualified, start=1)
+            if norm.id in member_ids
         )
-        reply = await caller.ask(
+
+    async def abstract(caller: Caller, category: tuple[str, list[int]]) -> AbstractNorm | None:
+        return await caller.ask(
             "abstract",
-            render("abstract", {"qualified norm subset": subset}, "abstract_format_ours"),
+            render("abstract", {"qualified norm subset": subset(category)}, "abstract_format_ours"),
             AbstractNorm,
             max_tokens=200,
         )
-        if reply is None:
-            return None
-        utility, weights_used = weighted_utility([norm.utility for norm in members], reply.weights)
-        others = [norm for norm in qualified if norm.id not in member_ids]
-        verdict = (
-            Verdict(True, utility)
-            if mode == "none"
-            else await evaluate(caller, reply.abstract.strip(), reply.type, subset, others, mode)
-        )
-        return Synthesized(
-            theme=reply.theme or theme,
-            content=reply.abstract.strip(),
-            type=reply.type,
-            members=member_ids,
-            utility=utility,
-            weights_used=weights_used,
-            verdict=verdict,
-        )
 
-    # Each category's abstract norm and its check see the qualified norms as they were before
-    # the synthesis, never another category's abstract: the categories run at once.
     groups = [category for category in result.categories if len(category[1]) >= 2]
-    for synthesized in await caller.each(groups, abstract):
-        if synthesized is None:
+    branches = [caller.branch(index) for index in range(len(groups))]
+    drafts = await asyncio.gather(
+        *(abstract(branch, group) for branch, group in zip(branches, groups, strict=True))
+    )
+    for branch, group, reply in zip(branches, groups, drafts, strict=True):
+        if reply is None:
             result.failed = "abstract: the reply never parsed"
-        else:
-            result.abstracts.append(synthesized)
+            continue
+        members = [norm for norm in qualified if norm.id in group[1]]
+        result.abstracts.append(
+            await _check_abstract(
+                branch, database, reply, group, members, subset(group), mode, time
+            )
+        )
+    caller.merge(branches)
     return result
+
+
+async def _check_abstract(
+    caller: Caller,
+    database: NormDatabase,
+    reply: AbstractNorm,
+    category: tuple[str, list[int]],
+    members: list[PersonalNorm],
+    subset: str,
+    mode: EvaluationMode,
+    time: str,
+) -> Synthesized:
+    """One abstract norm's sanity check against ``database``'s qualified norms as they stand
+    (its members left out), and its entry: qualified in its members' place, or rejected."""
+    theme, member_ids = category
+    content = reply.abstract.strip()
+    utility, weights_used = weighted_utility([norm.utility for norm in members], reply.weights)
+    duplicate = exact_duplicate(database, content, leave_out=member_ids)
+    if duplicate is not None:
+        verdict = Verdict(False, utility, rejection=f"same words as #{duplicate.id}")
+    elif mode == "none":
+        verdict = Verdict(True, utility)
+    else:
+        others = [norm for norm in database.qualified() if norm.id not in member_ids]
+        verdict = await evaluate(caller, content, reply.type, subset, others, mode)
+    theme = reply.theme or theme
+    if verdict.qualified:
+        norm = apply_abstract(
+            database,
+            content=content,
+            type=reply.type,
+            utility=utility,
+            members=member_ids,
+            theme=theme,
+            time=time,
+        )
+    else:
+        norm = add_norm(
+            database,
+            content=content,
+            type=reply.type,
+            utility=utility,
+            origin="synthesis",
+            source_text=theme,
+            time=time,
+            qualified=False,
+            rejection=verdict.rejection,
+            members=member_ids,
+        )
+    return Synthesized(
+        theme=theme,
+        content=content,
+        type=reply.type,
+        members=member_ids,
+        member_contents=[norm.content for norm in members],
+        utility=utility,
+        weights_used=weights_used,
+        verdict=verdict,
+        id=norm.id,
+    )
