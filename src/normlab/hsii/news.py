@@ -11,9 +11,13 @@ datasets" (Leeb & Schölkopf's Babel Briefings; Gao et al.), without saying how.
   without an id gets one from its content, so reruns agree;
 - filters: published on or after ``since`` and on or before ``until`` (ISO dates; a row with
   no date fails a date filter), ``source`` and ``language`` (exact, case folded);
-- ranking: TF-IDF (scikit-learn, word unigrams and bigrams, sublinear tf) fitted on the
-  filtered items, each item's title and text against the keywords; cosine similarity, items
-  with no keyword in them left out, ties broken by corpus order.
+- ranking: TF-IDF (scikit-learn, sublinear tf) fitted on the filtered items' title and text,
+  each read by :func:`analyse` (Unicode NFC, casefolded, "&" as "and", Snowball English stems,
+  so "Floods" is found by ``flood``). A keyword is one term however many words it has: "river
+  defences" is the phrase (its stems in order, within one clause), never "river" or "defences"
+  alone, so the documents' terms are word runs up to the longest keyword's length. An item's
+  score is the cosine of its TF-IDF vector with the keywords' (each keyword once, at its idf);
+  items holding no keyword are left out, ties broken by corpus order.
 """
 
 from __future__ import annotations
@@ -22,8 +26,11 @@ import csv
 import hashlib
 import importlib
 import io
+import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from datetime import date
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -214,6 +221,45 @@ def parse_date(value: str | None, option: str) -> date | None:
         ) from error
 
 
+_CLAUSE = re.compile(r"[^\w\s'’&-]+")
+"""What ends a phrase: sentence and clause punctuation (not apostrophes, hyphens or "&")."""
+
+
+@cache
+def _stemmer() -> Any:
+    # snowballstemmer ships no type hints; imported by name so mypy reads it as Any.
+    return importlib.import_module("snowballstemmer").stemmer("english")
+
+
+@cache
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+def analyse(text: str) -> list[list[str]]:
+    """``text`` as clauses of stemmed words: NFC, casefolded, "&" read as "and", apostrophes
+    dropped inside a word, each word reduced to its Snowball English stem."""
+    folded = unicodedata.normalize("NFC", text).casefold().replace("&", " and ")
+    folded = re.sub("['’]", "", folded)
+    clauses = _CLAUSE.split(folded)
+    return [[_stem(w) for w in re.findall(r"\w+", clause)] for clause in clauses]
+
+
+def keyword_term(keyword: str) -> str:
+    """A keyword as one term: its stems in order ("River defences" → "river defenc")."""
+    return " ".join(word for clause in analyse(keyword) for word in clause)
+
+
+def _terms(text: str, longest: int) -> list[str]:
+    """Every run of 1..``longest`` consecutive stems within a clause of ``text``."""
+    return [
+        " ".join(clause[start : start + size])
+        for clause in analyse(text)
+        for size in range(1, longest + 1)
+        for start in range(len(clause) - size + 1)
+    ]
+
+
 def search(
     items: Sequence[NewsItem],
     keywords: Sequence[str],
@@ -221,6 +267,7 @@ def search(
     top: int = 10,
 ) -> list[Hit]:
     """The ``top`` items that best match ``keywords`` (see the module docstring)."""
+    import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     words = [k.strip() for k in keywords if k.strip()]
@@ -229,14 +276,23 @@ def search(
     kept = [item for item in items if (filters or Filters()).keeps(item)]
     if not kept:
         return []
+    phrases = list(dict.fromkeys(term for term in map(keyword_term, words) if term))
+    if not phrases:
+        return []
+    longest = max(len(phrase.split()) for phrase in phrases)
     documents = [f"{item.title}\n{item.text}" for item in kept]
-    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
+    vectorizer = TfidfVectorizer(analyzer=lambda text: _terms(text, longest), sublinear_tf=True)
     try:
         matrix = vectorizer.fit_transform(documents)
-    except ValueError:  # nothing but stop words
+    except ValueError:  # no words at all
         return []
-    query = vectorizer.transform([" ".join(words)])
-    scores = (matrix @ query.T).toarray().ravel()
+    columns = [vectorizer.vocabulary_[p] for p in phrases if p in vectorizer.vocabulary_]
+    if not columns:
+        return []
+    # The keywords as a document of their own: each phrase once (sublinear tf 1), at its idf.
+    weights = np.asarray(vectorizer.idf_)[columns]
+    query = weights / np.linalg.norm(weights)
+    scores = np.asarray(matrix[:, columns] @ query).ravel()
     order = sorted(
         (index for index, score in enumerate(scores) if score > 0),
         key=lambda index: (-scores[index], index),
