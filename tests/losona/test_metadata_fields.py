@@ -13,6 +13,7 @@ import pytest
 from fsspec.implementations.memory import MemoryFileSystem
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from normlab.core.errors import InputError
 from normlab.losona.analysis import load_run
 from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, read_scenarios
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
@@ -81,6 +82,18 @@ def test_a_near_miss_is_one_line_and_exit_2(
     assert f"{path}:2: field '{name}': unknown field, a near miss of '{meant}'" in lines[0]
     code, output = run_cli("losona", "validate", str(path))
     assert code == 1 and f":2: standup__banned_direct_answers_norm__demos__t2: {name}:" in output
+
+
+def test_a_misspelt_required_field_is_named_as_the_misspelling(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in SCENARIOS.read_text().splitlines()]
+    rows[0]["scenaro_id"] = rows[0].pop("scenario_id")
+    path = tmp_path / "release.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(InputError) as raised:
+        load_scenarios(path)
+    assert raised.value.one_line().startswith(
+        f"{path}:1: field 'scenaro_id': unknown field, a near miss of 'scenario_id'"
+    )
 
 
 def test_the_metadata_rides_into_the_log(workdir: Path, in_memory: str) -> None:

@@ -96,12 +96,13 @@ def _fill_defaults(row: dict[str, Any]) -> list[str]:
 
 def parse_scenario(row: dict[str, Any], path: str | Path, line: int) -> tuple[Scenario, list[str]]:
     """Validate one row; returns the scenario and the optional fields that were defaulted."""
+    # A release's own columns (license, source) are kept as metadata; a misspelt field
+    # (demonstraton_turn_ids, scenaro_id) is refused, or its value would be dropped unseen, and
+    # first, so that a misspelt required field is named as the misspelling it is.
+    unknown_fields(row, KNOWN_FIELDS, path, line)
     for name in REQUIRED_FIELDS:
         if name not in row:
             raise InputError(path, "required field is missing", line=line, field=name)
-    # A release's own columns (license, source) are kept as metadata; a misspelt optional
-    # field (demonstraton_turn_ids) is refused, or its value would be dropped unseen.
-    unknown_fields(row, KNOWN_FIELDS, path, line)
     row = {name: value for name, value in row.items() if name not in ANNOTATIONS}
     defaulted = _fill_defaults(row)
     return validate_row(Scenario, row, path, line), defaulted
