@@ -14,6 +14,7 @@ conversation can persuade an agent that a first one did not (Figure 3's path).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection
 from typing import Literal
 
@@ -21,12 +22,15 @@ from normlab.crsec.schemas import NormDatabase, NormType, Origin, PersonalNorm
 
 SynthesisTrigger = Literal["paper", "counter"]
 
-_NON_WORD = re.compile(r"[^a-z0-9]+")
+_NON_WORD = re.compile(r"[\W_]+")
 
 
 def normalized(content: str) -> str:
-    """Lower case, words only: the key of the exact-duplicate pre-check."""
-    return _NON_WORD.sub(" ", content.lower()).strip()
+    """Words only, the key of the exact-duplicate pre-check: Unicode NFC and casefolded (an NFD
+    "café" or "NO SMOKING" has the same words), "&" read as "and", punctuation, quotes and
+    spacing set aside."""
+    text = unicodedata.normalize("NFC", content).casefold().replace("&", " and ")
+    return _NON_WORD.sub(" ", text).strip()
 
 
 def exact_duplicate(

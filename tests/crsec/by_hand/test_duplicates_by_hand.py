@@ -13,9 +13,12 @@ a duplicate (our pre-check skips those without a call, as the LLM check would an
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from normlab.crsec.events import AssessedItem, SkippedItem
 from normlab.crsec.normdb import add_norm, apply_abstract, exact_duplicate
@@ -191,3 +194,48 @@ async def test_the_second_abstract_is_checked_against_the_first(tmp_path: Path) 
     assert ("QUALIFIED PERSONAL NORMS: 1. People tip the staff after their meals.\n"
             f"2. {SMOKE_ABSTRACT}\n") in evaluations[1]  # fmt: skip
     assert [n.id for n in database.qualified()] == [3, 6, 7]
+
+
+# --- what "the same words" means: metamorphic properties ------------------------------------
+
+LETTERS = st.characters(categories=["L", "N"]).filter(
+    # letters whose case has one spelling back (not Turkish dotless ı, whose upper case is I)
+    lambda c: c.upper().casefold() == c.lower().casefold() == c.casefold()
+)
+WORDS = st.lists(st.text(LETTERS, min_size=1, max_size=8), min_size=1, max_size=6)
+
+
+def variants(words: list[str]) -> st.SearchStrategy[str]:
+    """The same words written otherwise: letter case, NFC/NFD, "and" as "&", quoting style,
+    punctuation and spacing."""
+    text = " ".join(words)
+    return st.sampled_from(
+        [
+            text.upper(),
+            text.lower(),
+            unicodedata.normalize("NFD", text),
+            unicodedata.normalize("NFC", text),
+            f'"{text}."',
+            f"‘{text}’!",
+            "  " + "   ".join(words) + " ",
+            ", ".join(words),
+            " ".join("&" if word == "and" else word for word in words),
+        ]
+    )
+
+
+@given(data=st.data(), words=WORDS)
+def test_the_same_words_written_otherwise_are_a_duplicate_of_a_qualified_norm(
+    data: st.DataObject, words: list[str]
+) -> None:
+    held = data.draw(variants([*words, "and", "more"]))
+    heard = data.draw(variants([*words, "and", "more"]))
+    database = NormDatabase()
+    norm = add_norm(database, content=held, type="injunctive", utility=50, origin="chat",
+                    source_text="", time="", qualified=True)  # fmt: skip
+    assert exact_duplicate(database, heard) is norm
+    # and of a refused item never: it is not in P
+    refused = NormDatabase()
+    add_norm(refused, content=held, type="injunctive", utility=1, origin="chat",
+             source_text="", time="", qualified=False, rejection="inconsistent")  # fmt: skip
+    assert exact_duplicate(refused, heard) is None
