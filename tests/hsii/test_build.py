@@ -229,6 +229,27 @@ def test_build_on_the_seed_corpus_validates_and_resumes_without_calls(tmp_path: 
     assert last["calls_per_case"] == report["calls_per_case"]
 
 
+def test_a_parse_repair_counts_as_a_call_as_a_lint_repair_does(tmp_path: Path) -> None:
+    """Issue 31: the dialogue's first reply is no JSON and its repair is; that is two calls."""
+    model = scripted(tmp_path, [
+        ("Your previous reply could not be used", [dialogue("BARGE SKIPPER")]),
+        ("^You screen news", [{"toxic": False, "category": "none", "reason": "factual"}]),
+        ("^You rate a scenario", [{"participants": 4, "relationships": 4, "conflicts": 3,
+                                   "transitions": 4, "realism": 5, "reason": "fits"}]),
+        (f"^{PROMPT_2}", ["Here is the dialogue you asked for, in prose."]),
+        (f"^{PROMPT_1}", [SCENE]),
+    ])  # fmt: skip
+    out = tmp_path / "build"
+    args = ["hsii", "build", "--keywords", "irrigation", "--top", "1", "--limit", "1",
+            "--model", model, "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "build_report.json").read_text())
+    (dialogues,) = [stage for stage in report["stages"] if stage["stage"] == "dialogues"]
+    assert dialogues["usage"]["generator"]["calls"] == 2 and dialogues["calls_this_run"] == 2
+    assert report["cases"] == 2 and report["calls_per_case"]["dialogues"] == 1.0
+
+
 def test_a_bad_corpus_or_option_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "news.jsonl", [{"id": "x", "body": "no text column"}])
     result = CliRunner().invoke(

@@ -226,8 +226,9 @@ class Build:
             items_in=len(items),
             items_out=len(rows),
             drops=len(drops),
-            usage=usage_by(calls, lambda call: call.role),
-            calls_this_run=len(fresh),
+            # A parse repair is a model call as a lint repair is (issue 31): count attempts.
+            usage=usage_by(calls, lambda call: call.role, lambda call: call.attempts),
+            calls_this_run=sum(call.attempts for call in fresh),
         )
         return rows, drops, summary
 

@@ -107,13 +107,18 @@ class CallCounts(Protocol):
 CallT = TypeVar("CallT", bound=CallCounts)
 
 
-def usage_by(calls: Iterable[CallT], key: Callable[[CallT], str]) -> dict[str, RoleUsage]:
-    """Calls (one each), tokens, cost and retries summed per ``key``, in the keys' order."""
+def usage_by(
+    calls: Iterable[CallT],
+    key: Callable[[CallT], str],
+    count: Callable[[CallT], int] = lambda call: 1,
+) -> dict[str, RoleUsage]:
+    """Calls (one each, or ``count`` of each: a record's attempts, when a parse repair is to
+    count as the call it is), tokens, cost and retries summed per ``key``, in the keys' order."""
     totals: dict[str, RoleUsage] = {}
     for call in calls:
         name = key(call)
         totals[name] = totals.get(name, RoleUsage()) + RoleUsage(
-            calls=1,
+            calls=count(call),
             input_tokens=call.input_tokens,
             cached_input_tokens=call.cached_input_tokens,
             output_tokens=call.output_tokens,
