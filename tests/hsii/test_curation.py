@@ -167,3 +167,24 @@ def test_a_bad_decision_or_a_breaking_amendment_names_the_line(bank: Path, tmp_p
         ],
     )
     assert result.exit_code == 2 and "field 'curator_amended'" in result.output
+
+
+def test_two_files_with_one_curator_name_are_an_error_not_a_lost_agreement(
+    bank: Path, tmp_path: Path
+) -> None:
+    """Issue 31: both files said "ann"; their rows merged into one curator and the agreement
+    between the two was silently left out."""
+    sheet = tmp_path / "curation.csv"
+    invoke("hsii", "curate", "export", str(bank), "--out", str(sheet))
+    decided = {("scenario", "thread-1"): {"curator_decision": "accept"}}
+    first = fill(sheet, tmp_path / "first.csv", "ann", decided)
+    second = fill(sheet, tmp_path / "second.csv", "ann", decided)
+    for command in (
+        ["hsii", "curate", "import", str(first), str(second)],
+        ["hsii", "curate", "apply", str(first), str(second), "--bank", str(bank), "--out",
+         str(tmp_path / "out")],
+    ):  # fmt: skip
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, result.output
+        (line,) = [line for line in result.output.splitlines() if line.strip()]
+        assert str(second) in line and "field 'curator'" in line and str(first) in line

@@ -81,6 +81,7 @@ __all__ = [
     "curation_criteria",
     "export_curation",
     "read_curation",
+    "read_curations",
 ]
 
 
@@ -260,6 +261,30 @@ def read_curation(path: Path, curator: str | None = None) -> list[CuratorRow]:
     return rows
 
 
+def read_curations(paths: Sequence[Path]) -> list[CuratorRow]:
+    """The decided rows of several curators' CSVs. A curator named in two files is an error:
+    their rows would merge into one curator's, and the agreement between the two files would
+    vanish without a word (issue 31)."""
+    rows: list[CuratorRow] = []
+    first_file: dict[str, str] = {}
+    for path in paths:
+        found = read_curation(path)
+        for row in found:
+            earlier = first_file.get(row.curator)
+            if earlier is not None and earlier != row.file:
+                raise InputError(
+                    path,
+                    f"curator {quoted(row.curator)} also decided in {earlier}: each curator's "
+                    f"decisions belong in one file, under a name of their own",
+                    line=row.line,
+                    field=CURATOR_COLUMN,
+                )
+        for row in found:
+            first_file.setdefault(row.curator, row.file)
+        rows += found
+    return rows
+
+
 class CurationResult(BaseModel):
     """One curator's decisions: how many of each, and how often each criterion was met."""
 
@@ -323,7 +348,7 @@ def agreement_of(rows: Iterable[CuratorRow]) -> CurationAgreement:
 
 def curation_agreement(filled: Sequence[Path]) -> CurationAgreement:
     """Agreement between the curators of several filled CSVs (one curator each, or several)."""
-    return agreement_of(row for path in filled for row in read_curation(path))
+    return agreement_of(read_curations(filled))
 
 
 def curation_columns() -> list[str]:

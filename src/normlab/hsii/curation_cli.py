@@ -127,10 +127,10 @@ def add_curation_commands(app: typer.Typer) -> None:
         from normlab.core.outputs import output_folder
         from normlab.hsii.bank import load_bank, write_bank
         from normlab.hsii.curated import apply_curation
-        from normlab.hsii.curation import read_curation
+        from normlab.hsii.curation import read_curations
         from normlab.hsii.lint import lint_paths
 
-        rows = [row for path in paths for row in read_curation(path)]
+        rows = read_curations(paths)
         curated, summary = apply_curation(load_bank(bank), rows, keep_unreviewed)
         output_folder(out, "--out")
         written = write_bank(curated, out)
