@@ -48,6 +48,10 @@ class TargetNorm(BaseModel):
     violation: str = Field(min_length=1)
     keywords: list[str] = Field(default_factory=list)
     """Word beginnings (``smok``, ``tip``) that mark an event as about this norm, for the trace."""
+    occasion: str = ""
+    """What gives an agent the chance, each hour, to follow or break the norm, as words after a
+    name ("feels like smoking a cigarette"): a newcomer's hourly occasion (``crsec newcomer``
+    gives it the same opportunity every hour); empty: the file names none."""
 
 
 class AgentSpec(BaseModel):
@@ -244,6 +248,16 @@ class Subtask(BaseModel):
     place: str
 
 
+class Memory(BaseModel):
+    """What an agent remembers beyond its norms, for its plan and action prompts: its latest
+    conversations and observations, each with its time. The paper's agents carry none there
+    (Figures 17–18 hold the norms only); a newcomer of either arm carries this one, so that a
+    base model can carry a sanction into its next plan as well as a norm database can."""
+
+    conversations: list[str] = Field(default_factory=list)
+    observations: list[str] = Field(default_factory=list)
+
+
 class AgentState(BaseModel):
     name: str
     place: str
@@ -269,6 +283,9 @@ class AgentState(BaseModel):
     actions_this_hour: list[tuple[str, str]] = Field(default_factory=list)
     """(place, action) of each subtask started this hour, for the compliance metrics."""
     norms: NormDatabase = Field(default_factory=NormDatabase)
+    memory: Memory | None = None
+    """What it remembers for its plans and actions; it re-plans after each conversation. None
+    (every society agent, as in the paper): nothing but its norms."""
 
 
 class Usage(BaseModel):

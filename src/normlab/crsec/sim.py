@@ -13,7 +13,8 @@ Each tick (5 simulated minutes by default) runs these phases:
 6. senders who decided to talk are paired with free receivers (one conflict each, drawn
    with the run's seed; the re-chat buffer keeps pairs apart); each pair talks for a
    bounded number of turns; the receiver identifies normative information in the talk
-   and evaluates it;
+   and evaluates it; an agent that keeps a memory (a newcomer) then plans its day and the
+   rest of its hour again;
 7. at an hour's end, every agent thinks about what it saw and heard, identifies normative
    information in its thoughts and evaluates it; an agent whose norms call for it
    synthesizes; the hour's snapshot and metrics are written.
@@ -53,7 +54,7 @@ from normlab.crsec.operations.creation import create_norms
 from normlab.crsec.reflection import reflect_phase
 from normlab.crsec.replies import CreatedNorm
 from normlab.crsec.schemas import AgentSpec, HourMetrics
-from normlab.crsec.talk import detect_phase, pair, talk_phase
+from normlab.crsec.talk import Talk, detect_phase, pair, talk_phase
 from normlab.crsec.world import World
 
 Outcome = Literal["finished", "budget", "cost unknown"]
@@ -83,7 +84,7 @@ class Simulation(World):
     # --- the run -------------------------------------------------------------------
 
     def over_budget(self, max_calls: int | None, max_cost: float | None) -> Outcome | None:
-        usage = self.state.usage
+        usage = self.state.usage.since(self.budget_from)
         if max_calls is not None and usage.calls >= max_calls:
             return "budget"
         if max_cost is not None:
@@ -153,7 +154,9 @@ class Simulation(World):
         self.move(tick)
         observations = self.perceive(tick)
         conflicts = await detect_phase(self, tick, observations)
-        await talk_phase(self, tick, pair(self, tick, conflicts))
+        talks = pair(self, tick, conflicts)
+        await talk_phase(self, tick, talks)
+        await self.replan_phase(tick, talks)
         if self.clock.ends_hour(tick):
             await reflect_phase(self, tick)
             self.close_hour(tick)
@@ -195,23 +198,25 @@ class Simulation(World):
 
         async def unit(name: str) -> tuple[PlannedDay, CallLog]:
             caller = self.caller(name, tick, "plan")
-            norms = self.agent(name).norms.qualified()
-            return await plan_day(caller, self.specs[name], norms, self.clock, day), caller.log
+            state = self.agent(name)
+            planned = await plan_day(
+                caller, self.specs[name], state.norms.qualified(), self.clock, day, state.memory
+            )
+            return planned, caller.log
 
         for name, (planned, log) in await self.each(self.order, unit):
             self.emit_calls(tick, log)
             self.agent(name).plan = planned.plan
-            self.emit(
-                tick,
-                name,
-                PlanData(
-                    norms=self.qualified_contents(name),
-                    day=day,
-                    plan=planned.plan,
-                    filled=planned.filled,
-                    failed=planned.failed,
-                ),
-            )
+            self.emit(tick, name, self.plan_data(name, day, planned))
+
+    def plan_data(self, name: str, day: int, planned: PlannedDay) -> PlanData:
+        return PlanData(
+            norms=self.qualified_contents(name),
+            day=day,
+            plan=planned.plan,
+            filled=planned.filled,
+            failed=planned.failed,
+        )
 
     async def actions_phase(self, tick: int) -> None:
         day, hour = self.clock.day(tick), self.clock.hour(tick)
@@ -229,40 +234,91 @@ class Simulation(World):
                 hour,
                 self.society.places,
                 self.society.home,
+                state.memory,
             )
             return planned, caller.log
 
         for name, (planned, log) in await self.each(self.order, unit):
             self.emit_calls(tick, log)
-            state = self.agent(name)
-            state.subtasks = [
-                subtask.model_copy(update={"action": action_text(self.specs[name], subtask.action)})
-                for subtask in planned.subtasks
-            ]
-            state.minutes_left = 0
-            self.emit(
-                tick,
-                name,
-                ActionsData(
-                    norms=self.qualified_contents(name),
-                    hour=hour,
-                    activity=state.plan.get(hour, ""),
-                    subtasks=[subtask.model_copy() for subtask in state.subtasks],
-                    adjusted=planned.adjusted,
-                    failed=planned.failed,
-                ),
+            self.take_up(tick, name, planned)
+
+    def take_up(self, tick: int, name: str, planned: PlannedHour) -> None:
+        """``name``'s new subtasks for the hour, started at its next move; their event."""
+        state = self.agent(name)
+        state.subtasks = [
+            subtask.model_copy(update={"action": action_text(self.specs[name], subtask.action)})
+            for subtask in planned.subtasks
+        ]
+        state.minutes_left = 0
+        self.emit(
+            tick,
+            name,
+            ActionsData(
+                norms=self.qualified_contents(name),
+                hour=self.clock.hour(tick),
+                activity=state.plan.get(self.clock.hour(tick), ""),
+                subtasks=[subtask.model_copy() for subtask in state.subtasks],
+                adjusted=planned.adjusted,
+                failed=planned.failed,
+            ),
+        )
+
+    async def replan_phase(self, tick: int, talks: list[Talk]) -> None:
+        """After a conversation, an agent that keeps a memory (a newcomer, either arm) plans its
+        day again and the rest of the hour from this tick, both with the conversation in
+        mind; it starts the new hour's first subtask at once (the tick's perception is over).
+        Smallville's agents, too, rewrite their schedule around a chat; the paper's plan
+        (Figure 17) is made once a day."""
+        talked = {name for talk in talks for name in (talk.sender, talk.receiver)}
+        names = [n for n in self.order if n in talked and self.agent(n).memory is not None]
+        day, hour = self.clock.day(tick), self.clock.hour(tick)
+        start = self.clock.minute(tick) % 60
+
+        async def unit(name: str) -> tuple[PlannedDay, PlannedHour, CallLog]:
+            caller = self.caller(name, tick, "replan")
+            state, spec = self.agent(name), self.specs[name]
+            norms = state.norms.qualified()
+            day_plan = await plan_day(caller, spec, norms, self.clock, day, state.memory)
+            activity = day_plan.plan.get(hour, spec.daily_requirement)
+            places, home = self.society.places, self.society.home
+            hour_plan = await plan_actions(
+                caller,
+                spec,
+                norms,
+                activity,
+                self.clock,
+                day,
+                hour,
+                places,
+                home,
+                state.memory,
+                start,
             )
+            return day_plan, hour_plan, caller.log
+
+        for name, (day_plan, hour_plan, log) in await self.each(names, unit):
+            self.emit_calls(tick, log)
+            self.agent(name).plan = day_plan.plan
+            self.emit(tick, name, self.plan_data(name, day, day_plan))
+            self.take_up(tick, name, hour_plan)
+            self.start_subtask(name)
+            self.agent(name).minutes_left -= self.clock.tick_minutes
+
+    def start_subtask(self, name: str) -> None:
+        """``name`` starts its next subtask, if the one under way is over: place and action."""
+        state = self.agent(name)
+        if state.minutes_left <= 0 and state.subtasks:
+            subtask = state.subtasks.pop(0)
+            state.minutes_left = subtask.minutes
+            state.place = subtask.place
+            state.doing = subtask.action
+            state.actions_this_hour.append((subtask.place, subtask.action))
 
     def move(self, tick: int) -> None:
         """Agents start their next subtask (place and action); talkers are seen talking."""
         for name in self.order:
             state = self.agent(name)
-            if state.minutes_left <= 0 and state.subtasks:
-                subtask = state.subtasks.pop(0)
-                state.minutes_left = subtask.minutes
-                state.place = subtask.place
-                state.doing = subtask.action
-                state.actions_this_hour.append((subtask.place, subtask.action))
+            self.start_subtask(name)
             busy = self.busy(name, tick)
             state.action = f"{name} is talking with {state.talking_with}" if busy else state.doing
             state.minutes_left -= self.clock.tick_minutes
@@ -289,6 +345,7 @@ class Simulation(World):
             if new:
                 seen[name] = new
                 me.hour_observations.extend(text for _, text in new)
+                self.remember(name, tick, observations=[text for _, text in new])
                 self.emit(tick, name, PerceiveData(observations=[text for _, text in new]))
         return seen
 

@@ -193,10 +193,12 @@ async def talk_phase(world: World, tick: int, talks: list[Talk]) -> None:
             state.busy_until = tick + ticks - 1
             state.talking_with = other
             state.last_chat[other] = tick
-            state.hour_conversations.append(
+            line = (
                 f"You talked with {other} about {talk.topic or 'what they were doing'}: "
                 + " / ".join(f"{who}: {said}" for who, said in talk.transcript)
             )
+            state.hour_conversations.append(line)
+            world.remember(me, tick, conversation=line)
         world.agent(talk.receiver).norms = talk.database
         world.emit(tick, talk.sender, taken_from(ConversationData, talk, minutes=minutes))
         world.emit(tick, talk.receiver, IdentifyData(source="chat", norms=talk.identified))

@@ -13,7 +13,7 @@ with, so the hour's metrics line and the analysis agree by construction.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TypeVar
 
 from normlab.crsec.calls import AGENT_ROLE, Caller, CallLog
@@ -31,11 +31,17 @@ from normlab.crsec.schemas import (
     NormDatabase,
     Origin,
     RunConfig,
+    Usage,
     WorldState,
 )
 from normlab.models import ModelClient
 
 T = TypeVar("T")
+
+MEMORY_CONVERSATIONS = 5
+"""A remembering agent's plan and action prompts carry its latest this many conversations…"""
+MEMORY_OBSERVATIONS = 10
+"""…and this many observations (a busy hour brings dozens; the sanctions stay among them)."""
 
 
 def initial_state(config: RunConfig) -> WorldState:
@@ -105,6 +111,9 @@ class World:
         """Agents that keep no norm database (a plain newcomer): they identify nothing in
         their talks or thoughts, so their qualified norms stay NONE; they still plan, act and
         talk."""
+        self.budget_from = Usage()
+        """What the budget (``--max-calls``, ``--max-cost``) does not count: for a continuation,
+        its source run's usage, so a newcomer run's budget is its own."""
 
     @property
     def mode(self) -> EvaluationMode:
@@ -132,6 +141,27 @@ class World:
 
     def qualified_contents(self, name: str) -> list[str]:
         return [norm.content for norm in self.agent(name).norms.qualified()]
+
+    def remember(
+        self,
+        name: str,
+        tick: int,
+        *,
+        conversation: str | None = None,
+        observations: Sequence[str] = (),
+    ) -> None:
+        """Add to ``name``'s memory (:class:`~normlab.crsec.schemas.Memory`), if it keeps one,
+        with the time, keeping the latest few of each kind."""
+        memory = self.agent(name).memory
+        if memory is None:
+            return
+        when = self.clock.label(tick)
+        if conversation is not None:
+            kept = [*memory.conversations, f"{when}: {conversation}"]
+            memory.conversations = kept[-MEMORY_CONVERSATIONS:]
+        if observations:
+            seen = [*memory.observations, *(f"{when}: {text}" for text in observations)]
+            memory.observations = seen[-MEMORY_OBSERVATIONS:]
 
     def emit(self, tick: int, agent: str, data: Payload) -> HourMetrics | None:
         """Log ``data`` as an event of ``agent`` at ``tick`` and count it; an hour's snapshot

@@ -15,7 +15,7 @@ from normlab.crsec.calls import Caller
 from normlab.crsec.clock import Clock, clock_label
 from normlab.crsec.prompts import numbered, render
 from normlab.crsec.replies import DayPlan, Subtasks
-from normlab.crsec.schemas import AgentSpec, PersonalNorm, Place, Subtask
+from normlab.crsec.schemas import AgentSpec, Memory, PersonalNorm, Place, Subtask
 
 
 @dataclass
@@ -26,6 +26,17 @@ class PlannedDay:
     failed: bool = False
 
 
+def memory_parts(memory: Memory | None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The memory block (``prompts/memory_ours.txt``) a remembering agent's plan and action
+    prompts carry after the paper's text, and its values; none for an agent without one."""
+    if memory is None:
+        return (), {}
+    return ("memory_ours",), {
+        "remembered conversations": numbered(memory.conversations),
+        "remembered observations": numbered(memory.observations),
+    }
+
+
 def agent_profile(agent: AgentSpec) -> str:
     """Figure 18's AGENT DESCRIPTION: the description and the daily requirement."""
     if not agent.daily_requirement:
@@ -34,10 +45,17 @@ def agent_profile(agent: AgentSpec) -> str:
 
 
 async def plan_day(
-    caller: Caller, agent: AgentSpec, norms: list[PersonalNorm], clock: Clock, day: int
+    caller: Caller,
+    agent: AgentSpec,
+    norms: list[PersonalNorm],
+    clock: Clock,
+    day: int,
+    memory: Memory | None = None,
 ) -> PlannedDay:
-    """L_plan ← GenerateNormativePlans(C, P): one activity per active hour of ``day``."""
+    """L_plan ← GenerateNormativePlans(C, P): one activity per active hour of ``day`` (with
+    ``memory``, what the agent remembers follows the paper's prompt)."""
     first, end = clock.active_hours
+    remembered, values = memory_parts(memory)
     prompt = render(
         "plan",
         {
@@ -50,7 +68,9 @@ async def plan_day(
             "end hour": clock_label(end * 60),
             "first hour": str(first),
             "last hour": str(end - 1),
+            **values,
         },
+        *remembered,
         "plan_ours",
     )
     reply = await caller.ask("plan", prompt, DayPlan, max_tokens=60 + 45 * (end - first))
@@ -128,9 +148,14 @@ async def plan_actions(
     hour: int,
     places: list[Place],
     home: str,
+    memory: Memory | None = None,
+    start: int = 0,
 ) -> PlannedHour:
-    """L_action ← GenerateNormativeActions(l_i, P, G): the hour's activity in 5-minute steps."""
-    span = f"{clock_label(hour * 60)} to {clock_label(hour * 60 + 60)}"
+    """L_action ← GenerateNormativeActions(l_i, P, G): the hour's activity in 5-minute steps,
+    from ``start`` minutes into the hour (a re-plan after a conversation) to its end."""
+    minutes = 60 - start
+    span = f"{clock_label(hour * 60 + start)} to {clock_label(hour * 60 + 60)}"
+    remembered, values = memory_parts(memory)
     prompt = render(
         "actions",
         {
@@ -142,17 +167,19 @@ async def plan_actions(
             "agent first name": agent.first_name,
             "current action": activity,
             "current time range": span,
-            "current action duration in min": "60",
+            "current action duration in min": str(minutes),
             "places": "; ".join(place.name for place in places),
+            **values,
         },
+        *remembered,
         "actions_format_ours",
     )
     reply = await caller.ask("actions", prompt, Subtasks, max_tokens=400)
     if reply is None:
-        return PlannedHour([Subtask(action=activity, minutes=60, place=home)], failed=True)
+        return PlannedHour([Subtask(action=activity, minutes=minutes, place=home)], failed=True)
     subtasks, adjusted = fit_subtasks(
         [(s.action.strip(), s.minutes, s.place) for s in reply.subtasks],
-        60,
+        minutes,
         clock.tick_minutes,
         places,
         home,
