@@ -4,13 +4,14 @@
     python -m benchmarks.crsec_newcomer_calls --model embedded   # a real (0.5B) model, small
 
 For each setting it runs a society to its end, then ``normlab crsec newcomer``'s runs (the
-base model and the norm-memory agent, seed 0) for ``--hours`` simulated hours, and counts
-from their event logs the calls per newcomer hour: every agent's (the society's and the
-newcomer's), the newcomer's own, and the newcomer's by operation. The judge is not run
-(its verdicts are the analysis's, counted apart).
+base model, the norm-memory agent and the newcomer-free control, seed 0) for ``--hours``
+simulated hours, and counts from their event logs the calls per newcomer hour: every agent's
+(the society's and the newcomer's), the newcomer's own, and the newcomer's by operation (its
+re-plans after a conversation among them, under ``plan`` and ``actions``). The judge is not
+run (its verdicts are the analysis's, counted apart).
 
 - ``tests``: the tests' scripted society (3 agents of Hobbs Cafe, 9–11, 15-minute ticks) and
-  newcomer, which smokes inside and is sanctioned (the norm-memory one only in its first hour);
+  newcomer, which smokes inside, is sanctioned in its first hour and then smokes outside;
 - ``busy``: Hobbs Cafe's 10 agents (9–11, 5-minute ticks) on ``benchmarks.crsec_calls``'s busy
   script (every observation conflicts, every observer talks, conversations run to their cap),
   society and newcomer alike: the upper bound at the paper's size;
@@ -22,7 +23,6 @@ newcomer's), the newcomer's own, and the newcomer's by operation. The judge is n
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import tempfile
 import time
@@ -34,10 +34,10 @@ from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
 from normlab.crsec.clock import clock_of
 from normlab.crsec.events import CallEvent
-from normlab.crsec.newcomer import newcomer_setup, plan, simulate
+from normlab.crsec.newcomer import newcomer_setup, plan
 from normlab.crsec.newcomer_analysis import newcomer_hours
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.runner import configure, model_client
+from normlab.crsec.runner import configure, simulate_runs
 from normlab.crsec.runner import simulate as simulate_society
 from normlab.crsec.society import HOBBS_CAFE
 from normlab.models import DEFAULT_MODEL
@@ -75,13 +75,13 @@ def society_run(
 
 
 def newcomer_calls(source: Path, out: Path, subject: str, hours: int) -> dict[str, Any]:
-    """Per agent kind: calls per newcomer hour (all, the newcomer's, by operation)."""
+    """Per arm: calls per newcomer hour (all, the newcomer's, by operation)."""
     folders = plan(source, out, subject=subject, agents=["base", "norm-memory"], seeds=[0],
                    hours=hours)  # fmt: skip
     started = time.perf_counter()
-    asyncio.run(simulate(folders, model_client, lambda line: None))
+    simulate_runs(folders, None, None)
     seconds = time.perf_counter() - started
-    result: dict[str, Any] = {"seconds (both agents)": round(seconds, 1)}
+    result: dict[str, Any] = {"seconds (the three arms)": round(seconds, 1)}
     for folder in folders:
         setup = newcomer_setup(folder)
         run = RunDir(folder)

@@ -1,42 +1,49 @@
 """``normlab crsec newcomer``: a scripted newcomer joins a scripted society converged on "No
-smoking indoors.", breaches it, is sanctioned and (with a norm database) adopts it.
+smoking indoors.", breaches it, is sanctioned and adopts it, in a fair experiment.
 
 The society (``fixtures/newcomer_society.json``: Bob Johnson creates the norm, Isabella
 Rodriguez and Carlos Gomez take it up from their thoughts in the first hour) reads quietly and
-finds a conflict only in "Alex Adams is smoking a cigarette at a table (at Hobbs Cafe)". The
+finds a conflict only in "Alex Adams is smoking a cigarette at a table (at Hobbs Cafe)"; as
+the judge it finds smoking in ``Hobbs Cafe`` violated and smoking outside complied. The
 newcomer (``fixtures/newcomer_subject.json``) smokes at a table for the first half of each
-hour unless its system message lists a smoking norm; in a conversation it identifies
-"No smoking indoors." Worked out by hand, with 15-minute ticks: in its first hour the three
-agents each see it smoke (3 conflicts), Bob talks to it (1 sanction) and the norm-memory
-newcomer keeps the norm, so from hour 2 it smokes outside: adoption after hour 1. The plain
-newcomer keeps no database and smokes inside every hour (3 conflicts each; Bob, then
-Isabella, then Bob again talk to it, the re-chat buffer keeping Bob apart for 130 minutes).
+hour unless its system message lists a smoking norm or it remembers a talk about smoking; in
+a conversation it identifies "No smoking indoors." Worked out by hand, with 15-minute ticks:
+in its first hour the three agents each see it smoke (3 conflicts) and Bob talks to it (1
+sanction); both newcomers then plan again, with the talk in their memory (the norm-memory one
+also with the norm it kept), and smoke outside from that tick on: hour 1 violated, hours 2
+and 3 complied, adopted after hour 1. Without communication nobody talks: it smokes inside
+every hour (3 conflicts each hour, as its action changes) and never adopts. The stubborn
+newcomer (``fixtures/newcomer_stubborn.json``) smokes at its table the whole of every hour:
+seen once (3 conflicts in hour 1, none after), violating every hour, never adopted.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.events import CallEvent, IdentifyEvent, of_kind
-from normlab.crsec.newcomer import newcomer_spec, plan, simulate
+from normlab.core.errors import InputError
+from normlab.crsec.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent, of_kind
+from normlab.crsec.newcomer import CONTROL, newcomer_spec, occasion_text
 from normlab.crsec.newcomer_analysis import adoption_hour
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.runner import model_client
 from normlab.crsec.society import load_society
 from tests.crsec.support import FIXTURES, event_lines
 
 runner = CliRunner()
 SOCIETY = f"scripted/{FIXTURES / 'newcomer_society.json'}"
 SUBJECT = f"scripted/{FIXTURES / 'newcomer_subject.json'}"
+STUBBORN = f"scripted/{FIXTURES / 'newcomer_stubborn.json'}"
 AGENTS = "Bob Johnson,Isabella Rodriguez,Carlos Gomez"
+ALEX = "Alex Adams"
 
 
 def crsec(*args: str) -> tuple[int, str]:
@@ -64,113 +71,215 @@ def fingerprint(folder: Path) -> dict[str, str]:
     }
 
 
+def as_json(output: str) -> dict[str, Any]:
+    summary: dict[str, Any] = json.loads(output[output.index("{") : output.rindex("}") + 1])
+    return summary
+
+
 def newcomer(source: Path, out: Path, *extra: str) -> dict[str, Any]:
     code, output = crsec(
         "newcomer", str(source), "--subject", SUBJECT, "--agent", "base", "--agent",
         "norm-memory", "--hours", "3", "--seeds", "0,1", "--out", str(out), "--json", *extra,
     )  # fmt: skip
     assert code == 0, output
-    summary: dict[str, Any] = json.loads(output[output.index("{") : output.rindex("}") + 1])
-    return summary
+    return as_json(output)
 
 
-def test_the_newcomer_breaches_is_sanctioned_and_with_a_norm_database_adopts_after_hour_1(
+def arms(summary: dict[str, Any]) -> dict[tuple[str, bool, int], dict[str, Any]]:
+    return {(r["agent"], r["communication"], r["seed"]): r for r in summary["runs"]}
+
+
+def column(run: dict[str, Any], field: str) -> list[Any]:
+    return [hour[field] for hour in run["hours"]]
+
+
+def test_both_newcomers_carry_the_sanction_into_their_plans_and_adopt_after_hour_1(
     source: Path, tmp_path: Path
 ) -> None:
     before = fingerprint(source)
-    summary = newcomer(source, tmp_path / "out")
+    out = tmp_path / "out"
+    summary = newcomer(source, out, "--no-communication")
     assert fingerprint(source) == before  # the source run is only read
-    assert summary["newcomer"] == "Alex Adams" and summary["like"] == "Carlos Gomez"
+    assert summary["newcomer"] == ALEX and summary["like"] == "Carlos Gomez"
+    assert summary["occasion"].startswith("Every hour of the day, Alex feels like smoking")
     assert summary["arrival"] == "day 2 09:00–10:00" and summary["notes"] == []
-    assert summary["society_holds"] == ["no_smoking_indoors"]
-    runs = {(run["agent"], run["seed"]): run for run in summary["runs"]}
+    assert summary["society_holds"] == summary["adoption_norms"] == ["no_smoking_indoors"]
+    runs = arms(summary)
+    assert len(runs) == 12  # base, norm-memory and the control, with and without talk, 2 seeds
     for seed in (0, 1):
-        memory, plain = runs[("norm-memory", seed)], runs[("base", seed)]
-        assert [hour["conflicts"] for hour in memory["hours"]] == [3, 0, 0]
-        assert [hour["sanctions"] for hour in memory["hours"]] == [1, 0, 0]
-        assert memory["adoption"] == 1
+        for agent in ("base", "norm-memory"):
+            talked, silent = runs[(agent, True, seed)], runs[(agent, False, seed)]
+            verdicts = [hour["no_smoking_indoors"] for hour in column(talked, "verdicts")]
+            assert verdicts == ["violated", "complied", "complied"]
+            assert column(talked, "violations") == [1, 0, 0] and talked["adoption"] == 1
+            assert column(talked, "conflicts") == [3, 0, 0]
+            assert column(talked, "sanctions") == [1, 0, 0]
+            assert column(silent, "violations") == [1, 1, 1] and silent["adoption"] is None
+            assert column(silent, "conflicts") == [3, 3, 3]
+            assert column(silent, "sanctions") == [0, 0, 0]
+            for run in (talked, silent):
+                control = runs[(CONTROL, run["communication"], seed)]
+                assert run["control"] == control["folder"]
+                assert run["corrected_drift"]["no_smoking_indoors"] == {
+                    "holding": 0.0,
+                    "adhering": 0.0,
+                }
+        memory = runs[("norm-memory", True, seed)]
         assert memory["holds"] == ["no_smoking_indoors"]
         assert memory["held_norms"] == ["No smoking indoors."]
-        assert [hour["conflicts"] for hour in plain["hours"]] == [3, 3, 3]
-        assert [hour["sanctions"] for hour in plain["hours"]] == [1, 1, 1]
-        assert plain["adoption"] is None and plain["holds"] is None
+        assert runs[("base", True, seed)]["holds"] is None
+        assert runs[(CONTROL, True, seed)]["corrected_drift"] is None
         assert memory["before_hours"] == ["day 1 09:00–10:00", "day 1 10:00–11:00"]
-        assert memory["drift"]["no_smoking_indoors"] == {"holding": 0.0, "adhering": 0.0}
-    subjects = {subject["agent"]: subject for subject in summary["subjects"]}
-    memory_summary, plain_summary = subjects["norm-memory"], subjects["base"]
-    assert [rate["value"] for rate in memory_summary["adoption_curve"]] == [0.0, 1.0, 1.0, 1.0]
-    assert [rate["value"] for rate in plain_summary["adoption_curve"]] == [0.0] * 4
-    assert memory_summary["adopted"]["k"] == 2 and plain_summary["adopted"]["k"] == 0
-    assert memory_summary["holds"]["no_smoking_indoors"]["k"] == 2
-    assert plain_summary["holds"] is None
-    assert memory_summary["conflicts"][0]["value"] == 3.0
-    (comparison,) = summary["comparisons"]
-    assert comparison["seeds"] == [0, 1] and comparison["adopted"]["value"] == 1.0
-    assert comparison["conflicts_total"]["value"] == -6.0
-    out = tmp_path / "out"
+    subjects = {(s["agent"], s["communication"]): s for s in summary["subjects"]}
+    for agent in ("base", "norm-memory"):
+        assert subjects[(agent, True)]["adopted"]["k"] == 2
+        assert subjects[(agent, False)]["adopted"]["k"] == 0
+        assert [r["value"] for r in subjects[(agent, True)]["adoption_curve"]] == [0, 1, 1, 1]
+        corrected = subjects[(agent, True)]["corrected_drift"]["no_smoking_indoors"]
+        assert corrected["holding"]["value"] == 0.0 and corrected["holding"]["n"] == 2
+    assert subjects[(CONTROL, True)]["adopted"]["n"] == 0
+    assert subjects[("norm-memory", True)]["holds"]["no_smoking_indoors"]["k"] == 2
+    assert subjects[("base", True)]["holds"] is None
+    pairs = {(c["treatment"], c["reference"]): c for c in summary["comparisons"]}
+    memory_base = pairs[(f"{SUBJECT} + norm-memory", SUBJECT)]
+    assert memory_base["seeds"] == [0, 1] and memory_base["adopted"]["value"] == 0.0
+    sanctioned = pairs[(SUBJECT, f"{SUBJECT}, no communication")]
+    assert sanctioned["adopted"]["value"] == 1.0
+    assert sanctioned["violations_total"]["value"] == -2.0
+    assert sanctioned["sanctions_total"]["value"] == 1.0
     assert json.loads((out / "newcomer_summary.json").read_text()) == summary
     html = (out / "report.html").read_text()
-    assert "<h2>Newcomer</h2>" in html and "Time to adoption" in html
+    assert "<h2>Newcomer</h2>" in html and "corrected by the control" in html
     # The newcomer's calls go to the subject model; a plain newcomer identifies nothing.
-    memory_folder = Path(runs[("norm-memory", 0)]["folder"])
-    plain_folder = Path(runs[("base", 0)]["folder"])
-    calls = of_kind(RunDir(memory_folder).events(), CallEvent)
-    assert {c.data.role for c in calls if c.agent == "Alex Adams"} == {"subject"}
-    assert {c.data.role for c in calls if c.agent != "Alex Adams"} == {"agent"}
-    plain_events = list(RunDir(plain_folder).events())
-    identified = [e for e in of_kind(plain_events, IdentifyEvent) if e.agent == "Alex Adams"]
+    plain_folder = Path(runs[("base", True, 0)]["folder"])
+    events = list(RunDir(plain_folder).events())
+    calls = of_kind(events, CallEvent)
+    assert {c.data.role for c in calls if c.agent == ALEX} == {"subject"}
+    assert {c.data.role for c in calls if c.agent != ALEX} == {"agent"}
+    identified = [e for e in of_kind(events, IdentifyEvent) if e.agent == ALEX]
     assert identified and not [norm for e in identified for norm in e.data.norms]
-    plain_calls = [c for c in of_kind(plain_events, CallEvent) if c.agent == "Alex Adams"]
-    assert {c.data.operation for c in plain_calls} == {"plan", "actions", "utterance"}
+    own = [c for c in calls if c.agent == ALEX]
+    assert {c.data.operation for c in own} == {"plan", "actions", "utterance"}
+    # Its plan and action prompts carry its memory; after the talk it plans again at once.
+    planning = [c.data.prompt for c in own if c.data.operation in ("plan", "actions")]
+    assert all(f"WHAT {ALEX} REMEMBERS" in prompt for prompt in planning)
+    arrival = RunDir(plain_folder).config().society.agents[-1]
+    assert arrival.name == ALEX and arrival.daily_requirement == summary["occasion"]
+    replanned = [c for c in own if c.data.phase == "replan"]
+    assert [c.data.operation for c in replanned] == ["plan", "actions"]
+    assert "You talked with Bob Johnson about smoking indoors" in replanned[1].data.prompt
+    first_tick = replanned[0].tick
+    assert [e.tick for e in of_kind(events, PlanEvent) if e.agent == ALEX][:2] == [first_tick] * 2
+    assert [e.tick for e in of_kind(events, ActionsEvent) if e.agent == ALEX][:2] == [
+        first_tick
+    ] * 2
     # The same command again finds every run finished: nothing more happens.
-    lines = event_lines(memory_folder)
-    assert newcomer(source, out) == summary
-    assert event_lines(memory_folder) == lines
+    lines = event_lines(plain_folder)
+    assert newcomer(source, out, "--no-communication") == summary
+    assert event_lines(plain_folder) == lines
 
 
-def test_a_stopped_newcomer_run_resumes_without_counting_twice(
+def test_a_stubborn_newcomer_is_never_counted_as_adopted(source: Path, tmp_path: Path) -> None:
+    """It smokes at its table the whole of every hour, so the society sees it once and talks
+    to it once: read from what the society detected it was "adopted after hour 1"."""
+    code, output = crsec(
+        "newcomer", str(source), "--subject", STUBBORN, "--agent", "base", "--hours", "3",
+        "--seeds", "0", "--out", str(tmp_path / "out"), "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    summary = as_json(output)
+    (run,) = [run for run in summary["runs"] if run["agent"] == "base"]
+    assert run["adoption"] is None
+    assert column(run, "conflicts") == [3, 0, 0] and column(run, "sanctions") == [1, 0, 0]
+    assert column(run, "violations") == [1, 1, 1]
+    (subject,) = [s for s in summary["subjects"] if s["agent"] == "base"]
+    assert (subject["adopted"]["k"], subject["adopted"]["n"]) == (0, 1)
+    assert [rate["value"] for rate in subject["adoption_curve"]] == [0.0] * 4
+
+
+def test_a_stopped_newcomer_run_resumes_with_crsec_resume_without_counting_twice(
     source: Path, tmp_path: Path
 ) -> None:
     whole = newcomer(source, tmp_path / "whole")
     out = tmp_path / "cut"
-    folders = plan(
-        source, out, subject=SUBJECT, agents=["base", "norm-memory"], seeds=[0, 1], hours=3
-    )
+    code, output = crsec(
+        "newcomer", str(source), "--subject", SUBJECT, "--agent", "base", "--agent",
+        "norm-memory", "--hours", "3", "--seeds", "0,1", "--out", str(out), "--max-calls", "10",
+    )  # fmt: skip
+    assert code == 1 and "stopped at their budget" in output, output
+    folders = sorted(path.parent for path in out.glob("*/seed-*/config.json"))
+    assert len(folders) == 6
     source_calls = RunDir(source).checkpoint().usage.calls  # type: ignore[union-attr]
-    asyncio.run(simulate(folders, model_client, lambda line: None, source_calls + 10))
     for folder in folders:
         state = RunDir(folder).checkpoint()
         assert state is not None and not state.finished
+        # --max-calls counts the calls since the arrival, not the source run's.
+        assert 10 <= state.usage.calls - source_calls < 30
         with (folder / "events.jsonl").open("a") as handle:  # a tick killed half-way
             handle.write('{"seq": 999, "tick": 99, "kind": "call", "da')
-    assert newcomer(source, out)["runs"] == [
-        {**run, "folder": run["folder"].replace(str(tmp_path / "whole"), str(out))}
-        for run in whole["runs"]
-    ]
+    code, output = crsec("resume", *map(str, folders))
+    assert code == 1 and "stopped at its budget" in output, output  # the kept budget holds
+    code, output = crsec("resume", *map(str, folders), "--max-calls", "1000")
+    assert code == 0, output
     for folder in folders:
         twin = tmp_path / "whole" / folder.relative_to(out)
         assert event_lines(folder) == event_lines(twin)
+    resumed = json.loads((out / "newcomer_summary.json").read_text())
+    moved = json.loads(json.dumps(whole["runs"]).replace(str(tmp_path / "whole"), str(out)))
+    assert arms({"runs": resumed["runs"]}) == arms({"runs": moved})
 
 
 def test_the_newcomer_is_a_renamed_copy_that_knows_nobody() -> None:
     society = load_society()
     spec = newcomer_spec(society, society.agent("Carlos Gomez"))
-    assert spec.name == "Alex Adams" and spec.role == "ordinary" and spec.relationships == []
+    assert spec.name == ALEX and spec.role == "ordinary" and spec.relationships == []
     assert spec.description.startswith(
         "Alex Adams has just come to Hobbs Cafe for the first time and knows nobody there. "
         "Alex Adams is an Egyptian poet."
     )
     assert "Tom" not in spec.description and "Carlos" not in spec.description
-    assert spec.daily_requirement.startswith("Alex is SMOKING at Hobbs Cafe")
+    # The same occasion every hour, not Carlos's schedule (smoking from 9 to 10 only).
+    assert spec.daily_requirement == (
+        "Every hour of the day, Alex feels like smoking a cigarette. Every hour of the day, "
+        "Alex has something exciting to tell the people around. Every hour of the day, Alex "
+        "finishes a snack and pays for it."
+    )
     assert spec.stances == society.agent("Carlos Gomez").stances
+    tamara = newcomer_spec(society, society.agent("Tamara Rodriguez"))
+    assert (
+        tamara.daily_requirement == "Every hour of the day, Alex finishes a snack and pays for it."
+    )
+    chosen = newcomer_spec(society, society.agent("Carlos Gomez"), "wants a coffee")
+    assert chosen.daily_requirement == "Every hour of the day, Alex wants a coffee."
+
+
+def test_a_society_without_occasions_asks_for_one() -> None:
+    society = load_society()
+    bare = society.model_copy(
+        update={"norms": [norm.model_copy(update={"occasion": ""}) for norm in society.norms]}
+    )
+    with pytest.raises(InputError, match="--occasion"):
+        occasion_text(bare, bare.agent("Carlos Gomez"), "Alex")
 
 
 @pytest.mark.parametrize(
-    ("conflicts", "hour"),
+    ("violations", "hour"),
     [([3, 0, 0], 1), ([0, 0], 0), ([1, 0, 1], None), ([2, 0, 1, 0], 3), ([], None)],
 )
-def test_time_to_adoption(conflicts: list[int], hour: int | None) -> None:
-    assert adoption_hour(conflicts) == hour
+def test_time_to_adoption(violations: list[int], hour: int | None) -> None:
+    assert adoption_hour(violations) == hour
+
+
+@given(st.lists(st.integers(min_value=0, max_value=5), max_size=12))
+def test_adoption_depends_only_on_which_hours_violated(violations: list[int]) -> None:
+    hour = adoption_hour(violations)
+    assert hour == adoption_hour([min(count, 1) for count in violations])
+    if violations and all(violations):
+        assert hour is None  # a newcomer that violates every hour is never adopted
+    if hour is not None:
+        assert not any(violations[hour:]) and (hour == 0 or violations[hour - 1])
+        assert adoption_hour([*violations, 0]) == hour  # a clean hour more changes nothing
+    assert adoption_hour([*violations, 1]) is None  # a violation in the last hour: never
 
 
 def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
@@ -187,6 +296,8 @@ def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
         ([str(source), "--seeds", "a,b"], "is not a list of integers"),
         ([str(source), "--seeds", "0", "--runs", "2"], "not both"),
         ([str(source), "--hours", "0"], "--hours"),
+        ([str(source), "--max-calls", "0"], "--max-calls"),
+        ([str(source), "--occasion", " ", "--out", str(tmp_path / "o")], "occasion in words"),
         ([str(source), "--like", "Nobody Here", "--out", str(tmp_path / "o")], "Nobody Here"),
         ([str(source), "--out", str(source / "newcomer")], "which is only read"),
     ]

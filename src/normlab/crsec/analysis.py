@@ -183,11 +183,23 @@ def _share(flags: list[bool]) -> float:
     return sum(flags) / len(flags) if flags else 0.0
 
 
+def violated(verdict: Verdict) -> bool:
+    """Whether the hour's plan or its actions break the norm (either one suffices)."""
+    return "violated" in verdict
+
+
 def _complied(verdict: Verdict) -> tuple[bool, bool, bool]:
     plan, actions = verdict
     plan_ok, actions_ok = plan == "complied", actions == "complied"
-    violated = "violated" in (plan, actions)
-    return plan_ok, actions_ok, (plan_ok or actions_ok) and not violated
+    return plan_ok, actions_ok, (plan_ok or actions_ok) and not violated(verdict)
+
+
+def verdict_word(verdict: Verdict) -> str:
+    """One agent's hour on one norm in a word: ``violated`` (in its plan or its actions),
+    ``complied`` (adhering: shown in either, violated in neither) or ``not shown``."""
+    if violated(verdict):
+        return "violated"
+    return "complied" if _complied(verdict)[2] else "not shown"
 
 
 def prompt_prefix_shares(

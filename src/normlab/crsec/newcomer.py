@@ -6,35 +6,39 @@ those: a finished run's last checkpoint is copied into a new folder (the source 
 read), one agent driven by the subject model joins the society, and the society goes on for
 a few more simulated hours with the run's own tick loop (:class:`~normlab.crsec.sim.Simulation`
 with the continuation hooks of :class:`~normlab.crsec.world.World`: a later end tick, the
-newcomer's calls under the ``subject`` role, and, for a plain model, no norm database).
+newcomer's calls under the ``subject`` role, for a plain model no norm database, and a budget
+that counts the continuation's calls only).
 
-Two newcomers are compared on the same checkpoint and seeds:
+A fair experiment (issue 31): every arm starts from the same checkpoint with the same seeds,
+and the newcomer of each arm gets the same memory and the same opportunity:
 
-- ``base``: the subject model as a plain agent. It plans, acts and talks with the society's
-  prompts (Figures 17–18, its qualified norms NONE), but keeps no norm database: what it is
-  told in a conversation reaches its next plan only if the model carries it there, which in
-  this architecture it cannot (the plan and action prompts hold no memory but the norms);
+- ``base``: the subject model as a plain agent, which keeps no norm database;
 - ``norm-memory``: the same model with the society's own architecture and an empty personal
-  norm database: it identifies normative information in the talks it is drawn into and in
-  its thoughts, evaluates it and keeps what passes, as every agent of the society does.
+  norm database (identification in its talks and thoughts, the immediate evaluation, synthesis);
+- both carry a memory of their latest conversations and observations into every plan and
+  action prompt, and plan their day and the rest of the hour again after each conversation
+  (:class:`~normlab.crsec.schemas.Memory`), so a sanction can reach a base model's next plan;
+- both have the same occasion every hour (their daily requirement is "Every hour of the day,
+  NAME feels like smoking a cigarette.", from the norms' ``occasion`` in the society file, or
+  ``--occasion``), not a copied schedule that demands the breach in one hour only;
+- ``control``: no newcomer at all, the same continuation with the same seeds: the society's
+  drift without one, which the newcomer runs' drift is corrected by;
+- with ``--no-communication``, each of these again with conversations switched off (the
+  run's ``no_communication`` ablation): the newcomer meets no sanction.
 
 The newcomer is a copy of one of the society's agents (by default the one most against the
 norms at stake, so that it has a reason to breach them) under a new name, with the
-sentences that tie it to the others left out: it knows nobody. Each newcomer run is an
-ordinary run folder (``config.json`` with the newcomer in the society and the ``subject``
-role in the models, the source's events and metrics followed by the new hours, a
-checkpoint after every tick), plus ``newcomer.json`` (:class:`NewcomerSetup`); a killed run
-goes on from its last checkpoint when the same command is given again. The measures are
-:mod:`~normlab.crsec.newcomer_analysis`.
+sentences that tie it to the others left out: it knows nobody. Each run is an ordinary run
+folder (``config.json``, the source's events and metrics followed by the new hours, a
+checkpoint after every tick), plus ``newcomer.json`` (:class:`NewcomerSetup`); a stopped run
+goes on from its last checkpoint when the same command is given again, or with ``normlab crsec
+resume FOLDER``. The measures are :mod:`~normlab.crsec.newcomer_analysis`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import re
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,17 +48,20 @@ from normlab.core.jsonio import read_json, validate_row
 from normlab.core.logs import BASE_AGENT, subject_label
 from normlab.core.outputs import output_folder, replace_file, replacing, slug
 from normlab.crsec.judge import JUDGE_CACHE
+from normlab.crsec.prompts import render
 from normlab.crsec.rundir import CHECKPOINT, EVENTS, METRICS, RunDir
-from normlab.crsec.schemas import AgentSpec, RunConfig, Society, WorldState
+from normlab.crsec.schemas import AgentSpec, Memory, RunConfig, Society, Usage, WorldState
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import SURNAMES
 from normlab.crsec.world import initial_state
-from normlab.models import ModelClient
 
 SUBJECT_ROLE = "subject"
 """The model role of the newcomer's calls (the society's keep ``agent``)."""
 SETUP = "newcomer.json"
 """A newcomer run's settings, beside its ``config.json``."""
+CONTROL = "control"
+"""The arm in which no newcomer joins: the society's own continuation, same seeds."""
+NO_COMMUNICATION = "no-communication"
 FIRST_NAMES = ("Alex", "Robin", "Jordan", "Casey", "Riley", "Quinn", "Avery", "Jamie")
 """The newcomer's first name: the first not already used in the society (names that fit
 any pronoun, since the description it is copied from keeps its own)."""
@@ -71,24 +78,40 @@ class NewcomerSetup(BaseModel):
     """The tick the newcomer arrives at: the source's end, the start of a new day."""
     hours: int = Field(ge=1)
     name: str
+    """The newcomer (empty in the control, which no newcomer joins)."""
     like: str
     """The society's agent the newcomer was copied from."""
     agent: str
-    """``base`` (a plain model) or ``norm-memory`` (an empty personal norm database)."""
+    """``base`` (a plain model), ``norm-memory`` (an empty personal norm database) or
+    ``control`` (no newcomer)."""
     subject: str
-    """The newcomer's model."""
+    """The newcomer's model (empty in the control)."""
     society_model: str
     """The model of the society's agents (the run's unless ``--model`` named another)."""
     seed: int
+    communication: bool = True
+    """False: the no-sanction arm (``--no-communication``): nobody talks, so nobody sanctions."""
+    occasion: str = ""
+    """The newcomer's daily requirement: the same occasion every hour."""
+    source_usage: Usage = Field(default_factory=Usage)
+    """The source run's usage at its end, which ``--max-calls`` does not count."""
+
+    @property
+    def is_control(self) -> bool:
+        return self.agent == CONTROL
 
     @property
     def label(self) -> str:
-        """The subject as reports name it: the model, or ``MODEL + norm-memory``."""
-        return subject_label(self.subject, self.agent)
+        """The arm as reports name it: the model, ``MODEL + norm-memory`` or ``control (no
+        newcomer)``, then ``, no communication`` for the no-sanction arm."""
+        arm = (
+            "control (no newcomer)" if self.is_control else subject_label(self.subject, self.agent)
+        )
+        return arm if self.communication else f"{arm}, no communication"
 
     @property
     def keeps_norms(self) -> bool:
-        return self.agent != BASE_AGENT
+        return self.agent not in (BASE_AGENT, CONTROL)
 
 
 def read_setup(folder: Path) -> NewcomerSetup | None:
@@ -131,10 +154,39 @@ def _template(society: Society, like: str | None, source: Path) -> AgentSpec:
     return max(society.agents, key=against)
 
 
-def newcomer_spec(society: Society, template: AgentSpec) -> AgentSpec:
-    """The newcomer: ``template``'s description, traits, stances and daily requirement under
-    a new name, without the sentences that name another agent (it knows nobody), and told
-    that it is new."""
+def occasion_text(
+    society: Society, template: AgentSpec, first: str, occasion: str | None = None
+) -> str:
+    """The newcomer's daily requirement: the same occasion every hour
+    (``prompts/newcomer_occasion_ours.txt``), so that a breach can happen, or not, in every
+    hour alike. ``occasion`` (``--occasion``), or the ``occasion`` the society file gives each
+    norm at stake the template is against (every norm's, if it is against none)."""
+    if occasion is not None:
+        if not occasion.strip():
+            raise InputError("--occasion", "give the occasion in words", field="occasion")
+        chosen = [occasion.strip()]
+    else:
+        given = [norm for norm in society.norms if norm.occasion]
+        against = [n for n in given if template.stances.get(n.id) == "against"]
+        chosen = [norm.occasion for norm in against or given]
+    if not chosen:
+        raise InputError(
+            "--occasion",
+            f"the society {society.name!r} gives its norms at stake no occasion: name what the "
+            "newcomer does every hour, e.g. --occasion 'feels like smoking a cigarette'",
+            field="occasion",
+        )
+    return " ".join(
+        render("newcomer_occasion_ours", {"agent first name": first, "occasion": text})
+        for text in chosen
+    )
+
+
+def newcomer_spec(society: Society, template: AgentSpec, occasion: str | None = None) -> AgentSpec:
+    """The newcomer: ``template``'s description, traits and stances under a new name, without
+    the sentences that name another agent (it knows nobody), told that it is new, and with
+    the same occasion every hour in place of the template's schedule (:func:`occasion_text`;
+    a schedule that demands the breach in its first hour only would show the schedule)."""
     firsts = {agent.first_name for agent in society.agents}
     surnames = {agent.name.split()[-1] for agent in society.agents}
     first = next((name for name in FIRST_NAMES if name not in firsts), template.first_name)
@@ -157,22 +209,41 @@ def newcomer_spec(society: Society, template: AgentSpec) -> AgentSpec:
             "description": f"{name} has just come to {society.name} for the first time and "
             f"knows nobody there. {kept}",
             "relationships": [],
-            "daily_requirement": renamed(template.daily_requirement),
+            "daily_requirement": occasion_text(society, template, first, occasion),
         }
     )
 
 
 def joined_config(
-    config: RunConfig, spec: AgentSpec, subject: str, agent_model: str | None, seed: int
+    config: RunConfig,
+    spec: AgentSpec | None,
+    subject: str,
+    agent_model: str | None,
+    seed: int,
+    communication: bool = True,
 ) -> RunConfig:
-    """The source's config with the newcomer in the society, its model as the ``subject``
-    role, the society's model replaced if ``agent_model`` is given, and the seed."""
-    models = {**config.models, SUBJECT_ROLE: subject}
+    """The source's config with the newcomer ``spec`` (None: the control, none) in the
+    society and its model as the ``subject`` role, the society's model replaced if
+    ``agent_model`` is given, the seed, and without communication the ``no_communication``
+    ablation."""
+    models = dict(config.models)
+    if spec is not None:
+        models[SUBJECT_ROLE] = subject
     if agent_model is not None:
         models["agent"] = agent_model
-    society = {**config.society.model_dump(), "agents": [*config.society.agents, spec]}
+    agents = [*config.society.agents, *([spec] if spec is not None else [])]
+    society = {**config.society.model_dump(), "agents": agents}
+    ablations = list(config.ablations)
+    if not communication and "no_communication" not in ablations:
+        ablations.append("no_communication")
     return RunConfig.model_validate(
-        {**config.model_dump(), "society": society, "models": models, "seed": seed}
+        {
+            **config.model_dump(),
+            "society": society,
+            "models": models,
+            "seed": seed,
+            "ablations": ablations,
+        }
     )
 
 
@@ -180,12 +251,19 @@ def joined_config(
 
 
 def run_folder(out: Path, setup: NewcomerSetup) -> Path:
-    """``OUT/SUBJECT/seed-S``: one folder per subject (model, and agent after a ``+``) and
-    seed, so the base model and the agent never resume into each other."""
-    subject = slug(setup.subject)
+    """``OUT/SUBJECT[+AGENT][+no-communication]/seed-S`` (``OUT/control…`` for the control):
+    one folder per arm and seed, so no two arms ever resume into each other."""
+    arm = CONTROL if setup.is_control else slug(setup.subject)
     if setup.keeps_norms:
-        subject += f"+{slug(setup.agent)}"
-    return out / subject / f"seed-{setup.seed}"
+        arm += f"+{slug(setup.agent)}"
+    if not setup.communication:
+        arm += f"+{NO_COMMUNICATION}"
+    return out / arm / f"seed-{setup.seed}"
+
+
+def newcomer_folders(out: Path) -> list[Path]:
+    """Every newcomer run (control included) in ``out``, in name order."""
+    return sorted(path.parent for path in out.glob(f"*/seed-*/{SETUP}"))
 
 
 def _copy_lines(source: Path, target: Path, count: int | None) -> None:
@@ -202,17 +280,17 @@ def _copy_lines(source: Path, target: Path, count: int | None) -> None:
 def prepare(
     source: Path, folder: Path, setup: NewcomerSetup, config: RunConfig, state: WorldState
 ) -> None:
-    """Make ``folder`` the source run joined by the newcomer, unless it already is (then it
-    resumes; more ``hours`` than before extend it). ``config.json`` is written last: a
-    folder without it was cut short while being made, and is made again."""
+    """Make ``folder`` the source run joined by the newcomer (the control: by none), unless it
+    already is (then it resumes; more ``hours`` than before extend it). ``config.json`` is
+    written last: a folder without it was cut short while being made, and is made again."""
     run = RunDir(folder)
     if run.exists():
         kept = read_setup(folder)
         if kept is None or kept.model_copy(update={"hours": setup.hours}) != setup:
             raise InputError(
                 folder / SETUP,
-                "holds another run (other source, subject, agent, newcomer or society model): "
-                "choose another --out",
+                "holds another run (other source, subject, agent, newcomer, occasion or society "
+                "model): choose another --out",
             )
         if setup.hours < kept.hours:
             raise InputError(
@@ -224,10 +302,11 @@ def prepare(
     output_folder(folder, "--out")
     _copy_lines(source / EVENTS, folder / EVENTS, state.events_written)
     _copy_lines(source / METRICS, folder / METRICS, state.metrics_written)
-    newcomer = initial_state(config).agents[setup.name]
-    joined = state.model_copy(
-        update={"agents": {**state.agents, setup.name: newcomer}, "finished": False}, deep=True
-    )
+    agents = dict(state.agents)
+    if not setup.is_control:
+        newcomer = initial_state(config).agents[setup.name]
+        agents[setup.name] = newcomer.model_copy(update={"memory": Memory()})
+    joined = state.model_copy(update={"agents": agents, "finished": False}, deep=True)
     replace_file(folder / CHECKPOINT, joined.model_dump_json() + "\n")
     replace_file(folder / SETUP, setup.model_dump_json(indent=1) + "\n")
     run.create(config)
@@ -243,34 +322,44 @@ def plan(
     hours: int,
     like: str | None = None,
     agent_model: str | None = None,
+    no_communication: bool = False,
+    occasion: str | None = None,
 ) -> list[Path]:
-    """Every newcomer run (each agent × seed) made or found in ``out``; their folders."""
+    """Every run (each agent and the control × communication × seed) made or found in
+    ``out``; their folders."""
     config, state = finished_source(source)
     if out.resolve().is_relative_to(source.resolve()):
         raise InputError("--out", f"{out} is inside the run {source}, which is only read")
     template = _template(config.society, like, source)
-    spec = newcomer_spec(config.society, template)
+    spec = newcomer_spec(config.society, template, occasion)
     if not (out / JUDGE_CACHE).exists():
         # The day before the arrival is the source's: its verdicts are the newcomer runs' too.
         output_folder(out, "--out")
         _copy_lines(source / JUDGE_CACHE, out / JUDGE_CACHE, None)
     folders = []
-    for agent, seed in itertools.product(agents, seeds):
+    arms = [*agents, CONTROL]
+    settings = [True, False] if no_communication else [True]
+    for communication, agent, seed in itertools.product(settings, arms, seeds):
+        control = agent == CONTROL
         setup = NewcomerSetup(
             source=str(source),
             start_tick=state.tick,
             hours=hours,
-            name=spec.name,
-            like=template.name,
+            name="" if control else spec.name,
+            like="" if control else template.name,
             agent=agent,
-            subject=subject,
+            subject="" if control else subject,
             society_model=agent_model or config.models["agent"],
             seed=seed,
+            communication=communication,
+            occasion="" if control else spec.daily_requirement,
+            source_usage=state.usage,
         )
         folder = run_folder(out, setup)
-        prepare(
-            source, folder, setup, joined_config(config, spec, subject, agent_model, seed), state
+        joined = joined_config(
+            config, None if control else spec, subject, agent_model, seed, communication
         )
+        prepare(source, folder, setup, joined, state)
         folders.append(folder)
     return folders
 
@@ -280,10 +369,13 @@ def plan(
 
 def joined(simulation: Simulation, setup: NewcomerSetup) -> Simulation:
     """``simulation`` as a newcomer run: it ends ``hours`` after the arrival, the newcomer's
-    calls go to the subject model, and a plain newcomer keeps no norm database."""
+    calls go to the subject model, a plain newcomer keeps no norm database, and the budget
+    counts the calls since the arrival."""
     simulation.end_tick = setup.start_tick + setup.hours * simulation.clock.ticks_per_hour
-    simulation.roles = {setup.name: SUBJECT_ROLE}
-    simulation.without_norms = set() if setup.keeps_norms else {setup.name}
+    simulation.budget_from = setup.source_usage
+    if not setup.is_control:
+        simulation.roles = {setup.name: SUBJECT_ROLE}
+        simulation.without_norms = set() if setup.keeps_norms else {setup.name}
     return simulation
 
 
@@ -292,31 +384,3 @@ def newcomer_setup(folder: Path) -> NewcomerSetup:
     if setup is None:
         raise InputError(folder, f"not a newcomer run (no {SETUP})")
     return setup
-
-
-async def simulate(
-    folders: list[Path],
-    client_for: Callable[[dict[str, str]], ModelClient],
-    progress: Callable[[str], None],
-    max_calls: int | None = None,
-) -> None:
-    """Run (or resume) the newcomer runs at once, each to its end, each with a client for
-    its config's models. ``max_calls`` (the whole run's, source included) stops them early,
-    as ``crsec run``'s budget does."""
-
-    async def one(folder: Path) -> None:
-        run = RunDir(folder)
-        setup = newcomer_setup(folder)
-        prefix = f"{setup.label} seed {setup.seed}: "
-        simulation = joined(
-            Simulation(
-                run,
-                client_for(run.config().models),
-                lambda line: progress(prefix + line),
-                tick_lines=not sys.stderr.isatty(),
-            ),
-            setup,
-        )
-        await simulation.run_or_stop("give the same command again to go on", max_calls)
-
-    await asyncio.gather(*(one(folder) for folder in folders))

@@ -1,30 +1,38 @@
-"""What a newcomer run measures (issue 24), per run and per subject over seeds.
+"""What a newcomer run measures (issues 24 and 31), per run and per arm over seeds.
 
 Definitions (ours: no paper defines them), per newcomer run, by simulated hour since its
 arrival (hour 1 is its first):
 
-- **conflicts**: the society's DetectConflict findings about the newcomer: observations of
-  what it did that an agent found in conflict with its qualified norms (Q1 = yes), counted
-  per observation, as Figure 2(a)'s conflicts are;
-- **sanctions**: conversations a society agent started with the newcomer, which in CRSEC
-  happen only over a conflict the sender decided to talk about (DecideToTalk): each is one
-  attempt to correct it; conversations the newcomer started itself are counted apart;
-- **time to adoption**: the first hour after which none of its actions conflicts with the
-  society's norms for the rest of the run (0: none ever did; None: the last hour still had
-  a conflict);
-- **norms held at the end**: the target norms its qualified norms express at the last hour,
-  matched by the metrics' judge as CRSEC's holding is (``judge_match.txt``), beside those
-  over 70% of the society held when it arrived; a plain newcomer keeps none (None);
+- **verdicts**: the metrics' judge on the newcomer's own plan and actions of the hour, per
+  norm at stake (``judge_compliance.txt``, as CRSEC's adherence is judged): ``violated`` in
+  the plan or the actions, ``complied`` (shown, and violated in neither) or ``not shown``;
+- **violations**: the norms the society had settled on when it arrived (held by over 70% of
+  its agents) that the hour's verdict finds violated;
+- **time to adoption**: the first hour after which it violated none of them for the rest of
+  the run (0: it never did; None: its last hour still did). Read from its own behaviour, not
+  from what others noticed: a newcomer that smokes at its table every hour is seen once
+  (perception registers changes), and is never adopted;
+- **conflicts**: the society's DetectConflict findings about it (Q1 = yes), counted as
+  Figure 2(a)'s conflicts; **sanctions**: conversations a society agent started with it
+  (CRSEC talks only over a conflict the sender decided to talk about); conversations it
+  started itself are counted apart;
+- **norms held at the end**: the norms at stake its qualified norms express at the last hour,
+  matched by the metrics' judge as CRSEC's holding is (``judge_match.txt``); a plain newcomer
+  keeps none (None);
 - **drift**: the society's shares (the newcomer left out) holding and adhering to each norm,
-  averaged over the newcomer's hours, minus the same over the same clock hours of the day
-  before it came (a day's requirements set what agents do at each hour, so a window of other
-  hours would show the schedule rather than the newcomer); the existing analysis
-  (:func:`~normlab.crsec.analysis.analyze_run`) computes every share.
+  averaged over the newcomer's hours (a day at most), minus the same over the same clock hours
+  of the day before (a day's requirements set what agents do at each hour); **control-
+  corrected drift**: the same average minus the control's (the newcomer-free continuation
+  with the same seed and settings) over the same hours, so that what the society does on its
+  own second day is not put down to the newcomer. The raw drift is the corrected drift plus
+  the control's own; the existing analysis (:func:`~normlab.crsec.analysis.analyze_run`)
+  computes every share.
 
-Per subject (the model, or ``MODEL + norm-memory``) over seeds: the adoption curve (the share
-of runs adopted by each hour, Wilson interval), conflicts and sanctions per hour and drift
-(mean with a bootstrap interval), and the norm-memory agent against the base model, paired
-by seed (:mod:`normlab.stats`).
+Per arm (the model, ``MODEL + norm-memory``, the control; each also without communication)
+over seeds: the share of runs adopted and the adoption curve (Wilson interval), violations,
+conflicts and sanctions per hour and drift (mean with a bootstrap interval), and pairs of arms
+by seed (:mod:`normlab.stats`): norm-memory against base, and each arm against its
+no-communication twin (what sanctions do).
 """
 
 from __future__ import annotations
@@ -46,11 +54,12 @@ from normlab.crsec.analysis import (
     analyze_run,
     group_result,
     load_run,
+    verdict_word,
 )
 from normlab.crsec.clock import Clock
-from normlab.crsec.events import Event, Finding
+from normlab.crsec.events import Event, Finding, HourData
 from normlab.crsec.judge import Judge
-from normlab.crsec.newcomer import NewcomerSetup, newcomer_setup
+from normlab.crsec.newcomer import CONTROL, NewcomerSetup, newcomer_setup
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import HourMetrics, Usage
 from normlab.models import ModelClient, RunUsage
@@ -68,6 +77,11 @@ class NewcomerHour(BaseModel):
     hour: int
     """1 is the newcomer's first hour."""
     label: str
+    verdicts: dict[str, str] = Field(default_factory=dict)
+    """Target norm → the judge on the newcomer's own plan and actions: ``violated``,
+    ``complied`` or ``not shown`` (empty in the control)."""
+    violations: int = 0
+    """Settled norms (:attr:`NewcomerRun.adoption_norms`) its verdicts find violated."""
     conflicts: int = 0
     sanctions: int = 0
     started: int = 0
@@ -78,18 +92,24 @@ class NewcomerHour(BaseModel):
 
 
 class NewcomerRun(BaseModel):
-    """One newcomer run's measures."""
+    """One run's measures (a newcomer arm's, or the control's)."""
 
     folder: str
     subject: str
+    """The arm's label (:attr:`~normlab.crsec.newcomer.NewcomerSetup.label`)."""
     model: str
     agent: str
+    communication: bool
     seed: int
     newcomer: str
     finished: bool
     hours: list[NewcomerHour]
+    adoption_norms: list[str]
+    """The norms adoption is read on: those over 70% of the society held when it arrived
+    (none in the control, or when the society had settled on none)."""
     adoption: int | None
-    """The hour after which no action of the newcomer conflicted (0: none ever did)."""
+    """The hour after which its verdicts show no violation (0: none ever did; None: the last
+    hour still did, or nothing to adopt)."""
     holds: list[str] | None
     """Target norms its qualified norms express at the end; None: it keeps no norm database."""
     held_norms: list[str] | None
@@ -102,54 +122,76 @@ class NewcomerRun(BaseModel):
     before: Shares
     after: Shares
     drift: Shares
+    window: list[Shares]
+    """The society's shares in each hour ``after`` averages (its first day at most)."""
+    control: str | None = None
+    """The folder of the control run it is corrected by (same seed and communication)."""
+    corrected_drift: Shares | None = None
+    """``after`` minus the control's over the hours both ran; None without a control."""
+
+    @property
+    def measured(self) -> bool:
+        """Whether adoption was read: a newcomer, in a society that had settled on a norm."""
+        return self.agent != CONTROL and bool(self.adoption_norms)
 
 
 class SubjectSummary(BaseModel):
-    """One subject's newcomer runs over seeds."""
+    """One arm's runs over seeds."""
 
     subject: str
     model: str
     agent: str
+    communication: bool
     seeds: list[int]
     adopted: Rate
-    """Runs whose newcomer adopted (stopped conflicting before the end), k of n."""
+    """Runs whose newcomer stopped violating the settled norms before the end, k of n
+    (n: the runs adoption was read in)."""
     adoption_hour: Estimate
     """Mean time to adoption over the runs that adopted."""
     adoption_curve: list[Rate]
     """Index h (0 … hours): runs adopted by the end of hour h."""
+    violations: list[Estimate]
+    """Per hour (index 0 is hour 1): settled norms violated, mean over runs."""
+    violations_total: Estimate
     conflicts: list[Estimate]
-    """Per hour (index 0 is hour 1): conflicts, mean over runs."""
     sanctions: list[Estimate]
     conflicts_total: Estimate
     sanctions_total: Estimate
     holds: dict[str, Rate] | None
     """Per target norm: runs whose newcomer holds it at the end; None: no norm database."""
     drift: dict[str, dict[str, Estimate]]
+    corrected_drift: dict[str, dict[str, Estimate]] = Field(default_factory=dict)
+    """Per target and measure: the runs' control-corrected drift, mean with its bootstrap
+    interval over seeds, n the runs with a control (empty for the control itself)."""
     calls_per_hour: Estimate
     """Agent calls per simulated hour after the arrival, the society's and the newcomer's."""
     newcomer_calls_per_hour: Estimate
 
 
 class Comparison(BaseModel):
-    """The norm-memory agent against the base model on the same checkpoint and seeds."""
+    """One arm against another on the same checkpoint and seeds (treatment − reference)."""
 
     treatment: str
-    control: str
+    reference: str
     seeds: list[int]
     adopted: Estimate
     """Δ share of runs adopted (paired by seed)."""
+    violations_total: Estimate
     conflicts_total: Estimate
     sanctions_total: Estimate
-    drift: dict[str, dict[str, Estimate]]
+    corrected_drift: dict[str, dict[str, Estimate]]
+    """Δ control-corrected drift (pairs where both have a control)."""
 
 
 class NewcomerSummary(BaseModel):
-    """``newcomer_summary.json``: every newcomer run, each subject, and the comparisons."""
+    """``newcomer_summary.json``: every run, each arm, and the comparisons."""
 
     source: str
     society: str
     newcomer: str
     like: str
+    occasion: str
+    """The newcomer's daily requirement: its occasion every hour."""
     arrival: str
     hours: int
     judge_model: str
@@ -157,6 +199,7 @@ class NewcomerSummary(BaseModel):
     """Target norm id → statement."""
     society_holds: list[str]
     society_adheres: list[str]
+    adoption_norms: list[str]
     runs: list[NewcomerRun]
     subjects: list[SubjectSummary]
     comparisons: list[Comparison] = Field(default_factory=list)
@@ -166,12 +209,12 @@ class NewcomerSummary(BaseModel):
 # --- one run ------------------------------------------------------------------------
 
 
-def adoption_hour(conflicts: Sequence[int]) -> int | None:
-    """The first hour after which no hour had a conflict: 0 when none had; None when the
-    last one did (or there is none)."""
-    if not conflicts or conflicts[-1]:
+def adoption_hour(counts: Sequence[int]) -> int | None:
+    """The first hour after which no hour counted anything (a violation): 0 when none did;
+    None when the last one did (or there is none)."""
+    if not counts or counts[-1]:
         return None
-    return max((hour for hour, count in enumerate(conflicts, start=1) if count), default=0)
+    return max((hour for hour, count in enumerate(counts, start=1) if count), default=0)
 
 
 def newcomer_hours(
@@ -179,6 +222,7 @@ def newcomer_hours(
 ) -> list[NewcomerHour]:
     """Conflicts, sanctions and calls per finished hour since the arrival."""
     start = setup.start_tick // clock.ticks_per_hour
+    name = None if setup.is_control else setup.name
     hours: list[NewcomerHour] = []
     current = NewcomerHour(hour=1, label="")
     for event in events:
@@ -186,15 +230,15 @@ def newcomer_hours(
             continue
         if event.kind == "detect":
             current.conflicts += sum(
-                isinstance(row, Finding) and row.conflict and row.observed == setup.name
+                isinstance(row, Finding) and row.conflict and row.observed == name
                 for row in event.data.findings
             )
         elif event.kind == "conversation":
-            current.sanctions += event.data.receiver == setup.name
-            current.started += event.agent == setup.name
+            current.sanctions += event.data.receiver == name
+            current.started += event.agent == name
         elif event.kind == "call":
             current.calls += 1
-            current.newcomer_calls += event.agent == setup.name
+            current.newcomer_calls += event.agent == name
         elif event.kind == "hour":
             current.label = event.data.label
             current.hour = event.data.hour - start + 1
@@ -242,16 +286,18 @@ def society_view(loaded: LoadedRun, setup: NewcomerSetup, judged: set[int]) -> L
     )
 
 
-def _mean_shares(shares: list[HourShares], targets: list[str]) -> Shares:
+def _mean_shares(shares: Sequence[Shares], targets: list[str]) -> Shares:
     return {
         target: {
-            measure: sum(getattr(s, measure)[target] for s in shares) / len(shares)
-            if shares
-            else 0.0
+            measure: sum(s[target][measure] for s in shares) / len(shares) if shares else 0.0
             for measure in DRIFT_MEASURES
         }
         for target in targets
     }
+
+
+def _shares(hour: HourShares, targets: list[str]) -> Shares:
+    return {t: {m: getattr(hour, m)[t] for m in DRIFT_MEASURES} for t in targets}
 
 
 def _usage(metrics: list[HourMetrics]) -> Usage:
@@ -261,11 +307,27 @@ def _usage(metrics: list[HourMetrics]) -> Usage:
     )
 
 
+async def _verdicts(
+    judge: Judge, setup: NewcomerSetup, hours: list[HourData], settled: list[str]
+) -> list[tuple[dict[str, str], int]]:
+    """Per newcomer hour: the judge's word on each target norm, and the settled ones violated."""
+    found: list[tuple[dict[str, str], int]] = []
+    for hour in hours:
+        state = hour.agents.get(setup.name)
+        if setup.is_control or state is None:
+            found.append(({}, 0))
+            continue
+        verdicts = await judge.compliance(setup.name, state.plan, list(state.actions))
+        words = {target: verdict_word(verdict) for target, verdict in verdicts.items()}
+        found.append((words, sum(words[target] == "violated" for target in settled)))
+    return found
+
+
 async def measure_run(
     folder: Path, judge_for: Callable[[LoadedRun], Judge], progress: Callable[[], None] | None
 ) -> tuple[NewcomerRun, RunResult, RunUsage] | None:
-    """One newcomer run's measures, the analysis's result over its judged hours, and its
-    usage since the arrival by role; None before its first hour has finished."""
+    """One run's measures, the analysis's result over its judged hours, and its usage since
+    the arrival by role; None before its first hour has finished."""
     setup = newcomer_setup(folder)
     loaded = load_run(folder)
     clock = loaded.clock
@@ -277,33 +339,42 @@ async def measure_run(
     judge = judge_for(view)
     result = await analyze_run(view, judge, progress)
     after_metrics = [m for m in loaded.metrics if m.hour in span.after]
-    # One setting per subject in the report, and the usage of the newcomer's hours only.
+    # One setting per arm in the report, and the usage of the newcomer's hours only.
     result = result.model_copy(update={"usage": _usage(after_metrics), "label": setup.label})
     by_hour = {share.hour: share for share in result.hours}
     targets = [target.id for target in loaded.config.society.norms]
-    before = _mean_shares([by_hour[h] for h in span.before], targets)
-    after = _mean_shares([by_hour[h] for h in span.after[: len(span.before)]], targets)
-    last = next(h for h in reversed(loaded.hours) if h.hour == span.after[-1])
-    held = [norm.content for norm in last.agents[setup.name].qualified]
+    arrival = by_hour.get(span.arrival)
+    society_holds = [
+        t for t in targets if arrival is not None and arrival.holding[t] > EMERGENCE_SHARE
+    ]
+    settled = [] if setup.is_control else society_holds
+    snapshots = {hour.hour: hour for hour in loaded.hours}
+    judged = await _verdicts(judge, setup, [snapshots[h] for h in span.after], settled)
+    for hour, (words, violations) in zip(hours, judged, strict=True):
+        hour.verdicts, hour.violations = words, violations
+    before = _mean_shares([_shares(by_hour[h], targets) for h in span.before], targets)
+    window = [_shares(by_hour[h], targets) for h in span.after[: len(span.before)]]
+    after = _mean_shares(window, targets)
+    last = snapshots[span.after[-1]].agents.get(setup.name)
+    held = [norm.content for norm in last.qualified] if last is not None else []
     holds: list[str] | None = None
     if setup.keeps_norms:
         holds = sorted({target for content in held for target in await judge.matches(content)})
-    arrival = by_hour.get(span.arrival)
     run = NewcomerRun(
         folder=str(folder),
         subject=setup.label,
         model=setup.subject,
         agent=setup.agent,
+        communication=setup.communication,
         seed=setup.seed,
         newcomer=setup.name,
         finished=loaded.finished,
         hours=hours,
-        adoption=adoption_hour([hour.conflicts for hour in hours]),
+        adoption_norms=settled,
+        adoption=adoption_hour([hour.violations for hour in hours]) if settled else None,
         holds=holds,
         held_norms=held if setup.keeps_norms else None,
-        society_holds=[
-            t for t in targets if arrival is not None and arrival.holding[t] > EMERGENCE_SHARE
-        ],
+        society_holds=society_holds,
         society_adheres=[
             t for t in targets if arrival is not None and arrival.adhering[t] > EMERGENCE_SHARE
         ],
@@ -312,9 +383,32 @@ async def measure_run(
         before=before,
         after=after,
         drift={t: {m: after[t][m] - before[t][m] for m in DRIFT_MEASURES} for t in targets},
+        window=window,
     )
     calls = (call.data for call in view.calls)
     return run, result, RunUsage(units=len(hours), roles=usage_by(calls, lambda d: d.role))
+
+
+def corrected(run: NewcomerRun, control: NewcomerRun) -> NewcomerRun:
+    """``run`` with its drift corrected by ``control``'s: the society's mean shares over the
+    hours both ran, minus the control's over the same hours."""
+    length = min(len(run.window), len(control.window))
+    targets = list(run.after)
+    ours = _mean_shares(run.window[:length], targets)
+    theirs = _mean_shares(control.window[:length], targets)
+    drift = {t: {m: ours[t][m] - theirs[t][m] for m in DRIFT_MEASURES} for t in targets}
+    return run.model_copy(update={"control": control.folder, "corrected_drift": drift})
+
+
+def with_controls(runs: list[NewcomerRun]) -> list[NewcomerRun]:
+    """Every newcomer run paired with the control of its seed and communication setting."""
+    controls = {(r.seed, r.communication): r for r in runs if r.agent == CONTROL}
+    return [
+        corrected(run, controls[(run.seed, run.communication)])
+        if run.agent != CONTROL and (run.seed, run.communication) in controls
+        else run
+        for run in runs
+    ]
 
 
 # --- over seeds ---------------------------------------------------------------------
@@ -334,18 +428,20 @@ def _total(run: NewcomerRun, field: str) -> float:
     return float(sum(getattr(hour, field) for hour in run.hours))
 
 
-def _drift(runs: list[NewcomerRun]) -> dict[str, dict[str, Estimate]]:
-    targets = list(runs[0].drift)
+def _drift(values: list[Shares]) -> dict[str, dict[str, Estimate]]:
+    if not values:
+        return {}
     return {
-        t: {m: Estimate.mean_of([run.drift[t][m] for run in runs]) for m in DRIFT_MEASURES}
-        for t in targets
+        t: {m: Estimate.mean_of([value[t][m] for value in values]) for m in DRIFT_MEASURES}
+        for t in values[0]
     }
 
 
 def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
     first = runs[0]
     length = max(len(run.hours) for run in runs)
-    adopted = [run.adoption for run in runs if run.adoption is not None]
+    measured = [run for run in runs if run.measured]
+    adopted = [run.adoption for run in measured if run.adoption is not None]
     holds = None
     if first.holds is not None:
         holds = {
@@ -356,18 +452,22 @@ def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
         subject=first.subject,
         model=first.model,
         agent=first.agent,
+        communication=first.communication,
         seeds=[run.seed for run in runs],
-        adopted=Rate.of(len(adopted), len(runs)),
+        adopted=Rate.of(len(adopted), len(measured)),
         adoption_hour=Estimate.mean_of([float(hour) for hour in adopted]),
         adoption_curve=[
-            Rate.of(sum(hour <= h for hour in adopted), len(runs)) for h in range(length + 1)
+            Rate.of(sum(hour <= h for hour in adopted), len(measured)) for h in range(length + 1)
         ],
+        violations=_per_hour(measured, "violations") if measured else [],
+        violations_total=Estimate.mean_of([_total(run, "violations") for run in measured]),
         conflicts=_per_hour(runs, "conflicts"),
         sanctions=_per_hour(runs, "sanctions"),
         conflicts_total=Estimate.mean_of([_total(run, "conflicts") for run in runs]),
         sanctions_total=Estimate.mean_of([_total(run, "sanctions") for run in runs]),
         holds=holds,
-        drift=_drift(runs),
+        drift=_drift([run.drift for run in runs]),
+        corrected_drift=_drift([r.corrected_drift for r in runs if r.corrected_drift is not None]),
         calls_per_hour=Estimate.mean_of([_total(run, "calls") / len(run.hours) for run in runs]),
         newcomer_calls_per_hour=Estimate.mean_of(
             [_total(run, "newcomer_calls") / len(run.hours) for run in runs]
@@ -375,45 +475,74 @@ def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
     )
 
 
-def compare(treatment: list[NewcomerRun], control: list[NewcomerRun]) -> Comparison | None:
-    """``treatment`` − ``control`` over the seeds both ran; None when they share none."""
-    by_seed = {run.seed: run for run in control}
+def compare(treatment: list[NewcomerRun], reference: list[NewcomerRun]) -> Comparison | None:
+    """``treatment`` − ``reference`` over the seeds both ran; None when they share none."""
+    by_seed = {run.seed: run for run in reference}
     pairs = [(run, by_seed[run.seed]) for run in treatment if run.seed in by_seed]
     if not pairs:
         return None
 
-    def delta(value: Callable[[NewcomerRun], float]) -> Estimate:
-        return Estimate.paired_delta([value(t) for t, _ in pairs], [value(c) for _, c in pairs])
+    def delta(
+        value: Callable[[NewcomerRun], float], among: Sequence[tuple[NewcomerRun, NewcomerRun]]
+    ) -> Estimate:
+        return Estimate.paired_delta([value(t) for t, _ in among], [value(r) for _, r in among])
+
+    measured = [(t, r) for t, r in pairs if t.measured and r.measured]
+    drifted = [(t, r) for t, r in pairs if t.corrected_drift and r.corrected_drift]
 
     def drift(target: str, measure: str) -> Estimate:
-        return delta(lambda run: run.drift[target][measure])
+        return delta(lambda run: (run.corrected_drift or {})[target][measure], drifted)
 
     return Comparison(
         treatment=treatment[0].subject,
-        control=control[0].subject,
+        reference=reference[0].subject,
         seeds=[t.seed for t, _ in pairs],
-        adopted=delta(lambda run: float(run.adoption is not None)),
-        conflicts_total=delta(lambda run: _total(run, "conflicts")),
-        sanctions_total=delta(lambda run: _total(run, "sanctions")),
-        drift={t: {m: drift(t, m) for m in DRIFT_MEASURES} for t in treatment[0].drift},
+        adopted=delta(lambda run: float(run.adoption is not None), measured),
+        violations_total=delta(lambda run: _total(run, "violations"), measured),
+        conflicts_total=delta(lambda run: _total(run, "conflicts"), pairs),
+        sanctions_total=delta(lambda run: _total(run, "sanctions"), pairs),
+        corrected_drift={t: {m: drift(t, m) for m in DRIFT_MEASURES} for t in treatment[0].drift},
     )
 
 
 def comparisons(by_subject: dict[str, list[NewcomerRun]]) -> list[Comparison]:
-    """Every agent against the base model of the same subject model, paired by seed."""
-    found = []
-    for runs in by_subject.values():
-        if runs[0].agent == BASE_AGENT:
-            continue
-        bases = [
-            other
-            for other in by_subject.values()
-            if other[0].agent == BASE_AGENT and other[0].model == runs[0].model
-        ]
-        for base in bases:
-            if (comparison := compare(runs, base)) is not None:
-                found.append(comparison)
-    return found
+    """Every agent against the base model of the same subject model and communication, then
+    every newcomer arm against its no-communication twin (what sanctions do), by seed."""
+    arms = [runs for runs in by_subject.values() if runs[0].agent != CONTROL]
+    pairs = [
+        (runs, base)
+        for runs in arms
+        for base in arms
+        if runs[0].agent != BASE_AGENT
+        and base[0].agent == BASE_AGENT
+        and (base[0].model, base[0].communication) == (runs[0].model, runs[0].communication)
+    ]
+    pairs += [
+        (runs, silent)
+        for runs in arms
+        for silent in arms
+        if runs[0].communication
+        and not silent[0].communication
+        and (silent[0].model, silent[0].agent) == (runs[0].model, runs[0].agent)
+    ]
+    return [found for runs, base in pairs if (found := compare(runs, base)) is not None]
+
+
+def _notes(runs: list[NewcomerRun]) -> list[str]:
+    notes = []
+    first = runs[0]
+    if not first.society_holds:
+        notes.append(
+            "When the newcomer arrived, over 70% of the society held no norm at stake: it had "
+            "not settled on one, so there was no norm to adopt (adoption is not measured)."
+        )
+    alone = [r.folder for r in runs if r.agent != CONTROL and r.corrected_drift is None]
+    if alone:
+        notes.append(f"No finished control hour for (drift not corrected): {', '.join(alone)}")
+    unfinished = [run.folder for run in runs if not run.finished]
+    if unfinished:
+        notes.append(f"Not finished (give the same command again): {', '.join(unfinished)}")
+    return notes
 
 
 async def analyze_newcomers(
@@ -423,9 +552,10 @@ async def analyze_newcomers(
     cache: Path,
     progress: Callable[[], None] | None = None,
 ) -> tuple[NewcomerSummary, CrsecAnalysis]:
-    """Every newcomer run's measures (judge verdicts cached in ``cache``, shared by the runs:
-    the day before the arrival is the same in all of them), the summary, and the analysis
-    the CRSEC report draws (the society without the newcomer, one setting per subject)."""
+    """Every run's measures (judge verdicts cached in ``cache``, shared by the runs: the day
+    before the arrival is the same in all of them), each newcomer run's drift corrected by
+    its control, the summary, and the analysis the CRSEC report draws (the society without
+    the newcomer, one setting per arm)."""
 
     def judge_for(view: LoadedRun) -> Judge:
         return Judge(client, judge_model, cache, view.config.society.norms)
@@ -437,43 +567,38 @@ async def analyze_newcomers(
             measured.append(found)
     if not measured:
         raise InputError(folders[0], "no newcomer run has finished an hour yet: nothing to measure")
-    setups = [newcomer_setup(Path(run.folder)) for run, _, _ in measured]
+    runs = with_controls([run for run, _, _ in measured])
+    setups = [newcomer_setup(Path(run.folder)) for run in runs]
+    joined = next((setup for setup in setups if not setup.is_control), setups[0])
     by_subject: dict[str, list[NewcomerRun]] = {}
     results: dict[str, list[RunResult]] = {}
-    for run, result, _ in measured:
+    for run, (_, result, _) in zip(runs, measured, strict=True):
         by_subject.setdefault(run.subject, []).append(run)
         results.setdefault(run.subject, []).append(result)
-    config = load_run(folders[0]).config
-    targets = config.society.norms
-    first = measured[0][0]
-    notes = []
-    if not first.society_holds and not first.society_adheres:
-        notes.append(
-            "When the newcomer arrived, over 70% of the society neither held nor adhered to "
-            "any norm at stake: it had not converged, so there was no settled norm to adopt."
-        )
-    unfinished = [run.folder for run, _, _ in measured if not run.finished]
-    if unfinished:
-        notes.append(f"Not finished (give the same command again): {', '.join(unfinished)}")
+    society = load_run(folders[0]).config.society
+    targets = society.norms
+    first = runs[0]
     summary = NewcomerSummary(
         source=setups[0].source,
-        society=config.society.name,
-        newcomer=setups[0].name,
-        like=setups[0].like,
+        society=society.name,
+        newcomer=joined.name,
+        like=joined.like,
+        occasion=joined.occasion,
         arrival=first.after_hours[0],
         hours=max(setup.hours for setup in setups),
         judge_model=judge_model,
         targets={target.id: target.statement for target in targets},
         society_holds=first.society_holds,
         society_adheres=first.society_adheres,
-        runs=[run for run, _, _ in measured],
-        subjects=[subject_summary(runs) for runs in by_subject.values()],
+        adoption_norms=first.society_holds,
+        runs=runs,
+        subjects=[subject_summary(arm) for arm in by_subject.values()],
         comparisons=comparisons(by_subject),
-        notes=notes,
+        notes=_notes(runs),
     )
     analysis = CrsecAnalysis(
         runs=[result for _, result, _ in measured],
-        groups=[group_result(label, runs) for label, runs in results.items()],
+        groups=[group_result(label, arm) for label, arm in results.items()],
         targets=targets,
         judge_model=judge_model,
         usage={run.folder: usage for run, _, usage in measured},

@@ -7,7 +7,6 @@ are imported when the command runs (:mod:`~normlab.crsec.newcomer`,
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,9 +14,8 @@ import typer
 
 from normlab.commands.console import note, print_json, print_table, reports_errors
 from normlab.commands.options import shared_options
-from normlab.core.errors import InputError, at_least
+from normlab.core.errors import InputError, RunIncompleteError, at_least
 from normlab.core.logs import BASE_AGENT
-from normlab.core.outputs import replace_file
 
 if TYPE_CHECKING:
     from normlab.crsec.newcomer_analysis import NewcomerSummary
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
 DEFAULT_HOURS = 4
 """Simulated hours after the newcomer arrives: half of the paper's 8-hour day, time for a
 breach, its sanctions and a few hours that show whether the newcomer stopped."""
-SUMMARY = "newcomer_summary.json"
 
 
 def parse_seeds(seeds: str | None, runs: int | None) -> list[int]:
@@ -60,13 +57,16 @@ def join(
     agent_model: str | None = None,
     judge: str | None = None,
     max_connections: int | None = None,
-) -> tuple[NewcomerSummary, Path]:
-    """Make or find every newcomer run in ``out``, run each to its end, measure them, and
-    write ``newcomer_summary.json`` and the CRSEC report with its Newcomer section."""
-    from normlab.crsec.newcomer import finished_source, plan, simulate
-    from normlab.crsec.newcomer_analysis import analyze_newcomers
-    from normlab.crsec.report import write_report
-    from normlab.crsec.runner import model_client
+    no_communication: bool = False,
+    occasion: str | None = None,
+    max_calls: int | None = None,
+) -> tuple[NewcomerSummary, Path, list[Path]]:
+    """Make or find every run in ``out`` (each agent and the control, with and without
+    communication, each seed), run each to its end or its budget, measure them, and write
+    ``newcomer_summary.json`` and the CRSEC report with its Newcomer section; the runs that
+    stopped at their budget."""
+    from normlab.crsec.newcomer import finished_source, plan
+    from normlab.crsec.runner import measure_newcomers, simulate_runs
     from normlab.models import DEFAULT_MODEL
 
     config, _ = finished_source(source)
@@ -80,21 +80,13 @@ def join(
         hours=hours,
         like=like,
         agent_model=agent_model,
+        no_communication=no_communication,
+        occasion=occasion,
     )
     note(f"newcomer runs: {', '.join(str(folder) for folder in folders)}")
-    asyncio.run(simulate(folders, lambda models: model_client(models, max_connections), note))
-    done = 0
-
-    def progress() -> None:
-        nonlocal done
-        done += 1
-        if done % 50 == 0:
-            note(f"judge: {done} verdicts")
-
-    client = model_client({"judge": judge_model}, max_connections)
-    summary, analysis = asyncio.run(analyze_newcomers(folders, client, judge_model, out, progress))
-    replace_file(out / SUMMARY, summary.model_dump_json(indent=1) + "\n")
-    return summary, write_report(analysis, out, summary)
+    stopped = simulate_runs(folders, max_calls, None, max_connections)
+    summary, path = measure_newcomers(out, folders, judge_model, max_connections)
+    return summary, path, stopped
 
 
 @reports_errors
@@ -130,6 +122,29 @@ def newcomer_command(
             show_default="the one against most norms at stake",
         ),
     ] = None,
+    occasion: Annotated[
+        str | None,
+        typer.Option(
+            help="What the newcomer does every hour, after its name (e.g. 'feels like smoking "
+            "a cigarette'): the same opportunity to breach a norm each hour.",
+            show_default="the society file's occasion of each norm its template is against",
+        ),
+    ] = None,
+    no_communication: Annotated[
+        bool,
+        typer.Option(
+            "--no-communication",
+            help="Also run every arm with conversations off (the no_communication ablation, "
+            "from the same checkpoint and seeds): a newcomer that meets no sanction.",
+        ),
+    ] = False,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(
+            help="Stop each run cleanly at a checkpoint once it made this many calls since the "
+            "arrival (kept for resume: the same command, or normlab crsec resume FOLDER)."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -141,8 +156,9 @@ def newcomer_command(
     max_connections: int | None,
     as_json: bool,
 ) -> None:
-    """A model joins a finished run's society: conflicts, sanctions, time to adoption, the
-    norms it holds and the society's drift; base model and norm-memory agent paired by seed."""
+    """A model joins a finished run's society: time to adoption from its own compliance
+    verdicts, conflicts, sanctions, the norms it holds and the society's drift corrected by a
+    continuation without it; base model and norm-memory agent paired by seed."""
     from normlab.agents import resolve_agent
     from normlab.crsec.newcomer import finished_source
     from normlab.crsec.newcomer_report import newcomer_tables
@@ -150,6 +166,7 @@ def newcomer_command(
     from normlab.models.preflight import check_models
 
     at_least("--hours", hours, 1)
+    at_least("--max-calls", max_calls, 1)
     agents = [resolve_agent(name) for name in dict.fromkeys(agent or [BASE_AGENT])]
     chosen = parse_seeds(seeds, runs)
     config, _ = finished_source(run)
@@ -161,7 +178,7 @@ def newcomer_command(
         }
     )
     folder = out or run.resolve().with_name(f"{run.resolve().name}-newcomer")
-    summary, path = join(
+    summary, path, stopped = join(
         run,
         folder,
         subject=subject,
@@ -172,6 +189,9 @@ def newcomer_command(
         agent_model=model,
         judge=judge,
         max_connections=max_connections,
+        no_communication=no_communication,
+        occasion=occasion,
+        max_calls=max_calls,
     )
     if as_json:
         print_json(summary)
@@ -179,3 +199,8 @@ def newcomer_command(
         for table in newcomer_tables(summary):
             print_table(table)
     note(f"report: {path.resolve()}")
+    if stopped:
+        raise RunIncompleteError(
+            f"{len(stopped)} run(s) stopped at their budget; give the same command again with "
+            "a larger --max-calls to go on"
+        )

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from normlab.crsec.newcomer_analysis import DRIFT_MEASURES, NewcomerSummary, SubjectSummary
+from normlab.crsec.newcomer import CONTROL
+from normlab.crsec.newcomer_analysis import (
+    DRIFT_MEASURES,
+    NewcomerRun,
+    NewcomerSummary,
+    SubjectSummary,
+)
 from normlab.report import (
     HtmlReport,
     LineSeries,
@@ -41,13 +47,19 @@ def _name(summary: NewcomerSummary, subject: SubjectSummary) -> str:
     return subject.agent if one_model else subject.subject
 
 
+def _arms(summary: NewcomerSummary) -> list[SubjectSummary]:
+    """The newcomer arms (the control has no newcomer to measure)."""
+    return [subject for subject in summary.subjects if subject.agent != CONTROL]
+
+
 def figure_adoption(summary: NewcomerSummary) -> bytes:
-    """Per subject: the share of runs whose newcomer had adopted by each hour (Wilson 95%)."""
-    length = max(len(subject.adoption_curve) for subject in summary.subjects)
-    lines = [_line(_name(summary, s), s.adoption_curve, length) for s in summary.subjects]
+    """Per arm: the share of runs whose newcomer had adopted by each hour (Wilson 95%)."""
+    arms = _arms(summary)
+    length = max(len(subject.adoption_curve) for subject in arms)
+    lines = [_line(_name(summary, s), s.adoption_curve, length) for s in arms]
     return line_panels(
         [float(hour) for hour in range(length)],
-        [("adopted by the end of the hour", lines)],
+        [("adopted by the end of the hour (its own verdicts)", lines)],
         "simulated hours since the newcomer arrived",
         "share of runs",
         ylim=(-0.02, 1.02),
@@ -56,12 +68,17 @@ def figure_adoption(summary: NewcomerSummary) -> bytes:
 
 
 def figure_pressure(summary: NewcomerSummary) -> bytes:
-    """Per subject: conflicts the newcomer caused and sanctions it met, per hour (mean, 95%
-    bootstrap interval over runs)."""
-    length = max(len(subject.conflicts) for subject in summary.subjects)
+    """Per arm: settled norms the newcomer violated, conflicts it caused and sanctions it met,
+    per hour (mean, 95% bootstrap interval over runs)."""
+    arms = _arms(summary)
+    length = max(len(subject.conflicts) for subject in arms)
     panels = [
-        (title, [_line(_name(summary, s), getattr(s, field), length) for s in summary.subjects])
-        for title, field in (("conflicts it caused", "conflicts"), ("sanctions", "sanctions"))
+        (title, [_line(_name(summary, s), getattr(s, field), length) for s in arms])
+        for title, field in (
+            ("norms it violated", "violations"),
+            ("conflicts it caused", "conflicts"),
+            ("sanctions", "sanctions"),
+        )
     ]
     return line_panels(
         [float(hour) for hour in range(1, length + 1)],
@@ -74,6 +91,12 @@ def figure_pressure(summary: NewcomerSummary) -> bytes:
 
 def _mean(estimate: Estimate, digits: int = 1) -> str:
     text = format_estimate(estimate, digits, percent=False, signed=False)
+    return f"{text} (n={estimate.n})" if estimate.value is not None else text
+
+
+def _delta(estimate: Estimate) -> str:
+    """A difference of shares in points with its interval and n."""
+    text = format_delta(estimate)
     return f"{text} (n={estimate.n})" if estimate.value is not None else text
 
 
@@ -90,23 +113,28 @@ def subjects_table(summary: NewcomerSummary) -> Table:
             ", ".join(map(str, subject.seeds)),
             format_rate(subject.adopted),
             _mean(subject.adoption_hour),
+            _mean(subject.violations_total),
             _mean(subject.conflicts_total),
             _mean(subject.sanctions_total),
             _holds(subject, summary.targets),
             _mean(subject.calls_per_hour, 0),
             _mean(subject.newcomer_calls_per_hour),
         ]
-        for subject in summary.subjects
+        for subject in _arms(summary)
     ]
+    settled = ", ".join(summary.targets[t] for t in summary.adoption_norms) or "none"
     return Table(
         caption=f"{summary.newcomer} (a copy of {summary.like}) joins {summary.society} at "
-        f"{summary.arrival} for {summary.hours} simulated hours: per subject over seeds (rates: "
-        "Wilson 95% CI; means: 95% bootstrap CI, n runs)",
+        f"{summary.arrival} for {summary.hours} simulated hours: per arm over seeds; adoption "
+        f"and violations from the judge's verdicts on its own plan and actions each hour, on "
+        f"the norms the society held ({settled}) (rates: Wilson 95% CI; means: 95% bootstrap "
+        "CI, n runs)",
         header=[
             "subject",
             "seeds",
             "adopted",
             "time to adoption (hours)",
+            "hours violating",
             "conflicts caused",
             "sanctions met",
             "norms held at the end",
@@ -130,21 +158,27 @@ def drift_table(summary: NewcomerSummary) -> Table:
                     format_estimate(before),
                     format_estimate(after),
                     format_delta(subject.drift[target][measure]),
+                    "(the control)"
+                    if subject.agent == CONTROL
+                    else _delta(subject.corrected_drift[target][measure])
+                    if subject.corrected_drift
+                    else "no control",
                 ]
             rows.append(row)
     first = summary.runs[0]
     return Table(
         caption="The society's drift (the newcomer left out): share of agents holding and "
         f"adhering to each norm over the newcomer's hours ({', '.join(first.after_hours)}) "
-        f"against the same clock hours the day before ({', '.join(first.before_hours)}); mean "
-        "over runs, 95% bootstrap CI",
+        f"against the same clock hours the day before ({', '.join(first.before_hours)}), and "
+        "corrected by the control (the same continuation with no newcomer, same seeds: the "
+        "run's share minus the control's, paired by seed); mean over runs, 95% bootstrap CI",
         header=[
             "subject",
             "norm",
             *(
                 f"{MEASURE_WORDS[m]}: {when}"
                 for m in DRIFT_MEASURES
-                for when in ("before", "after", "Δ")
+                for when in ("before", "after", "Δ", "Δ corrected by the control")
             ),
         ],
         rows=rows,
@@ -155,24 +189,34 @@ def comparison_table(summary: NewcomerSummary) -> Table:
     rows = []
     for comparison in summary.comparisons:
         cells = [
-            f"{comparison.treatment} − {comparison.control}",
+            f"{comparison.treatment} − {comparison.reference}",
             ", ".join(map(str, comparison.seeds)),
-            format_delta(comparison.adopted),
+            _delta(comparison.adopted),
+            format_estimate(comparison.violations_total, percent=False),
             format_estimate(comparison.conflicts_total, percent=False),
             format_estimate(comparison.sanctions_total, percent=False),
         ]
         cells.append(
             "; ".join(
                 f"{summary.targets[t]} {MEASURE_WORDS[m]} {format_delta(d[m])}"
-                for t, d in comparison.drift.items()
+                for t, d in comparison.corrected_drift.items()
                 for m in DRIFT_MEASURES
             )
         )
         rows.append(cells)
     return Table(
-        caption="The norm-memory agent against the base model: paired by seed on the same "
-        "checkpoint (mean difference, 95% paired bootstrap CI)",
-        header=["pair", "seeds", "Δ adopted", "Δ conflicts", "Δ sanctions", "Δ drift"],
+        caption="Arms against each other, paired by seed on the same checkpoint (mean "
+        "difference, 95% paired bootstrap CI): the norm-memory agent against the base model, "
+        "and each arm against itself without communication (what the sanctions do)",
+        header=[
+            "pair",
+            "seeds",
+            "Δ adopted",
+            "Δ hours violating",
+            "Δ conflicts",
+            "Δ sanctions",
+            "Δ corrected drift",
+        ],
         rows=rows,
     )
 
@@ -183,11 +227,17 @@ def runs_table(summary: NewcomerSummary) -> Table:
             return "no norm database"
         return ", ".join(summary.targets[t] for t in held) or "none"
 
+    def adopted(run: NewcomerRun) -> str:
+        if not run.measured:
+            return "–"
+        return "never" if run.adoption is None else str(run.adoption)
+
     rows = [
         [
             run.subject,
             str(run.seed),
-            "never" if run.adoption is None else str(run.adoption),
+            adopted(run),
+            " ".join(str(hour.violations) for hour in run.hours),
             " ".join(str(hour.conflicts) for hour in run.hours),
             " ".join(str(hour.sanctions) for hour in run.hours),
             " ".join(str(hour.started) for hour in run.hours),
@@ -196,14 +246,16 @@ def runs_table(summary: NewcomerSummary) -> Table:
             run.folder,
         ]
         for run in summary.runs
+        if run.agent != CONTROL
     ]
     return Table(
-        caption="Each newcomer run (per hour since the arrival: conflicts it caused, "
-        "sanctions it met, conversations it started)",
+        caption="Each newcomer run (per hour since the arrival: settled norms its own verdicts "
+        "find violated, conflicts it caused, sanctions it met, conversations it started)",
         header=[
             "subject",
             "seed",
             "adopted after hour",
+            "violations",
             "conflicts",
             "sanctions",
             "started",
@@ -230,35 +282,46 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
     report.paragraph(
         f"{summary.newcomer}, a copy of {summary.like} who knows nobody, joins the society of "
         f"{summary.source} at {summary.arrival}, when over 70% of its agents held {held} and "
-        f"adhered to {adhered}. "
-        "Figure 2 above shows the society without the newcomer: the same clock hours of the "
-        "day before, the hour before it came, and its hours. Whether a model adopts norms "
-        "nobody told it is an open question these measures answer; a run on the scripted or "
-        "the embedded 0.5B model proves the plumbing only.",
+        f"adhered to {adhered}. Its occasion every hour: {summary.occasion} Every arm starts "
+        "from the same checkpoint with the same seeds; the newcomer of each remembers its "
+        "conversations and observations in its plans and actions and plans again after each "
+        "conversation; the control is the same continuation with no newcomer. "
+        "Figure 2 above shows the society without the newcomer, per arm: the same clock hours "
+        "of the day before, the hour before it came, and its hours. Whether a model adopts "
+        "norms nobody told it is an open question these measures answer; a run on the "
+        "scripted or the embedded 0.5B model proves the plumbing only.",
         "note",
     )
     for note in summary.notes:
         report.banner(note)
-    report.figure(
-        figure_adoption(summary),
-        "Time to adoption: the share of runs whose newcomer had, by the end of each hour, "
-        "stopped causing conflicts for the rest of the run (band: Wilson 95% CI over runs).",
-    )
-    report.figure(
-        figure_pressure(summary),
-        "Conflicts the newcomer caused (the society's DetectConflict findings about it) and "
-        "sanctions it met (conversations started to correct it) per hour (mean over runs, "
-        "band: 95% bootstrap CI).",
-    )
+    if any(subject.adopted.n for subject in _arms(summary)):
+        report.figure(
+            figure_adoption(summary),
+            "Time to adoption: the share of runs whose newcomer had, by the end of each hour, "
+            "stopped violating the norms the society held, by the judge's verdicts on its own "
+            "plan and actions, for the rest of the run (band: Wilson 95% CI over runs).",
+        )
+    if _arms(summary):
+        report.figure(
+            figure_pressure(summary),
+            "Norms the newcomer violated (its own verdicts), conflicts it caused (the "
+            "society's DetectConflict findings about it) and sanctions it met (conversations "
+            "started to correct it) per hour (mean over runs, band: 95% bootstrap CI).",
+        )
     for table in newcomer_tables(summary):
         report.table(table)
     report.paragraph(
-        "Conflicts: observations of the newcomer that a society agent found in conflict with "
-        "its qualified norms. Sanctions: conversations a society agent started with it (CRSEC "
-        "talks only over a conflict). Time to adoption: the first hour after which none of its "
-        "actions conflicted for the rest of the run (0: none ever did; never: the last hour "
-        "still did). Norms held: the norms at stake its qualified norms express at the end, "
-        "by the metrics' judge. Drift: the society's holding and adhering shares over the "
-        "newcomer's hours minus the same clock hours of the day before.",
+        "Violations: norms the society held (over 70% of its agents when the newcomer came) "
+        "that the judge finds violated in the newcomer's own plan or actions of the hour. "
+        "Time to adoption: the first hour after which it violated none for the rest of the "
+        "run (0: it never did; never: the last hour still did). Conflicts: observations of "
+        "the newcomer that a society agent found in conflict with its qualified norms (a "
+        "continuing breach is seen once: perception registers changes). Sanctions: "
+        "conversations a society agent started with it (CRSEC talks only over a conflict). "
+        "Norms held: the norms at stake its qualified norms express at the end, by the "
+        "metrics' judge. Drift: the society's holding and adhering shares over the "
+        "newcomer's hours minus the same clock hours of the day before; corrected by the "
+        "control: minus the control's shares over the same hours instead (the raw drift is "
+        "the corrected one plus the control's own).",
         "note",
     )

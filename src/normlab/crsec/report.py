@@ -314,7 +314,7 @@ def write_report(
         "judge": {analysis.judge_model},
     }
     if newcomer is not None:
-        models["subject"] = {subject.model for subject in newcomer.subjects}
+        models["subject"] = {subject.model for subject in newcomer.subjects if subject.model}
     add_common_sections(report, models, [run.folder for run in analysis.runs])
     unfinished = [run.folder for run in analysis.runs if not run.finished]
     if unfinished:

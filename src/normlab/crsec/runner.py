@@ -19,7 +19,10 @@ from pydantic import ValidationError
 from normlab.commands import note, print_table
 from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.jsonio import validation_field
+from normlab.core.outputs import replace_file
 from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
+from normlab.crsec.newcomer import joined, newcomer_folders, read_setup
+from normlab.crsec.newcomer_analysis import NewcomerSummary, analyze_newcomers
 from normlab.crsec.report import (
     counts_table,
     emergence_table,
@@ -131,26 +134,31 @@ async def _simulate(
         config = run.config()
         budget = run.budget().raised(max_calls, max_cost)
         run.save_budget(budget)
+        setup = read_setup(folder)
         prefix = f"{folder.name}: " if len(folders) > 1 else ""
+        if setup is not None:
+            prefix = f"{setup.label} seed {setup.seed}: "
         client = model_client(config.models, max_connections)
         simulation = Simulation(
             run, client, lambda line: note(prefix + line), tick_lines=not sys.stderr.isatty()
         )
+        if setup is not None:
+            # A newcomer run (crsec newcomer) goes on as one: its end, roles and budget.
+            joined(simulation, setup)
         go_on = f"normlab crsec resume {folder}"
         return folder, await simulation.run_or_stop(go_on, budget.max_calls, budget.max_cost)
 
     return list(await asyncio.gather(*(one(folder) for folder in folders)))
 
 
-def simulate(
+def simulate_runs(
     folders: list[Path],
     max_calls: int | None,
     max_cost: float | None,
-    report: bool,
-    judge: str | None = None,
     max_connections: int | None = None,
-) -> None:
-    """Run (or resume) the runs, say how each ended, then analyze and report them."""
+) -> list[Path]:
+    """Run (or resume) the runs, plain or newcomer runs; say how each that stopped early
+    ended; those folders. A budget of a newcomer run counts its calls since the arrival."""
     outcomes = asyncio.run(_simulate(folders, max_calls, max_cost, max_connections))
     stopped = [(folder, outcome) for folder, outcome in outcomes if outcome != "finished"]
     for folder, outcome in stopped:
@@ -165,12 +173,56 @@ def simulate(
                 f"{folder}: stopped at its budget ({budget}, kept for resume); to go on, raise "
                 f"it: normlab crsec resume {folder} --max-calls N"
             )
+    return [folder for folder, _ in stopped]
+
+
+def simulate(
+    folders: list[Path],
+    max_calls: int | None,
+    max_cost: float | None,
+    report: bool,
+    judge: str | None = None,
+    max_connections: int | None = None,
+) -> None:
+    """Run (or resume) the runs, say how each ended, then analyze and report them: plain runs
+    together, newcomer runs with every run of their experiment (:func:`measure_newcomers`)."""
+    stopped = simulate_runs(folders, max_calls, max_cost, max_connections)
     if report:
-        out = folders[0].parent if len(folders) > 1 else folders[0]
-        path = write_report(analyze(folders, judge, max_connections), out)
-        note(f"report: {path.resolve()}")
+        plain = [folder for folder in folders if read_setup(folder) is None]
+        if plain:
+            out = plain[0].parent if len(plain) > 1 else plain[0]
+            path = write_report(analyze(plain, judge, max_connections), out)
+            note(f"report: {path.resolve()}")
+        experiments = {folder.parent.parent for folder in folders if folder not in plain}
+        for out in sorted(experiments):
+            _, path = measure_newcomers(out, newcomer_folders(out), judge, max_connections)
+            note(f"report: {path.resolve()}")
     if stopped:
         raise RunIncompleteError(f"{len(stopped)} run(s) stopped before the end")
+
+
+NEWCOMER_SUMMARY = "newcomer_summary.json"
+
+
+def measure_newcomers(
+    out: Path, folders: list[Path], judge: str | None, max_connections: int | None = None
+) -> tuple[NewcomerSummary, Path]:
+    """Measure newcomer runs of one experiment (``out``: their folder, where the judge's
+    verdicts are cached): ``newcomer_summary.json`` and the CRSEC report with its Newcomer
+    section."""
+    model = judge or RunDir(folders[0]).config().models.get("judge", DEFAULT_MODEL)
+    done = 0
+
+    def progress() -> None:
+        nonlocal done
+        done += 1
+        if done % 50 == 0:
+            note(f"judge: {done} verdicts")
+
+    client = model_client({"judge": model}, max_connections)
+    summary, analysis = asyncio.run(analyze_newcomers(folders, client, model, out, progress))
+    replace_file(out / NEWCOMER_SUMMARY, summary.model_dump_json(indent=1) + "\n")
+    return summary, write_report(analysis, out, summary)
 
 
 def analyze(
