@@ -131,3 +131,15 @@ def test_cot_complexity_counts_rounds_up_to_the_cap(workdir: Path) -> None:
     assert result["complexity"]["value"] == 3 and result["solved"]["value"] == 1
     assert result["without_cot"]["value"] == 0 and result["with_cot"]["value"] == 0
     assert result["rounds_to_target"] == 3
+
+    # Issue 31: logs of `hsii cot` alone are analyzed and reported (Table 2), as `hsii cot` says.
+    analyzed = runner.invoke(app, ["hsii", "analyze", str(workdir / "c5"), "--json"])
+    assert analyzed.exit_code == 0, analyzed.output
+    data = json.loads(analyzed.stdout)
+    (table_two,) = data["cot"].values()
+    assert data["models"] == {} and table_two["complexity"]["value"] == 3
+    shown = runner.invoke(app, ["hsii", "analyze", str(workdir / "c5")])
+    assert shown.exit_code == 0 and "COT complexity" in shown.output, shown.output
+    reported = runner.invoke(app, ["hsii", "report", str(workdir / "c5"), "--out", str(workdir)])
+    assert reported.exit_code == 0, reported.output
+    assert "Table 2" in (workdir / "report.html").read_text()

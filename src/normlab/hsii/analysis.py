@@ -139,6 +139,19 @@ def load_run(paths: Iterable[Path]) -> HsiiRun:
     return HsiiRun(samples, list(unique.values()), files)
 
 
+def load_analyzable(paths: list[Path]) -> HsiiRun:
+    """:func:`load_run`, or an :class:`InputError` when the paths hold nothing to analyze:
+    neither scored cases nor ``hsii cot`` samples (Table 2 alone is a result, as ``hsii cot``
+    tells its user to add its logs to the report)."""
+    run = load_run(paths)
+    if not run.records and not cot_results(run.samples):
+        raise InputError(
+            ", ".join(str(path) for path in paths),
+            "no HSII cases found (no scored samples or COT samples in logs, no record rows)",
+        )
+    return run
+
+
 # --- results --------------------------------------------------------------------------
 
 

@@ -96,13 +96,13 @@ def hsii_analyze(
     as_json: JsonOption = False,
 ) -> None:
     """r1–r4 and the HSII score (both forms) with intervals, from logs or trial records."""
-    from normlab.commands.benchmark import emit, load_some
+    from normlab.commands.benchmark import emit
     from normlab.commands.console import print_table
-    from normlab.hsii.analysis import analyze
+    from normlab.hsii.analysis import analyze, load_analyzable
     from normlab.hsii.report import breakdown_table
     from normlab.hsii.runner import BENCHMARK
 
-    run = load_some(BENCHMARK, log_paths(paths))
+    run = load_analyzable(log_paths(paths))
     analysis = analyze(run, weights(formula, tie_weight, alpha, beta, gamma))
     emit(BENCHMARK, run, analysis, as_json)
     if not as_json:
@@ -121,13 +121,11 @@ def hsii_report(
     tie_weight: ReadTieWeightOption = None,
 ) -> None:
     """Write report.html: Tables 1 and 2, Figures 3 and 5, sample cases, usage and cost."""
-    from normlab.commands.benchmark import load_some
-    from normlab.hsii.analysis import analyze
+    from normlab.hsii.analysis import analyze, load_analyzable
     from normlab.hsii.report import write_report
-    from normlab.hsii.runner import BENCHMARK
 
     output_folder(out, "--out")
-    run = load_some(BENCHMARK, log_paths(paths))
+    run = load_analyzable(log_paths(paths))
     path = write_report(run, analyze(run, weights(formula, tie_weight, 1.0, 1.0, 1.0)), out)
     note(f"report: {path.resolve()}")
 
