@@ -86,3 +86,60 @@ def test_a_missing_assistant_or_column_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="missing column") as raised:
         import_dialogues(no_text)
     assert raised.value.field == "text"
+
+
+def write_rows(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
+    keys = ("dialogue_id", "speaker", "addressee", "text")
+    path.write_text("".join(json.dumps(dict(zip(keys, row, strict=True))) + "\n" for row in rows))
+    return path
+
+
+def test_names_differing_in_case_or_unicode_form_are_one_character(tmp_path: Path) -> None:
+    """Issue 31: "Priya" spoke and "priya" was addressed, so they were two characters, the
+    golden's own spelling scored wrong and the import was written though lint failed."""
+    zoe_nfd = "Zoe\u0308"
+    path = write_rows(tmp_path / "d.jsonl", [
+        ("d", "Priya", "", "Is the rota out?"),
+        ("d", "Zoë", "mod", "Mine has a gap."),
+        ("d", "MOD", "priya", "Priya, the rota is out."),
+        ("d", "PRIYA", "mod", "Thanks."),
+        ("d", "Mod", zoe_nfd, "Zoë, I will fix the gap."),
+    ])  # fmt: skip
+    (dialogue,) = import_dialogues(path, assistant="mod")
+    assert dialogue.background.characters == ["Priya", "Zoë"]
+    assert [(m.role_from, m.role_to) for m in dialogue.messages] == [
+        ("Priya", ASSISTANT), ("Zoë", ASSISTANT), (ASSISTANT, "Priya"), ("Priya", ASSISTANT),
+        (ASSISTANT, "Zoë"),
+    ]  # fmt: skip
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["hsii", "import-dialogues", str(path), "--out", str(out), "--assistant", "mod"]
+    )
+    assert result.exit_code == 0 and "lint: clean" in result.output, result.output
+    cases = load_cases(out / "cases.jsonl")
+    assert [case.golden.role_to for case in cases] == ["Priya", "Zoë"]
+
+
+def test_a_dialogue_or_case_that_fails_lint_is_not_written(tmp_path: Path) -> None:
+    """Issue 31: the import wrote every case and linted afterwards."""
+    crowd = [(f"P{i}", "mod", f"Point {i}.") for i in range(6)]  # six characters: too many
+    rows = [
+        *[("big", speaker, to, text) for speaker, to, text in crowd],
+        ("big", "mod", "P0", "Noted."),
+        ("small", "Ann", "mod", "Agenda?"),
+        ("small", "Bo", "Ann", "Item one."),
+        ("small", "mod", "Bo", "Bo, item one is yours."),
+        ("small", "mod", "Ann", "Ann, the notes."),
+    ]
+    path = write_rows(tmp_path / "d.jsonl", rows)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["hsii", "import-dialogues", str(path), "--out", str(out), "--assistant", "mod"]
+    )
+    assert result.exit_code == 1, result.output
+    assert "1 dialogues, 2 cases" in result.output
+    findings = [line for line in result.output.splitlines() if "not written" in line]
+    assert findings and all(line.startswith(f"{path}:1: big: ") for line in findings)
+    assert any("background.characters: 6 characters" in line for line in findings)
+    assert [d.dialogue_id for d in load_dialogues(out / "dialogues.jsonl")] == ["small"]
+    assert [c.case_id for c in load_cases(out / "cases.jsonl")] == ["small#3", "small#4"]

@@ -47,19 +47,16 @@ def add_curation_commands(app: typer.Typer) -> None:
         relationships: RelationshipsOption = None,
         topic: TopicOption = None,
     ) -> None:
-        """Import native multi-party dialogues, cut them into cases and lint both."""
+        """Import native multi-party dialogues, cut them into cases and lint both; only what
+        the linter passes is written (exit 1 when anything was left out)."""
         from normlab.core.outputs import output_folder
-        from normlab.hsii.bank import Bank, write_bank
-        from normlab.hsii.dataset import cut_dialogues
-        from normlab.hsii.lint import lint_paths
-        from normlab.hsii.native import import_dialogues
+        from normlab.hsii.bank import write_bank
+        from normlab.hsii.native import import_bank
 
-        dialogues = import_dialogues(file, assistant, domain, scene, relationships, topic)
+        bank, findings = import_bank(file, assistant, domain, scene, relationships, topic)
         output_folder(out, "--out")
-        written = write_bank(Bank(dialogues, cut_dialogues(dialogues)), out)
-        cases = sum(1 for _ in (out / "cases.jsonl").open(encoding="utf-8"))
-        say(f"{len(dialogues)} dialogues, {cases} cases: {out.resolve()}")
-        _, findings = lint_paths(written, None)
+        write_bank(bank, out)
+        say(f"{len(bank.dialogues)} dialogues, {len(bank.cases)} cases: {out.resolve()}")
         report_findings(findings, "lint: clean")
 
     @curate.command("export")

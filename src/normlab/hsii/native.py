@@ -14,14 +14,20 @@ One speaker plays HSII's assistant, whose next target the cases ask for: the one
 ``assistant`` (``--assistant NAME``), else a speaker already called "Intelligent Assistant".
 Their name becomes :data:`~normlab.hsii.schemas.ASSISTANT` wherever it is speaker or
 addressee. Every other speaker or addressee is a character, in order of first appearance.
+Names are matched as r2 matches them (:func:`~normlab.hsii.names.normalise_name`: letter
+case, Unicode form, punctuation): "Priya" who speaks and "priya" who is addressed are one
+character, spelt as first written (in NFC).
 A blank addressee (a forum thread's opening post, a remark to the room) is addressed to the
 assistant, the one participant every user shares; the assistant's own turns need one.
 Each dialogue's provenance says ``source = "native"``; its cases are cut as generated
-dialogues are (:func:`normlab.hsii.dataset.cut_dialogues`) and linted the same way.
+dialogues are (:func:`normlab.hsii.dataset.cut_dialogues`) and linted the same way;
+:func:`import_bank` keeps only what the linter passes (a dialogue that fails is not written,
+nor its cases; a case that fails is not written) and says why for the rest.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +36,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
+from normlab.core.findings import Finding
 from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.hsii.bank import Bank
+from normlab.hsii.dataset import cut_dialogue
+from normlab.hsii.lint import check_case, check_dialogue
+from normlab.hsii.names import normalise_name
 from normlab.hsii.schemas import ASSISTANT, Background, Dialogue, Message, Provenance
 
 DEFAULT_SCENE = "A conversation among several people and an Intelligent Assistant."
@@ -111,19 +122,24 @@ def _dialogue(
         for (line, row), previous in zip(rows[1:], turns, strict=False):
             if row.turn == previous:
                 raise InputError(path, f"turn {row.turn} appears twice", line=line, field="turn")
-    plays = assistant or ASSISTANT
-    speakers = {row.speaker for _, row in rows}
-    if plays not in speakers:
+    plays = normalise_name(assistant or ASSISTANT)
+    if plays not in {normalise_name(row.speaker) for _, row in rows}:
         raise InputError(
             path,
-            f"dialogue {dialogue_id!r}: nobody called {plays!r} speaks; name the speaker "
-            "who plays the assistant with --assistant",
+            f"dialogue {dialogue_id!r}: nobody called {assistant or ASSISTANT!r} speaks; name "
+            "the speaker who plays the assistant with --assistant",
             line=first_line,
             field="speaker",
         )
 
+    spelt: dict[str, str] = {}
+
     def name(person: str) -> str:
-        return ASSISTANT if person == plays else person
+        """One spelling per person: the first written, whatever the case or Unicode form."""
+        key = normalise_name(person) or person
+        if key == plays:
+            return ASSISTANT
+        return spelt.setdefault(key, unicodedata.normalize("NFC", person))
 
     characters: list[str] = []
     messages: list[Message] = []
@@ -162,6 +178,24 @@ def _dialogue(
     )
 
 
+def _imported(
+    path: Path,
+    assistant: str | None,
+    domain: str,
+    scene: str | None,
+    relationships: str | None,
+    topic: str | None,
+) -> list[tuple[int, Dialogue]]:
+    """(line of the dialogue's first row, dialogue) in order of first appearance."""
+    grouped: dict[str, list[tuple[int, NativeRow]]] = {}
+    for line, row in read_native_rows(path):
+        grouped.setdefault(row.dialogue_id, []).append((line, row))
+    return [
+        (rows[0][0], _dialogue(path, key, rows, assistant, domain, scene, relationships, topic))
+        for key, rows in grouped.items()
+    ]
+
+
 def import_dialogues(
     path: Path,
     assistant: str | None = None,
@@ -171,10 +205,39 @@ def import_dialogues(
     topic: str | None = None,
 ) -> list[Dialogue]:
     """The file's dialogues, in order of first appearance (see the module docstring)."""
-    grouped: dict[str, list[tuple[int, NativeRow]]] = {}
-    for line, row in read_native_rows(path):
-        grouped.setdefault(row.dialogue_id, []).append((line, row))
-    return [
-        _dialogue(path, dialogue_id, rows, assistant, domain, scene, relationships, topic)
-        for dialogue_id, rows in grouped.items()
-    ]
+    found = _imported(path, assistant, domain, scene, relationships, topic)
+    return [dialogue for _, dialogue in found]
+
+
+def import_bank(
+    path: Path,
+    assistant: str | None = None,
+    domain: str = "",
+    scene: str | None = None,
+    relationships: str | None = None,
+    topic: str | None = None,
+) -> tuple[Bank, list[Finding]]:
+    """The file's dialogues and their cases that the linter passes, and a finding (at the
+    dialogue's first row) for each problem of what was left out: a dialogue that fails is not
+    written, nor its cases; a case that fails is not written (issue 31: an import used to
+    write its cases and lint them afterwards)."""
+    bank = Bank()
+    findings: list[Finding] = []
+    for line, dialogue in _imported(path, assistant, domain, scene, relationships, topic):
+        problems = [
+            Finding(str(path), line, dialogue.dialogue_id, field, f"{message} (not written)")
+            for field, message in check_dialogue(dialogue, None)
+        ]
+        findings += problems
+        if problems:
+            continue
+        bank.dialogues.append(dialogue)
+        for case in cut_dialogue(dialogue):
+            wrong = [
+                Finding(str(path), line, case.case_id, field, f"{message} (not written)")
+                for field, message in check_case(case, None)
+            ]
+            findings += wrong
+            if not wrong:
+                bank.cases.append(case)
+    return bank, findings
