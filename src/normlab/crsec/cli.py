@@ -170,7 +170,9 @@ def crsec_resume(
     max_connections: int | None,
     report: ReportOption = True,
 ) -> None:
-    """Continue runs from their last checkpoint (a finished run is left as it is)."""
+    """Continue runs from their last checkpoint (a finished run is left as it is); a newcomer
+    run (crsec newcomer) goes on as one, its --max-calls counting its calls since the arrival,
+    and its report is its experiment's."""
     from normlab.crsec.runner import simulate
 
     check_budget(max_calls, max_cost)

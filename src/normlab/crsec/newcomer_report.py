@@ -168,7 +168,8 @@ def drift_table(summary: NewcomerSummary) -> Table:
     first = summary.runs[0]
     return Table(
         caption="The society's drift (the newcomer left out): share of agents holding and "
-        f"adhering to each norm over the newcomer's hours ({', '.join(first.after_hours)}) "
+        "adhering to each norm over the newcomer's hours "
+        f"({', '.join(first.after_hours[: len(first.before_hours)])}) "
         f"against the same clock hours the day before ({', '.join(first.before_hours)}), and "
         "corrected by the control (the same continuation with no newcomer, same seeds: the "
         "run's share minus the control's, paired by seed); mean over runs, 95% bootstrap CI",
