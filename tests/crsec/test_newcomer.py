@@ -201,6 +201,11 @@ def test_a_stopped_newcomer_run_resumes_with_crsec_resume_without_counting_twice
     source: Path, tmp_path: Path
 ) -> None:
     whole = newcomer(source, tmp_path / "whole")
+    code, output = crsec(
+        "newcomer", str(source), "--subject", SUBJECT, "--hours", "3", "--max-calls", "1",
+        "--out", str(tmp_path / "early"),
+    )  # fmt: skip
+    assert code == 1 and "nothing to measure yet" in output, output
     out = tmp_path / "cut"
     code, output = crsec(
         "newcomer", str(source), "--subject", SUBJECT, "--agent", "base", "--agent",

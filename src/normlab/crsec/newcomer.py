@@ -379,6 +379,14 @@ def joined(simulation: Simulation, setup: NewcomerSetup) -> Simulation:
     return simulation
 
 
+def hours_done(folder: Path) -> int:
+    """Simulated hours a newcomer run has finished since the arrival (what can be measured)."""
+    setup = newcomer_setup(folder)
+    state = RunDir(folder).checkpoint()
+    ticks_per_hour = RunDir(folder).config().society.ticks_per_hour
+    return 0 if state is None else max(0, state.tick - setup.start_tick) // ticks_per_hour
+
+
 def newcomer_setup(folder: Path) -> NewcomerSetup:
     setup = read_setup(folder)
     if setup is None:

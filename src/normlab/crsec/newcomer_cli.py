@@ -65,7 +65,7 @@ def join(
     communication, each seed), run each to its end or its budget, measure them, and write
     ``newcomer_summary.json`` and the CRSEC report with its Newcomer section; the runs that
     stopped at their budget."""
-    from normlab.crsec.newcomer import finished_source, plan
+    from normlab.crsec.newcomer import finished_source, hours_done, plan
     from normlab.crsec.runner import measure_newcomers, simulate_runs
     from normlab.models import DEFAULT_MODEL
 
@@ -85,6 +85,11 @@ def join(
     )
     note(f"newcomer runs: {', '.join(str(folder) for folder in folders)}")
     stopped = simulate_runs(folders, max_calls, None, max_connections)
+    if stopped and not any(hours_done(folder) for folder in folders):
+        raise RunIncompleteError(
+            f"{len(stopped)} run(s) stopped at their budget before their first hour was over: "
+            "nothing to measure yet; give the same command again with a larger --max-calls"
+        )
     summary, path = measure_newcomers(out, folders, judge_model, max_connections)
     return summary, path, stopped
 
