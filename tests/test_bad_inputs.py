@@ -400,6 +400,24 @@ def test_epochs_given_as_text_is_one_line() -> None:
             losona(epochs=value)  # type: ignore[arg-type]
 
 
+def test_an_unclosed_quote_in_a_news_csv_is_named_at_its_line(tmp_path: Path) -> None:
+    """The csv module closed the quote at the end of the file, swallowing every row after it
+    into one cell: the error read "no text in column 'text'"."""
+    corpus = tmp_path / "news.csv"
+    corpus.write_text(
+        "id,title,text\n"
+        "n1,Flood,Rivers rose across the valley overnight.\n"
+        'n2,Storm,"Winds reached 90 km/h, the text goes on\n'
+        "n3,Calm,The weekend will be dry.\n",
+        encoding="utf-8",
+    )
+    args = ["hsii", "news", "search", "--keywords", "flood", "--corpus", str(corpus)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    (line,) = [line for line in result.output.splitlines() if line.strip()]
+    assert f"{corpus}:3: a quoted cell in the row starting here is never closed" in line
+
+
 # --- user text is text, never markup ------------------------------------------------------
 
 

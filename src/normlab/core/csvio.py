@@ -1,14 +1,25 @@
 """CSV files people fill in (ratings, labels): reading them with errors that name file, line,
-field, and the blind-export pattern (a CSV for raters, a key file beside it that they never see)."""
+field, and the blind-export pattern (a CSV for raters, a key file beside it that they never see).
+
+These CSVs are opened in spreadsheets, and their cells hold text that came from elsewhere (an
+imported dialogue, a model's reply, a rater's notes): a cell starting with ``=``, ``+``, ``-``
+or ``@`` (or a tab or carriage return before one) is a formula to Excel, LibreOffice and Google
+Sheets, which can fetch URLs or run commands ("CSV injection"). Every CSV normlab writes for
+people goes through :class:`SpreadsheetWriter`, which does what OWASP's CSV Injection page
+recommends: each such cell gets a leading ``'`` (shown as text, never evaluated), and every
+cell is quoted, so a ``;`` in a cell cannot start a new one in a spreadsheet whose separator
+is ``;``. :func:`read_csv_rows` takes the ``'`` off again, so a CSV normlab wrote reads back
+to the very text it was given (:func:`spreadsheet_cell` and :func:`cell_text` are inverse).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TextIO, TypeVar
 
 from pydantic import BaseModel
 
@@ -38,29 +49,99 @@ def _csv_problem(error: csv.Error) -> str:
     return f"not a readable CSV ({text})"
 
 
-def read_csv_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
+def dict_rows(
+    reader: csv.DictReader[str], where: str | Path
+) -> Iterator[tuple[int, dict[str | Any, Any]]]:
+    """``(line, row)`` for each row of a strict ``reader``, ``line`` the one the row starts on
+    (a quoted cell may span lines); the csv module's complaint is an :class:`InputError` at
+    the line where the row it met it in starts, in a spreadsheet user's words
+    (``"unexpected end of data"`` is a quote never closed)."""
+    start = 1
+    try:
+        _ = reader.fieldnames  # the header: its own errors are line 1's
+        start = reader.line_num + 1
+        for row in reader:
+            yield reader.line_num - _line_breaks(row), row
+            start = reader.line_num + 1
+    except csv.Error as error:
+        raise InputError(where, _csv_problem(error), line=start) from error
+
+
+FORMULA_STARTS = frozenset("=+-@\t\r")
+"""What a cell may not start with in a spreadsheet (OWASP, "CSV Injection")."""
+TEXT_MARK = "'"
+"""What makes a spreadsheet show a cell as text: put before a cell that starts a formula."""
+
+
+def _number(text: str) -> bool:
+    """``-1`` or ``+2.5``: a number, which no spreadsheet evaluates as more than itself."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _marked(text: str) -> bool:
+    """Whether ``text`` reads as one :func:`spreadsheet_cell` marked: ``'`` then a formula's
+    start or another ``'``."""
+    return len(text) > 1 and text[0] == TEXT_MARK and text[1] in FORMULA_STARTS | {TEXT_MARK}
+
+
+def spreadsheet_cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it and never evaluates it: a ``'`` before a cell that
+    starts with ``= + - @``, tab or carriage return (a number such as ``-1`` is left as it
+    is), and before one that already reads as marked (``'=x`` written as ``''=x``), so that
+    :func:`cell_text` gives back exactly ``text``."""
+    if text and ((text[0] in FORMULA_STARTS and not _number(text)) or _marked(text)):
+        return TEXT_MARK + text
+    return text
+
+
+def cell_text(cell: str) -> str:
+    """The text a :func:`spreadsheet_cell` was made from (its one ``'`` taken off)."""
+    return cell[1:] if _marked(cell) else cell
+
+
+class SpreadsheetWriter:
+    """A :class:`csv.DictWriter` for CSVs people open in a spreadsheet: every text cell through
+    :func:`spreadsheet_cell`, every cell quoted (see the module docstring)."""
+
+    def __init__(self, handle: TextIO, fieldnames: Sequence[str]) -> None:
+        self._writer = csv.DictWriter(handle, fieldnames=list(fieldnames), quoting=csv.QUOTE_ALL)
+
+    def writeheader(self) -> None:
+        self._writer.writeheader()
+
+    def writerow(self, row: Mapping[str, Any]) -> None:
+        self._writer.writerow(
+            {key: spreadsheet_cell(v) if isinstance(v, str) else v for key, v in row.items()}
+        )
+
+    def writerows(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
+def read_csv_rows(
+    path: Path, required: Iterable[str], written_by_normlab: bool = True
+) -> list[tuple[int, dict[str, str]]]:
     """``(line_number, row)`` for each row; a missing ``required`` column is an InputError.
 
     The line is the one the row starts on: a quoted cell may span lines (a transcript), and
     an error should point where a person finds the row. Spreadsheets often save UTF-8 with a
     byte-order mark, so one is accepted. The reader is strict: a quote left open, which the
     csv module would otherwise close at the end of the file (swallowing every row after it
-    into one cell), is an error naming the line where that row starts.
+    into one cell), is an error naming the line where that row starts. A CSV normlab wrote
+    (``written_by_normlab``: an export, filled in) has each cell's spreadsheet mark taken off
+    (:func:`cell_text`); one from elsewhere (an imported corpus) is read as it stands.
     """
     text = read_text(path, "utf-8-sig")
     if not text.strip():
         raise InputError(path, "empty file (no header row)")
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows: list[tuple[int, dict[str | Any, Any]]] = []
-    start = 1
-    try:
-        fields = reader.fieldnames or []
-        start = reader.line_num + 1
-        for row in reader:
-            rows.append((reader.line_num - _line_breaks(row), row))
-            start = reader.line_num + 1
-    except csv.Error as error:
-        raise InputError(path, _csv_problem(error), line=start) from error
+    rows = list(dict_rows(reader, path))
+    fields = reader.fieldnames or []
     # Blank names (a spreadsheet's trailing empty columns) are dropped, so only named ones count.
     repeated = sorted({column for column in fields if column and fields.count(column) > 1})
     if repeated:
@@ -68,8 +149,16 @@ def read_csv_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[s
     missing = [column for column in required if column not in fields]
     if missing:
         raise InputError(path, "missing column", line=1, field=missing[0])
+    text_of = cell_text if written_by_normlab else str
     return [
-        (line, {key: value if isinstance(value, str) else "" for key, value in row.items() if key})
+        (
+            line,
+            {
+                key: text_of(value) if isinstance(value, str) else ""
+                for key, value in row.items()
+                if key
+            },
+        )
         for line, row in rows
     ]
 
@@ -100,7 +189,7 @@ def write_blind(
     for the rater) and the key file beside it, replacing both; the count of items written."""
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with replacing(out_csv) as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer = SpreadsheetWriter(handle, columns)
         writer.writeheader()
         for row, key in items:
             writer.writerow(

@@ -11,7 +11,6 @@ ratings and its n, and the overall mean.
 
 from __future__ import annotations
 
-import csv
 import random
 import re
 from collections.abc import Iterable
@@ -19,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import read_csv_rows
+from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
 from normlab.core.errors import InputError, quoted
 from normlab.core.outputs import replacing, slug
 from normlab.crsec.events import AssessedItem, Event, Finding
@@ -285,7 +284,7 @@ def export(
         page.write(out / slug(run_name) / f"{slug(agent)}.html")
     path = out / "ratings.csv"
     with replacing(path) as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer = SpreadsheetWriter(handle, COLUMNS)
         writer.writeheader()
         writer.writerows(line.row for line in rows)
     return path, len(rows)
@@ -351,7 +350,7 @@ def export_study(run: Path, out: Path, n: int, seed: int) -> int:
     if not rows:
         raise InputError(run, "no operations to rate in this run")
     with replacing(out) as handle:
-        writer = csv.DictWriter(handle, fieldnames=study_columns())
+        writer = SpreadsheetWriter(handle, study_columns())
         writer.writeheader()
         for index, line in enumerate(rows, start=1):
             row = {"item_id": f"Q{index:04d}", **{c: line.row[c] for c in COLUMNS}}

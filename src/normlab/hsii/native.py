@@ -80,7 +80,8 @@ class NativeRow(BaseModel):
 
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if path.suffix.lower() == ".csv":
-        yield from read_csv_rows(path, REQUIRED)
+        # Someone else's corpus: a leading ' is its own text, not normlab's spreadsheet mark.
+        yield from read_csv_rows(path, REQUIRED, written_by_normlab=False)
     else:
         yield from read_jsonl_rows(path)
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from normlab.core.csvio import dict_rows
 from normlab.core.errors import InputError
 from normlab.core.jsonio import decode_text, text_rows
 from normlab.core.sources import read_url_bytes
@@ -124,8 +125,11 @@ def _rows(location: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
     text = decode_text(data, location, "utf-8-sig")
     if kind == "csv":
         dialect = "excel-tab" if ".tsv" in location.lower() else "excel"
-        # Line 1 is the header, so the first row is on line 2.
-        yield from enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2)
+        # Strict, with each row's own line: a quote left open is said to be one, at the line
+        # its row starts on (it swallowed the rest of the file into a cell, which then read
+        # as a row with no text).
+        reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect, strict=True)
+        yield from dict_rows(reader, location)
         return
     yield from text_rows(text, location)
 

@@ -10,14 +10,13 @@ false negatives (judge says breach, human says complies).
 
 from __future__ import annotations
 
-import csv
 import random
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from normlab.core.chat import render_transcript
-from normlab.core.csvio import read_csv_rows
+from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
 from normlab.core.errors import InputError, at_least
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
 from normlab.core.outputs import output_file, replacing
@@ -65,7 +64,7 @@ def export_audit(
     key_path = key_path_for(out_csv)
     key_path.unlink(missing_ok=True)
     with replacing(out_csv) as handle:
-        writer = csv.DictWriter(handle, fieldnames=AUDIT_COLUMNS)
+        writer = SpreadsheetWriter(handle, AUDIT_COLUMNS)
         writer.writeheader()
         for index, record in enumerate(chosen, start=1):
             scenario = scenarios.get(record.scenario_id)

@@ -28,6 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from normlab.core.errors import InputError, NormlabError
+from normlab.core.files import read_bytes
 from normlab.core.secrets import redact_text
 from normlab.web.compare import add_compare_routes
 from normlab.web.guard import (
@@ -38,10 +39,10 @@ from normlab.web.guard import (
     OwnerToken,
     Sessions,
     check_owner_token,
-    disk_full,
     is_loopback,
     secret_key,
     session_cookie,
+    storage_failure,
     tighten,
 )
 from normlab.web.pages import Pages
@@ -55,6 +56,8 @@ from normlab.web.study_routes import add_study_routes
 
 WEB = files("normlab.web")
 DATABASE = "normlab.sqlite3"
+MAX_SERVED_FILE = 64 << 20
+"""Bytes of a report, CSV or JSON served as text (read whole, to redact credentials)."""
 
 
 def check_settings(settings: ServeSettings) -> HostPolicy:
@@ -111,8 +114,9 @@ def create_app(settings: ServeSettings) -> FastAPI:
         return page(request, "error.html", 400, message=str(error))
 
     async def full_disk(request: Request, error: Exception) -> HTMLResponse:
-        """A full disk is the lab's to fix, not a bug: say which folder, answer 503."""
-        if not disk_full(error):
+        """A full (or failing) disk is the lab's to fix, not a bug: say which folder, 503."""
+        failure = storage_failure(error)
+        if failure is None:
             raise error
         where = state
         filename = getattr(error, "filename", None)
@@ -120,7 +124,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
             where = settings.runs
         folder = "state folder" if where == state else "runs folder"
         message = (
-            f"The {folder} {where} is full: nothing was saved. Free some space on its disk "
+            f"The {folder} {where} {failure}: nothing was saved. Free some space on its disk "
             "and try again."
         )
         return page(request, "error.html", 503, message=message)
@@ -184,7 +188,8 @@ def create_app(settings: ServeSettings) -> FastAPI:
             ".json": "application/json",
             ".svg": "image/svg+xml",
         }
-        text = path.read_text(encoding="utf-8", errors="replace")
+        # Through core.files: a report file is a regular file of at most MAX_SERVED_FILE bytes.
+        text = read_bytes(path, MAX_SERVED_FILE).decode("utf-8", errors="replace")
         return Response(redact_text(text), media_type=media.get(path.suffix, "text/plain"))
 
     @app.get("/run")

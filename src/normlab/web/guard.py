@@ -76,6 +76,7 @@ OWNER_SESSION_SECONDS = 12 * 3600
 SECRET_KEY = "secret.key"
 FULL_DISK = frozenset({errno.ENOSPC, errno.EDQUOT})
 SQLITE_FULL = 13
+SQLITE_IOERR = 10
 
 _HOST = re.compile(r"(?:\[([0-9a-f:.]+)\]|([a-z0-9._-]+))(?::(\d{1,5}))?", re.ASCII)
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}", re.ASCII)
@@ -460,11 +461,22 @@ def tighten(state: Path, database: str) -> None:
             os.chmod(path, 0o600)
 
 
-def disk_full(error: BaseException) -> bool:
-    """Whether ``error`` is a full disk (or quota), from a file write or from SQLite."""
+def storage_failure(error: BaseException) -> str | None:
+    """What ``error`` says of the disk it was writing, as the end of "The state folder X …",
+    or ``None`` for an error that is no storage failure (a bug, to be a 500).
+
+    A full disk (or quota) from a file write or SQLite's ``SQLITE_FULL`` is "is full". Near
+    full, SQLite often fails earlier, in the ``fsync`` of ``PRAGMA synchronous=FULL`` or a
+    write to its WAL, with an ``SQLITE_IOERR`` (extended codes keep it in the low byte):
+    that is the lab's disk to look at too, not a bug."""
     if isinstance(error, OSError):
-        return error.errno in FULL_DISK
-    if isinstance(error, sqlite3.Error):
-        code = getattr(error, "sqlite_errorcode", None)
-        return code == SQLITE_FULL or "disk is full" in str(error)
-    return False
+        return "is full" if error.errno in FULL_DISK else None
+    if not isinstance(error, sqlite3.Error):
+        return None
+    code = getattr(error, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary == SQLITE_FULL or "disk is full" in str(error):
+        return "is full"
+    if primary == SQLITE_IOERR or "disk I/O error" in str(error):
+        return "could not be written (SQLite: disk I/O error, as on a nearly full disk)"
+    return None

@@ -29,10 +29,10 @@ a temporary file of its own, so two downloads at once never mix or clobber each 
 
 from __future__ import annotations
 
-import csv
 import importlib
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,7 @@ from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import read_csv_rows
+from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.guard import private_folder
@@ -240,17 +240,22 @@ def create_study(
     share one), its files made 0600, before it becomes the study's folder."""
     studies = private_folder(state / "studies")
     staging = Path(tempfile.mkdtemp(prefix=".new-", dir=studies))  # 0700
-    items_csv = staging / "items.csv"
-    kind.export(run, items_csv, n, seed)
-    for path in staging.iterdir():
-        if path.is_file():
-            os.chmod(path, 0o600)
-    items = [
-        (row["item_id"], json.dumps(row, ensure_ascii=False))
-        for _, row in read_csv_rows(items_csv, ("item_id",))
-    ]
-    study = store.create_study(kind.name, title, str(run), items, max_raters)
-    staging.rename(study_folder(state, study))
+    try:
+        items_csv = staging / "items.csv"
+        kind.export(run, items_csv, n, seed)
+        for path in staging.iterdir():
+            if path.is_file():
+                os.chmod(path, 0o600)
+        items = [
+            (row["item_id"], json.dumps(row, ensure_ascii=False))
+            for _, row in read_csv_rows(items_csv, ("item_id",))
+        ]
+        study = store.create_study(kind.name, title, str(run), items, max_raters)
+        staging.rename(study_folder(state, study))
+    except BaseException:
+        # A refused export or a full disk leaves no half-made study folder behind.
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return study
 
 
@@ -266,7 +271,7 @@ def filled_csv(store: Store, state: Path, study: Study, rater: Rater) -> Path:
     )
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            writer = csv.DictWriter(out, fieldnames=kind.columns())
+            writer = SpreadsheetWriter(out, kind.columns())
             writer.writeheader()
             for item in store.items(study.id):
                 row = json.loads(item.payload)
