@@ -1,0 +1,44 @@
+"""The shipped bank under issue 31's name rules: its aliases refreshed, its rescoring counted."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from normlab.hsii import load_cases, load_dialogues
+from normlab.hsii.aliases import fill_aliases
+from normlab.hsii.parse import resolve_target
+
+
+def test_the_shipped_aliases_are_refreshed_through_the_one_normaliser() -> None:
+    """Every alias adds what the name does not give and still names its character; the
+    bank is what ``fill_aliases`` makes of it (``python -m benchmarks.hsii_rescore --refresh``)."""
+    shipped = [(d.dialogue_id, d.background.characters, d.aliases) for d in load_dialogues()]
+    shipped += [(c.case_id, c.characters, c.aliases) for c in load_cases()]
+    for name, cast, aliases in shipped:
+        assert fill_aliases(cast, aliases) == aliases, name
+        for character, listed in aliases.items():
+            for alias in listed:
+                assert resolve_target(alias, cast, aliases) == character, (name, alias)
+
+
+def _has_commit(commit: str) -> bool:
+    found = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
+    return found.returncode == 0
+
+
+def test_the_rescore_the_readme_reports() -> None:
+    from benchmarks.hsii_rescore import BEFORE, measure
+
+    if not _has_commit(BEFORE):
+        pytest.skip(f"the history holds no {BEFORE[:7]} (a shallow clone)")
+    result = measure()
+    assert (result["cases"], result["changed"]) == (477, 153)
+    assert result["changed_by_direction"] == {
+        "wrong target → right": 152,
+        "right → wrong target": 1,
+    }
+    assert result["dlg-labour-002#16"] is True
+    assert result["aliases"] == {"before": 4368, "now": 2148}
+    assert result["forms_every_case_shares"]['prose "To be clear: …"'] == 477
