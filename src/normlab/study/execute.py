@@ -16,19 +16,27 @@ A cell's ``cell.json`` is written by the study's own process once every part of 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, OutputError
+from normlab.core.storage import log_location, mirror_folder
 from normlab.study.location import read_text, write_text
 from normlab.study.schema import Study
 from normlab.study.systems import SYSTEMS, Cell, Part, cells
 
 DONE_FILE = "cell.json"
+LOCK_FILE = ".study-run.lock"
 R = TypeVar("R")
 
 
@@ -144,13 +152,68 @@ def finish_cell(cell: Cell, parts: list[PartResult]) -> CellResult:
     return result
 
 
+@contextmanager
+def study_lock(folder: Path) -> Iterator[None]:
+    """Hold ``FOLDER/.study-run.lock`` while a study runs into ``folder``, or refuse at once.
+
+    Two ``study run`` on one out folder each ran every unfinished cell (twice the calls, and
+    one could fail on the other's half-written logs). The lock is ``flock`` on a file that
+    holds who took it, so the refusal can say which process to wait for; the kernel lets go
+    of it when its holder ends, however it ends (a crash leaves no stale lock)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(
+                folder,
+                f"another study run is writing here ({_holder(fd)}); wait for it to finish or "
+                "stop it: two at once would run every cell twice",
+            ) from None
+        holder = {"pid": os.getpid(), "host": socket.gethostname(), "started": _now()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(holder).encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as its file says: pid, host, when it started."""
+    try:
+        found = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except ValueError:
+        found = {}
+    if not isinstance(found, dict) or "pid" not in found:
+        return "a process that has not yet said which"
+    return f"pid {found['pid']} on {found.get('host', '?')}, since {found.get('started', '?')}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def run_study(
     study: Study, executor: str = "local", ray_address: str | None = None
 ) -> list[CellResult]:
-    """Every unfinished cell's parts through the named executor; every cell's result."""
+    """Every unfinished cell's parts through the named executor; every cell's result. One
+    study run at a time per out folder (:func:`study_lock`; an out in object storage is locked
+    in its local mirror, so on this machine)."""
+    chosen = make_executor(executor, ray_address)  # a refused executor leaves no folder
+    location = log_location(study.out)
+    with study_lock(location if isinstance(location, Path) else mirror_folder(location)):
+        return _run_study(study, chosen)
+
+
+def _run_study(study: Study, chosen: Executor) -> list[CellResult]:
     from normlab.commands import note
 
-    chosen = make_executor(executor, ray_address)
     connections = study.max_connections
     every = cells(study)
     done: dict[str, CellResult] = {}
