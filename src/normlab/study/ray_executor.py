@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -81,12 +83,81 @@ def _resolved(part: Part) -> Part:
     return dataclasses.replace(part, cell=dataclasses.replace(part.cell, folder=folder.resolve()))
 
 
+CONNECT_TIMEOUT_S = 10.0
+"""Seconds a cluster's address has to answer before ``--ray-address`` is refused: Ray itself
+retries a dead address for minutes."""
+ADDRESS = re.compile(
+    r"^(?:ray://)?(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9._-]+)):(?P<port>\d{1,5})$"
+)
+_GRPC_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""An HTTP/2 client's preface and an empty SETTINGS frame: a gRPC server (Ray's GCS, or its
+client server behind ``ray://``) answers with a SETTINGS frame of its own."""
+_SETTINGS = 4
+"""The HTTP/2 frame type of SETTINGS (byte 3 of a frame's header)."""
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """``--ray-address`` is an address a Ray cluster answers at, within ``timeout`` seconds, or
+    an :class:`InputError` saying which it is not.
+
+    Ray takes ``HOST:PORT`` (the head's GCS, 6379 by default), ``ray://HOST:PORT`` (Ray
+    Client), ``auto`` (``RAY_ADDRESS``, else the cluster started on this machine) or
+    ``local`` (a new instance). Given a
+    malformed address it raised a ValueError (a traceback); given a dead one it retried for
+    minutes. So the address is parsed here, and the cluster asked for a gRPC handshake first,
+    which a live head answers at once and a dead or foreign port does not."""
+    if address == "local":
+        return  # a new local instance, as with no address
+    if address == "auto":
+        address = os.environ.get("RAY_ADDRESS", "").strip()
+        if not address:
+            return  # Ray looks for a cluster on this machine and says so if none runs
+    found = ADDRESS.match(address)
+    port = int(found["port"]) if found else 0
+    if found is None or not 0 < port < 65536:
+        raise InputError(
+            "--ray-address",
+            f"{address!r} is not a Ray address: give HOST:PORT (the head's port, 6379 by "
+            "default), ray://HOST:PORT, auto or local",
+            field="ray_address",
+        )
+    host = found["ipv6"] or found["host"]
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as connection:
+            connection.sendall(_GRPC_HELLO)
+            reply = b""
+            while len(reply) < 4 and time.monotonic() < deadline:
+                connection.settimeout(max(deadline - time.monotonic(), 0.01))
+                chunk = connection.recv(9)
+                if not chunk:
+                    break
+                reply += chunk
+    except OSError as error:  # refused, unreachable, no such host, or silent past the deadline
+        reason = "no answer" if isinstance(error, TimeoutError) else (error.strerror or error)
+        raise InputError(
+            "--ray-address",
+            f"no Ray cluster answers at {address} within {timeout:g} s ({reason}); start one "
+            "there (ray start --head) or fix the address",
+            field="ray_address",
+        ) from None
+    if len(reply) < 4 or reply[3] != _SETTINGS:
+        raise InputError(
+            "--ray-address",
+            f"something answers at {address}, but not a Ray cluster (no gRPC handshake within "
+            f"{timeout:g} s)",
+            field="ray_address",
+        )
+
+
 class RayExecutor:
     """Every part a Ray task, all submitted at once; results in the study's order."""
 
     def __init__(self, address: str | None = None) -> None:
-        self.address = address
         self.ray = _require_ray()
+        if address is not None:
+            check_address(address)
+        self.address = address
 
     def run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]:
         from normlab.commands import stdout_to_stderr
@@ -102,7 +173,12 @@ class RayExecutor:
         started = not ray.is_initialized()
         if started:
             if self.address:
-                ray.init(address=self.address, log_to_driver=False)
+                try:
+                    ray.init(address=self.address, log_to_driver=False)
+                except (ValueError, ConnectionError, RuntimeError, TimeoutError) as error:
+                    raise InputError(
+                        "--ray-address", f"Ray could not join {self.address}: {error}"
+                    ) from None
             else:
                 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         try:
