@@ -147,7 +147,7 @@ def load_analyzable(paths: list[Path]) -> HsiiRun:
     if not run.records and not cot_results(run.samples):
         raise InputError(
             ", ".join(str(path) for path in paths),
-            "no HSII cases found (no scored samples or COT samples in logs, no record rows)",
+            "no hsii cases found (no scored samples or COT samples in logs, no record rows)",
         )
     return run
 
