@@ -600,6 +600,23 @@ def test_a_disk_io_error_on_opening_the_store_is_a_503_for_a_new_study(
     assert not list((runs / ".normlab" / "studies").glob(".new-*"))  # nothing half-made left
 
 
+@pytest.mark.parametrize(
+    ("system", "option"),
+    [("losona", "nonsense"), ("losona", "nosuch::naive"), ("scene", "x" * 5000), ("hsii", "")],
+)
+def test_a_play_option_the_page_does_not_offer_is_a_400(
+    runs: Path, system: str, option: str
+) -> None:
+    """``POST /play`` with a made-up option opened a seat whose thread died with a traceback
+    in the server's log (``ValueError: not enough values to unpack``)."""
+    owner = local(create_app(settings_for(runs)))
+    data = {"system": system, "player": "tester", "option": option, "csrf": csrf(owner, "/play")}
+    response = owner.post("/play", data=data, follow_redirects=False)
+    assert response.status_code == 400, response.text
+    assert "option: no " in response.text and "item" in response.text
+    assert not (runs / "play").exists()  # no seat, no folder
+
+
 def test_served_files_never_show_a_password_written_before_redaction(runs: Path) -> None:
     """A log index written by an older normlab holds the base URL's password: served as
     text with it redacted; Inspect's journal is not served at all."""

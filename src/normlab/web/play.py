@@ -194,6 +194,10 @@ class Seats:
 
     def open(self, system: str, player: str, option: str) -> Seat:
         kind = KINDS[system]
+        # Only what the play page offers: anything else reached the task and failed in the
+        # seat's thread with a traceback (``nonsense`` has no ``::`` to split at).
+        if option not in {choice.id for choice in self.options(system)}:
+            raise NormlabError(f"option: no {kind.title.split(':')[0]} item {option[:80]!r}")
         with self._lock:
             busy = [s for s in self._seats.values() if s.player == player and not s.finished]
             if busy:
