@@ -310,3 +310,11 @@ def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
         code, output = crsec("newcomer", *args, "--subject", SUBJECT)
         assert code == 2, (args, output)
         assert message in output and len(output.strip().splitlines()) == 1, (args, output)
+
+
+def test_a_seed_given_twice_is_refused_not_run_once(source: Path) -> None:
+    """``--seeds 0,0`` ran seed 0 once and reported one run where the command line asked for
+    two; now it is one line, exit 2, before anything runs."""
+    code, output = crsec("newcomer", str(source), "--seeds", "0,0", "--subject", SUBJECT)
+    assert code == 2, output
+    assert "seed 0 is given twice" in output and len(output.strip().splitlines()) == 1, output

@@ -42,7 +42,13 @@ def parse_seeds(seeds: str | None, runs: int | None) -> list[int]:
         ) from None
     if not parsed:
         raise InputError("--seeds", "name at least one seed (e.g. 0,1,2)", field="seeds")
-    return list(dict.fromkeys(parsed))
+    repeated = next((seed for seed in parsed if parsed.count(seed) > 1), None)
+    if repeated is not None:
+        # Quietly running it once would report fewer runs than the command line asked for.
+        raise InputError(
+            "--seeds", f"seed {repeated} is given twice: name each seed once", field="seeds"
+        )
+    return parsed
 
 
 def join(
