@@ -87,3 +87,34 @@ def test_a_scene_that_stays_invalid_is_reported_not_written(tmp_path: Path) -> N
     assert result.exit_code == 1
     assert "not written" in result.output and "7 given" in result.output
     assert not out.exists()
+
+
+def test_a_dialogue_spelling_and_as_an_ampersand_is_kept() -> None:
+    """Issue 31: the generator wrote "Health & Safety Inspector" for the scene's HEALTH AND
+    SAFETY INSPECTOR; the speaker was no character, lint failed and the dialogue was dropped."""
+    from normlab.hsii.generator import DialogueDraft, dialogue_findings
+    from normlab.hsii.schemas import Background
+
+    cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR"]
+    background = Background(scene="A building site.", characters=cast, relationships="Work.")
+    ia = "Intelligent Assistant"
+    turns = [
+        ("Health & Safety Inspector", ia, "Is the crane certified?"),
+        ("SITE MANAGER", "Health & Safety Inspector", "It was checked on Monday."),
+        (ia, "health & safety inspector", "The certificate is dated Monday."),
+        ("CRANE OPERATOR", ia, "Can I start?"),
+        (ia, "the crane operator", "Yes, once the inspector signs."),
+    ]
+    draft = DialogueDraft.model_validate(
+        {
+            "topic": "safety",
+            "messages": [
+                {"role_from": f, "role_to": t, "content": c, "index": str(i)}
+                for i, (f, t, c) in enumerate(turns, 1)
+            ],
+        }
+    )
+    dialogue, findings = dialogue_findings(draft, background, load_news()[0])
+    assert findings == [] and dialogue is not None
+    assert [m.role_from for m in dialogue.messages][:3] == [cast[0], cast[1], ia]
+    assert [m.role_to for m in dialogue.messages][2:] == [cast[0], ia, cast[2]]

@@ -49,10 +49,6 @@ def normalise_name(name: str) -> str:
     return " ".join(words)
 
 
-def same_name(first: str, second: str) -> bool:
-    return normalise_name(first) == normalise_name(second)
-
-
 def word_runs(name: str) -> set[str]:
     """Every run of consecutive words of ``name`` (normalised), within the name or within its
     parenthesised part, that neither starts nor ends with a connective: "HEALTH AND SAFETY

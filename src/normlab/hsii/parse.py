@@ -46,7 +46,6 @@ from normlab.models.structured import loose_object, strict_object
 __all__ = [
     "Cast",
     "cast_of",
-    "names_a_character",
     "normalise_name",
     "parse_statement",
     "resolve_target",
@@ -105,12 +104,6 @@ def _field(data: Mapping[str, Any], keys: Iterable[str]) -> Any:
         if key in keyed and keyed[key] not in (None, ""):
             return keyed[key]
     return None
-
-
-def names_a_character(text: str, names: NamesLike) -> bool:
-    """Would r2 read ``text`` as exactly one character of ``names`` (a :class:`Cast`, or a
-    list of names each read as a character): :meth:`Cast.resolve`."""
-    return _as_cast(names).resolve(text) is not None
 
 
 def _targets(value: Any, cast: Cast) -> list[str]:
