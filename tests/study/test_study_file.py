@@ -4,6 +4,7 @@ could hang or exhaust memory refused before it starts."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,19 @@ def test_a_fifo_or_device_as_study_file_is_refused_before_reading(workdir: Path)
         handle.truncate(2_000_000)  # sparse: its size says it all, no byte need be read
     with pytest.raises(InputError, match="2,000,000 bytes, over the"):
         load_study(big)
+
+
+def test_study_plan_names_no_path_it_deleted(workdir: Path) -> None:
+    """Each dry run's report was written into the plan's temporary folder and its path
+    printed ("report: /tmp/normlab-plan-…/report.html"), then the folder deleted. Every
+    report or plan path the plan prints now exists when it ends (the dry runs' progress lines
+    still name their logs, which exist while those lines are printed)."""
+    from tests.study.test_cells import write_study
+
+    path = write_study(workdir, "out", crsec=False, shards=1)
+    code, _, err = invoke("plan", path)
+    assert code == 0, err
+    printed = re.findall(r"^(?:report|plan): (/.+)$", err, flags=re.MULTILINE)
+    assert printed == [str(workdir / "out" / "plan.json")], err
+    assert all(Path(found).exists() for found in printed)
+    assert "report.html" not in err

@@ -118,6 +118,9 @@ class RunOptions:
     as_json: bool = False
     max_connections: int | None = None
     shard: str | None = None
+    report: bool = True
+    """Write the report (and name it). A program's run whose folder is thrown away after it
+    (``study plan``'s dry runs) writes none: its path would name a folder that is gone."""
 
 
 def task_roles(task: Task) -> dict[str, str]:
@@ -198,9 +201,10 @@ def finish_run(
         )
     loaded = bench.load(logs)
     analysis = analyze_and_emit(bench, loaded, options.as_json)
-    local = folder if isinstance(folder, Path) else mirror_folder(folder)
-    path = bench.write_report(loaded, analysis, report_dir or local)
-    note(f"report: {path.resolve()}")
+    if options.report:
+        local = folder if isinstance(folder, Path) else mirror_folder(folder)
+        path = bench.write_report(loaded, analysis, report_dir or local)
+        note(f"report: {path.resolve()}")
     return analysis
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.core.errors import InputError
+from normlab.core.jsonio import read_text as read_file
 from normlab.core.outputs import replace_file
 from normlab.core.storage import get_text, pull, put_text, within
 
@@ -29,7 +30,8 @@ def read_text(folder: Path | str, name: str) -> str | None:
     """``FOLDER/NAME``'s text, or None when it is not there."""
     if isinstance(folder, Path):
         path = folder / name
-        return path.read_text("utf-8") if path.is_file() else None
+        # Read as every local file is (a regular file, within the input limit, UTF-8).
+        return read_file(path) if path.is_file() else None
     return get_text(str(within(folder, name)))
 
 

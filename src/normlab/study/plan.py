@@ -150,7 +150,8 @@ def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> 
         scripted = dataclasses.replace(
             cell, model=model, roles=roles, folder=Path(scratch) / "logs"
         )
-        analysis = system.run(scripted, connections)
+        # No report: its path would be printed, and the folder it names deleted right after.
+        analysis = system.run(scripted, connections, report=False)
     return {"usage": system.usage(analysis), "headline": system.headline(analysis)}
 
 

@@ -93,17 +93,23 @@ class System:
         """The roles besides the subject, as the system's read side declares them."""
         return tuple(self.face().BENCHMARK.roles)
 
-    def run(self, cell: Cell, connections: int, shard: str | None = None) -> Any:
+    def run(
+        self, cell: Cell, connections: int, shard: str | None = None, report: bool = True
+    ) -> Any:
         """The cell (or one shard of it) run or resumed by the system's own run; its analysis.
         A shard's report goes beside its logs (``FOLDER/shard-I-of-N``); a remote folder's
-        beside its local mirror."""
+        beside its local mirror; none at all without ``report``."""
         from normlab.commands import RunOptions
 
         run = getattr(self.face(), self.run_name)
         folder = cell.folder
         report_dir = folder if isinstance(folder, Path) and shard is None else None
         settings = RunOptions(
-            log_dir=folder, report_dir=report_dir, max_connections=connections, shard=shard
+            log_dir=folder,
+            report_dir=report_dir,
+            max_connections=connections,
+            shard=shard,
+            report=report,
         )
         return run(cell.model, cell.roles, settings, **cell.options)
 
@@ -139,7 +145,10 @@ class CrsecSystem(System):
     def roles(self) -> tuple[str, ...]:
         return ("judge",)
 
-    def run(self, cell: Cell, connections: int, shard: str | None = None) -> Any:
+    def run(
+        self, cell: Cell, connections: int, shard: str | None = None, report: bool = True
+    ) -> Any:
+        """A CRSEC cell writes no report of its own either way (the study's report reads it)."""
         from normlab.core.errors import InputError
         from normlab.study.crsec_cell import run_crsec
 

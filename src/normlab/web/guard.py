@@ -53,6 +53,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from normlab.core.errors import InputError
+from normlab.core.files import read_bytes
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
@@ -437,7 +438,7 @@ def secret_key(state: Path) -> bytes:
         finally:
             os.unlink(temporary)
     private_file(path)
-    key = path.read_bytes()
+    key = read_bytes(path, 4096)  # a regular file of a few bytes, whatever was put there
     if len(key) < 32:
         raise InputError(path, "not a normlab secret key (too short): delete it and restart")
     return key
