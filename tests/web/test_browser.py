@@ -165,6 +165,37 @@ def test_a_rater_finishes_an_audit_and_sees_only_their_study(runs: Path, page: A
         screenshot(page, "study")
 
 
+def test_a_second_browser_typing_a_raters_name_gets_nothing_of_theirs(
+    runs: Path, page: Any
+) -> None:
+    """Issue 32: a second browser with the invite link typed "ann" and landed on ann's own
+    items, her notes shown. It is now told the name is taken; ann's link still opens hers."""
+    with serving(settings_for(runs)) as url:
+        page.goto(f"{url}/studies")
+        page.select_option("#kind", "losona-audit")
+        losona = next((runs / "losona").glob("*.eval")).relative_to(runs)
+        page.select_option("#run", str(losona))
+        page.fill("#n", "2")
+        page.click("#create")
+        invite = page.locator("#invite").get_attribute("href")
+        ann = page.context.browser.new_context().new_page()
+        ann.goto(invite)
+        assert "Joined before? Open the rating link" in ann.content()
+        ann.fill("#name", "ann")
+        ann.click("#join")
+        own_link = ann.url
+        ann.fill('input[name="notes"]', "my private doubts")
+        ann.locator("button.choice").first.click()
+        stranger = page.context.browser.new_context().new_page()
+        stranger.goto(invite)
+        stranger.fill("#name", "Ann")
+        stranger.click("#join")
+        assert "already called" in stranger.content() and "/rate/" not in stranger.url
+        assert "my private doubts" not in stranger.content()
+        ann.goto(own_link)
+        assert ann.locator("#rating").count() == 1
+
+
 @pytest.mark.parametrize("how", ["relative", "symlinked"])
 def test_every_page_opens_from_a_relative_or_symlinked_runs_folder(
     runs: Path, page: Any, monkeypatch: pytest.MonkeyPatch, how: str

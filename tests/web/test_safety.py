@@ -678,3 +678,22 @@ def test_compare_holds_no_device_and_expands_no_billion_laughs(runs: Path) -> No
     for path, said in (("zero.yaml", "not a run under the runs"), ("laughs.yaml", "aliases would")):
         shown = finishes(partial(client.get, "/compare/study", params={"path": path}))
         assert shown.status_code == 400 and said in shown.text, shown.text
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_the_runs_page_never_reads_a_crsec_metrics_fifo_or_device(runs: Path, kind: str) -> None:
+    """The runs page counted a CRSEC run's hours by reading ``metrics.jsonl`` as it stood: a
+    FIFO hung the page for good, a link to ``/dev/zero`` (one endless line) grew it without
+    end. The run is listed with the reason instead, and the page answers."""
+    folder = next((runs / "crsec").rglob("config.json")).parent
+    metrics = folder / "metrics.jsonl"
+    metrics.unlink()
+    client = local(create_app(settings_for(runs)))
+    if kind == "zero":
+        metrics.symlink_to("/dev/zero")
+        page = finishes(lambda: client.get("/"))
+    else:
+        with fifo(metrics):
+            page = finishes(lambda: client.get("/"))
+    assert page.status_code == 200
+    assert "not a regular file" in page.text and "losona" in page.text

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
+from normlab.core.files import open_regular
 from normlab.core.jsonio import read_json
 from normlab.core.logs import local_path, preference, run_key, subject_of
 
@@ -55,6 +56,16 @@ def inside(root: Path, relative: str) -> Path:
     if not found:
         raise InputError(relative, "not a run under the runs folder")
     return path
+
+
+def _lines(path: Path) -> int:
+    """The non-blank lines of ``path`` (0 when it is missing), counted as they stream by; a
+    FIFO or a device in its place is an :class:`InputError` (it hung the runs page, or grew
+    it without end: ``/dev/zero`` is one endless line)."""
+    if not path.exists():
+        return 0
+    with open_regular(path) as handle:
+        return sum(1 for line in handle if line.strip())
 
 
 def _number(value: float) -> str:
@@ -145,16 +156,12 @@ def _crsec_runs(root: Path) -> list[RunSummary]:
             continue
         try:
             config = RunDir(folder).config()
+            hours = _lines(folder / "metrics.jsonl")
         except InputError as error:
             runs.append(
                 RunSummary("crsec", str(folder.relative_to(root)), [], "", [], "", str(error))
             )
             continue
-        hours = (
-            sum(1 for line in (folder / "metrics.jsonl").open() if line.strip())
-            if (folder / "metrics.jsonl").exists()
-            else 0
-        )
         headline = [("hours simulated", str(hours))]
         metrics = folder / "metrics.json"
         if metrics.exists():
