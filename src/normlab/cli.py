@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from normlab.commands.help import plain_help
 from normlab.demo import demo
 from normlab.web.cli import serve
 
@@ -54,6 +55,7 @@ class LazyGroup(TyperGroup):
         self._listing = False
         for name, (_, text) in GROUPS.items():
             self.commands.setdefault(name, TyperGroup(name=name, help=text))
+        plain_help(self)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = self.commands.get(cmd_name)
@@ -62,6 +64,7 @@ class LazyGroup(TyperGroup):
             command = typer.main.get_group(importlib.import_module(module).app)
             command.name, command.help = cmd_name, text
             command.loaded = True  # type: ignore[attr-defined]
+            plain_help(command)
             self.commands[cmd_name] = command
         return command
 
