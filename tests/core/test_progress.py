@@ -46,3 +46,49 @@ def test_no_lines_when_silenced(workdir: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("NORMLAB_PROGRESS", "0")
     output = run(workdir, f"scripted/{SCRIPT}")
     assert " finished (" not in output and "losona: started" not in output
+
+
+def test_on_a_terminal_a_bar_with_the_time_left_replaces_the_lines(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34, item 6: on a terminal a long command shows a bar with an estimate of the time
+    left (Inspect's own panel, which has none, stays off); off one, the lines above stay."""
+    import io
+
+    from rich.console import Console
+
+    screen = io.StringIO()
+    monkeypatch.setattr("normlab.core.progress.on_terminal", lambda: True)
+    monkeypatch.setattr(
+        "normlab.core.progress.bar_console",
+        lambda: Console(file=screen, force_terminal=True, width=160, highlight=False),
+    )
+    output = run(workdir, f"scripted/{SCRIPT}")
+    drawn = screen.getvalue()
+    assert "losona: 2 samples × 1 epochs" in drawn
+    assert "2/2" in drawn and " left " in drawn, drawn
+    assert "losona: success, 2 of 2 in the log" in drawn
+    assert " finished (" not in output + drawn, "no per-sample lines under a bar"
+
+
+def test_a_bar_for_normlabs_own_jobs_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from normlab.core import progress
+
+    screen = io.StringIO()
+    monkeypatch.setattr(
+        progress,
+        "bar_console",
+        lambda: Console(file=screen, force_terminal=True, width=120, highlight=False),
+    )
+    monkeypatch.setattr(progress, "on_terminal", lambda: False)
+    with progress.bars() as shown:
+        shown.add("ticks", 4)(4)
+    assert screen.getvalue() == ""
+    monkeypatch.setattr(progress, "on_terminal", lambda: True)
+    with progress.bars() as shown:
+        shown.add("ticks", 4, done=1)(2)
+    assert "ticks" in screen.getvalue() and "3/4" in screen.getvalue()

@@ -1,10 +1,10 @@
 """Run many independent model jobs outside an Inspect task: bounded, visible, resumable.
 
 Screening, re-judging and generation each call models for a list of items. They
-share this runner: a concurrency bound (the provider's connection limit), a rich
-progress bar, and an ``on_result`` hook that callers use to append each finished
-result to a JSONL file at once, so an interrupted run keeps everything finished
-and a rerun skips it.
+share this runner: a concurrency bound (the provider's connection limit), a progress bar
+with the time left (``normlab.core.progress.new_bar``), and an ``on_result`` hook that
+callers use to append each finished result to a JSONL file at once, so an interrupted run
+keeps everything finished and a rerun skips it.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from normlab.core.jsonio import append_jsonl
+from normlab.core.progress import new_bar
 
 ItemT = TypeVar("ItemT")
 ResultT = TypeVar("ResultT")
@@ -34,14 +34,7 @@ async def run_batch(
     """Apply ``work`` to every item, at most ``concurrency`` at a time, in item order."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
     results: list[ResultT | None] = [None] * len(items)
-    with Progress(
-        # The description names user data (models, norms): text, never rich markup.
-        TextColumn("{task.description}", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=False,
-    ) as progress:
+    with new_bar() as progress:
         task_id = progress.add_task(description, total=len(items))
 
         async def one(index: int, item: ItemT) -> None:

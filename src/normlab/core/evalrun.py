@@ -32,6 +32,7 @@ from normlab.core.errors import (
 )
 from normlab.core.logs import local_path
 from normlab.core.outputs import slug
+from normlab.core.progress import drawing_bars
 from normlab.core.progress import register as register_progress
 from normlab.core.secrets import guard_inspect_logs, redact_text
 from normlab.core.storage import mirrored, pull
@@ -304,7 +305,22 @@ def run_task(
     guard_inspect_logs()
     # Off a terminal, Inspect's panels (and the traceback it draws for a failed task) would
     # land in the output file; the progress lines of normlab.core.progress say it instead.
-    display = display or (None if sys.stdout.isatty() else "none")
+    # On a terminal normlab draws its own bar, with the time left, unless progress is off.
+    with drawing_bars() as drawing:
+        display = display or ("none" if drawing or not sys.stdout.isatty() else None)
+        return _eval_set(task, log_dir, model, roles, display, max_connections, max_samples)
+
+
+def _eval_set(
+    task: Task,
+    log_dir: Path | str,
+    model: str | list[str],
+    roles: dict[str, str],
+    display: str | None,
+    max_connections: int | None,
+    max_samples: int | None,
+) -> list[Path]:
+    """Inspect's ``eval_set`` with normlab's settings; one-line errors for what it refuses."""
     try:
         success, logs = eval_set(
             tasks=[task],

@@ -8,7 +8,6 @@ so the command line imports this module only when a command runs.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from normlab.commands import note, print_table
 from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.jsonio import validation_field
 from normlab.core.outputs import replace_file
+from normlab.core.progress import bars, on_terminal
 from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
 from normlab.crsec.newcomer import joined, newcomer_folders, read_setup
 from normlab.crsec.newcomer_analysis import NewcomerSummary, analyze_newcomers
@@ -140,15 +140,18 @@ async def _simulate(
             prefix = f"{setup.label} seed {setup.seed}: "
         client = model_client(config.models, max_connections)
         simulation = Simulation(
-            run, client, lambda line: note(prefix + line), tick_lines=not sys.stderr.isatty()
+            run, client, lambda line: note(prefix + line), tick_lines=not on_terminal()
         )
+        label = prefix.rstrip(": ") or folder.name
+        simulation.on_tick = shown.add(label, simulation.end_tick, simulation.state.tick)
         if setup is not None:
             # A newcomer run (crsec newcomer) goes on as one: its end, roles and budget.
             joined(simulation, setup)
         go_on = f"normlab crsec resume {folder}"
         return folder, await simulation.run_or_stop(go_on, budget.max_calls, budget.max_cost)
 
-    return list(await asyncio.gather(*(one(folder) for folder in folders)))
+    with bars() as shown:
+        return list(await asyncio.gather(*(one(folder) for folder in folders)))
 
 
 def simulate_runs(

@@ -113,6 +113,8 @@ class Simulation(World):
                     f"{self.clock.label(tick)}: tick {tick + 1}/{self.end_tick} done · "
                     f"{self.state.usage.calls} calls so far"
                 )
+            if self.on_tick is not None:
+                self.on_tick(1)
             self.events, self.metrics = [], []
             # The tick's calls are in the event log; the client's own records would otherwise
             # grow with every call of the run (tens of thousands in a large society's day).

@@ -90,6 +90,8 @@ class World:
         self.client = client
         self.progress = progress
         self.tick_lines = tick_lines
+        self.on_tick: Callable[[int], None] | None = None
+        """Told of each finished tick (a progress bar's ``advance``)."""
         self.specs = {agent.name: agent for agent in self.society.agents}
         self.order = [agent.name for agent in self.society.agents]
         self.neighbours = {name: nearest_first(self.order, name) for name in self.order}
