@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 
 # The fast tests' workers (pytest-xdist); WORKERS=0 runs them in this process.
 WORKERS ?= 2
-LINTED := src tests benchmarks docs
+LINTED := src tests benchmarks docs tools
 
 .PHONY: setup demo check test lint types docs lock clean
 

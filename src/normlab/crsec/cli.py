@@ -46,7 +46,11 @@ ReportOption = Annotated[
     bool, typer.Option("--report/--no-report", help="Analyze and write report.html at the end.")
 ]
 SynthesisTriggerOption = Annotated[
-    str, typer.Option(help="paper (utilities sum past the threshold) or counter.")
+    str,
+    typer.Option(
+        help="'paper' (the sum of qualified utilities past the society's threshold, 350 in "
+        "Hobbs Cafe) or 'counter' (the authors' code's counter)."
+    ),
 ]
 MaxUtterancesOption = Annotated[
     int | None, typer.Option(help="Conversation length cap (default 6; faithful 10).")
@@ -86,12 +90,19 @@ def crsec_run(
     ] = HOBBS_CAFE,
     runs: Annotated[int, typer.Option(help="Independent runs (seeds seed … seed+N-1).")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the first run.")] = 0,
-    days: Annotated[int | None, typer.Option(help="Simulated days (default: society's).")] = None,
-    hours: Annotated[str | None, typer.Option(help="Active hours START-END, e.g. 8-16.")] = None,
+    days: Annotated[
+        int | None, typer.Option(help="Simulated days (default: the society's; Hobbs Cafe: 2).")
+    ] = None,
+    hours: Annotated[
+        str | None,
+        typer.Option(help="Active hours START-END (default: the society's; Hobbs Cafe: 8-16)."),
+    ] = None,
     agents: Annotated[
         str | None, typer.Option(help="Only these agents (comma-separated names).")
     ] = None,
-    tick_minutes: Annotated[int | None, typer.Option(help="Minutes per tick.")] = None,
+    tick_minutes: Annotated[
+        int | None, typer.Option(help="Minutes per tick (default: the society's; Hobbs Cafe: 5).")
+    ] = None,
     faithful: Annotated[
         bool, typer.Option(help="One call per operation, as the paper describes.")
     ] = False,
@@ -109,7 +120,11 @@ def crsec_run(
     synthesis_trigger: SynthesisTriggerOption = "paper",
     max_utterances: MaxUtterancesOption = None,
     classify_hint: Annotated[
-        bool, typer.Option(help="The authors' code's category hint in ClassifySpecificNorms.")
+        bool,
+        typer.Option(
+            help="The authors' code's steer in ClassifySpecificNorms (smoking-, noise-, "
+            "tip-related; Fig. 15)."
+        ),
     ] = False,
     max_calls: MaxCallsOption = None,
     max_cost: MaxCostOption = None,

@@ -28,7 +28,10 @@ from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.solver import long_run, next_statement
 from normlab.models import DEFAULT_MODEL, RoleSettings
 
-TASK_VERSION = 1
+TASK_VERSION = 2
+"""What Inspect records as the log's task version (``hsii`` and ``hsii_cot`` alike): a new one
+when results stop being comparable with the old (the README's Changelog says what each
+changed; ``eval.yaml`` lists it as ``2-A``)."""
 
 
 @task
@@ -45,15 +48,19 @@ def hsii(
     """HSII task.
 
     Args:
-        cases: case JSONL file or folder, as a path or any fsspec URL (default: the
-            shipped bank).
+        cases: case JSONL file or folder (ours, or the paper's Tables 3–5 shape), as a path
+            or any fsspec URL (default: the shipped bank); the bytes' SHA-256 is logged and
+            reported.
         case_ids: run only these cases (comma-separated ids).
-        limit: run only N cases, drawn across dialogues (one of each in turn).
-        seed: seed of the ``limit`` draw (the same seed, the same cases).
+        limit: run only N cases, drawn across dialogues (the dialogues in a seeded order,
+            one case of each in turn), never the first N of one dialogue.
+        seed: seed of the ``limit`` draw (the same seed, the same cases: a run resumes).
         epsilon: turns of the long run (Table 1: 7); the decision round is the last.
-        tie_weight: what a tie is worth in r3 and r4 (ToolEval: 0).
-        max_tokens: output caps by role (subject, persona, reference, judge).
-        reasoning_effort: reasoning effort by role.
+        tie_weight: what a tie is worth in r3 and r4, from 0 to 1 (ToolEval counts a tie as
+            no win: 0).
+        max_tokens: output caps by role (default: the statements of subject and reference
+            300, persona 160, judge 300).
+        reasoning_effort: reasoning effort by role (default: none sent).
     """
     if not 2 <= epsilon <= MAX_EPSILON:
         raise InputError(
@@ -140,5 +147,5 @@ def hsii_cot(
             "cap": cap,
             DATA_KEY: data.source.model_dump(),
         },
-        version=1,
+        version=TASK_VERSION,
     )

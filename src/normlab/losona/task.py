@@ -36,8 +36,9 @@ from normlab.models import DEFAULT_MODEL, RoleSettings
 ROLES = ("judge",)
 """The model roles besides the subject; each task declares its models (``model_roles``), so
 a log's header names the judge's model even when nobody named it."""
-TASK_VERSION = 2
-"""1: the first release; 2: truncation retry, re-judging, judge addenda, per-role caps."""
+TASK_VERSION = 3
+"""What Inspect records as the log's task version: a new one when results stop being comparable
+with the old (the README's Changelog says what each changed; ``eval.yaml`` lists it as ``3-A``)."""
 
 DEFAULT_EPOCHS = 3
 BASELINE_CONDITION = "naive"
@@ -80,20 +81,29 @@ def losona(
     """LoSoNA task.
 
     Args:
-        scenarios: JSONL file or folder of scenarios, as a path or any fsspec URL
-            (``hf://datasets/Humalike-ai/LoSoNA/…``; default: the shipped set).
-        conditions: prompt conditions, comma-separated (default: the four reported ones).
+        scenarios: JSONL file or folder of scenarios (e.g. the official release's ``data/``),
+            as a path or any fsspec URL (``hf://datasets/Humalike-ai/LoSoNA/…``, ``s3://…``;
+            default: the shipped set); the bytes' SHA-256 is logged and reported.
+        conditions: prompt conditions, comma-separated: ``naive``, ``elicitor_only``,
+            ``norm_informed``, ``style_adaptation`` (default: these four, the reported ones;
+            ``oracle`` is for development only).
         scenario_ids: run only these scenarios (comma-separated ids).
-        limit_scenarios: run only the first N scenarios.
-        epochs: K, the number of sampled responses per scenario × condition.
-        temperature: subject sampling temperature: "paper" (0.9, or the provider's default
-            for the models the paper ran that way), a number, or "default" (send none).
-        judge: judge model; default the ``judge`` model role, else the embedded model.
-        judge_addenda: "default" (our edge-case instructions after Appendix C) or "none".
-        max_tokens: output caps by role, e.g. ``{subject: 512, judge: 2000}``.
-        reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
+        limit_scenarios: run only the first N scenarios (N at least 1).
+        epochs: K, the number of sampled responses per scenario × condition (§6: 3).
+        temperature: subject sampling temperature: "paper" (0.9, or no temperature for the
+            models §6 ran at their provider's default: OpenAI's GPT-5 and o-series, Claude
+            Fable), a number from 0 to 2, or "default" (send none).
+        judge: judge model; default the ``judge`` model role, else the embedded model. It is
+            called at temperature 0 through Inspect's cache.
+        judge_addenda: "default" (Appendix C's judge prompt followed by our edge-case
+            instructions) or "none" (the bare prompt).
+        max_tokens: output caps by role (default: subject 256, judge 400), e.g.
+            ``{subject: 512, judge: 2000}``.
+        reasoning_effort: reasoning effort by role (none, minimal, low, medium, high or
+            xhigh; default: none sent), e.g. ``{subject: low}``.
         agent: the subject: "base" (the model alone) or "norm-memory" (the norm-learning
-            subject around the same model; its own calls use the ``norm_memory`` role).
+            subject around the same model; its own calls use the ``norm_memory`` role); the
+            report pairs a norm-memory run with the base run given with it.
     """
     resolve_agent(agent)
     # A whole number first: ``-T epochs=three`` (or a study's ``epochs: three``) arrives as

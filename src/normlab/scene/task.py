@@ -28,9 +28,9 @@ from normlab.scene.schemas import SceneScenario
 from normlab.scene.scorer import LABELLERS, episode_judge
 from normlab.scene.solver import play_episode
 
-TASK_VERSION = 2
-"""1: the first release; 2: shared transcript, subject's chat in the log, cached judges,
-personas told the norm, sanction forms labelled, samplers, per-role caps."""
+TASK_VERSION = 3
+"""What Inspect records as the log's task version: a new one when results stop being comparable
+with the old (the README's Changelog says what each changed; ``eval.yaml`` lists it as ``3-A``)."""
 
 
 def episode_calls(scenario: SceneScenario, max_turns: int) -> int:
@@ -71,19 +71,24 @@ def scene(
 
     Args:
         scenarios: JSONL file or folder of scenario_v1 records, as a path or any fsspec URL
-            (default: the shipped bank).
+            (``s3://…``, ``hf://datasets/…``; default: the shipped bank); the bytes' SHA-256
+            is logged and reported.
         tuples: run N scenarios drawn over their tuples by ``sampler`` (default: all).
         reps: repetitions (episodes) per scenario (paper §6: 5).
         max_turns: rounds per episode (paper: 8).
-        labeller: "turns" (B.6 per-turn judge) or "lists" (§5.1 one call per category).
+        labeller: "turns" (B.6 per-turn labeller, one call per episode) or "lists" (§5.1
+            classifier, one call per category: D, B, S, R).
         sampler: "coverage" (A.7: every axis value as evenly as possible) or "uniform"
-            (§6: drawn uniformly at random, seeded).
+            (§6: drawn uniformly at random, seeded; §6 drew 200 tuples this way).
         seed: the uniform sampler's seed.
-        max_tokens: output caps by role, e.g. ``{persona: 300, judge: 3000}``.
-        reasoning_effort: reasoning effort by role, e.g. ``{subject: low}``.
+        max_tokens: output caps by role (default: actions 160, orchestrator 120, labeller
+            200 plus 40 per turn, auditor 300), e.g. ``{persona: 300, judge: 3000}``.
+        reasoning_effort: reasoning effort by role (default: none sent), e.g.
+            ``{subject: low}``.
         scenario_ids: run only these scenarios (a person playing one episode, a rerun).
         agent: the subject: "base" (the model alone) or "norm-memory" (the norm-learning
-            subject around the same model; its own calls use the ``norm_memory`` role).
+            subject around the same model; its own calls use the ``norm_memory`` role); the
+            report sets a norm-memory run beside the base run given with it.
     """
     resolve_agent(agent)
     if labeller not in LABELLERS:
