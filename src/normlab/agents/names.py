@@ -13,7 +13,10 @@ from normlab.core.logs import BASE_AGENT
 from normlab.models.roles import NORM_MEMORY_ROLE
 
 NORM_MEMORY = "norm-memory"
+"""The norm-learning subject's name (``--agent norm-memory``): the subject model with a personal
+norm database, as CRSEC's agents keep one."""
 AGENTS: tuple[str, ...] = (BASE_AGENT, NORM_MEMORY)
+"""Every subject a benchmark's ``agent`` argument accepts; ``base`` is the model alone."""
 
 
 __all__ = ["AGENTS", "NORM_MEMORY", "NORM_MEMORY_ROLE", "resolve_agent"]

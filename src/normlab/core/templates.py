@@ -12,7 +12,10 @@ from functools import cache
 from importlib.resources import files
 
 SINGLE_BRACES = re.compile(r"\{([a-z_]+)\}")
+"""LoSoNA's placeholders: ``{subject}``, as the paper prints them."""
 DOUBLE_BRACES = re.compile(r"\{\{([a-z_.]+)\}\}")
+"""SCENE's and HSII's placeholders: ``{{norm}}``, ``{{persona.name}}``; single braces stay
+text."""
 
 
 @cache

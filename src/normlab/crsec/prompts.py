@@ -18,6 +18,8 @@ ANGLE = re.compile(r"<\s*([a-z][a-z ]*?)\s*>")
 slot and stays)."""
 
 PROMPTS = PromptSet("normlab.crsec", ANGLE)
+"""CRSEC's prompt files (``crsec/prompts/``), the paper's verbatim text with its
+``< placeholder >`` names, filled by name."""
 
 GAPS = {
     "normlab consistency task": " Decide whether NORMATIVE INFO says what the related chat or "

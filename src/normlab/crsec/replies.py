@@ -198,6 +198,9 @@ class Subtasks(Reply):
 
 
 class NormMatches(Reply):
+    """The judge's reply to ``judge_match``: the ids of the target norms a text expresses (ids
+    it does not know are dropped), and why."""
+
     matches: list[str] = Field(default_factory=list)
     reason: str = ""
 

@@ -231,6 +231,9 @@ def measure_newcomers(
 def analyze(
     folders: list[Path], judge: str | None, max_connections: int | None = None
 ) -> CrsecAnalysis:
+    """Figure 2's measures of the run folders: the judge (``judge``, else the one each run
+    named) reads every agent's norms, plans and actions once; its verdicts are cached in the
+    run folder, so analysing again asks nothing new."""
     loaded = load_runs(folders)
     model = judge or loaded[0].config.models.get("judge", DEFAULT_MODEL)
     needed = judge_jobs(loaded)

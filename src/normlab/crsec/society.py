@@ -17,6 +17,7 @@ from normlab.core.jsonio import read_document, validate_row
 from normlab.crsec.schemas import AgentSpec, Society
 
 HOBBS_CAFE = Path(str(files("normlab.crsec") / "data" / "hobbs_cafe.json"))
+"""The paper's society (Appendix A): the default of ``crsec run --society``."""
 
 
 def load_society(path: Path = HOBBS_CAFE) -> Society:

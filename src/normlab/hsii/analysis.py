@@ -223,8 +223,14 @@ class ModelResult(StageResult):
 
 
 class HsiiAnalysis(AnalysisBase):
+    """Table 1 per subject model (r1 to r4 and the HSII score, by domain and by cast size),
+    and Table 2 when the logs hold COT runs; what ``hsii analyze --json`` prints."""
+
     models: dict[str, ModelResult]
+    """Subject model → its stages, scores and intervals."""
     formula: Formula = "table"
+    """The headline score's form: ``table`` (the one every row of Table 1 follows) or
+    ``printed`` (Eq. 1 as printed)."""
     cot: dict[str, CotResult] = Field(default_factory=dict)
     """Table 2 per model, when the logs include COT-complexity runs (``hsii cot``)."""
 
@@ -318,6 +324,8 @@ def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResul
 
 
 def analyze_records(records: Sequence[TrialRecord], weights: Weights = Weights()) -> HsiiAnalysis:
+    """Table 1 of ``records`` (cases scored by any run, or rescored), per subject model: the
+    stages over all its cases, by domain and by the number of characters in the scene."""
     by_model: dict[str, list[TrialRecord]] = defaultdict(list)
     for record in records:
         by_model[record.subject_model].append(record)
@@ -349,6 +357,8 @@ def analyze_records(records: Sequence[TrialRecord], weights: Weights = Weights()
 
 
 def analyze(run: HsiiRun, weights: Weights = Weights()) -> HsiiAnalysis:
+    """A loaded run's analysis: Table 1 of its cases, Table 2 of its COT samples, and the
+    usage and data each subject's logs recorded."""
     analysis = analyze_records(run.records, weights)
     analysis.cot = cot_results(run.samples)
     analysis.usage = usage_by_run(run.samples)

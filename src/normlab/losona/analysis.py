@@ -340,6 +340,10 @@ class AgentComparison(BaseModel):
 
 
 class LosonaAnalysis(AnalysisBase):
+    """Every LoSoNA number per subject × judge × condition (accuracy-at-K, compliance,
+    consistency, with intervals and counts), and each agent's comparison with its base model;
+    what ``losona analyze --json`` prints."""
+
     models: dict[str, ModelResult]
     """Per subject and judge (:func:`result_keys`): the subject (the model, or ``MODEL +
     AGENT`` for an agent run) when one judge labelled it, else ``SUBJECT (judge JUDGE)``."""
@@ -566,6 +570,8 @@ def analyze_records(
 
 
 def analyze(run: LosonaRun) -> LosonaAnalysis:
+    """A loaded run's analysis: its records and planned trials (an absent trial is a missing
+    label), with the usage and data each subject's logs recorded."""
     analysis = analyze_records(run.records, run.planned)
     analysis.usage = usage_by_run(run.samples)
     analysis.data = data_by_run(run.samples)

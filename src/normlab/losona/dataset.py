@@ -36,6 +36,7 @@ from normlab.losona.schemas import DEFAULT_BIO, Scenario
 logger = logging.getLogger(__name__)
 
 SCENARIOS_PATH = Path(str(files("normlab.losona") / "data" / "scenarios.jsonl"))
+"""The shipped scenarios: what a run reads when it is given none."""
 DEFAULT_SUBJECT_NAMES = ("Alex", "Sam", "Jordan", "Riley", "Casey", "Robin")
 
 REQUIRED_FIELDS = (

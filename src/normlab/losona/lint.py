@@ -28,9 +28,15 @@ from normlab.losona.dataset import parse_scenario
 from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import Taxonomy, load_taxonomy
 
-MIN_TURNS, MAX_TURNS = 20, 34
+MIN_TURNS = 20
+"""The fewest turns a transcript may have, the elicitor's counted (Appendix B: "ranges from 20
+to 34 turns")."""
+MAX_TURNS = 34
+"""The most turns a transcript may have, the elicitor's counted (Appendix B)."""
 MIN_DEMONSTRATIONS, MAX_DEMONSTRATIONS = 2, 3
 SHARED_RUN_WORDS = 5
+"""A run of this many words shared by subject-visible text and the hidden norm (its statement
+or examples) is a leak: the norm copied into the transcript gives the test away."""
 
 
 def _hidden_texts(scenario: Scenario, taxonomy: Taxonomy) -> list[str]:

@@ -36,6 +36,7 @@ from normlab.losona.scorer import JUDGE_TEMPERATURE, judge_response, norm_judge
 from normlab.stats import Agreement
 
 RESCORED_FILE = "rescored_trials.jsonl"
+"""The trials a second judge labelled, written in the rescore folder (``losona rescore --out``)."""
 PROGRESS_FILE = "rescore_progress.jsonl"
 RESCORED_SUFFIX = ".rescored.eval"
 """Rescored copies are named ``<log>.<judge>-<addenda>.rescored.eval``."""
@@ -232,6 +233,10 @@ def rescore(
     data: Path | None,
     addenda: str = "default",
 ) -> JudgeAgreement:
+    """Judge every trial of the logs or trial files at ``paths`` again with ``judge``, and
+    compare the two judges (agreement, Cohen's kappa, the disagreement table): the check of a
+    judge that §7 leaves to people. The rescored trials and ``judge_agreement.json`` go to
+    ``out_dir``; a trial file's scenarios come from ``data``."""
     files = expand_paths(paths)
     out_dir.mkdir(parents=True, exist_ok=True)
     rescored_logs = [rescore_log(path, judge, out_dir, addenda) for path in files if is_log(path)]

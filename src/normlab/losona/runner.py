@@ -41,6 +41,8 @@ def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
 
 
 BENCHMARK = Benchmark("losona", "trial", ROLES, load_run, analyze, show, write_report)
+"""LoSoNA's read side (load, analyze, show, report) for ``losona analyze``, ``report``, the web
+app and studies."""
 run_losona = TaskRun(BENCHMARK, losona)
 """Run (or resume) LoSoNA with :func:`~normlab.losona.task.losona`'s arguments, print the
 analysis and write the report."""

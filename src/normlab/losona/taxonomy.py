@@ -60,6 +60,8 @@ class Taxonomy(BaseModel):
 
 @cache
 def load_taxonomy(directory: Path = TAXONOMY_DIR) -> Taxonomy:
+    """The events and norms scenarios are generated from and linted against (the shipped
+    taxonomy unless ``directory`` holds another ``events.json`` and ``norms.json``)."""
     events = read_json_list(directory / "events.json", Event)
     norms = read_json_list(directory / "norms.json", Norm)
     return Taxonomy(events={e.id: e for e in events}, norms={n.id: n for n in norms})

@@ -53,6 +53,7 @@ def _block(name: str, *args: Any) -> str:
 
 
 def format_percent(value: float | None, digits: int = 1) -> str:
+    """A proportion as a percentage (``66.7%``), or – when undefined (no trials)."""
     return "–" if value is None else f"{100 * value:.{digits}f}%"
 
 
@@ -64,6 +65,8 @@ def format_number(value: float | None, digits: int = 3) -> str:
 def format_interval(
     interval: Interval, digits: int = 1, percent: bool = True, signed: bool = True
 ) -> str:
+    """``[33.3, 100.0]`` (percentage points of a proportion), or ``[+0.10, +0.70]`` with
+    ``percent=False``; ``[–]`` when either end is undefined."""
     lo, hi = interval
     if lo is None or hi is None:
         return "[–]"
@@ -108,32 +111,49 @@ def format_delta(estimate: Estimate, digits: int = 1) -> str:
 
 
 def format_count(count: tuple[int, int] | list[int]) -> str:
+    """``k/n``: how many of how many, beside a rate."""
     k, n = count
     return f"{k}/{n}"
 
 
 @dataclass
 class Table:
+    """A captioned table of text cells: one shape for the HTML report and the terminal, so both
+    show the same numbers."""
+
     caption: str
+    """What the table shows, written above it."""
     header: list[str]
+    """The column names."""
     rows: list[list[str]]
+    """The cells, row by row, already formatted (``format_rate`` and its kin)."""
 
 
 @dataclass
 class HtmlReport:
+    """One self-contained HTML page built block by block (headings, paragraphs, tables,
+    figures as embedded PNG), every text escaped; every system's report is one."""
+
     title: str
+    """The page's title and first heading."""
     parts: list[str] = field(default_factory=list)
+    """The blocks rendered so far, in order."""
 
     def heading(self, text: str, level: int = 2) -> None:
+        """A section heading."""
         self.parts.append(_block("heading", text, level))
 
     def paragraph(self, text: str, css_class: str = "") -> None:
+        """A paragraph of text (``css_class="note"`` for a note)."""
         self.parts.append(_block("paragraph", text, css_class))
 
     def banner(self, text: str) -> None:
+        """A warning at the top (the embedded model as a judge: a plumbing check, not a
+        judge)."""
         self.parts.append(_block("banner", text))
 
     def table(self, table: Table) -> None:
+        """A [`Table`][normlab.report.Table]."""
         self.parts.append(_block("table", table))
 
     def links(self, targets: list[tuple[str, str]]) -> None:
@@ -141,12 +161,15 @@ class HtmlReport:
         self.parts.append(_block("links", targets))
 
     def preformatted(self, text: str) -> None:
+        """Text shown as written (a transcript)."""
         self.parts.append(_block("preformatted", text))
 
     def figure(self, png: bytes, caption: str) -> None:
+        """A PNG figure, embedded in the page, with its caption."""
         self.parts.append(_block("figure", base64.b64encode(png).decode("ascii"), caption))
 
     def render(self) -> str:
+        """The whole page as HTML."""
         # The parts are rendered blocks: marked safe so the page does not escape them again.
         page = _templates().get_template("page.html")
         return page.render(title=self.title, parts=[Markup(part) for part in self.parts])

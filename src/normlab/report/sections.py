@@ -111,6 +111,8 @@ def add_common_sections(
 
 
 def add_usage_section(report: HtmlReport, usage: Mapping[str, RunUsage], unit: str) -> None:
+    """The "Usage and cost" section: calls, tokens and cost per subject and role, per
+    ``unit`` (trial, episode, case); nothing when the logs recorded no usage."""
     if usage:
         report.heading("Usage and cost")
         report.table(usage_table(usage, unit))

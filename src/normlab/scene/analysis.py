@@ -135,6 +135,7 @@ def load_run(paths: Iterable[Path]) -> SceneRun:
 
 
 def load_episode_records(paths: Iterable[Path]) -> list[EpisodeRecord]:
+    """The scored episodes of the logs at ``paths`` (folders searched), each once."""
     return load_run(paths).records
 
 
@@ -207,9 +208,15 @@ class AgentComparison(BaseModel):
 
 
 class SceneAnalysis(AnalysisBase):
+    """SCENE's numbers per subject (norm inference, sanction recognition, repair, adaptation,
+    with fidelity over all episodes), in both views, and each agent's comparison with its base
+    model; what ``scene analyze --json`` prints."""
+
     models: dict[str, ModelResult]
     """Per subject: the model, or ``MODEL + AGENT`` for an agent run."""
     headline_view: str = "all_episodes"
+    """The view the headline numbers come from: all episodes (the VALID-only view, the
+    episodes the fidelity auditor labelled VALID, is reported beside it)."""
     agents: dict[str, AgentComparison] = Field(default_factory=dict)
     """Per agent subject: its comparison with the base run of its model."""
 
@@ -380,6 +387,8 @@ def sweep_settings(samples: SampleSet) -> dict[str, dict[str, str]]:
 
 
 def analyze(run: SceneRun) -> SceneAnalysis:
+    """A loaded run's analysis against the shipped dimensions, with the sweep's settings and
+    the usage and data each subject's logs recorded."""
     analysis = analyze_outcomes(
         [r.outcome for r in run.records],
         load_dimensions(),

@@ -23,6 +23,7 @@ from normlab.scene.schemas import SceneScenario, with_own_norms
 from normlab.scene.taxonomy import Dimensions, axis_values, draw, load_dimensions
 
 SCENARIOS_PATH = Path(str(files("normlab.scene") / "data" / "scenarios.jsonl"))
+"""The shipped bank: what a run reads when it is given none."""
 
 
 def load_scenarios(

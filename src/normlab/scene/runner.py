@@ -33,6 +33,8 @@ def show(run: SceneRun, analysis: SceneAnalysis) -> None:
 
 
 BENCHMARK = Benchmark("scene", "episode", ROLES, load_run, analyze, show, write_report)
+"""SCENE's read side (load, analyze, show, report) for ``scene analyze``, ``report``, the web
+app and studies."""
 run_scene = TaskRun(BENCHMARK, scene)
 """Run (or resume) SCENE episodes with :func:`~normlab.scene.task.scene`'s arguments, print
 the analysis and write the report."""

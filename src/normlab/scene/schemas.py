@@ -41,33 +41,53 @@ _NO_OP_SPELLINGS = {"no-op", "noop", "no_op", "none", "silent", "silence", "noth
 
 
 class CastMember(BaseModel):
+    """A participant the subject sees: a scripted persona of the cast, or the subject itself
+    (schema:scaffold_v1's ``cast`` entry)."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
+    """The name everyone in the chat uses; unique within a scenario."""
     bio_oneline: str
+    """The public one-line bio the subject and the personas see."""
 
 
 class Channel(BaseModel):
+    """The group chat: what it is about and who is in it besides the subject."""
+
     model_config = ConfigDict(extra="forbid")
 
     description: str
+    """The setting as the subject reads it (venue, group, current situation)."""
     cast: list[CastMember] = Field(min_length=3, max_length=4)
+    """The scripted personas, three or four; every one has a hidden persona of the same name."""
 
 
 class ScaffoldTurn(BaseModel):
+    """One turn of the chat before the subject's first move."""
+
     model_config = ConfigDict(extra="forbid")
 
     turn_id: int
+    """Unique within the scenario; a reaction names the turn it reacts to by it."""
     actor: str
+    """The cast member who takes the turn."""
     action: ActionKind = "message"
+    """``message``, ``react`` (an emoji on an earlier turn) or ``no-op``."""
     content: str
+    """The message, or the emoji of a reaction."""
 
 
 class ScaffoldTranscript(BaseModel):
+    """The chat the subject joins: the opening turns, then the elicitor that positions it to
+    act where the norm applies."""
+
     model_config = ConfigDict(extra="forbid")
 
     opening_turns: list[ScaffoldTurn] = Field(min_length=1)
+    """The turns before the elicitor, each by a cast member."""
     elicitor_turn: ScaffoldTurn
+    """The message that invites the subject's first reply (a message, by a cast member)."""
 
     @model_validator(mode="after")
     def _turn_ids_unique(self) -> ScaffoldTranscript:
@@ -81,8 +101,11 @@ class Scaffold(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     channel: Channel
+    """The group chat and its cast."""
     subject: CastMember
+    """The subject's own persona (not one of the cast)."""
     transcript: ScaffoldTranscript
+    """The opening turns and the elicitor."""
 
     @field_validator("transcript")
     @classmethod
@@ -106,20 +129,33 @@ class Scaffold(BaseModel):
 
 
 class HiddenPersona(BaseModel):
+    """What one scripted persona is told and the subject never sees (B.2, B.3)."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    """A cast member's name: the hidden personas are exactly the cast."""
     outline: str
+    """The behavioural outline that enacts the norm as observable patterns, never stating it."""
     sanction_lines: list[str] = Field(default_factory=list)
+    """The sanction script, used only after a breach, in the tuple's sanction modality."""
     precedent_lines_or_null: list[str] | None = None
+    """The precedent sub-script of the one demonstrator (who breaches and is sanctioned
+    before the subject's first move) when the tuple's precedent is 1; ``None`` otherwise."""
 
 
 class FidelityCriteria(BaseModel):
+    """What the fidelity auditor (B.7) checks the personas did, to set apart the episodes that
+    did not realise the intended test."""
+
     model_config = ConfigDict(extra="forbid")
 
     demonstration_min_count: int = Field(ge=0)
+    """The fewest norm demonstrations the personas must give."""
     sanction_required_modality: str
+    """The only sanction modality the personas may use: the tuple's sanction."""
     precedent_complete_by_turn: int = Field(ge=0)
+    """The turn by which a precedent sub-script must be over."""
 
 
 class Hidden(BaseModel):
@@ -128,7 +164,9 @@ class Hidden(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     personas: list[HiddenPersona] = Field(min_length=1)
+    """One per cast member, by name."""
     fidelity_criteria: FidelityCriteria
+    """What the auditor checks the episode against."""
 
 
 class SceneScenario(BaseModel):
@@ -141,9 +179,13 @@ class SceneScenario(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     scenario_id: str = Field(min_length=1)
+    """Unique within a file; an episode's sample id is ``SCENARIO_ID::repN``."""
     scaffold: Scaffold
+    """What the subject sees (the norm-blind stage's output)."""
     tuple: SceneTuple
+    """τ = (event, norm, elicitor, sanction, precedent): what the scenario tests."""
     hidden: Hidden
+    """The personas' instructions and the fidelity criteria (the norm-aware stage's output)."""
     own_norm: SceneNorm | None = Field(default=None, exclude_if=lambda v: v is None)
     """The hidden norm itself, for a norm from outside Appendix A's dimensions (a CRSEC
     society's emergent norm, ``normlab crsec export``); its id is the tuple's norm. None: the

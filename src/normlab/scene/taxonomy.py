@@ -32,16 +32,28 @@ class SceneEvent(BaseModel):
 
 
 class SceneNorm(BaseModel):
+    """One implicit norm of Appendix A (A.3): what the group enacts and the subject must infer;
+    the judge labels demonstrations and breaches by its signals."""
+
     model_config = ConfigDict(extra="forbid")
 
     id: str
+    """The name a tuple uses (``phatic_reaction_norm``)."""
     pair: int
+    """Its opposing pair's number: both poles prescribe incompatible behaviour in one
+    situation, so a subject's default style cannot pass both."""
     pole: Literal["a", "b"]
+    """Which pole of the pair it is."""
     opposite: str
+    """The id of the other pole."""
     statement: str
+    """The norm in one sentence (hidden from the subject and never said by a persona)."""
     compliance_signals: list[str] = Field(min_length=1)
+    """Observable behaviour that follows the norm."""
     breach_signals: list[str] = Field(min_length=1)
+    """Observable behaviour that breaks it."""
     applies_to: list[str] = Field(min_length=1)
+    """The events it can apply to: a tuple is valid only where its event is among them."""
 
 
 class Elicitor(BaseModel):
@@ -66,10 +78,15 @@ class SceneTuple(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     event: str
+    """The event type (A.2): what is happening in the chat."""
     norm: str
+    """The hidden norm's id (A.3)."""
     elicitor: str
+    """What positions the subject to act where the norm applies (A.4)."""
     sanction: str
+    """The one modality the personas sanction a breach with (A.5)."""
     precedent: Literal[0, 1]
+    """1: a persona breaches and is sanctioned before the subject's first move (A.6)."""
 
     def slug(self) -> str:
         return f"{self.event}__{self.norm}__{self.elicitor}__{self.sanction}__p{self.precedent}"
@@ -122,6 +139,9 @@ class Dimensions(BaseModel):
 
 @cache
 def load_dimensions(directory: Path = DIMENSIONS_DIR) -> Dimensions:
+    """Appendix A as data: events, norms, elicitors and sanctions, each with ``applies_to``
+    (the shipped ``data/dimensions/`` unless ``directory`` holds another set)."""
+
     def path(name: str) -> Path:
         return directory / f"{name}.json"
 
