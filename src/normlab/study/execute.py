@@ -41,13 +41,21 @@ R = TypeVar("R")
 
 
 class CellResult(BaseModel):
+    """What one cell of a study run did: where its logs are, whether it ran now or was done
+    before, and what it measured (its samples, CRSEC's runs) and called."""
+
     system: str
+    """The system's name."""
     subject: str
+    """The subject's name (the cell folder's)."""
     folder: str
+    """The cell's folder, ``OUT/SYSTEM/SUBJECT``."""
     skipped: bool
     """Finished before this run: left as it was."""
     samples: int
+    """Samples its logs hold (CRSEC: runs)."""
     calls: int
+    """Model calls, the judge's included."""
     wall_s: float = 0.0
     """Seconds its parts ran in this study run, summed (0 for a cell finished before)."""
 

@@ -53,7 +53,9 @@ class Price(Strict):
     """US dollars per million tokens."""
 
     input: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    """Per million input (prompt) tokens."""
     output: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    """Per million output tokens, thinking tokens included."""
 
 
 class DryRun(Strict):
@@ -61,11 +63,14 @@ class DryRun(Strict):
     system (a busy subject: one that answers every prompt in full)."""
 
     model: str
+    """The script standing in for the subject and every role (``scripted/PATH``)."""
     roles: dict[str, str] = Field(default_factory=dict)
     """Roles answered by another script (HSII's reference)."""
 
 
 class SystemSpec(Strict):
+    """One system of the study (a key of ``systems``): its task's arguments and its models."""
+
     options: dict[str, Any] = Field(default_factory=dict)
     """The task's arguments, by the ``@task`` function's parameter names."""
     roles: dict[str, str] = Field(default_factory=dict)
@@ -85,7 +90,9 @@ class Subject(Strict):
     name: str
     """The cell folder's name (``OUT/SYSTEM/NAME``): letters, digits, ``.``, ``_``, ``-``."""
     model: str
+    """The subject model (any Inspect model string)."""
     agent: str = BASE_AGENT
+    """``base`` (the model alone) or ``norm-memory`` (the norm-learning subject around it)."""
     models: dict[SystemName, str] = Field(default_factory=dict)
     """The model per system where it differs (a scripted subject has one script per system)."""
 
@@ -101,11 +108,18 @@ class Subject(Strict):
 
 
 class Study(Strict):
+    """A study file: which systems to run, on which subjects, with which models in the other
+    roles; every cell is one system × one subject, run by the system's own run."""
+
     name: str
+    """What the plan and the report call the study."""
     out: str
     """The output folder: every cell's logs go under ``OUT/SYSTEM/SUBJECT``."""
     systems: dict[SystemName, SystemSpec] = Field(min_length=1)
+    """The systems to run (``losona``, ``scene``, ``hsii``, ``crsec``), each with its own
+    options and models."""
     subjects: list[Subject] = Field(min_length=1)
+    """The subjects, each run on every system; their names are distinct."""
     roles: dict[str, str] = Field(default_factory=dict)
     """Models for the other roles (judge, persona, …), for every system that has the role."""
     seed: int | None = None

@@ -77,6 +77,10 @@ def check_settings(settings: ServeSettings) -> HostPolicy:
 
 
 def create_app(settings: ServeSettings) -> FastAPI:
+    """The web app ``normlab serve`` runs: run readers, play as ``human/NAME`` and rating
+    studies over ``settings.runs``, its state (SQLite, secret key) in ``settings.state``. A
+    host reachable from other machines without an owner token is refused before anything
+    starts."""
     policy = check_settings(settings)
     # Resolved once (relative, symlinked): every page relates logs found under the folder to
     # it, and Inspect lists them by absolute path.
