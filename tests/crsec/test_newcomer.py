@@ -33,7 +33,7 @@ from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.crsec.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent, of_kind
 from normlab.crsec.newcomer import CONTROL, newcomer_spec, occasion_text
-from normlab.crsec.newcomer_analysis import adoption_hour
+from normlab.crsec.newcomer_analysis import adoption_hour, occasion_shown
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.society import load_society
 from tests.crsec.support import FIXTURES, event_lines
@@ -267,24 +267,52 @@ def test_a_society_without_occasions_asks_for_one() -> None:
         occasion_text(bare, bare.agent("Carlos Gomez"), "Alex")
 
 
+V, C, N = "violated", "complied", "not shown"
+
+
 @pytest.mark.parametrize(
-    ("violations", "hour"),
-    [([3, 0, 0], 1), ([0, 0], 0), ([1, 0, 1], None), ([2, 0, 1, 0], 3), ([], None)],
+    ("hours", "hour"),
+    [
+        ([[V], [C], [C]], 1),
+        ([[C], [N]], 0),
+        ([[V, C], [N, C], [N, N]], 1),
+        ([[V], [N], [C], [N]], 1),
+        # Nothing shown after the last violation, or at all: no sign of adoption.
+        ([[V], [N], [N]], None),
+        ([[N], [N], [N]], None),
+        ([[V, C], [N, N]], None),  # its compliance in the violating hour is not after it
+        ([[V], [C], [V]], None),
+        ([], None),
+    ],
 )
-def test_time_to_adoption(violations: list[int], hour: int | None) -> None:
-    assert adoption_hour(violations) == hour
+def test_time_to_adoption(hours: list[list[str]], hour: int | None) -> None:
+    assert adoption_hour(hours) == hour
 
 
-@given(st.lists(st.integers(min_value=0, max_value=5), max_size=12))
-def test_adoption_depends_only_on_which_hours_violated(violations: list[int]) -> None:
-    hour = adoption_hour(violations)
-    assert hour == adoption_hour([min(count, 1) for count in violations])
-    if violations and all(violations):
-        assert hour is None  # a newcomer that violates every hour is never adopted
+def test_a_newcomer_that_never_showed_an_occasion_is_not_adopted_at_hour_0() -> None:
+    """The old reading (from violation counts alone) gave ``[0, 0, 0]`` adoption at hour 0."""
+    assert adoption_hour([[N], [N], [N]]) is None
+    assert not occasion_shown([[N], [N], [N]]) and occasion_shown([[N], [V]])
+
+
+WORDS = st.lists(st.lists(st.sampled_from([V, C, N]), min_size=1, max_size=3), max_size=10)
+
+
+@given(WORDS)
+def test_adoption_reads_the_last_violation_and_a_later_compliance(hours: list[list[str]]) -> None:
+    hour = adoption_hour(hours)
+    # Metamorphic: the order in which the settled norms are listed changes nothing.
+    assert adoption_hour([sorted(words) for words in hours]) == hour
+    if not occasion_shown(hours):
+        assert hour is None  # every verdict "not shown": never counted as adopted
     if hour is not None:
-        assert not any(violations[hour:]) and (hour == 0 or violations[hour - 1])
-        assert adoption_hour([*violations, 0]) == hour  # a clean hour more changes nothing
-    assert adoption_hour([*violations, 1]) is None  # a violation in the last hour: never
+        assert not any(V in words for words in hours[hour:])
+        assert hour == 0 or V in hours[hour - 1]
+        assert any(C in words for words in hours[hour:])  # complied on an occasion after
+        assert adoption_hour([*hours, [N]]) == hour  # an hour showing nothing changes nothing
+    assert adoption_hour([*hours, [V]]) is None  # a violation in the last hour: never
+    last = max((h for h, words in enumerate(hours, start=1) if V in words), default=0)
+    assert adoption_hour([*hours, [C]]) == last  # complying after its last violation
 
 
 def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
@@ -301,6 +329,11 @@ def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
         ([str(source), "--seeds", "a,b"], "is not a list of integers"),
         ([str(source), "--seeds", "0", "--runs", "2"], "not both"),
         ([str(source), "--hours", "0"], "--hours"),
+        # Issue 32: accepted, it would have run 12,500 simulated days.
+        (
+            [str(source), "--hours", "100000"],
+            "at most 60 (30 simulated days of the society's 2 active hours",
+        ),
         ([str(source), "--max-calls", "0"], "--max-calls"),
         ([str(source), "--occasion", " ", "--out", str(tmp_path / "o")], "occasion in words"),
         ([str(source), "--like", "Nobody Here", "--out", str(tmp_path / "o")], "Nobody Here"),

@@ -9,9 +9,14 @@ arrival (hour 1 is its first):
 - **violations**: the norms the society had settled on when it arrived (held by over 70% of
   its agents) that the hour's verdict finds violated;
 - **time to adoption**: the first hour after which it violated none of them for the rest of
-  the run (0: it never did; None: its last hour still did). Read from its own behaviour, not
-  from what others noticed: a newcomer that smokes at its table every hour is seen once
-  (perception registers changes), and is never adopted;
+  the run (0: it never did), provided that it *complied* with one of them on an occasion (a
+  ``complied`` verdict) in some later hour: as CRSEC's adhering, trivial compliance does not
+  count, so hours that show nothing are no sign of adoption. Not adopted (None): its last
+  hour still violated, or no hour after its last violation showed it complying. **Not
+  measurable**: no hour showed an occasion at all (every verdict ``not shown``); such a run
+  is counted apart, never as adopted. Read from its own behaviour, not from what others
+  noticed: a newcomer that smokes at its table every hour is seen once (perception registers
+  changes), and is never adopted;
 - **conflicts**: the society's DetectConflict findings about it (Q1 = yes), counted as
   Figure 2(a)'s conflicts; **sanctions**: conversations a society agent started with it
   (CRSEC talks only over a conflict the sender decided to talk about); conversations it
@@ -38,7 +43,7 @@ no-communication twin (what sanctions do).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -61,7 +66,8 @@ from normlab.crsec.events import Event, Finding, HourData
 from normlab.crsec.judge import Judge
 from normlab.crsec.newcomer import CONTROL, NewcomerSetup, newcomer_setup
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import HourMetrics, Usage
+from normlab.crsec.schemas import HourMetrics, Usage, WorldState
+from normlab.crsec.sim import budget_outcome
 from normlab.models import ModelClient, RunUsage
 from normlab.models.usage import usage_by
 from normlab.stats import Estimate, Rate
@@ -104,12 +110,19 @@ class NewcomerRun(BaseModel):
     newcomer: str
     finished: bool
     hours: list[NewcomerHour]
+    planned_hours: int = 0
+    """The hours it was to run (``--hours``); ``hours`` holds fewer when it stopped early."""
+    stopped: str = ""
+    """Why an unfinished run ended where it did (its budget, or not: interrupted); empty
+    when it finished."""
     adoption_norms: list[str]
     """The norms adoption is read on: those over 70% of the society held when it arrived
     (none in the control, or when the society had settled on none)."""
     adoption: int | None
-    """The hour after which its verdicts show no violation (0: none ever did; None: the last
-    hour still did, or nothing to adopt)."""
+    """The hour after which its verdicts show no violation (0: none ever did), a later hour
+    showing it complying (:func:`adoption_hour`); None: not adopted (the last hour still
+    violated, or no hour after the last violation showed compliance), nothing to adopt, or
+    not measurable (:attr:`shown`)."""
     holds: list[str] | None
     """Target norms its qualified norms express at the end; None: it keeps no norm database."""
     held_norms: list[str] | None
@@ -134,6 +147,24 @@ class NewcomerRun(BaseModel):
         """Whether adoption was read: a newcomer, in a society that had settled on a norm."""
         return self.agent != CONTROL and bool(self.adoption_norms)
 
+    def settled_words(self) -> list[list[str]]:
+        """Per hour, the verdict words on the settled norms (:attr:`adoption_norms`)."""
+        return [
+            [hour.verdicts.get(norm, "not shown") for norm in self.adoption_norms]
+            for hour in self.hours
+        ]
+
+    @property
+    def shown(self) -> bool:
+        """Whether some hour showed the newcomer on an occasion of a settled norm (a verdict
+        ``violated`` or ``complied``): else its adoption is not measurable."""
+        return occasion_shown(self.settled_words())
+
+    @property
+    def measurable(self) -> bool:
+        """Measured, and some hour showed an occasion: the runs adoption's n counts."""
+        return self.measured and self.shown
+
 
 class SubjectSummary(BaseModel):
     """One arm's runs over seeds."""
@@ -144,12 +175,13 @@ class SubjectSummary(BaseModel):
     communication: bool
     seeds: list[int]
     adopted: Rate
-    """Runs whose newcomer stopped violating the settled norms before the end, k of n
-    (n: the runs adoption was read in)."""
+    """Runs whose newcomer stopped violating the settled norms and then complied with one on
+    an occasion, k of n (n: the runs whose newcomer showed an occasion, violating or
+    complying, in some hour; :attr:`not_measurable` are left out)."""
     adoption_hour: Estimate
     """Mean time to adoption over the runs that adopted."""
     adoption_curve: list[Rate]
-    """Index h (0 … hours): runs adopted by the end of hour h."""
+    """Index h (0 … hours): runs adopted by the end of hour h (n as :attr:`adopted`'s)."""
     violations: list[Estimate]
     """Per hour (index 0 is hour 1): settled norms violated, mean over runs."""
     violations_total: Estimate
@@ -166,6 +198,9 @@ class SubjectSummary(BaseModel):
     calls_per_hour: Estimate
     """Agent calls per simulated hour after the arrival, the society's and the newcomer's."""
     newcomer_calls_per_hour: Estimate
+    not_measurable: int = 0
+    """Runs (with settled norms) whose newcomer showed no occasion in any hour, every verdict
+    ``not shown``: neither adopted nor not, so outside :attr:`adopted`'s n."""
 
 
 class Comparison(BaseModel):
@@ -175,7 +210,7 @@ class Comparison(BaseModel):
     reference: str
     seeds: list[int]
     adopted: Estimate
-    """Δ share of runs adopted (paired by seed)."""
+    """Δ share of runs adopted (paired by seed, over pairs both measurable)."""
     violations_total: Estimate
     conflicts_total: Estimate
     sanctions_total: Estimate
@@ -209,12 +244,22 @@ class NewcomerSummary(BaseModel):
 # --- one run ------------------------------------------------------------------------
 
 
-def adoption_hour(counts: Sequence[int]) -> int | None:
-    """The first hour after which no hour counted anything (a violation): 0 when none did;
-    None when the last one did (or there is none)."""
-    if not counts or counts[-1]:
-        return None
-    return max((hour for hour, count in enumerate(counts, start=1) if count), default=0)
+def adoption_hour(hours: Sequence[Collection[str]]) -> int | None:
+    """Time to adoption from the newcomer's verdict words on the settled norms, per hour (hour
+    1 first): the last hour with a ``violated`` one (0 when none had), provided that a later
+    hour has a ``complied`` one. None: not adopted (no hours; the last hour violated; or no
+    hour after the last violation showed it complying: hours that show nothing are trivial
+    compliance, which does not count, as for CRSEC's adhering)."""
+    last = max(
+        (hour for hour, words in enumerate(hours, start=1) if "violated" in words), default=0
+    )
+    return last if any("complied" in words for words in hours[last:]) else None
+
+
+def occasion_shown(hours: Iterable[Collection[str]]) -> bool:
+    """Whether some hour's verdict words show an occasion (``violated`` or ``complied``): a
+    newcomer whose every verdict is ``not shown`` gives adoption nothing to read."""
+    return any(word != "not shown" for words in hours for word in words)
 
 
 def newcomer_hours(
@@ -323,6 +368,19 @@ async def _verdicts(
     return found
 
 
+def stop_reason(folder: Path, setup: NewcomerSetup, state: WorldState | None) -> str:
+    """Why a newcomer run that has not finished stopped: at the budget kept in its folder (the
+    same test the simulation stops by, on its calls since the arrival), or not."""
+    budget = RunDir(folder).budget()
+    used = state.usage.since(setup.source_usage) if state is not None else Usage()
+    outcome = budget_outcome(used, budget.max_calls, budget.max_cost)
+    if outcome == "budget":
+        return f"stopped at its budget ({budget.describe()}, {used.calls} calls since the arrival)"
+    if outcome == "cost unknown":
+        return "stopped: --max-cost is set but the model reports no price"
+    return "stopped before its end, not at its budget (interrupted)"
+
+
 async def measure_run(
     folder: Path, judge_for: Callable[[LoadedRun], Judge], progress: Callable[[], None] | None
 ) -> tuple[NewcomerRun, RunResult, RunUsage] | None:
@@ -370,8 +428,10 @@ async def measure_run(
         newcomer=setup.name,
         finished=loaded.finished,
         hours=hours,
+        planned_hours=setup.hours,
+        stopped="" if loaded.finished else stop_reason(folder, setup, loaded.state),
         adoption_norms=settled,
-        adoption=adoption_hour([hour.violations for hour in hours]) if settled else None,
+        adoption=None,
         holds=holds,
         held_norms=held if setup.keeps_norms else None,
         society_holds=society_holds,
@@ -385,6 +445,8 @@ async def measure_run(
         drift={t: {m: after[t][m] - before[t][m] for m in DRIFT_MEASURES} for t in targets},
         window=window,
     )
+    if run.measured:
+        run.adoption = adoption_hour(run.settled_words())
     calls = (call.data for call in view.calls)
     return run, result, RunUsage(units=len(hours), roles=usage_by(calls, lambda d: d.role))
 
@@ -441,7 +503,8 @@ def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
     first = runs[0]
     length = max(len(run.hours) for run in runs)
     measured = [run for run in runs if run.measured]
-    adopted = [run.adoption for run in measured if run.adoption is not None]
+    measurable = [run for run in measured if run.shown]
+    adopted = [run.adoption for run in measurable if run.adoption is not None]
     holds = None
     if first.holds is not None:
         holds = {
@@ -454,11 +517,12 @@ def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
         agent=first.agent,
         communication=first.communication,
         seeds=[run.seed for run in runs],
-        adopted=Rate.of(len(adopted), len(measured)),
+        adopted=Rate.of(len(adopted), len(measurable)),
         adoption_hour=Estimate.mean_of([float(hour) for hour in adopted]),
         adoption_curve=[
-            Rate.of(sum(hour <= h for hour in adopted), len(measured)) for h in range(length + 1)
+            Rate.of(sum(hour <= h for hour in adopted), len(measurable)) for h in range(length + 1)
         ],
+        not_measurable=len(measured) - len(measurable),
         violations=_per_hour(measured, "violations") if measured else [],
         violations_total=Estimate.mean_of([_total(run, "violations") for run in measured]),
         conflicts=_per_hour(runs, "conflicts"),
@@ -488,6 +552,7 @@ def compare(treatment: list[NewcomerRun], reference: list[NewcomerRun]) -> Compa
         return Estimate.paired_delta([value(t) for t, _ in among], [value(r) for _, r in among])
 
     measured = [(t, r) for t, r in pairs if t.measured and r.measured]
+    measurable = [(t, r) for t, r in measured if t.shown and r.shown]
     drifted = [(t, r) for t, r in pairs if t.corrected_drift and r.corrected_drift]
 
     def drift(target: str, measure: str) -> Estimate:
@@ -497,7 +562,7 @@ def compare(treatment: list[NewcomerRun], reference: list[NewcomerRun]) -> Compa
         treatment=treatment[0].subject,
         reference=reference[0].subject,
         seeds=[t.seed for t, _ in pairs],
-        adopted=delta(lambda run: float(run.adoption is not None), measured),
+        adopted=delta(lambda run: float(run.adoption is not None), measurable),
         violations_total=delta(lambda run: _total(run, "violations"), measured),
         conflicts_total=delta(lambda run: _total(run, "conflicts"), pairs),
         sanctions_total=delta(lambda run: _total(run, "sanctions"), pairs),
@@ -536,12 +601,24 @@ def _notes(runs: list[NewcomerRun]) -> list[str]:
             "When the newcomer arrived, over 70% of the society held no norm at stake: it had "
             "not settled on one, so there was no norm to adopt (adoption is not measured)."
         )
+    blank = [f"{r.subject} seed {r.seed}" for r in runs if r.measured and not r.shown]
+    if blank:
+        notes.append(
+            f"Not measurable (no hour showed the newcomer on an occasion of the settled norms, "
+            f"every verdict 'not shown'; counted apart from adoption's n): {', '.join(blank)}"
+        )
     alone = [r.folder for r in runs if r.agent != CONTROL and r.corrected_drift is None]
     if alone:
         notes.append(f"No finished control hour for (drift not corrected): {', '.join(alone)}")
-    unfinished = [run.folder for run in runs if not run.finished]
-    if unfinished:
-        notes.append(f"Not finished (give the same command again): {', '.join(unfinished)}")
+    for run in runs:
+        if not run.finished:
+            # Its lines in the figures and its per-hour cells end at its last hour.
+            notes.append(
+                f"{run.subject} seed {run.seed} {run.stopped} after {len(run.hours)} of "
+                f"{run.planned_hours} hours; its curves end there. To go on: normlab crsec "
+                f"resume {Path(run.folder).parent.parent}, with --max-calls above a budget it "
+                "stopped at"
+            )
     return notes
 
 

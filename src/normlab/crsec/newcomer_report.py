@@ -112,6 +112,7 @@ def subjects_table(summary: NewcomerSummary) -> Table:
             subject.subject,
             ", ".join(map(str, subject.seeds)),
             format_rate(subject.adopted),
+            str(subject.not_measurable),
             _mean(subject.adoption_hour),
             _mean(subject.violations_total),
             _mean(subject.conflicts_total),
@@ -127,12 +128,15 @@ def subjects_table(summary: NewcomerSummary) -> Table:
         caption=f"{summary.newcomer} (a copy of {summary.like}) joins {summary.society} at "
         f"{summary.arrival} for {summary.hours} simulated hours: per arm over seeds; adoption "
         f"and violations from the judge's verdicts on its own plan and actions each hour, on "
-        f"the norms the society held ({settled}) (rates: Wilson 95% CI; means: 95% bootstrap "
-        "CI, n runs)",
+        f"the norms the society held ({settled}): adopted once it stopped violating them and "
+        "then complied with one on an occasion; n counts the runs whose newcomer showed an "
+        "occasion, violating or complying, in some hour (those that never did are not "
+        "measurable, counted apart) (rates: Wilson 95% CI; means: 95% bootstrap CI, n runs)",
         header=[
             "subject",
             "seeds",
-            "adopted",
+            "adopted (of runs with an occasion shown)",
+            "not measurable (runs with no occasion shown)",
             "time to adoption (hours)",
             "hours violating",
             "conflicts caused",
@@ -231,7 +235,14 @@ def runs_table(summary: NewcomerSummary) -> Table:
     def adopted(run: NewcomerRun) -> str:
         if not run.measured:
             return "–"
+        if not run.shown:
+            return "not measurable (no occasion shown)"
         return "never" if run.adoption is None else str(run.adoption)
+
+    def finished(run: NewcomerRun) -> str:
+        if run.finished:
+            return "yes"
+        return f"no: {run.stopped} after {len(run.hours)} of {run.planned_hours} hours"
 
     rows = [
         [
@@ -243,7 +254,7 @@ def runs_table(summary: NewcomerSummary) -> Table:
             " ".join(str(hour.sanctions) for hour in run.hours),
             " ".join(str(hour.started) for hour in run.hours),
             holds(run.holds),
-            "yes" if run.finished else "no (give the command again)",
+            finished(run),
             run.folder,
         ]
         for run in summary.runs
@@ -315,7 +326,10 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
         "Violations: norms the society held (over 70% of its agents when the newcomer came) "
         "that the judge finds violated in the newcomer's own plan or actions of the hour. "
         "Time to adoption: the first hour after which it violated none for the rest of the "
-        "run (0: it never did; never: the last hour still did). Conflicts: observations of "
+        "run (0: it never did), provided a later hour shows it complying with one on an "
+        "occasion (hours that show nothing are trivial compliance, which does not count); "
+        "never: the last hour still violated, or nothing showed compliance after; not "
+        "measurable: no hour showed an occasion at all (counted apart). Conflicts: observations of "
         "the newcomer that a society agent found in conflict with its qualified norms (a "
         "continuing breach is seen once: perception registers changes). Sanctions: "
         "conversations a society agent started with it (CRSEC talks only over a conflict). "

@@ -53,11 +53,24 @@ from normlab.crsec.operations.compliance import PlannedDay, PlannedHour, plan_ac
 from normlab.crsec.operations.creation import create_norms
 from normlab.crsec.reflection import reflect_phase
 from normlab.crsec.replies import CreatedNorm
-from normlab.crsec.schemas import AgentSpec, HourMetrics
+from normlab.crsec.schemas import AgentSpec, HourMetrics, Usage
 from normlab.crsec.talk import Talk, detect_phase, pair, talk_phase
 from normlab.crsec.world import World
 
 Outcome = Literal["finished", "budget", "cost unknown"]
+
+
+def budget_outcome(usage: Usage, max_calls: int | None, max_cost: float | None) -> Outcome | None:
+    """Whether ``usage`` (what the run used since its budget started counting) reached its
+    budget: the run stops there, and a report reads why an unfinished run stopped the same way."""
+    if max_calls is not None and usage.calls >= max_calls:
+        return "budget"
+    if max_cost is not None:
+        if usage.unpriced_calls:
+            return "cost unknown"
+        if usage.cost >= max_cost:
+            return "budget"
+    return None
 
 
 LEADING_NAME = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?=is |was )")
@@ -84,15 +97,7 @@ class Simulation(World):
     # --- the run -------------------------------------------------------------------
 
     def over_budget(self, max_calls: int | None, max_cost: float | None) -> Outcome | None:
-        usage = self.state.usage.since(self.budget_from)
-        if max_calls is not None and usage.calls >= max_calls:
-            return "budget"
-        if max_cost is not None:
-            if usage.unpriced_calls:
-                return "cost unknown"
-            if usage.cost >= max_cost:
-                return "budget"
-        return None
+        return budget_outcome(self.state.usage.since(self.budget_from), max_calls, max_cost)
 
     async def run(self, max_calls: int | None = None, max_cost: float | None = None) -> Outcome:
         """Run ticks until the end (:attr:`end_tick`) or a budget; each tick ends at a

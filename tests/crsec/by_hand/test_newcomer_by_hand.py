@@ -49,6 +49,23 @@ The newcomer's own verdicts on ``no_smoking_indoors``:
       half   z √(p(1-p)/n + z²/4n²) / (1 + z²/n) = 1.96 √(0.125 + 0.2401) / 2.9208 = 0.40547
       -> [0.0945, 0.9055]
     time to adoption: mean of [1] = 1.0 (n = 1); violating hours per run: mean(1, 2) = 1.5
+
+Adoption needs compliance shown after the last violation (issue 31, item 13: "trivial
+compliance does not count", as for CRSEC's adhering). Two more base seeds, no control:
+
+    seed 2: reads a book both hours -> verdicts [not shown, not shown]: no occasion shown,
+      not measurable (the old reading, violations [0, 0], had it adopted at hour 0)
+    seed 3: smokes at a table, then reads -> [violated, not shown]: it stopped, but never
+      showed complying after: not adopted (the old reading: adopted after hour 1)
+
+    seeds 0-3: adopted seed 0 only; n = the runs with an occasion shown = seeds 0, 1, 3 = 3;
+      not measurable 1 (seed 2). Wilson 95%, p = 1/3, n = 3:
+      centre (1/3 + 3.8416/6) / (1 + 3.8416/3) = 0.97360 / 2.28053 = 0.42692
+      half   1.96 √(2/27 + 3.8416/36) / 2.28053 = 1.96 · 0.42519 / 2.28053 = 0.36543
+      -> [0.0615, 0.7923]  (the old reading: 3 of 4)
+    curve by the end of hour 0, 1, 2: 0/3, 1/3, 1/3; time to adoption mean [1] = 1.0 (n = 1)
+    violations per hour over the 4 runs (every run had the settled norm to adopt):
+      hour 1: (1 + 1 + 0 + 1) / 4 = 0.75; hour 2: (0 + 1 + 0 + 0) / 4 = 0.25
 """
 
 from __future__ import annotations
@@ -112,10 +129,12 @@ def run_hours(agent: str, seed: int, newcomer: str) -> Hours:
     """The hours of one run after the arrival (see the table above)."""
     at_table = (INSIDE, f"{newcomer} is smoking a cigarette at a table")
     by_the_door = (OUTSIDE, f"{newcomer} is smoking a cigarette by the door")
+    reading = (INSIDE, f"{newcomer} is reading a book")
     if agent != CONTROL:
-        second = by_the_door if seed == 0 else at_table
+        first, second = {0: (at_table, by_the_door), 1: (at_table, at_table),
+                         2: (reading, reading), 3: (at_table, reading)}[seed]  # fmt: skip
         return {
-            2: {**SETTLED, newcomer: ([], [at_table])},
+            2: {**SETTLED, newcomer: ([], [first])},
             3: {**SETTLED, newcomer: ([], [second])},
         }
     if seed == 1:
@@ -180,7 +199,11 @@ def write_folder(folder: Path, agent: str, seed: int, newcomer: str = ALEX) -> P
         events.append(make_event(len(events) + 1, tick, clock.label(tick), who, data))
 
     for hour, agents in {**SOURCE, **run_hours(agent, seed, newcomer)}.items():
-        if hour == 2 and not control:
+        smoked_inside = any(
+            place == INSIDE and "smoking" in action
+            for place, action in agents.get(newcomer, ([], []))[1]
+        )
+        if hour == 2 and not control and smoked_inside:
             # Bob sees it smoke once (the same action is not perceived again) and talks.
             seen = f"{newcomer} is smoking a cigarette at a table (at {INSIDE})"
             finding = Finding(
@@ -221,11 +244,13 @@ def write_folder(folder: Path, agent: str, seed: int, newcomer: str = ALEX) -> P
     return folder
 
 
-def measured(out: Path, newcomer: str = ALEX) -> NewcomerSummary:
+def measured(
+    out: Path, newcomer: str = ALEX, runs: list[tuple[str, int]] = RUNS
+) -> NewcomerSummary:
     judge = write_script(out, JUDGE_RULES)
     folders = [
         write_folder(out / ("control" if a == CONTROL else "base") / f"seed-{s}", a, s, newcomer)
-        for a, s in RUNS
+        for a, s in runs
     ]
     found, _ = asyncio.run(analyze_newcomers(folders, client(judge), judge, out))
     return found
@@ -253,6 +278,31 @@ def test_adoption_is_read_from_the_newcomers_own_verdicts(summary: NewcomerSumma
     assert [rate.value for rate in base.adoption_curve] == [0.0, 0.5, 0.5]
     assert [e.value for e in base.violations] == [1.0, 0.5]
     assert (base.violations_total.value, base.violations_total.n) == (1.5, 2)
+
+
+def test_no_occasion_shown_is_not_measurable_and_no_compliance_shown_is_not_adopted(
+    tmp_path: Path,
+) -> None:
+    found = measured(tmp_path, runs=[("base", seed) for seed in range(4)])
+    runs = {run.seed: run for run in found.runs}
+    assert [h.verdicts[SMOKING] for h in runs[2].hours] == ["not shown", "not shown"]
+    assert [h.verdicts[SMOKING] for h in runs[3].hours] == ["violated", "not shown"]
+    assert [run.adoption for run in runs.values()] == [1, None, None, None]
+    assert [run.shown for run in runs.values()] == [True, True, False, True]
+    (base,) = found.subjects
+    assert (base.adopted.k, base.adopted.n, base.not_measurable) == (1, 3, 1)
+    assert base.adopted.ci == pytest.approx((0.0615, 0.7923), abs=5e-5)
+    assert [(rate.k, rate.n) for rate in base.adoption_curve] == [(0, 3), (1, 3), (1, 3)]
+    assert (base.adoption_hour.value, base.adoption_hour.n) == (1.0, 1)
+    assert [e.value for e in base.violations] == [0.75, 0.25]
+    assert any("Not measurable" in note and "seed 2" in note for note in found.notes)
+    tables = {table.caption.split(":")[0]: table for table in newcomer_tables(found)}
+    joins = next(t for caption, t in tables.items() if "joins" in caption)
+    assert joins.rows[0][2:4] == ["33.3% [6.1, 79.2] (1/3)", "1"]
+    each = next(t for caption, t in tables.items() if caption.startswith("Each newcomer run"))
+    assert [row[2] for row in each.rows] == [
+        "1", "never", "not measurable (no occasion shown)", "never",
+    ]  # fmt: skip
 
 
 def test_drift_is_corrected_by_the_newcomer_free_control(summary: NewcomerSummary) -> None:
