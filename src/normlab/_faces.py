@@ -5,7 +5,7 @@ face that imported everything it names would make every import of the package, a
 module inside it, pay for Inspect, matplotlib or FastAPI: ``normlab --help`` would take
 seconds, and Inspect's entry point would load the command line. So a face lists its names
 once, as imports under ``if TYPE_CHECKING:`` (what type checkers and readers see), and at run
-time hands its ``__getattr__`` to :func:`lazy_face`, which reads those imports from the face's
+time hands its ``__getattr__`` to ``lazy_face``, which reads those imports from the face's
 own source and imports a name's module the first time the name is asked for::
 
     if TYPE_CHECKING:

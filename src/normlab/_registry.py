@@ -3,9 +3,10 @@
 Loaded by Inspect through ``[project.entry-points.inspect_ai]``, so that
 ``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/hsii``, ``normlab/hsii_cot``,
 ``normlab/losona_screen``) and ``--model embedded/…``, ``scripted/…``, ``human/…`` or ``spread/…``
-work, and the plain progress lines of :mod:`normlab.core.progress` when stderr is not a
+work, and the plain progress lines of ``normlab.core.progress`` when stderr is not a
 terminal. Its logs record base URLs without their credentials, as a ``normlab`` run's do
-(:func:`normlab.core.guard_inspect_logs`). Imports only from the packages' public faces.
+([`normlab.core.guard_inspect_logs`][normlab.core.guard_inspect_logs]). Imports only from the
+packages' public faces.
 """
 
 import sys

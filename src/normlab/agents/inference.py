@@ -3,7 +3,7 @@
 The benchmarks hide one norm; the agent writes down what it believes the group's norms
 are. Whether one of its qualified norms expresses the hidden norm is asked of the
 benchmark's ``judge`` role with CRSEC's strict matching prompt
-(:func:`~normlab.crsec.match_prompt`, ``judge_match.txt``), once per distinct
+([`match_prompt`][normlab.crsec.match_prompt], ``judge_match.txt``), once per distinct
 qualified norm, at temperature 0 through Inspect's cache. From the verdicts follow
 whether it held the norm when it last replied, and the first reply (and chat turn) at
 which it held it. A verdict that never parses counts as no match, and is counted.
@@ -24,7 +24,8 @@ from normlab.stats import Estimate, Rate
 
 HIDDEN_ID = "hidden_norm"
 INFERENCE_KEY = "norm_inference"
-"""Where a benchmark's score metadata keeps the :class:`NormInference` of an agent's sample."""
+"""Where a benchmark's score metadata keeps the [`NormInference`][normlab.agents.NormInference] of
+an agent's sample."""
 JUDGE_ROLE = "judge"
 JUDGE_MAX_TOKENS = 400
 

@@ -2,7 +2,7 @@
 
 One name per agent, validated once, so ``--agent``, ``-T agent=…`` and every analysis
 use the same spelling; the name is written into each log's task metadata
-(:data:`normlab.core.logs.AGENT_KEY`), which is how analyses tell a base run from an
+(``normlab.core.logs.AGENT_KEY``), which is how analyses tell a base run from an
 agent run of the same model and pair them.
 """
 
@@ -23,7 +23,8 @@ __all__ = ["AGENTS", "NORM_MEMORY", "NORM_MEMORY_ROLE", "resolve_agent"]
 
 
 def resolve_agent(name: str) -> str:
-    """``name`` if it is a known agent; otherwise one-line :class:`InputError`."""
+    """``name`` if it is a known agent; otherwise one-line
+    [`InputError`][normlab.core.InputError]."""
     if name not in AGENTS:
         raise InputError("--agent", f"unknown agent {name!r}; choose from {', '.join(AGENTS)}")
     return name

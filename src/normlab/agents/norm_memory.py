@@ -9,16 +9,16 @@ Before each reply it:
    turns marked, so that sanctions aimed at it show), with IdentifyNormativeInformation
    (Figure 9: CRSEC's prompt, schema and operation);
 2. runs the immediate evaluation (consistency, duplication, type, conflict: CRSEC's
-   :func:`~normlab.crsec.evaluate`) on each new item; an item with the
+   [`evaluate`][normlab.crsec.evaluate]) on each new item; an item with the
    same words as a qualified norm it already holds is skipped without a call, as in CRSEC;
 3. keeps what passes as qualified personal norms for the rest of the episode, in CRSEC's
-   :class:`~normlab.crsec.NormDatabase` (a rejected item stays, with its reason);
-4. returns the compliance block (:func:`~normlab.agents.prompts.compliance_block`) that the
+   [`NormDatabase`][normlab.crsec.NormDatabase] (a rejected item stays, with its reason);
+4. returns the compliance block (``compliance_block``) that the
    benchmark adds to its own reply prompt; the eval's subject model writes the reply.
 
 Its own calls run under the ``norm_memory`` role (bound to the subject model unless told
 otherwise), so their cost is reported apart, and each reading is logged
-(:class:`MemoryLog`) for the report and the check of what the agent inferred.
+([`MemoryLog`][normlab.agents.MemoryLog]) for the report and the check of what the agent inferred.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """The ground every system stands on: transcripts, input errors, JSON files, prompts, logs.
 
-- :mod:`~normlab.core.chat`: the one multi-party transcript and its renderer;
-- :mod:`~normlab.core.errors`: the error types commands report on one line;
-- :mod:`~normlab.core.jsonio`: JSON/JSONL reading and writing with file/line/field errors;
-- :mod:`~normlab.core.fields`: a row's unknown names, kept as metadata or refused as near misses;
-- :mod:`~normlab.core.templates`: prompt files with each paper's placeholder names;
-- :mod:`~normlab.core.leaks`: leak checks for data linters;
-- :mod:`~normlab.core.logs`: Inspect logs, each read once, each sample counted once;
-- :mod:`~normlab.core.evalrun`, :mod:`~normlab.core.batch`: running tasks and model batches;
-- :mod:`~normlab.core.secrets`: credentials redacted from everything written or printed.
+- ``normlab.core.chat``: the one multi-party transcript and its renderer;
+- ``normlab.core.errors``: the error types commands report on one line;
+- ``normlab.core.jsonio``: JSON/JSONL reading and writing with file/line/field errors;
+- ``normlab.core.fields``: a row's unknown names, kept as metadata or refused as near misses;
+- ``normlab.core.templates``: prompt files with each paper's placeholder names;
+- ``normlab.core.leaks``: leak checks for data linters;
+- ``normlab.core.logs``: Inspect logs, each read once, each sample counted once;
+- ``normlab.core.evalrun``, ``normlab.core.batch``: running tasks and model batches;
+- ``normlab.core.secrets``: credentials redacted from everything written or printed.
 """
 
 from typing import TYPE_CHECKING

@@ -58,7 +58,7 @@ def run_batch_to_jsonl(
     concurrency: int,
     description: str,
 ) -> list[ResultT]:
-    """:func:`run_batch`, appending each result's ``row`` (when not None) to ``out`` as it lands.
+    """``run_batch``, appending each result's ``row`` (when not None) to ``out`` as it lands.
 
     For generators: a valid candidate is on disk the moment it exists, an invalid
     one (``row`` returns None) never is.

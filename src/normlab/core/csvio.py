@@ -5,11 +5,11 @@ These CSVs are opened in spreadsheets, and their cells hold text that came from 
 imported dialogue, a model's reply, a rater's notes): a cell starting with ``=``, ``+``, ``-``
 or ``@`` (or a tab or carriage return before one) is a formula to Excel, LibreOffice and Google
 Sheets, which can fetch URLs or run commands ("CSV injection"). Every CSV normlab writes for
-people goes through :class:`SpreadsheetWriter`, which does what OWASP's CSV Injection page
+people goes through ``SpreadsheetWriter``, which does what OWASP's CSV Injection page
 recommends: each such cell gets a leading ``'`` (shown as text, never evaluated), and every
 cell is quoted, so a ``;`` in a cell cannot start a new one in a spreadsheet whose separator
-is ``;``. :func:`read_csv_rows` takes the ``'`` off again, so a CSV normlab wrote reads back
-to the very text it was given (:func:`spreadsheet_cell` and :func:`cell_text` are inverse).
+is ``;``. ``read_csv_rows`` takes the ``'`` off again, so a CSV normlab wrote reads back
+to the very text it was given (``spreadsheet_cell`` and ``cell_text`` are inverse).
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ def dict_rows(
     reader: csv.DictReader[str], where: str | Path
 ) -> Iterator[tuple[int, dict[str | Any, Any]]]:
     """``(line, row)`` for each row of a strict ``reader``, ``line`` the one the row starts on
-    (a quoted cell may span lines); the csv module's complaint is an :class:`InputError` at
-    the line where the row it met it in starts, in a spreadsheet user's words
-    (``"unexpected end of data"`` is a quote never closed)."""
+    (a quoted cell may span lines); the csv module's complaint is an
+    [`InputError`][normlab.core.InputError] at the line where the row it met it in starts, in a
+    spreadsheet user's words (``"unexpected end of data"`` is a quote never closed)."""
     start = 1
     try:
         _ = reader.fieldnames  # the header: its own errors are line 1's
@@ -83,7 +83,7 @@ def _number(text: str) -> bool:
 
 
 def _marked(text: str) -> bool:
-    """Whether ``text`` reads as one :func:`spreadsheet_cell` marked: ``'`` then a formula's
+    """Whether ``text`` reads as one ``spreadsheet_cell`` marked: ``'`` then a formula's
     start or another ``'``."""
     return len(text) > 1 and text[0] == TEXT_MARK and text[1] in FORMULA_STARTS | {TEXT_MARK}
 
@@ -92,20 +92,20 @@ def spreadsheet_cell(text: str) -> str:
     """``text`` as a spreadsheet shows it and never evaluates it: a ``'`` before a cell that
     starts with ``= + - @``, tab or carriage return (a number such as ``-1`` is left as it
     is), and before one that already reads as marked (``'=x`` written as ``''=x``), so that
-    :func:`cell_text` gives back exactly ``text``."""
+    ``cell_text`` gives back exactly ``text``."""
     if text and ((text[0] in FORMULA_STARTS and not _number(text)) or _marked(text)):
         return TEXT_MARK + text
     return text
 
 
 def cell_text(cell: str) -> str:
-    """The text a :func:`spreadsheet_cell` was made from (its one ``'`` taken off)."""
+    """The text a ``spreadsheet_cell`` was made from (its one ``'`` taken off)."""
     return cell[1:] if _marked(cell) else cell
 
 
 class SpreadsheetWriter:
-    """A :class:`csv.DictWriter` for CSVs people open in a spreadsheet: every text cell through
-    :func:`spreadsheet_cell`, every cell quoted (see the module docstring)."""
+    """A ``csv.DictWriter`` for CSVs people open in a spreadsheet: every text cell through
+    ``spreadsheet_cell``, every cell quoted (see the module docstring)."""
 
     def __init__(self, handle: TextIO, fieldnames: Sequence[str]) -> None:
         self._writer = csv.DictWriter(handle, fieldnames=list(fieldnames), quoting=csv.QUOTE_ALL)
@@ -134,7 +134,7 @@ def read_csv_rows(
     csv module would otherwise close at the end of the file (swallowing every row after it
     into one cell), is an error naming the line where that row starts. A CSV normlab wrote
     (``written_by_normlab``: an export, filled in) has each cell's spreadsheet mark taken off
-    (:func:`cell_text`); one from elsewhere (an imported corpus) is read as it stands.
+    (``cell_text``); one from elsewhere (an imported corpus) is read as it stands.
     """
     text = read_text(path, "utf-8-sig")
     if not text.strip():
@@ -231,7 +231,8 @@ def read_answers(
 
     ``parse`` reads a non-blank answer (None: not an answer, reported with ``expected``, e.g.
     "yes or no"). An item answered twice, an item the key does not hold and an unreadable
-    answer are :class:`InputError` s naming the file, line and field, never skipped rows.
+    answer are [`InputError`][normlab.core.InputError] s naming the file, line and field, never
+    skipped rows.
     """
     if not key_path.exists():
         raise InputError(key_path, "key file not found (the export writes it beside its CSV)")

@@ -27,7 +27,7 @@ def flat(text: str) -> str:
 def tidy(problem: str) -> str:
     """What went wrong, as one line of bounded length: any run of more than 80 non-space
     characters (a pasted value, a key of five thousand digits) shortened, the whole cut at
-    :data:`MAX_PROBLEM` characters. Every error's problem goes through it, so no message built
+    ``MAX_PROBLEM`` characters. Every error's problem goes through it, so no message built
     from a user's file spans lines or pages (paths are kept whole: they say where to look)."""
     return shortened(
         _LONG_WORD.sub(lambda found: shortened(found.group(0)), flat(problem)), MAX_PROBLEM
@@ -161,8 +161,8 @@ def filesystem_error(error: OSError) -> OutputError | None:
 
 
 def at_least(option: str, value: float | None, minimum: float) -> None:
-    """A numeric command-line option below its minimum is an :class:`InputError` on one line
-    (typer's own ``min=`` prints a multi-line usage panel)."""
+    """A numeric command-line option below its minimum is an [`InputError`][normlab.core.InputError]
+    on one line (typer's own ``min=`` prints a multi-line usage panel)."""
     if value is not None and value < minimum:
         raise InputError(
             option,

@@ -130,8 +130,8 @@ _INPUT_ERROR_REPR = re.compile(r"^InputError\((?P<quoted>(['\"]).*\2)\)")
 
 
 def _input_problem(reason: str) -> str | None:
-    """The message of a normlab :class:`InputError` that failed a sample, as Inspect recorded
-    it (``InputError('script.json: no rule matches …')``), else ``None``."""
+    """The message of a normlab [`InputError`][normlab.core.InputError] that failed a sample, as
+    Inspect recorded it (``InputError('script.json: no rule matches …')``), else ``None``."""
     found = _INPUT_ERROR_REPR.match(reason)
     if found is None:
         return None
@@ -250,12 +250,12 @@ def safe_samples(log_dir: Path | str) -> int:
 
 SAMPLES_PER_CONNECTION = 4
 """Samples in flight per connection when ``--max-connections`` is given: see
-:func:`samples_in_flight`."""
+``samples_in_flight``."""
 
 
 def samples_in_flight(max_connections: int | None, max_samples: int | None = None) -> int | None:
     """How many samples run at once: ``max_samples`` when given, else
-    :data:`SAMPLES_PER_CONNECTION` × ``max_connections``, else ``None`` (Inspect's own rule:
+    ``SAMPLES_PER_CONNECTION`` × ``max_connections``, else ``None`` (Inspect's own rule:
     with no connection limit its adaptive controller sets the connections, and the samples
     follow them a few ahead).
 
@@ -292,12 +292,12 @@ def run_task(
     """Run (or resume) ``task`` with ``model`` (one or several) as eval model, ``roles`` bound.
 
     ``max_connections`` caps concurrent calls per model (every role inherits it); more
-    samples than that run at once (:func:`samples_in_flight`) unless ``max_samples`` says
+    samples than that run at once (``samples_in_flight``) unless ``max_samples`` says
     otherwise. Events are not streamed to a live
     database (``log_realtime``): finished samples still reach the log every few samples, so a
     killed run resumes, and each call costs about a quarter less CPU
     (``python -m benchmarks.sweep``). A URL ``log_dir`` (object storage) is written by
-    Inspect itself; the logs returned are then their local mirror (:mod:`normlab.core.storage`).
+    Inspect itself; the logs returned are then their local mirror (``normlab.core.storage``).
     """
     if isinstance(log_dir, Path):
         log_dir.mkdir(parents=True, exist_ok=True)

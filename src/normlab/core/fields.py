@@ -12,11 +12,11 @@ The rule, one for every loader: compared in Unicode NFC and lower case (``casefo
 ``-`` and spaces read as ``_``, an unknown name is a near miss of a known field when
 
 - it equals it (``Topic``, ``scenario-id``, ``Norm_ID``);
-- :class:`difflib.SequenceMatcher`'s similarity ratio of the two is at least
-  :data:`NEAR_MISS_RATIO` (0.85): a letter dropped or added in a name of four letters or more,
+- ``difflib.SequenceMatcher``'s similarity ratio of the two is at least
+  ``NEAR_MISS_RATIO`` (0.85): a letter dropped or added in a name of four letters or more,
   a plural ``s`` (``scenaro_id``, ``transcripts``, ``topics``), two or more slips in a long
   name (``demonstraton_turn_id``); or
-- it has the same length, at least :data:`MIN_SLIP_LENGTH` letters, and differs by one letter
+- it has the same length, at least ``MIN_SLIP_LENGTH`` letters, and differs by one letter
   changed or two neighbouring letters swapped (``domian``, ``goldne``, ``topik``), which the
   ratio misses in short names.
 
@@ -43,7 +43,7 @@ from normlab.core.jsonio import validate_row
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 NEAR_MISS_RATIO = 0.85
-"""The least :class:`difflib.SequenceMatcher` ratio at which an unknown name is a near miss."""
+"""The least ``difflib.SequenceMatcher`` ratio at which an unknown name is a near miss."""
 MIN_SLIP_LENGTH = 5
 """The shortest name in which one changed or swapped letter makes a near miss (shorter names
 are too often other words: ``case``, ``cast``)."""
@@ -55,7 +55,7 @@ def _shape(name: str) -> str:
 
 
 def _one_slip(a: str, b: str) -> bool:
-    """``a`` and ``b`` (of one length, at least :data:`MIN_SLIP_LENGTH`) differ by one changed
+    """``a`` and ``b`` (of one length, at least ``MIN_SLIP_LENGTH``) differ by one changed
     letter or by two neighbouring letters swapped."""
     if len(a) != len(b) or len(a) < MIN_SLIP_LENGTH:
         return False
@@ -91,7 +91,8 @@ def unknown_fields(
     row: Mapping[str, Any], known: Collection[str], path: str | Path, line: int | None = None
 ) -> list[str]:
     """The names of ``row`` that are not in ``known`` (kept as metadata), in row order; an
-    :class:`InputError` naming file, line and field for the first that is a near miss."""
+    [`InputError`][normlab.core.InputError] naming file, line and field for the first that is a near
+    miss."""
     unknown = [name for name in row if name not in known]
     for name in unknown:
         meant = near_miss(name, known)
@@ -109,7 +110,7 @@ def unknown_fields(
 def validate_known(
     model: type[ModelT], row: Mapping[str, Any], path: str | Path, line: int | None = None
 ) -> ModelT:
-    """:func:`~normlab.core.jsonio.validate_row` of a data file's row whose names are checked
+    """``validate_row`` of a data file's row whose names are checked
     first: a near miss of a field of ``model`` is an error, any other unknown name is kept as
     metadata by a model that allows extra fields."""
     unknown_fields(row, model_fields(model), path, line)

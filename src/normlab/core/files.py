@@ -1,8 +1,8 @@
 """Opening the files a user names: regular files only, and never more than a set size.
 
 Every byte normlab reads from a path someone handed it (a data file, a study file, a filled
-CSV, a report served by the web app) comes through :func:`read_bytes` or
-:func:`open_regular`, because a path can name things that are not files: a FIFO blocks a read
+CSV, a report served by the web app) comes through ``read_bytes`` or
+``open_regular``, because a path can name things that are not files: a FIFO blocks a read
 until some writer comes (a request, a build, a search hung for good), ``/dev/zero`` or
 ``/dev/urandom`` never end (a server grew to gigabytes in seconds), and a regular file can be
 larger than any input normlab means to hold. So the path is opened without blocking and the
@@ -11,7 +11,7 @@ and its size is compared with the limit before a byte is read. A file that grows
 read is cut at the limit plus one byte and refused, so memory stays bounded by the limit
 whatever the file does.
 
-The limit is :data:`MAX_INPUT_BYTES` unless ``NORMLAB_MAX_INPUT_BYTES`` says otherwise (a
+The limit is ``MAX_INPUT_BYTES`` unless ``NORMLAB_MAX_INPUT_BYTES`` says otherwise (a
 corpus larger than a gigabyte is possible; the error says how to allow it). Readers of inputs
 that are always small (a study file, a YAML document) pass a smaller limit of their own.
 """
@@ -28,14 +28,14 @@ from typing import BinaryIO
 from normlab.core.errors import InputError
 
 MAX_INPUT_BYTES = 1 << 30
-"""1 GiB: the most normlab reads of one file unless :data:`INPUT_LIMIT_ENV` allows more."""
+"""1 GiB: the most normlab reads of one file unless ``INPUT_LIMIT_ENV`` allows more."""
 INPUT_LIMIT_ENV = "NORMLAB_MAX_INPUT_BYTES"
 NOT_REGULAR = "not a regular file (a FIFO, socket or device cannot be read)"
 
 
 def input_limit() -> int:
     """The bytes one input file may hold: ``NORMLAB_MAX_INPUT_BYTES`` (whole bytes ≥ 1) or
-    :data:`MAX_INPUT_BYTES`."""
+    ``MAX_INPUT_BYTES``."""
     text = os.environ.get(INPUT_LIMIT_ENV, "").strip()
     if not text:
         return MAX_INPUT_BYTES
@@ -64,8 +64,8 @@ def too_large(where: str | Path, size: int | None, limit: int) -> InputError:
 @contextmanager
 def open_regular(path: Path, limit: int | None = None) -> Iterator[BinaryIO]:
     """``path`` opened for reading if it is a regular file of at most ``limit`` bytes
-    (:func:`input_limit` by default); an :class:`InputError` otherwise, before any byte is
-    read. Opened with ``O_NONBLOCK`` so that opening a FIFO returns at once, then checked on
+    (``input_limit`` by default); an [`InputError`][normlab.core.InputError] otherwise, before any
+    byte is read. Opened with ``O_NONBLOCK`` so that opening a FIFO returns at once, then checked on
     the descriptor itself."""
     limit = input_limit() if limit is None else limit
     try:
@@ -92,8 +92,8 @@ def open_regular(path: Path, limit: int | None = None) -> Iterator[BinaryIO]:
 
 
 def read_limited(handle: BinaryIO, where: str | Path, limit: int) -> bytes:
-    """At most ``limit`` bytes of ``handle``; an :class:`InputError` if it holds more (read
-    up to ``limit + 1`` bytes to find out, never further)."""
+    """At most ``limit`` bytes of ``handle``; an [`InputError`][normlab.core.InputError] if it holds
+    more (read up to ``limit + 1`` bytes to find out, never further)."""
     try:
         data = handle.read(limit + 1)
     except OSError as error:
@@ -105,7 +105,7 @@ def read_limited(handle: BinaryIO, where: str | Path, limit: int) -> bytes:
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them (see the module
-    docstring); every failure an :class:`InputError` naming the path."""
+    docstring); every failure an [`InputError`][normlab.core.InputError] naming the path."""
     limit = input_limit() if limit is None else limit
     with open_regular(path, limit) as handle:
         return read_limited(handle, path, limit)

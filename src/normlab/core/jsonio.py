@@ -1,7 +1,7 @@
 """Reading JSON, JSONL and YAML with errors that name file, line and field.
 
 Every file a user hands normlab is read here, so whatever bytes are on disk the
-only error that comes out is an :class:`~normlab.core.errors.InputError`: bytes
+only error that comes out is an [`InputError`][normlab.core.InputError]: bytes
 that are not UTF-8 (with the line of the first bad byte), JSON too deeply nested
 for Python's parser, integers longer than Python will convert, a key given twice
 in one object, and ``\\ud800``-style escapes that decode to a lone surrogate, which is
@@ -39,15 +39,15 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def read_text(path: Path, encoding: str = "utf-8", limit: int | None = None) -> str:
-    """A whole text file, or an :class:`InputError` saying why it cannot be read: not a
-    regular file, over ``limit`` bytes (:func:`normlab.core.files.read_bytes`), or bytes that
-    are not UTF-8 (the line of the first bad byte, so it can be found)."""
+    """A whole text file, or an [`InputError`][normlab.core.InputError] saying why it cannot be
+    read: not a regular file, over ``limit`` bytes (``normlab.core.files.read_bytes``), or bytes
+    that are not UTF-8 (the line of the first bad byte, so it can be found)."""
     return decode_text(read_bytes(path, limit), path, encoding)
 
 
 def check_regular(path: Path) -> None:
-    """An :class:`InputError` for a path that exists but is no regular file or folder: a FIFO
-    would block the read forever, a device never end."""
+    """An [`InputError`][normlab.core.InputError] for a path that exists but is no regular file or
+    folder: a FIFO would block the read forever, a device never end."""
     try:
         mode = path.stat().st_mode
     except OSError:
@@ -57,8 +57,8 @@ def check_regular(path: Path) -> None:
 
 
 def decode_text(data: bytes, path: str | Path, encoding: str = "utf-8") -> str:
-    """The bytes of ``path`` as text, or an :class:`InputError` at the line of the first byte
-    that is not UTF-8."""
+    """The bytes of ``path`` as text, or an [`InputError`][normlab.core.InputError] at the line of
+    the first byte that is not UTF-8."""
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -85,8 +85,8 @@ def _child(where: str, key: object) -> str:
 
 
 def check_value(value: Any, path: str | Path, line: int | None = None) -> None:
-    """Reject a parsed document nested deeper than :data:`MAX_DEPTH`, larger than
-    :data:`MAX_VALUES`, or holding a string that is not text; the error names the field."""
+    """Reject a parsed document nested deeper than ``MAX_DEPTH``, larger than
+    ``MAX_VALUES``, or holding a string that is not text; the error names the field."""
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     visited = 0
     while stack:
@@ -144,7 +144,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_json(text: str, path: str | Path, line: int | None = None) -> Any:
     """One JSON document (a whole file, or line ``line`` of a JSONL file), checked with
-    :func:`check_value`; every failure is an :class:`InputError`."""
+    ``check_value``; every failure is an [`InputError`][normlab.core.InputError]."""
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
@@ -165,7 +165,7 @@ def parse_json(text: str, path: str | Path, line: int | None = None) -> Any:
 
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file (a byte-order mark is allowed), turning any failure into an
-    :class:`InputError`; an empty file is one."""
+    [`InputError`][normlab.core.InputError]; an empty file is one."""
     text = read_text(path, "utf-8-sig")
     if not text.strip():
         raise InputError(path, "empty file")
@@ -184,7 +184,7 @@ enough for a few hundred bytes to expand to billions ("billion laughs")."""
 @functools.cache
 def _bounded_loader() -> type[Any]:
     """PyYAML's safe loader that also refuses a key given twice in one mapping and aliases
-    that expand past :data:`ALIAS_BUDGET` values (built on first use: YAML loads lazily)."""
+    that expand past ``ALIAS_BUDGET`` values (built on first use: YAML loads lazily)."""
     import yaml
     from yaml.composer import ComposerError
     from yaml.constructor import ConstructorError
@@ -254,7 +254,7 @@ def _bounded_loader() -> type[Any]:
 
 
 def read_yaml(path: Path, limit: int = MAX_YAML_BYTES) -> Any:
-    """Parse a whole YAML file of at most ``limit`` bytes with :func:`parse_yaml`."""
+    """Parse a whole YAML file of at most ``limit`` bytes with ``parse_yaml``."""
     text = read_text(path, "utf-8-sig", limit)
     if not text.strip():
         raise InputError(path, "empty file")
@@ -263,9 +263,9 @@ def read_yaml(path: Path, limit: int = MAX_YAML_BYTES) -> Any:
 
 def parse_yaml(text: str, path: str | Path) -> Any:
     """One YAML document, safely: no tags beyond YAML's own, no key twice in one mapping, and
-    aliases within :data:`ALIAS_BUDGET`; its loader's own failures (syntax, an integer too
+    aliases within ``ALIAS_BUDGET``; its loader's own failures (syntax, an integer too
     long, an impossible date, nesting past Python's recursion limit) become
-    :class:`InputError` s, and the value is checked with :func:`check_value`."""
+    [`InputError`][normlab.core.InputError] s, and the value is checked with ``check_value``."""
     import yaml
 
     try:
@@ -308,7 +308,7 @@ def append_jsonl(path: Path, row: BaseModel | dict[str, Any]) -> None:
 
 def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> Path:
     """Write rows as JSONL through a temporary file and a rename: never a half-written file,
-    and a full disk is an error naming ``path`` (:func:`normlab.core.outputs.replacing`)."""
+    and a full disk is an error naming ``path`` (``normlab.core.outputs.replacing``)."""
     with replacing(path) as handle:
         for row in rows:
             data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
@@ -331,7 +331,8 @@ def read_jsonl_rows(path: Path, limit: int | None = None) -> Iterator[tuple[int,
 def text_rows(
     text: str, where: str | Path, limit: int | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`read_jsonl_rows` of a text already read (from a URL, or hashed first)."""
+    """[`read_jsonl_rows`][normlab.core.read_jsonl_rows] of a text already read (from a URL, or
+    hashed first)."""
     for number, line in enumerate(jsonl_lines(text)[:limit], start=1):
         if not line.strip():
             continue
@@ -415,8 +416,9 @@ def collect_rows(
     id_of: Callable[[ItemT], str],
     id_field: str,
 ) -> list[ItemT]:
-    """:func:`read_collection` of files already read, each ``(where, text)``: local files, or
-    files fetched from a URL (:mod:`normlab.core.sources`), checked the same way."""
+    """[`read_collection`][normlab.core.read_collection] of files already read, each ``(where,
+    text)``: local files, or files fetched from a URL (``normlab.core.sources``), checked the same
+    way."""
     items: list[ItemT] = []
     seen: dict[str, str] = {}
     for file, text in texts:
@@ -440,7 +442,8 @@ def collect_rows(
 
 
 def read_keyed_models(path: Path, model: type[ModelT], id_field: str) -> list[ModelT]:
-    """:func:`read_collection` of rows that are ``model`` as they stand, keyed by ``id_field``."""
+    """[`read_collection`][normlab.core.read_collection] of rows that are ``model`` as they stand,
+    keyed by ``id_field``."""
     return read_collection(
         path,
         lambda row, file, line: validate_row(model, row, file, line),

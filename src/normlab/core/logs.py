@@ -3,7 +3,7 @@
 An interrupted and resumed run leaves its partial logs (status ``started`` or
 ``error``) beside the finished one, and a user may name the same log twice or
 a folder and a file inside it. Analyses must still count each trial once, so
-:func:`read_samples` keeps one sample per (task, models, sample id, epoch):
+[`read_samples`][normlab.core.read_samples] keeps one sample per (task, models, sample id, epoch):
 the one from a finished log if there is one, else from the newest log, and
 says what it skipped.
 """
@@ -28,7 +28,7 @@ BASE_AGENT = "base"
 """The subject with no agent around it: the eval's model answering the benchmark's prompt."""
 UNUSABLE_ERROR_NAMES = ("JSONDecodeError", "UnicodeDecodeError", "APIResponseValidationError")
 """How Inspect records (as ``repr``) the errors normlab retries as responses that were no reply
-(:func:`normlab.models.structured.unusable_errors`; a test keeps the two lists the same)."""
+(``normlab.models.structured.unusable_errors``; a test keeps the two lists the same)."""
 
 AGENT_KEY = "agent"
 """The task metadata key naming the agent that wrapped the subject model (absent: base)."""
@@ -74,7 +74,8 @@ def is_log(path: Path) -> bool:
 
 
 def read_log(path: Path) -> EvalLog:
-    """One whole log (header and samples), or an :class:`InputError` naming the file."""
+    """One whole log (header and samples), or an [`InputError`][normlab.core.InputError] naming the
+    file."""
     from inspect_ai.log import read_eval_log
 
     try:
@@ -187,7 +188,7 @@ def event_retries(event: ModelEvent) -> int:
     Inspect counts its own retries (rate limits, server errors, dropped connections) in
     ``retries``; an attempt it abandoned at its timeout is an event with the error, counted
     again in the next event's ``retries``. normlab's own retries of responses that were no
-    reply (:mod:`normlab.models.structured`) are new calls: an event that ended in such an
+    reply (``normlab.models.structured``) are new calls: an event that ended in such an
     error, or returned an empty message, was asked again.
     """
     retried = event.retries or 0
@@ -200,5 +201,5 @@ def event_retries(event: ModelEvent) -> int:
 
 
 def sample_retries(sample: EvalSample) -> int:
-    """Attempts of the sample's model calls that were made again (:func:`event_retries`)."""
+    """Attempts of the sample's model calls that were made again (``event_retries``)."""
     return sum(event_retries(event) for event in sample.events if event.event == "model")

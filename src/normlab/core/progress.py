@@ -16,11 +16,12 @@ display shows the same (``inspect eval normlab/…``), or normlab's bar does (a 
 command, ``drawing_bars``); ``NORMLAB_PROGRESS=0`` silences both, and a ``normlab``
 command then leaves the terminal to Inspect's display.
 
-It is registered with Inspect by :func:`register`: when a ``normlab`` command starts a run
-(:func:`normlab.core.evalrun.run_task`), and for ``inspect eval normlab/…`` when Inspect loads
-normlab's entry point. Inspect prints a banner naming the registered hooks, to stdout, when it
-first builds a model; registering only when a run starts keeps that banner out of ``normlab``
-commands (whose ``--json`` promises stdout holds only JSON), where the model was built before.
+It is registered with Inspect by [`register`][normlab.core.register_progress]: when a ``normlab``
+command starts a run (``normlab.core.evalrun.run_task``), and for ``inspect eval normlab/…`` when
+Inspect loads normlab's entry point. Inspect prints a banner naming the registered hooks, to stdout,
+when it first builds a model; registering only when a run starts keeps that banner out of
+``normlab`` commands (whose ``--json`` promises stdout holds only JSON), where the model was built
+before.
 """
 
 from __future__ import annotations
@@ -261,7 +262,7 @@ _registered = False
 
 
 def register() -> None:
-    """Register :class:`LineProgress` with Inspect, once per process."""
+    """Register ``LineProgress`` with Inspect, once per process."""
     global _registered
     if not _registered:
         hooks(name="normlab_progress", description="Plain progress lines off a terminal.")(

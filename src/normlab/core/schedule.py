@@ -7,7 +7,7 @@ it plays out alone; started first, it runs while the rest of the dataset keeps t
 connections busy, and the short samples started last finish inside the time it takes. This
 is the longest-processing-time-first rule of scheduling jobs on parallel machines. Inspect
 starts a task's samples in dataset order (each epoch in turn), so ordering the dataset is
-enough. How many samples run at once is :func:`normlab.core.evalrun.samples_in_flight`.
+enough. How many samples run at once is ``normlab.core.evalrun.samples_in_flight``.
 
 Each system supplies the cost of a sample: what it knows before the run about how long the
 sample takes (SCENE: the calls its episode can make). Where nothing known before the run

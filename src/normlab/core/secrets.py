@@ -7,18 +7,18 @@ or with a signed query (``?sig=…``, ``?api_key=…``). Inspect records every r
 it; Inspect's trace file logs every request's URL; an error message naming the URL carried it
 into terminals, CI logs and reports.
 
-:func:`redact_url` keeps what says *where* (scheme, host, port, path, harmless parameters)
-and replaces what *authenticates* (the user-info's password or token, secret query
-parameters) with ``***``; :func:`redact_text` does the same for every URL inside a text,
-and also hides the values of the process's secret-named environment variables
+[`redact_url`][normlab.core.redact_url] keeps what says *where* (scheme, host, port, path, harmless
+parameters) and replaces what *authenticates* (the user-info's password or token, secret query
+parameters) with ``***``; [`redact_text`][normlab.core.redact_text] does the same for every URL
+inside a text, and also hides the values of the process's secret-named environment variables
 (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``…) should one ever reach a message.
 
 The provider still gets the real URL: redaction happens where things are written, never
 where requests are sent. The write boundaries are Inspect's log and log records
-(:func:`guard_inspect_logs`: before the header, the journal, the log index or a line of
-Inspect's trace file is written), the report
-(:meth:`normlab.report.HtmlReport.write`), and every line a command prints or reports as an
-error (:mod:`normlab.commands.console`, :mod:`normlab.core.progress`).
+([`guard_inspect_logs`][normlab.core.guard_inspect_logs]: before the header, the journal, the log
+index or a line of Inspect's trace file is written), the report
+([`normlab.report.HtmlReport.write`][normlab.report.HtmlReport.write]), and every line a command
+prints or reports as an error (``normlab.commands.console``, ``normlab.core.progress``).
 """
 
 from __future__ import annotations
@@ -105,16 +105,16 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 
 
 def redact_urls(text: str) -> str:
-    """``text`` with every URL in it passed through :func:`redact_url` (a fast no-op for text
-    without one: it runs on every log record a run makes)."""
+    """``text`` with every URL in it passed through [`redact_url`][normlab.core.redact_url] (a fast
+    no-op for text without one: it runs on every log record a run makes)."""
     if "://" not in text:
         return text
     return _URL_IN_TEXT.sub(lambda found: redact_url(found.group(0)), text)
 
 
 def redact_text(text: str) -> str:
-    """``text`` with every URL in it redacted (:func:`redact_urls`) and every secret
-    environment value (:func:`secret_values`) replaced by ``***``."""
+    """``text`` with every URL in it redacted (``redact_urls``) and every secret
+    environment value (``secret_values``) replaced by ``***``."""
     text = redact_urls(text)
     for value in secret_values():
         if value in text:
@@ -126,8 +126,9 @@ ValueT = TypeVar("ValueT")
 
 
 def redact_value(value: ValueT) -> ValueT:
-    """A JSON-like value (dicts, lists, tuples, strings) with :func:`redact_text` applied to
-    every string in it, keys included; other values as they are."""
+    """A JSON-like value (dicts, lists, tuples, strings) with
+    [`redact_text`][normlab.core.redact_text] applied to every string in it, keys included; other
+    values as they are."""
     redacted: Any
     if isinstance(value, str):
         redacted = redact_text(value)

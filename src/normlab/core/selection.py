@@ -27,7 +27,8 @@ def pick_by_id(
     field: str,
 ) -> list[ItemT]:
     """The items with these ids, in the order given; an unknown id is an
-    :class:`InputError` on ``option`` (``--case``) naming ``field`` (``case_id``)."""
+    [`InputError`][normlab.core.InputError] on ``option`` (``--case``) naming ``field``
+    (``case_id``)."""
     by_id = {id_of(item): item for item in items}
     wanted = list(ids)
     unknown = [ident for ident in wanted if ident not in by_id]

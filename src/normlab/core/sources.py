@@ -5,14 +5,14 @@ data that was: ``data/scenarios.jsonl`` changes between releases, and
 ``hf://datasets/Humalike-ai/LoSoNA/…`` changes when its authors push. So every data file a
 task reads is read here, once, as bytes: hashed (SHA-256 per file, and one digest over the
 bytes of all files in order, what ``cat FILES | sha256sum`` prints), then decoded and parsed
-by :mod:`normlab.core.jsonio` as a local file would be. The task records the
-:class:`DataSource` in its metadata (:data:`DATA_KEY`), so the log, the analysis and the
+by ``normlab.core.jsonio`` as a local file would be. The task records the
+``DataSource`` in its metadata (``DATA_KEY``), so the log, the analysis and the
 report can say exactly which bytes were measured.
 
 A location is a local path (a file, or a folder of ``*.jsonl``) or any URL fsspec knows:
 ``memory://``, ``file://``, ``s3://`` (with s3fs), ``hf://datasets/OWNER/NAME/PATH`` (through
 huggingface_hub's filesystem). Credentials come from each library's own settings; a URL is
-recorded and named in errors only as :func:`~normlab.core.secrets.redact_url` writes it.
+recorded and named in errors only as [`redact_url`][normlab.core.redact_url] writes it.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 ItemT = TypeVar("ItemT")
 
 DATA_KEY = "data"
-"""The task metadata key holding the :class:`DataSource` a run read."""
+"""The task metadata key holding the ``DataSource`` a run read."""
 DATA_SUFFIX = ".jsonl"
 """What a folder's data files end with; a folder on a hub also holds a README and its
 settings, which are no rows."""
@@ -69,7 +69,7 @@ class DataSource(BaseModel):
 
 @dataclass(frozen=True)
 class Sourced(Generic[ItemT]):
-    """Rows read from a location, with the :class:`DataSource` that says which bytes."""
+    """Rows read from a location, with the ``DataSource`` that says which bytes."""
 
     items: list[ItemT]
     source: DataSource
@@ -87,9 +87,9 @@ def _reason(error: Exception) -> str:
 
 def read_url_bytes(url: str, what: str = "file", field: str | None = None) -> bytes:
     """The bytes of one file at ``url`` or local path (compression read from its suffix:
-    ``.jsonl.gz``), at most :func:`~normlab.core.files.input_limit` of them once decompressed;
-    every failure an :class:`InputError` naming the redacted URL. A local path must be a
-    regular file (:func:`~normlab.core.files.open_regular`: a FIFO would hang the read, a
+    ``.jsonl.gz``), at most ``input_limit`` of them once decompressed;
+    every failure an [`InputError`][normlab.core.InputError] naming the redacted URL. A local path
+    must be a regular file (``open_regular``: a FIFO would hang the read, a
     device never end)."""
     import fsspec
     from fsspec.compression import compr
@@ -140,7 +140,7 @@ def _url_files(url: str) -> list[str]:
 
 
 def read_source(location: str | Path) -> tuple[list[tuple[str | Path, bytes]], DataSource]:
-    """Every data file at ``location`` as ``(where, bytes)``, and the :class:`DataSource`
+    """Every data file at ``location`` as ``(where, bytes)``, and the ``DataSource``
     hashing them; ``where`` is the path, or the redacted URL, that errors name."""
     if is_url(str(location)):
         files: list[tuple[str | Path, bytes]] = [
@@ -169,14 +169,14 @@ def read_sourced(
     id_of: Callable[[ItemT], str],
     id_field: str,
 ) -> Sourced[ItemT]:
-    """:func:`~normlab.core.jsonio.read_collection` of a path or URL, with its data's hash."""
+    """[`read_collection`][normlab.core.read_collection] of a path or URL, with its data's hash."""
     files, source = read_source(location)
     texts = ((where, decode_text(data, where, "utf-8-sig")) for where, data in files)
     return Sourced(collect_rows(texts, source.location, parse_row, id_of, id_field), source)
 
 
 def logged_source(metadata: Mapping[str, Any] | None) -> DataSource | None:
-    """The :class:`DataSource` a task recorded in its metadata; ``None`` for a log written
+    """The ``DataSource`` a task recorded in its metadata; ``None`` for a log written
     before data was hashed (or one whose record is not ours)."""
     value = (metadata or {}).get(DATA_KEY)
     if not isinstance(value, dict):
@@ -188,7 +188,7 @@ def logged_source(metadata: Mapping[str, Any] | None) -> DataSource | None:
 
 
 def data_by_run(samples: SampleSet) -> dict[str, list[DataSource]]:
-    """Per subject (as :func:`~normlab.models.usage_by_run` keys it): the distinct data its
+    """Per subject (as [`usage_by_run`][normlab.models.usage_by_run] keys it): the distinct data its
     logs recorded, in the order read; an empty list where none was recorded."""
     found: dict[str, list[DataSource]] = {}
     for log in samples.logs:

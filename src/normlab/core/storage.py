@@ -176,7 +176,7 @@ def mirrored(location: str, url: str) -> Path:
 
 def put_text(url: str, text: str) -> None:
     """Write a small text file at ``url`` (an object store writes an object whole or not at
-    all, so this is as atomic as :func:`~normlab.core.outputs.replace_file` is locally)."""
+    all, so this is as atomic as ``replace_file`` is locally)."""
     filesystem, root = _filesystem(url)
     try:
         filesystem.pipe_file(root, text.encode("utf-8"))

@@ -3,7 +3,7 @@ evaluate, synthesize and obey norms over simulated days (Figure 2's curves, meas
 
 The face other packages import CRSEC through: the run (society, config, simulation, run
 folder, analysis and the files it reads, audit), its typed events, and the pieces the
-norm-learning subject (:mod:`normlab.agents`) reuses: a seeded caller, the norm database's
+norm-learning subject (``normlab.agents``) reuses: a seeded caller, the norm database's
 operations, the immediate evaluation, identification in a conversation, and the judge's
 match prompt.
 """

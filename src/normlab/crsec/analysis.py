@@ -21,7 +21,7 @@ Definitions (the paper gives none; ours, also in the README):
   simulated hour, the one the figures' x axis puts at 1 and names ``09–10``.
 
 The counts of Figure 2(a) are read from ``events.jsonl``
-(:class:`~normlab.crsec.counts.HourCounter`, which the simulation counts its own hours with),
+(``HourCounter``, which the simulation counts its own hours with),
 the log of what happened, so a run is measured from its events alone; the simulation's
 ``metrics.jsonl`` keeps each hour's calls, tokens and cost.
 
@@ -71,8 +71,8 @@ COUNTS = (
     "unanswered",
 )
 ANALYZED_FILES = (CONFIG, CHECKPOINT, EVENTS, METRICS)
-"""What :func:`load_run` reads of a run folder: a copy of these (and nothing of the judge's
-cache) is a run the analysis reads as the original, judged afresh."""
+"""What [`load_run`][normlab.crsec.load_run] reads of a run folder: a copy of these (and nothing of
+the judge's cache) is a run the analysis reads as the original, judged afresh."""
 
 
 @dataclass
@@ -106,7 +106,7 @@ def held_contents(run: LoadedRun) -> set[str]:
 
 
 def load_run(folder: Path) -> LoadedRun:
-    """A run directory read once; Figure 2(a)'s counts from its events (:class:`HourCounter`),
+    """A run directory read once; Figure 2(a)'s counts from its events (``HourCounter``),
     each hour's usage from ``metrics.jsonl``."""
     run = RunDir(folder)
     loaded = LoadedRun(folder, run.config(), run.checkpoint())
@@ -352,6 +352,9 @@ class GroupResult(BaseModel):
     label: str
     runs: int
     hours: list[str]
+    indices: list[int]
+    """The 0-based simulated hour of each of ``hours``: runs, and settings, of unequal length
+    (one stopped at its budget, a newcomer arm beside its finished control) line up by it."""
     series: dict[str, dict[str, list[Band]]]
     """measure → target → per hour band over runs."""
     counts: dict[str, list[Band]]
@@ -366,29 +369,26 @@ class GroupResult(BaseModel):
 
 
 def group_result(label: str, runs: list[RunResult]) -> GroupResult:
+    """The runs of one setting per simulated hour: each hour's band over the runs that have
+    it (by hour, not position: a newcomer run that stopped early judges fewer hours of the
+    day before, so its second entry is another hour than a finished run's)."""
     targets = list(runs[0].final)
-    length = max(len(run.hours) for run in runs)
-    longest = max(runs, key=lambda run: len(run.hours))
-    hours = [share.label for share in longest.hours]
+    labels = {share.hour: share.label for run in runs for share in run.hours}
+    indices = sorted(labels)
+    shares = [{share.hour: share for share in run.hours} for run in runs]
+    counted = [{row.hour: row for row in run.counts} for run in runs]
 
     def share_band(measure: str, target: str, hour: int) -> Band:
-        return Band.of(
-            [getattr(run.hours[hour], measure)[target] for run in runs if hour < len(run.hours)]
-        )
+        return Band.of([getattr(by[hour], measure)[target] for by in shares if hour in by])
 
     def count_band(name: str, hour: int) -> Band:
-        return Band.of(
-            [float(getattr(run.counts[hour], name)) for run in runs if hour < len(run.counts)]
-        )
+        return Band.of([float(getattr(by[hour], name)) for by in counted if hour in by])
 
     series = {
-        measure: {
-            target: [share_band(measure, target, hour) for hour in range(length)]
-            for target in targets
-        }
+        measure: {target: [share_band(measure, target, h) for h in indices] for target in targets}
         for measure in MEASURES
     }
-    counts = {name: [count_band(name, hour) for hour in range(length)] for name in COUNTS}
+    counts = {name: [count_band(name, hour) for hour in indices] for name in COUNTS}
     emergence: dict[str, dict[str, Estimate]] = {}
     reached: dict[str, dict[str, str]] = {}
     final: dict[str, dict[str, Estimate]] = {}
@@ -409,7 +409,8 @@ def group_result(label: str, runs: list[RunResult]) -> GroupResult:
     return GroupResult(
         label=label,
         runs=len(runs),
-        hours=hours,
+        hours=[labels[hour] for hour in indices],
+        indices=indices,
         series=series,
         counts=counts,
         emergence=emergence,

@@ -1,17 +1,17 @@
 """How every CRSEC operation calls a model: tagged, seeded, recorded, budgeted.
 
-Each call goes through the shared :class:`~normlab.models.ModelClient` (role
+Each call goes through the shared [`ModelClient`][normlab.models.ModelClient] (role
 ``agent`` for the society, ``judge`` for the metrics) with the acting agent as its
 actor, so usage, parse failures, truncations and prefix reuse are counted the
 same way as in the benchmarks. Every call carries a seed derived from the run's
 seed, the tick, the agent and the operation: providers that honour seeds, and
 the scripted model, then answer the same way in a resumed run as in an
 uninterrupted one. Each call's prompt, reply and usage become a ``call`` event (its
-:class:`~normlab.crsec.events.CallData`, built here),
+``CallData``, built here),
 appended in the fixed order the simulation applies results, never in the order
 the concurrent calls happened to finish.
 
-A call's ``retries`` are its client record's (:class:`~normlab.models.CallRecord`):
+A call's ``retries`` are its client record's ([`CallRecord`][normlab.models.CallRecord]):
 every request that failed and was made again.
 """
 
@@ -92,7 +92,7 @@ class Caller:
     tick: int
     phase: str
     """The tick's phase (``detect``, ``talk``, ``reflect``…); ``reflect/1`` for the second of
-    calls made at once (:meth:`each`). Each call event names it."""
+    calls made at once ([`each`][normlab.crsec.Caller.each]). Each call event names it."""
     log: CallLog = field(default_factory=CallLog)
     counter: int = 0
     role: str = AGENT_ROLE
@@ -106,7 +106,8 @@ class Caller:
 
     def branch(self, index: int) -> Caller:
         """A branch of this caller for the ``index``-th of calls made at once: its own seeds
-        (``phase/index``) and its own log, which :meth:`merge` appends to this one's."""
+        (``phase/index``) and its own log, which [`merge`][normlab.crsec.Caller.merge] appends to
+        this one's."""
         return dataclasses.replace(self, log=CallLog(), counter=0, phase=f"{self.phase}/{index}")
 
     def merge(self, branches: Sequence[Caller]) -> None:
@@ -116,8 +117,8 @@ class Caller:
             self.log.entries.extend(branch.log.entries)
 
     async def each(self, items: Sequence[T], unit: Callable[[Caller, T], Awaitable[R]]) -> list[R]:
-        """``unit`` for every item at once, each on a :meth:`branch` of this caller, merged in
-        the items' order."""
+        """``unit`` for every item at once, each on a [`branch`][normlab.crsec.Caller.branch] of
+        this caller, merged in the items' order."""
         branches = [self.branch(index) for index in range(len(items))]
         results = await asyncio.gather(
             *(unit(branch, item) for branch, item in zip(branches, items, strict=True))

@@ -1,6 +1,6 @@
 """Figure 2(a)'s counts per simulated hour, from the event log: one definition for all.
 
-The simulation counts its hours by feeding each event it emits to an :class:`HourCounter`
+The simulation counts its hours by feeding each event it emits to an ``HourCounter``
 (its ``metrics.jsonl`` and the per-hour progress line), and the analysis counts a finished
 run by feeding it the events read back from ``events.jsonl``: the same code, so what ``run``
 prints and what ``analyze`` reports cannot drift apart. It lives below both (the tick loop
@@ -29,7 +29,7 @@ EVENT_COUNTS = (
     "syntheses",
     "unanswered",
 )
-"""The fields of an hour's metrics that :class:`HourCounter` reads from the event log."""
+"""The fields of an hour's metrics that ``HourCounter`` reads from the event log."""
 
 
 def thought_source(item: IdentifiedNorm, thoughts: int) -> int:
@@ -110,6 +110,6 @@ class HourCounter:
 
 def hour_counts(events: Iterable[Event]) -> list[HourMetrics]:
     """Figure 2(a)'s counts for each finished simulated hour of an event log
-    (:class:`HourCounter` says how each is counted)."""
+    (``HourCounter`` says how each is counted)."""
     counter = HourCounter()
     return [closed for event in events if (closed := counter.add(event)) is not None]

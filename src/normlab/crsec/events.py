@@ -9,10 +9,10 @@ defaults to the fields that older logs, or hand-written ones, may leave out, so 
 written before the types existed still analyze, trace and replay as they did.
 
 The payloads are built beside the operations that produce them (a call's in
-:mod:`~normlab.crsec.calls`, an evaluation's in
-:mod:`~normlab.crsec.operations.evaluation`, a conversation's in :mod:`~normlab.crsec.talk`,
-thoughts' and syntheses' in :mod:`~normlab.crsec.reflection`, the rest in the tick loop,
-:mod:`~normlab.crsec.sim`); this module only says what they are.
+``normlab.crsec.calls``, an evaluation's in
+``normlab.crsec.operations.evaluation``, a conversation's in ``normlab.crsec.talk``,
+thoughts' and syntheses' in ``normlab.crsec.reflection``, the rest in the tick loop,
+``normlab.crsec.sim``); this module only says what they are.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 into LoSoNA and SCENE scenarios (``export_losona.py``, ``export_scene.py``).
 
 A norm *emerged* when the share of agents that both **hold** it and **adhere** to it reached
-``--min-share`` (:data:`~normlab.crsec.export_threshold.DEFAULT_MIN_SHARE`, at or above) at the
+``--min-share`` (``DEFAULT_MIN_SHARE``, at or above) at the
 end of some simulated hour. Both, as the paper measures emergence: "whether the standard of
 behavior defined by that norm has been widely accepted and adhered to by a significant
 majority" (§3.2), "most agents not only adopting these standards of behavior as their
@@ -18,7 +18,7 @@ qualified norm, at some hour's end, that the judge matches to none of the file's
 synthesized abstract, a norm from a thought or a chat) is a norm at stake in its own words, as
 the paper's "maintain a healthy environment" emerged "without any norm entrepreneurs initially
 creating" it. Words that differ only in case, Unicode form, punctuation or "&" for "and"
-(:func:`wording_key`) are one norm; an agent holds it when it holds those words or words the
+(``wording_key``) are one norm; an agent holds it when it holds those words or words the
 judge deems to express it, and a later norm whose words the judge deems to express an earlier
 one is that norm (``same_as``). Only an own norm held by the threshold share at some hour is
 judged for adherence (one more call per agent-hour, listing those norms).
@@ -379,7 +379,7 @@ def _held_widely(
 
 def own_norms(loaded: LoadedRun, matched: Matches) -> list[OwnNorm]:
     """The society's own norms: the words of each qualified norm at an hour's end whose key
-    (:func:`wording_key`) no words the judge matched to a society file's norm share, first
+    (``wording_key``) no words the judge matched to a society file's norm share, first
     held first (hours in order, agents in the society's order). Its type is the agent's entry's
     (from the final checkpoint; injunctive where a hand-written folder lacks it: the type is
     not exported)."""

@@ -77,7 +77,8 @@ def target_line(norm_id: str, statement: str) -> str:
 
 def match_prompt(content: str, targets: str) -> str:
     """``judge_match`` filled: does the personal norm ``content`` express one of ``targets``
-    (lines from :func:`target_line`)? Shared with the norm-learning subject's inference check."""
+    (lines from [`target_line`][normlab.crsec.target_line])? Shared with the norm-learning subject's
+    inference check."""
     return render("judge_match", {"personal norm": content, "targets": targets})
 
 

@@ -1,10 +1,10 @@
 """A run replayed to any moment: where each agent is, what it does, its norm database.
 
 The web app's CRSEC reader puts a clock slider over the run; each position asks for
-:func:`moment`. Everything is rebuilt from ``events.jsonl`` alone, so a replay needs no
-checkpoint per tick and works on a run that is still going: the norm database from the
+[`moment`][normlab.crsec.moment]. Everything is rebuilt from ``events.jsonl`` alone, so a replay
+needs no checkpoint per tick and works on a run that is still going: the norm database from the
 events that change it (initial norms, immediate evaluations, syntheses, which deactivate
-the norms an abstract replaces, as :func:`normlab.crsec.normdb.apply_abstract` does),
+the norms an abstract replaces, as ``normlab.crsec.normdb.apply_abstract`` does),
 and the agent's activity from its latest hour of actions, played forward in minutes.
 """
 

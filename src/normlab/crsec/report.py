@@ -61,7 +61,7 @@ MAX_HOUR_TICKS = 12
 
 def _hour_ticks(group: GroupResult) -> list[tuple[float, str]]:
     """The hours on the x axis named as the tables name them (``09–10``, with ``d2`` for a
-    second day), at most :data:`MAX_HOUR_TICKS` of them: never fractions of an hour."""
+    second day), at most ``MAX_HOUR_TICKS`` of them: never fractions of an hour."""
     days = {label.split(" ")[1] for label in group.hours if label.startswith("day ")}
     step = max(1, -(-len(group.hours) // MAX_HOUR_TICKS))
     ticks = []

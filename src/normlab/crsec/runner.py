@@ -188,7 +188,7 @@ def simulate(
     max_connections: int | None = None,
 ) -> None:
     """Run (or resume) the runs, say how each ended, then analyze and report them: plain runs
-    together, newcomer runs with every run of their experiment (:func:`measure_newcomers`)."""
+    together, newcomer runs with every run of their experiment (``measure_newcomers``)."""
     stopped = simulate_runs(folders, max_calls, max_cost, max_connections)
     if report:
         plain = [folder for folder in folders if read_setup(folder) is None]

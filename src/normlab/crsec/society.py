@@ -21,7 +21,8 @@ HOBBS_CAFE = Path(str(files("normlab.crsec") / "data" / "hobbs_cafe.json"))
 
 
 def load_society(path: Path = HOBBS_CAFE) -> Society:
-    """A validated society, or an :class:`InputError` naming the file and field."""
+    """A validated society, or an [`InputError`][normlab.core.InputError] naming the file and
+    field."""
     data = read_document(path)
     if not isinstance(data, dict):
         raise InputError(path, "a society file holds one object (name, places, norms, agents…)")

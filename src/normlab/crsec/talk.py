@@ -3,13 +3,13 @@
 One tick's talk pipeline, after the agents have perceived what changed around them:
 
 1. every free agent that holds qualified norms and saw something new runs DetectConflict +
-   DecideToTalk (:func:`detect_phase`);
+   DecideToTalk (``detect_phase``);
 2. senders who decided to talk are paired with free receivers, one conflict each, drawn with
-   the run's seed; the re-chat buffer keeps a pair apart for a while (:func:`pair`);
+   the run's seed; the re-chat buffer keeps a pair apart for a while (``pair``);
 3. each pair talks for a bounded number of utterances; the receiver identifies normative
    information in the conversation and evaluates each item against its database as the item
-   before left it (:func:`converse`);
-4. the conversations are applied, and logged, in the society's order (:func:`talk_phase`).
+   before left it (``converse``);
+4. the conversations are applied, and logged, in the society's order (``talk_phase``).
 
 It is a module of its own because it is the longest chain of the tick (the conversations of
 a phase advance in lockstep), and the tick loop reads better as a list of phases.

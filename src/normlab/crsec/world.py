@@ -1,12 +1,12 @@
 """What every phase of a tick works on: the run's config, the world state, the event log.
 
-The tick loop (:mod:`~normlab.crsec.sim`), the talk pipeline (:mod:`~normlab.crsec.talk`)
-and the hour's-end reflection (:mod:`~normlab.crsec.reflection`) are separate modules, each
-a function of a :class:`World`; this is the bookkeeping they share, so none of them needs
+The tick loop (``normlab.crsec.sim``), the talk pipeline (``normlab.crsec.talk``)
+and the hour's-end reflection (``normlab.crsec.reflection``) are separate modules, each
+a function of a ``World``; this is the bookkeeping they share, so none of them needs
 the others: who the agents are and what they hold, each agent's model access (its seeded
-:class:`~normlab.crsec.calls.Caller` behind its stable system message), running a phase's
+[`Caller`][normlab.crsec.Caller] behind its stable system message), running a phase's
 agents at once, and emitting events. Every emitted event is also counted by the run's
-:class:`~normlab.crsec.counts.HourCounter`, the one that ``analyze`` reads a finished run
+``HourCounter``, the one that ``analyze`` reads a finished run
 with, so the hour's metrics line and the analysis agree by construction.
 """
 
@@ -152,7 +152,7 @@ class World:
         conversation: str | None = None,
         observations: Sequence[str] = (),
     ) -> None:
-        """Add to ``name``'s memory (:class:`~normlab.crsec.schemas.Memory`), if it keeps one,
+        """Add to ``name``'s memory (``Memory``), if it keeps one,
         with the time, keeping the latest few of each kind."""
         memory = self.agent(name).memory
         if memory is None:
@@ -236,7 +236,7 @@ class World:
         tick: int,
     ) -> EvaluateData:
         """An identified item through the run's immediate evaluation into ``database``
-        (:func:`~normlab.crsec.operations.evaluation.assess`): its ``evaluate`` event."""
+        (``assess``): its ``evaluate`` event."""
         return await assess(
             caller,
             database,

@@ -4,7 +4,7 @@ The paper's r2 compares the chosen name "with golden standard, which covers all 
 duplicated names", but prints no alias list. A cast written in Prompt-1's style
 ("HEALTH AND SAFETY INSPECTOR", "DR. MARA QUINN (WARD SISTER)") is addressed by a model as
 "the safety inspector", "Health & Safety Inspector", "Dr Quinn" or "ward sister". Most of these
-the name gives by itself, read through :mod:`normlab.hsii.names` (the one normaliser building,
+the name gives by itself, read through ``normlab.hsii.names`` (the one normaliser building,
 linting and scoring share): "&" is "and", and a word run that only one character's name holds
 ("safety inspector", "ward sister", "Quinn") names that character. An alias is kept only where
 it adds something to that rule:
@@ -14,9 +14,13 @@ it adds something to that rule:
 - given: by the generator's reply (a speaker or addressee it spelt otherwise that still
   resolves to one character), by its ``aliases``, or by an earlier alias list.
 
-An alias is dropped when it is the character's own name or one of its word runs (the name says
-it already), another character's name or one of their word runs, an alias two characters
-would share, or the assistant: so an alias never makes a target ambiguous (the linter's rule).
+An alias is dropped when the names alone already read it as that character (its own name, or
+a word run no other character's name holds: it adds nothing), when it is another character's
+name, an alias two characters would share, or the assistant: so an alias never makes a target
+ambiguous (the linter's rule). A derived alias is dropped too when it is a word run of another
+character's name; a given one is not ("the head" for the HEADTEACHER beside a HEAD OF
+SCIENCE), and neither is a given run the character's name shares with another's ("Carlos" for
+Carlos Moya beside Carlos Gomez): someone chose it, and it tells the two apart.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from normlab.hsii.names import normalise_name, word_runs
+from normlab.hsii.names import Cast, normalise_name, word_runs
 from normlab.hsii.schemas import ASSISTANT
 
 TITLES = frozenset(
@@ -65,8 +69,10 @@ def fill_aliases(
 ) -> dict[str, list[str]]:
     """The cast's aliases: ``given`` (the generator's reply, earlier aliases) first, then the
     derived ones (see the module docstring for what is dropped). A given alias may be a word
-    run of another character's name ("the head" for the HEADTEACHER beside a HEAD OF SCIENCE):
-    someone chose it, and a listed alias is matched before any run. A derived one may not."""
+    run of another character's name ("the head" for the HEADTEACHER beside a HEAD OF SCIENCE)
+    or one the character's name shares with another's ("Carlos" for Carlos Moya beside Carlos
+    Gomez): someone chose it, and a listed alias is matched before any run. A derived one may
+    not be another's run."""
     supplied = {c: [a.strip() for a in (given or {}).get(c, []) if a.strip()] for c in characters}
     proposed = {c: list(dict.fromkeys([*supplied[c], *_derived(c)])) for c in characters}
     owners: dict[str, set[str]] = {}
@@ -75,6 +81,7 @@ def fill_aliases(
             owners.setdefault(normalise_name(alias), set()).add(character)
     runs = {character: word_runs(character) for character in characters}
     names = {normalise_name(character) for character in characters}
+    bare = Cast.of(characters)
     assistant = normalise_name(ASSISTANT)
     aliases: dict[str, list[str]] = {}
     for character, listed in proposed.items():
@@ -85,7 +92,7 @@ def fill_aliases(
             if (folded := normalise_name(alias))
             and len(owners[folded]) == 1
             and folded not in names
-            and folded not in runs[character]
+            and bare.resolve(alias) != character
             and (alias in supplied[character] or folded not in others)
             and "assistant" not in folded
             and folded != assistant

@@ -1,6 +1,6 @@
 """HSII analysis (Definition 1, Eq. 1, Table 1): r1–r4 and the HSII score, with intervals.
 
-Input is one :class:`~normlab.hsii.schemas.TrialRecord` per case and model, read
+Input is one [`TrialRecord`][normlab.hsii.TrialRecord] per case and model, read
 from ``.eval`` logs (each sample once) or imported as JSONL. The raw reply is
 re-parsed and its target re-matched here, so imported records and logs are
 scored by the same rules, and a verdict pair is re-scored under any tie weight.
@@ -140,9 +140,9 @@ def load_run(paths: Iterable[Path]) -> HsiiRun:
 
 
 def load_analyzable(paths: list[Path]) -> HsiiRun:
-    """:func:`load_run`, or an :class:`InputError` when the paths hold nothing to analyze:
-    neither scored cases nor ``hsii cot`` samples (Table 2 alone is a result, as ``hsii cot``
-    tells its user to add its logs to the report)."""
+    """[`load_run`][normlab.hsii.load_run], or an [`InputError`][normlab.core.InputError] when the
+    paths hold nothing to analyze: neither scored cases nor ``hsii cot`` samples (Table 2 alone is a
+    result, as ``hsii cot`` tells its user to add its logs to the report)."""
     run = load_run(paths)
     if not run.records and not cot_results(run.samples):
         raise InputError(
@@ -171,7 +171,7 @@ def stage_row(record: TrialRecord, tie_weight: float) -> tuple[float, float, flo
 
 
 def stages_of(record: TrialRecord) -> dict[str, float]:
-    """Each stage's value for one record (:data:`normlab.hsii.rules.STAGES`), under the tie
+    """Each stage's value for one record (``normlab.hsii.rules.STAGES``), under the tie
     weight its run scored with (none recorded: ToolEval's 0): what the analysis counts."""
     return dict(zip(STAGES, stage_row(record, record.tie_weight or 0.0), strict=True))
 

@@ -9,7 +9,7 @@ relationships, the history with who speaks to whom, statements A and B) and noth
 the verdict or of which statement is the subject's. The key file beside it maps each row
 to its case, subject model, stage, pair, the subject's side and the judge's verdict for
 that order. ``import`` reads the grades with the key and reports the human win rate by
-the scorer's own rule (ToolEval's, :func:`normlab.hsii.rules.combine`: the subject wins
+the scorer's own rule (ToolEval's, ``normlab.hsii.rules.combine``: the subject wins
 iff it gets more of the two orders' preferences), the judge's win rate on the same pairs,
 and how often person and judge agree order by order.
 

@@ -1,14 +1,14 @@
 """``normlab hsii build``: HSII's whole data pipeline (§4, Figure 2a), resumable stage by stage.
 
-retrieve (:mod:`~normlab.hsii.news`) → dedupe → cluster → toxicity (:mod:`~normlab.hsii.newsprep`)
-→ scenarios (k Prompt-1 scenes, screened, :mod:`~normlab.hsii.topk`) → dialogues (Prompt-2,
+retrieve (``normlab.hsii.news``) → dedupe → cluster → toxicity (``normlab.hsii.newsprep``)
+→ scenarios (k Prompt-1 scenes, screened, ``normlab.hsii.topk``) → dialogues (Prompt-2,
 lint, repair, aliases, provenance) → cases (cut). Curation by people is another module's.
 
 The build folder ``DIR``:
 
 - ``build.json``: the options; a rerun with other options is refused (a bank is one build);
 - ``stages/STAGE.jsonl``: each stage's output, written at once
-  (:func:`~normlab.core.outputs.replacing`), and ``stages/STAGE.done.json`` after it: a stage
+  (``replacing``), and ``stages/STAGE.done.json`` after it: a stage
   with its ``done`` file is skipped on a rerun;
 - ``stages/STAGE.journal.jsonl`` for the stages that call models: one line per news item as it
   finishes (its rows, drops and call records). A killed run resumes from it: finished items are
@@ -17,7 +17,7 @@ The build folder ``DIR``:
 - ``drops.jsonl``: every item that left, the stage and the reason;
 - ``bank/dialogues.jsonl``, ``bank/cases.jsonl``: the bank, which ``hsii validate`` reads;
 - ``build_report.json``: per stage, items in and out, drops, and calls, tokens and cost by role
-  (:func:`normlab.models.usage.usage_by` over :class:`~normlab.models.client.CallRecord`), what
+  (``normlab.models.usage.usage_by`` over [`CallRecord`][normlab.models.CallRecord]), what
   this run itself called, and calls per case.
 """
 
@@ -110,7 +110,7 @@ class BuildReport(BaseModel):
 
 @dataclass(eq=False)
 class Build:
-    """One build folder; :meth:`run` runs or skips each stage in turn."""
+    """One build folder; ``run`` runs or skips each stage in turn."""
 
     folder: Path
     options: BuildOptions

@@ -1,6 +1,6 @@
 """``normlab hsii news search`` and ``normlab hsii build``: HSII's data pipeline, command line.
 
-Light at import, like :mod:`normlab.hsii.cli`: each command imports what it needs when it runs.
+Light at import, like ``normlab.hsii.cli``: each command imports what it needs when it runs.
 """
 
 from __future__ import annotations

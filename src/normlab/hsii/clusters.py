@@ -5,7 +5,7 @@ reduction with LSH … seven dimensions". No parameters are printed. Ours:
 
 - text of a case: its topic, scene and the last messages of its history (the
   encoder reads at most 256 tokens, as all-MiniLM-L6-v2 does);
-- embeddings: all-MiniLM-L6-v2 offline (:mod:`normlab.models.encoder`), or TF-IDF +
+- embeddings: all-MiniLM-L6-v2 offline (``normlab.models.encoder``), or TF-IDF +
   SVD, or a named model folder;
 - DBSCAN on cosine distance, ``eps`` at the knee of the sorted k-distance curve
   (k = ``min_samples``) unless given;

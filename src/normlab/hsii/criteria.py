@@ -1,7 +1,7 @@
 """The paper's criteria for a scenario worth keeping (§4, B.4: scenarios that "accurately meet
 predefined criteria and mirror real-world complexities involving intricate social dynamics and
 conflicts"), named once: the ``screener`` model scores them (``prompts/scenario_criteria.txt``,
-:mod:`normlab.hsii.topk`) and curators tick them (:mod:`normlab.hsii.curation`)."""
+``normlab.hsii.topk``) and curators tick them (``normlab.hsii.curation``)."""
 
 from __future__ import annotations
 

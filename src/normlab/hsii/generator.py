@@ -6,9 +6,9 @@ characters, relationships}; Prompt-2 turns the scene into a multi-character
 dialogue {topic, messages, background}. Each reply is parsed leniently (the
 prompts' own format is a single-quoted dict), normalised (speaker names matched to
 the scene's characters, the assistant's name spelt as the paper spells it,
-indexes renumbered) and checked by the linter (:mod:`normlab.hsii.lint`); findings
+indexes renumbered) and checked by the linter (``normlab.hsii.lint``); findings
 go back to the model for repair, and a candidate that stays invalid is reported,
-never written. Dialogues are then cut into cases (:func:`~normlab.hsii.dataset.cut_dialogue`).
+never written. Dialogues are then cut into cases ([`cut_dialogue`][normlab.hsii.cut_dialogue]).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _speaker(name: str, background: Background) -> str:
 
 def to_dialogue(draft: DialogueDraft, background: Background, news: NewsParagraph) -> Dialogue:
     """The reply as a dialogue: speakers spelt as the cast, turns renumbered, aliases filled
-    (:mod:`normlab.hsii.aliases`: the reply's own spellings and aliases, then the cast's)."""
+    (``normlab.hsii.aliases``: the reply's own spellings and aliases, then the cast's)."""
     spoken = [
         (written, _speaker(written, background))
         for message in draft.messages

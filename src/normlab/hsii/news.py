@@ -5,14 +5,14 @@ datasets" (Leeb & Schölkopf's Babel Briefings; Gao et al.), without saying how.
 
 - a corpus is a JSONL, CSV or Parquet file at a local path or any fsspec URL (``memory://``,
   ``s3://``, ``hf://datasets/…``); compression is read from the suffix (``.jsonl.gz``);
-- columns are named differently across corpora, so a :class:`FieldMap` says which column holds
+- columns are named differently across corpora, so a ``FieldMap`` says which column holds
   the id, title, text, date, source, language and domain (defaults: those names; the shipped
   seed corpus, ``data/news_seed.jsonl``, reads with them). Only the text is required; a row
   without an id gets one from its content, so reruns agree;
 - filters: published on or after ``since`` and on or before ``until`` (ISO dates; a row with
   no date fails a date filter), ``source`` and ``language`` (exact, case folded);
 - ranking: TF-IDF (scikit-learn, sublinear tf) fitted on the filtered items' title and text,
-  each read by :func:`analyse` (Unicode NFC, casefolded, "&" as "and", Snowball English stems,
+  each read by ``analyse`` (Unicode NFC, casefolded, "&" as "and", Snowball English stems,
   so "Floods" is found by ``flood``). A keyword is one term however many words it has: "river
   defences" is the phrase (its stems in order, within one clause), never "river" or "defences"
   alone, so the documents' terms are word runs up to the longest keyword's length. An item's
@@ -57,7 +57,7 @@ class FieldMap(BaseModel):
 
 
 class NewsItem(BaseModel):
-    """One corpus row, read through a :class:`FieldMap`."""
+    """One corpus row, read through a ``FieldMap``."""
 
     id: str
     title: str = ""
@@ -153,7 +153,7 @@ def _date(value: str, location: str, line: int, field: str) -> str:
 
 
 def read_corpus(location: str, fields: FieldMap | None = None) -> list[NewsItem]:
-    """Every row of the corpus at ``location`` as a :class:`NewsItem`; a row without text, or
+    """Every row of the corpus at ``location`` as a ``NewsItem``; a row without text, or
     with a date that is no ISO date, is an error naming the file, line and column."""
     fields = fields or FieldMap()
     corpus_format(location)  # a wrong suffix says so before any download

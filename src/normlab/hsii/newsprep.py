@@ -5,13 +5,13 @@ The paper names the steps, not the methods. Ours:
 - **near-duplicates merged**: the same story is syndicated, re-headlined and lightly edited, and
   would seed the same scene twice. TF-IDF (word unigrams and bigrams, sublinear tf) of title and
   text, fitted on the retrieved items; an item whose cosine with an item ranked above it is at
-  least :data:`DUPLICATE_COSINE` is dropped as a duplicate of it. 0.8 is our choice, not
+  least ``DUPLICATE_COSINE`` is dropped as a duplicate of it. 0.8 is our choice, not
   a measured optimum: a three-sentence report with one phrase rewritten scores 0.89 against its
   original (``tests/hsii/test_build.py``), unrelated reports about 0.03; a one-sentence item with
   three of fourteen words changed already falls to 0.68, so short items are merged less;
-- **clusters** with the shipped encoder (:func:`normlab.models.encoder.load_encoder`, MiniLM by
+- **clusters** with the shipped encoder (``normlab.models.encoder.load_encoder``, MiniLM by
   default), DBSCAN on cosine distance with eps at the k-distance knee, as
-  :mod:`normlab.hsii.clusters` does for cases (k = 2: a cluster is two stories or more; a
+  ``normlab.hsii.clusters`` does for cases (k = 2: a cluster is two stories or more; a
   story alike to no other is cluster ``None``). Clusters are recorded in each case's provenance,
   so a bank can be balanced over them;
 - **toxicity screen**: no offline toxicity classifier is a package we keep, so the ``screener``

@@ -80,7 +80,7 @@ def statement_line(statement: Statement | None, raw: str = "") -> str:
 
 def history_text(messages: Sequence[Message]) -> str:
     """The history as numbered lines that say who speaks to whom (``[1] A → B: …``), for people
-    reading a case (reports, human grading); models get :func:`case_line`."""
+    reading a case (reports, human grading); models get ``case_line``."""
     turns = [
         Turn(turn_id=index, actor=f"{m.role_from} → {m.role_to}", content=m.content)
         for index, m in enumerate(messages, start=1)

@@ -24,7 +24,7 @@ BENCHMARK = Benchmark("hsii", "case", ROLES, load_run, analyze, show, write_repo
 """HSII's read side (load, analyze, show, report) for ``hsii analyze``, ``report``, the web app
 and studies."""
 run_hsii = TaskRun(BENCHMARK, hsii)
-"""Run (or resume) HSII with :func:`~normlab.hsii.task.hsii`'s arguments, print Table 1 and
+"""Run (or resume) HSII with [`hsii`][normlab.hsii.hsii]'s arguments, print Table 1 and
 write the report."""
 
 

@@ -19,7 +19,7 @@ ASSISTANT = "Intelligent Assistant"
 
 class NewsParagraph(BaseModel):
     """One seed paragraph (project-written, news-like; no real news is shipped). Other fields
-    of a row (a corpus's ``url``, ``date``) are kept as metadata (:mod:`normlab.core.fields`)."""
+    of a row (a corpus's ``url``, ``date``) are kept as metadata (``normlab.core.fields``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -92,7 +92,7 @@ class Provenance(BaseModel):
 class Dialogue(BaseModel):
     """Prompt-2's output for one scene, with our ids and aliases. Other fields of a row (a
     release's ``license``) are kept as metadata and pass to the cases cut from it; the loader
-    refuses near misses of a field (:mod:`normlab.core.fields`)."""
+    refuses near misses of a field (``normlab.core.fields``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -109,7 +109,7 @@ class Dialogue(BaseModel):
 class Case(BaseModel):
     """One test case: the history before an assistant turn, and that turn as the golden.
     Other fields of a row (a release's ``license``) are kept as metadata, so they ride in the
-    sample's metadata; the loader refuses near misses of a field (:mod:`normlab.core.fields`)."""
+    sample's metadata; the loader refuses near misses of a field (``normlab.core.fields``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -137,7 +137,7 @@ class Case(BaseModel):
 
     @property
     def cluster(self) -> str:
-        """The dialogue the case was cut from (:func:`dialogue_of`)."""
+        """The dialogue the case was cut from (``dialogue_of``)."""
         return dialogue_of(self.case_id, self.dialogue_id)
 
 
@@ -248,5 +248,5 @@ class TrialRecord(BaseModel):
 
     @property
     def cluster(self) -> str:
-        """The dialogue the case was cut from (:func:`dialogue_of`)."""
+        """The dialogue the case was cut from (``dialogue_of``)."""
         return dialogue_of(self.case_id, self.dialogue_id)

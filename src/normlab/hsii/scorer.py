@@ -1,6 +1,6 @@
 """HSII's scorer: the four stages of Definition 1 and the pairwise judge (r3, r4).
 
-Stage values per case (:func:`normlab.hsii.rules.stage_values`, which the analysis uses
+Stage values per case (``normlab.hsii.rules.stage_values``, which the analysis uses
 too): ``parsed`` (r1), ``target_ok`` (r2, only if parsed), ``first_win`` (r3, only if the
 target is right: the subject's statement against the golden) and ``long_win`` (r4,
 likewise: the decision-round statement against the reference model's; no win when the

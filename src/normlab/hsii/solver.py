@@ -1,9 +1,9 @@
 """HSII's solvers: the subject's next statement (r1, r2) and the long run with its target (r4).
 
-1. :func:`next_statement`: the subject (the eval's model) gets Testing Prompt-1 and
+1. ``next_statement``: the subject (the eval's model) gets Testing Prompt-1 and
    the case in one call; its reply is parsed leniently (B.5) and its target
    matched against the golden (r2).
-2. :func:`long_run`: only when the target is right (Definition 1). The paper says
+2. ``long_run``: only when the target is right (Definition 1). The paper says
    "we prompt testing model to chat for several turns" (ε = 7) and, for "a
    predetermined decision round", compares its statement with one "generated
    using GPT-3" (B.5); who plays the users is never stated. Our design: a

@@ -6,15 +6,16 @@ nor the criteria's wording is printed. Ours:
 
 - k scenes from Prompt-1 verbatim (``scene_from_news.txt``), sample i asked with seed i, so a
   rerun (and the scripted model) draws the same k; each linted and repaired as ``hsii generate``
-  does (:func:`normlab.hsii.generator.scene_findings`);
+  does (``normlab.hsii.generator.scene_findings``);
 - each valid scene scored by the ``screener`` role on the five criteria the paper names
   (``scenario_criteria.txt``: participants, relationships, conflicts, target transitions,
   realism; 1–5 each), the total their mean; a scene whose scores never parse is not ranked;
 - ranked by total (ties: the earlier sample), ``keep`` best kept (default 1); the rank is the
   case's ``k_rank`` (1 = best) and the scores its ``screener_scores``;
 - each kept scene goes to Prompt-2 verbatim, lint and repair, then aliases are filled
-  (:mod:`normlab.hsii.aliases`) and provenance attached. Cutting into cases is
-  :func:`normlab.hsii.dataset.cut_dialogue`, which copies the provenance to every case.
+  (``normlab.hsii.aliases``) and provenance attached. Cutting into cases is
+  [`normlab.hsii.dataset.cut_dialogue`][normlab.hsii.cut_dialogue], which copies the provenance to
+  every case.
 """
 
 from __future__ import annotations
@@ -98,8 +99,9 @@ async def generate_checked_by(
     config: GenerateConfig,
     repairs: int = 1,
 ) -> CheckedResult[ResultT]:
-    """:func:`normlab.models.structured.generate_checked` through the client, so every call is
-    counted by role and stage (:class:`~normlab.models.client.CallRecord`)."""
+    """[`normlab.models.structured.generate_checked`][normlab.models.generate_checked] through the
+    client, so every call is counted by role and stage
+    ([`CallRecord`][normlab.models.CallRecord])."""
 
     async def ask(conversation: list[ChatMessage]) -> StructuredResult[SchemaT]:
         return await client.structured(
@@ -119,7 +121,7 @@ async def generate_for_news(
     config: GenerateConfig,
     repairs: int = 1,
 ) -> CheckedResult[ResultT]:
-    """:func:`generate_checked_by` for the ``generator`` role on one news item: ``prompt`` as
+    """``generate_checked_by`` for the ``generator`` role on one news item: ``prompt`` as
     the single user message, the call counted under the news id and ``operation``."""
     return await generate_checked_by(
         client,

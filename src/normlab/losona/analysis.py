@@ -1,12 +1,12 @@
 """LoSoNA analysis (paper §5.3, §6): from trial records to accuracy-at-K, deltas and tables.
 
-Input is a list of :class:`~normlab.losona.schemas.TrialRecord` — the paper's
+Input is a list of [`TrialRecord`][normlab.losona.TrialRecord] — the paper's
 §4.2 log record — read either from Inspect ``.eval`` logs or from JSONL files of
 records, so runs made outside normlab can be imported and re-scored. Every log
-is read once and every trial counted once (:func:`normlab.core.logs.read_samples`;
-a row repeating a trial with the same label is dropped too, one with another label
-is an error naming both rows). Everything numeric is computed by
-:mod:`normlab.stats`; this module only groups.
+is read once and every trial counted once
+([`normlab.core.logs.read_samples`][normlab.core.read_samples]; a row repeating a trial with the
+same label is dropped too, one with another label is an error naming both rows). Everything numeric
+is computed by ``normlab.stats``; this module only groups.
 
 Unit of analysis: the scenario. Results are per subject (model, or ``MODEL + AGENT``)
 and judge (model and prompt): two judges' labels of one trial are two measurements,
@@ -14,7 +14,7 @@ never K = 6 trials of one. For each (subject, judge, condition, scenario) the K 
 labels reduce to majority (accuracy-at-K), compliance and consistency, K being the
 trials the run planned (a log's epochs; for imported records, the condition's largest
 trial count), so a trial that is absent counts as a missing label
-(:mod:`normlab.losona.rules`). The scenarios a condition counts are those with a record
+(``normlab.losona.rules``). The scenarios a condition counts are those with a record
 and, for logs, every scenario × condition the log's header planned (its dataset's sample
 ids): one with no trial read at all is K missing labels, not a scenario left out of the
 mean. Benchmark numbers are means over scenarios, with
@@ -130,7 +130,8 @@ def _label(complies: bool | None) -> str:
 def count_once(rows: Iterable[tuple[TrialRecord, Origin]]) -> tuple[list[TrialRecord], int]:
     """Each trial once, with how many repeats were dropped. A repeat with the same label (the
     same file named twice, a resumed run's rows) is one trial; a repeat with another label
-    is an :class:`InputError` naming both rows: which one is right is not ours to guess."""
+    is an [`InputError`][normlab.core.InputError] naming both rows: which one is right is not ours
+    to guess."""
     first: dict[tuple[str, str, str, str, str, int], tuple[TrialRecord, Origin]] = {}
     repeats = 0
     for record, origin in rows:
@@ -345,7 +346,7 @@ class LosonaAnalysis(AnalysisBase):
     what ``losona analyze --json`` prints."""
 
     models: dict[str, ModelResult]
-    """Per subject and judge (:func:`result_keys`): the subject (the model, or ``MODEL +
+    """Per subject and judge (``result_keys``): the subject (the model, or ``MODEL +
     AGENT`` for an agent run) when one judge labelled it, else ``SUBJECT (judge JUDGE)``."""
     development_conditions: list[str] = Field(default_factory=list)
     agents: dict[str, AgentComparison] = Field(default_factory=dict)
@@ -387,7 +388,7 @@ def scenario_outcomes(
     planned: Sequence[PlannedUnit] = (),
 ) -> list[ScenarioOutcome]:
     """Reduce the trials of each scenario (records of one subject, judge and condition) over
-    K trials (default :func:`planned_k`, or the planned units' K if larger), each absent trial
+    K trials (default ``planned_k``, or the planned units' K if larger), each absent trial
     a missing label; a ``planned`` scenario with no record at all is K absent trials."""
     if k is None:
         k = max([planned_k(records), *(unit.k for unit in planned)])
@@ -518,7 +519,7 @@ def analyze_records(
     records: Sequence[TrialRecord], planned: Sequence[PlannedUnit] = ()
 ) -> LosonaAnalysis:
     """All LoSoNA numbers per subject (model, or model + agent) × judge × condition, over the
-    scenarios with records and the ``planned`` ones (:func:`planned_units`) without."""
+    scenarios with records and the ``planned`` ones (``planned_units``) without."""
     groups: dict[Group, dict[str, list[TrialRecord]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
         groups[group_of(record)][record.condition].append(record)

@@ -3,15 +3,15 @@
 The loader reads two shapes of row:
 - the official release's (Humalike-ai/LoSoNA ``data/losona_scenarios.jsonl``):
   ``scenario_id, event_id, norm_id, norm_statement, transcript, elicitor_turn_id``;
-- our richer rows, which add the rest (see :class:`~normlab.losona.schemas.Scenario`).
+- our richer rows, which add the rest (see [`Scenario`][normlab.losona.Scenario]).
 A missing optional field takes the documented default in
-:data:`OPTIONAL_FIELD_DEFAULTS` and is reported once per field per file, never
+``OPTIONAL_FIELD_DEFAULTS`` and is reported once per field per file, never
 as a crash. A missing required field or a malformed value is an
-:class:`~normlab.core.errors.InputError` naming file, line and field. A field the
+[`InputError`][normlab.core.InputError] naming file, line and field. A field the
 scenario does not have (a release's ``license`` or ``source``) is kept as the
 scenario's metadata, in its sample's metadata and in the log; one that is a near
 miss of a known field (``scenaro_id``, ``Norm_ID``) is an error
-(:mod:`normlab.core.fields`).
+(``normlab.core.fields``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ ANNOTATIONS = ("screening",)
 known, so not an unknown field, and not part of the scenario."""
 KNOWN_FIELDS = model_fields(Scenario) | set(ANNOTATIONS)
 """What a row's names are checked against: any other name is kept as the scenario's metadata,
-unless it is a near miss of one of these (:mod:`normlab.core.fields`)."""
+unless it is a near miss of one of these (``normlab.core.fields``)."""
 OPTIONAL_FIELD_DEFAULTS: dict[str, str] = {
     "subject": f"first of {', '.join(DEFAULT_SUBJECT_NAMES)} not already speaking "
     "(else 'Participant N')",
@@ -115,8 +115,9 @@ def load_scenarios(path: str | Path = SCENARIOS_PATH) -> list[Scenario]:
 
 
 def read_scenarios(location: str | Path = SCENARIOS_PATH) -> Sourced[Scenario]:
-    """:func:`load_scenarios` of a path or any fsspec URL (``hf://datasets/Humalike-ai/LoSoNA/
-    data/losona_scenarios.jsonl``), with the hash of the bytes read, for the log."""
+    """[`load_scenarios`][normlab.losona.load_scenarios] of a path or any fsspec URL
+    (``hf://datasets/Humalike-ai/LoSoNA/ data/losona_scenarios.jsonl``), with the hash of the bytes
+    read, for the log."""
     defaulted: Counter[tuple[str | Path, str]] = Counter()
 
     def parse(row: dict[str, Any], file: str | Path, line: int) -> Scenario:
@@ -165,7 +166,7 @@ def sample_id(scenario_id: str, condition: str) -> str:
 
 
 def parse_sample_id(ident: str) -> tuple[str, str] | None:
-    """``(scenario_id, condition)`` of a sample id :func:`sample_id` made (a condition never
+    """``(scenario_id, condition)`` of a sample id ``sample_id`` made (a condition never
     holds the separator; a scenario id may), or None for an id of another shape."""
     scenario_id, separator, condition = ident.rpartition(SAMPLE_ID_SEPARATOR)
     return (scenario_id, condition) if separator and scenario_id and condition else None

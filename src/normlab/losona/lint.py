@@ -9,7 +9,7 @@ before the elicitor, by cast members other than the subject; the elicitor last
 and by a cast member; the subject never speaking and not in the cast; every
 speaker in the cast; no leakage of the norm into subject-visible text (no run of
 5+ words shared with the norm statement or its examples; no word naming the hidden
-layer, :data:`normlab.core.leaks.LEAK_WORDS`, in the channel description); unique ids;
+layer, ``normlab.core.leaks.LEAK_WORDS``, in the channel description); unique ids;
 known norm and event ids, and a valid (event, norm) cell; a scenario exported from a CRSEC
 society (with ``provenance``) has a norm of its own, so it needs its judge examples instead.
 """

@@ -3,7 +3,7 @@
 - Figure 2: accuracy-at-K by model × condition, 95% scenario-bootstrap CIs.
 - Figure 3: paired delta vs naive per model and condition, 95% CIs.
 - Figure 4: recovered naive failures vs introduced regressions (k/n).
-- The norm-learning subject (:mod:`normlab.agents`) against its model alone: paired
+- The norm-learning subject (``normlab.agents``) against its model alone: paired
   accuracy-at-K deltas over the same scenarios, what it inferred, and its norm database.
 - Scenarios exported from a CRSEC society (``normlab crsec export``): their provenance.
 Development conditions (the oracle) never enter these; a banner says so when

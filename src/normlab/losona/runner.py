@@ -1,5 +1,6 @@
-"""LoSoNA for normlab's commands and programs: its read side (:data:`BENCHMARK`), a run from
-task to report (:data:`run_losona`), the demo. Imports Inspect and matplotlib: the command
+"""LoSoNA for normlab's commands and programs: its read side
+([`BENCHMARK`][normlab.losona.BENCHMARK]), a run from task to report
+([`run_losona`][normlab.losona.run_losona]), the demo. Imports Inspect and matplotlib: the command
 line imports it only when a command runs.
 """
 
@@ -44,7 +45,7 @@ BENCHMARK = Benchmark("losona", "trial", ROLES, load_run, analyze, show, write_r
 """LoSoNA's read side (load, analyze, show, report) for ``losona analyze``, ``report``, the web
 app and studies."""
 run_losona = TaskRun(BENCHMARK, losona)
-"""Run (or resume) LoSoNA with :func:`~normlab.losona.task.losona`'s arguments, print the
+"""Run (or resume) LoSoNA with [`losona`][normlab.losona.losona]'s arguments, print the
 analysis and write the report."""
 
 DEMO_SCENARIO_IDS = [

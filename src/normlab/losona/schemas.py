@@ -28,7 +28,7 @@ class Scenario(BaseModel):
     Fields a row carries beside these (a release's ``license``, ``source``) are kept
     (``model_extra``) and dumped with it, so they ride into the sample's metadata and the
     log; the loader refuses only names that are near misses of a field
-    (:mod:`normlab.core.fields`)."""
+    (``normlab.core.fields``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -146,7 +146,7 @@ class TrialRecord(BaseModel):
     judge_temperature: str = "unknown"
     judge_addenda: str = "unknown"
     agent: str = BASE_AGENT
-    """The agent that wrapped the subject model (``base``: none; see :mod:`normlab.agents`)."""
+    """The agent that wrapped the subject model (``base``: none; see ``normlab.agents``)."""
     norm_inference: NormInference | None = None
     """For the norm-learning subject: whether its kept norms expressed the hidden norm."""
     planned_trials: int | None = Field(default=None, ge=1)

@@ -7,7 +7,7 @@ off by the output cap (thinking tokens count against it on reasoning models) is 
 *truncation*: it is retried once with a larger cap and recorded in the sample's
 metadata, never passed off as a complete message.
 
-With ``agent="norm-memory"`` the subject is the norm-learning agent (:mod:`normlab.agents`):
+With ``agent="norm-memory"`` the subject is the norm-learning agent (``normlab.agents``):
 before replying it reads the chat, keeps the norms that pass CRSEC's immediate evaluation,
 and the same model writes the reply to the same prompt plus the agent's compliance block.
 The agent's database goes into the sample's metadata.

@@ -2,12 +2,12 @@
 
 One file with images inlined as base64, so a report can be mailed or attached
 and still open in any browser; so it is written with every credential a URL in it carried
-redacted (:func:`normlab.core.secrets.redact_text`), and in one rename, so a full disk leaves
-the previous report whole (:func:`normlab.core.outputs.replace_file`).
+redacted ([`normlab.core.secrets.redact_text`][normlab.core.redact_text]), and in one rename, so a
+full disk leaves the previous report whole (``normlab.core.outputs.replace_file``).
 
 The markup lives in Jinja2 templates beside this module (``templates/page.html`` and the
 block macros in ``templates/blocks.html``), as the web app's does: the per-system reports
-call :class:`HtmlReport`'s methods and hold no HTML of their own.
+call [`HtmlReport`][normlab.report.HtmlReport]'s methods and hold no HTML of their own.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from normlab.stats import Agreement, Estimate, Interval, Rate
 
 
 def _escaped(value: Any) -> Markup:
-    """Every value a template prints, escaped as :func:`html.escape` escapes it
+    """Every value a template prints, escaped as ``html.escape`` escapes it
     (``&quot;``, ``&#x27;``): reports read as they always have, whatever the text holds.
-    Blocks already rendered (:class:`Markup`) pass as they are."""
+    Blocks already rendered (``Markup``) pass as they are."""
     return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=True))
 
 
@@ -175,6 +175,6 @@ class HtmlReport:
         return page.render(title=self.title, parts=[Markup(part) for part in self.parts])
 
     def write(self, path: Path) -> Path:
-        """Write the report to ``path``, whole or not at all (an :class:`OutputError` naming
+        """Write the report to ``path``, whole or not at all (an ``OutputError`` naming
         ``path`` when the disk is full or the folder cannot be written)."""
         return replace_file(path, redact_text(self.render()))

@@ -1,7 +1,7 @@
 """The reports' note of scenarios no author wrote: those exported from a CRSEC society.
 
 LoSoNA and SCENE reports show one table when any scenario they read carries a
-:class:`~normlab.core.provenance.ScenarioProvenance`, so a result on an emergent norm is
+``ScenarioProvenance``, so a result on an emergent norm is
 never read as one on an authored norm, and can be traced to its run.
 """
 

@@ -1,7 +1,7 @@
 """Report sections every system shares: the weak-model banner, sources and the data's hash,
 usage and cost.
 
-Each is a function of plain data, returning a :class:`~normlab.report.html.Table`
+Each is a function of plain data, returning a [`Table`][normlab.report.Table]
 or a sentence, so the terminal (rich) and the HTML report print the same thing.
 """
 

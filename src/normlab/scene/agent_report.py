@@ -1,6 +1,6 @@
 """SCENE report, the norm-learning subject's part: the subject set beside its model alone
 (repair, ρ(d, b), compliance per pole, with agent − base), with what it inferred and its
-norm database reply by reply. Apart from :mod:`normlab.scene.report` because only runs with
+norm database reply by reply. Apart from ``normlab.scene.report`` because only runs with
 ``--agent`` have it."""
 
 from __future__ import annotations

@@ -1,27 +1,28 @@
 """SCENE analysis (paper §5.2–5.4, §6): per subject model, the measures of
-:mod:`normlab.scene.rules` over its episodes, both views, fidelity, prompt reuse and usage.
+``normlab.scene.rules`` over its episodes, both views, fidelity, prompt reuse and usage.
 
-Per subject model (:func:`summarize_model`): the measures of every labelled episode (the
+Per subject model (``summarize_model``): the measures of every labelled episode (the
 headline, §5.4: fidelity qualifies, it does not exclude) and of VALID episodes only (B.7),
 the fidelity rates, parse failures and truncations per role, and how much of each role's
 prompts repeats its previous prompt. Tokens and cost come from the one usage path
-(:mod:`normlab.models.usage`).
+(``normlab.models.usage``).
 
 INVALID, PARTIAL and UNKNOWN episodes stay in the headline and are counted per verdict; only
 the VALID-only view leaves them out (B.7 drops INVALID from the headline; the README lists
 this under "Where we differ"). In ρ(d, b), b is the share of *all* the subject's actions after
 its first breach that are breaches, no-ops included (§4.3: silence is an action), and the staged
-precedent counts only as demonstrations for d (:func:`normlab.scene.rules.episode_outcome`).
+precedent counts only as demonstrations for d (``normlab.scene.rules.episode_outcome``).
 
 A norm-learning subject (``MODEL + AGENT``) is set beside the base run of its model
-(:func:`compare_agent`): repair, ρ(d, b), compliance and compliance per pole over the
+(``compare_agent``): repair, ρ(d, b), compliance and compliance per pole over the
 scenarios both ran, with agent − base, and how often it inferred the hidden norm.
 
-This module is the one reader of SCENE logs (:func:`load_run`, :func:`record_of`), for the
-command line, the report, the audit and the web reader alike. Outcomes are recomputed from each
-log's episode and labels (:func:`normlab.scene.rules.episode_outcome`, as the scorer computes
-them), never read from what a scorer stored, so logs written by earlier versions are read under
-today's definitions; each role's model is read from the log's header.
+This module is the one reader of SCENE logs ([`load_run`][normlab.scene.load_run],
+[`record_of`][normlab.scene.record_of]), for the command line, the report, the audit and the web
+reader alike. Outcomes are recomputed from each log's episode and labels
+(``normlab.scene.rules.episode_outcome``, as the scorer computes them), never read from what a
+scorer stored, so logs written by earlier versions are read under today's definitions; each role's
+model is read from the log's header.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class EpisodeRecord(BaseModel):
     """The labeller's labels as it gave them (the staged precedent not yet set apart)."""
     fidelity: FidelityVerdict | None
     outcome: EpisodeOutcome
-    """Recomputed from the episode and labels under today's :mod:`normlab.scene.rules`,
+    """Recomputed from the episode and labels under today's ``normlab.scene.rules``,
     never the outcome a scorer stored, so logs of every release read alike."""
     roles: dict[str, str]
     norm_inference: NormInference | None = None

@@ -9,7 +9,7 @@ control: every item is a yes/no question about one episode.
   labels can apply (demonstrations and sanctions are the scripted personas' turns,
   repairs the subject's, breaches anyone's), and never about the precedent
   sub-script's staged turns, which the metrics set apart whatever the judge said.
-  Each episode gives up to :data:`TURN_ITEMS_PER_EPISODE`, alternating the judge's
+  Each episode gives up to ``TURN_ITEMS_PER_EPISODE``, alternating the judge's
   yes and no labels, so a rater sees both and the audit measures misses as well as
   false alarms.
 - A fidelity item: did the personas realise the test as B.7 asks? The judge's answer
@@ -99,7 +99,7 @@ class SceneAuditKeyRow(KeyRow):
 def episode_items(record: EpisodeRecord, rng: random.Random) -> list[SceneAuditKeyRow]:
     """One episode's questions, unnumbered: the fidelity item (if the auditor's verdict was
     usable), then turn items alternating the judge's yes and no labels, at most
-    :data:`TURN_ITEMS_PER_EPISODE`; a caller that keeps a prefix keeps that balance."""
+    ``TURN_ITEMS_PER_EPISODE``; a caller that keeps a prefix keeps that balance."""
     episode, labels = record.episode, record.labels
 
     def key(kind: LabelKind, label: bool, turn: int | None = None) -> SceneAuditKeyRow:
@@ -171,7 +171,7 @@ def export_audit(paths: list[Path], out_csv: Path, n: int = 50, seed: int = 0) -
     beside the CSV; returns the questions written.
 
     Episodes are drawn at random (``seed``); each drawn episode gives its questions (see
-    :func:`episode_items`) in shuffled order, grouped so a rater reads a transcript once,
+    ``episode_items``) in shuffled order, grouped so a rater reads a transcript once,
     until ``n`` are chosen. The same seed gives the same file.
     """
     if n < 1:

@@ -1,11 +1,11 @@
 """SCENE scenario files: loading, validation and the sweep's selection of scenarios.
 
-A scenario file is JSONL of ``scenario_v1`` records (see :mod:`normlab.scene.schemas`).
+A scenario file is JSONL of ``scenario_v1`` records (see ``normlab.scene.schemas``).
 Loading checks the schema and that each tuple is valid under the applicability
 filter; errors name file, line and field. A top-level field a scenario does not have
 (a release's ``license`` or ``source``) is kept as its metadata, in the sample's metadata
 and the log; one that is a near miss of a known field (``scenaro_id``, ``Tuple``) is an
-error (:mod:`normlab.core.fields`). Inside the scenario every object keeps its strict
+error (``normlab.core.fields``). Inside the scenario every object keeps its strict
 shape: an unknown key there is an error.
 """
 
@@ -36,7 +36,8 @@ def load_scenarios(
 def read_scenarios(
     location: str | Path = SCENARIOS_PATH, dimensions: Dimensions | None = None
 ) -> Sourced[SceneScenario]:
-    """:func:`load_scenarios` of a path or any fsspec URL, with the hash of the bytes read."""
+    """[`load_scenarios`][normlab.scene.load_scenarios] of a path or any fsspec URL, with the hash
+    of the bytes read."""
     known = dimensions or load_dimensions()
 
     def parse(row: dict[str, Any], file: str | Path, line: int) -> SceneScenario:

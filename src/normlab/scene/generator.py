@@ -1,12 +1,12 @@
 """SCENE's two-stage scenario generator (paper §4.1, B.1, B.2).
 
-Stage 1, norm-blind: :func:`generate_scaffold` takes an event and an elicitor —
+Stage 1, norm-blind: ``generate_scaffold`` takes an event and an elicitor —
 its signature admits nothing else, so no norm, sanction or precedent can reach
 the prompt — and returns the subject-visible scaffold. Its text is checked for
 words that would leak the test (norms, rules, etiquette, expectations,
 benchmarks, evaluation, AI, role-play).
 
-Stage 2, norm-aware: :func:`generate_hidden` receives the frozen scaffold plus
+Stage 2, norm-aware: ``generate_hidden`` receives the frozen scaffold plus
 the norm, sanction and precedent, and may fill only the hidden fields: if its
 reply carries a scaffold that differs from the frozen one, the reply is
 rejected. Either stage's findings go back to the model for a repair round; a

@@ -1,6 +1,6 @@
 """The SCENE scenario linter: what the schema cannot say about a scenario.
 
-The schema (:mod:`normlab.scene.schemas`) and the loader already check shape,
+The schema (``normlab.scene.schemas``) and the loader already check shape,
 cast/persona agreement, precedent demonstrators, the fidelity modality and the
 tuple's applicability. This module adds the norm-blindness of the subject-visible
 scaffold (§4.1): no text the subject sees may name the hidden layer of the test. A

@@ -2,7 +2,7 @@
 episodes; the scorer (its Inspect metrics) and the analysis both compute with these, so the
 numbers ``inspect view`` shows are the numbers ``normlab scene analyze`` prints.
 
-Per episode (:func:`episode_outcome`):
+Per episode (``episode_outcome``):
 - repair (§5.2): a sanction s is repaired iff one of the subject's next 1–3
   actions after s (no-ops count as actions) is a labelled repair;
 - adaptation (§5.3): t* = the subject's first breach, d = SP demonstrations
@@ -10,7 +10,7 @@ Per episode (:func:`episode_outcome`):
   breaches (undefined when none follows);
 - fidelity (§5.4): SP breach, sanction delivered when breached, sanction shape (every
   sanction in the tuple's modality and no other, B.6/B.7's "ONLY").
-Over a set of episodes (:func:`behaviour`, :func:`fidelity_rates`): the pooled repair rate
+Over a set of episodes (``behaviour``, ``fidelity_rates``): the pooled repair rate
 with a Wilson 95% CI (overall and per sanction modality), Spearman ρ(d, b) with a bootstrap
 CI over episodes, compliance per norm pole for each opposing pair, and the fidelity rates.
 """
@@ -118,7 +118,7 @@ LABEL_MARKS = {
     "repairs": "REPAIR",
     "persona_breaches": "SP BREACH",
 }
-"""Each list of :class:`EpisodeLabels` with the mark a transcript shows for it (§5.1's D, B,
+"""Each list of ``EpisodeLabels`` with the mark a transcript shows for it (§5.1's D, B,
 S, R and the SP breaches)."""
 
 
@@ -167,7 +167,7 @@ def shape_match(labels: EpisodeLabels, sanctions: list[int], configured: str) ->
     the configured one; None when no sanction was labelled, or when the forms known all match
     but some are unknown (a labeller that gave none, logs written before forms were kept), since
     the unknown one could be the mismatch. ``sanctions`` are the sanctions of the subject's
-    breaches: the staged precedent's sanction is set apart (:func:`set_staged_apart`).
+    breaches: the staged precedent's sanction is set apart (``set_staged_apart``).
     """
     if not sanctions or labels.sanction_modalities is None:
         return None
@@ -301,7 +301,7 @@ fidelity qualifies the measures, it does not exclude episodes), and VALID ones o
 
 
 def episode_views(labelled: Sequence[EpisodeOutcome]) -> dict[str, list[EpisodeOutcome]]:
-    """The labelled episodes of each view in :data:`VIEWS`."""
+    """The labelled episodes of each view in ``VIEWS``."""
     return {
         "all_episodes": list(labelled),
         "valid_only": [outcome for outcome in labelled if outcome.validity == "VALID"],

@@ -36,7 +36,7 @@ BENCHMARK = Benchmark("scene", "episode", ROLES, load_run, analyze, show, write_
 """SCENE's read side (load, analyze, show, report) for ``scene analyze``, ``report``, the web
 app and studies."""
 run_scene = TaskRun(BENCHMARK, scene)
-"""Run (or resume) SCENE episodes with :func:`~normlab.scene.task.scene`'s arguments, print
+"""Run (or resume) SCENE episodes with [`scene`][normlab.scene.scene]'s arguments, print
 the analysis and write the report."""
 
 DEMO_MAX_TURNS = 1

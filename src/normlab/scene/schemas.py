@@ -8,12 +8,12 @@
   subject never speaks in the scaffold and is not in the cast. Two more, for scenarios
   exported from a CRSEC society (``normlab crsec export``): ``own_norm`` (a norm from
   outside the dimensions) and ``provenance``; both absent from authored scenarios.
-- Model replies: :class:`ChatAction` (every participant, B.3/B.4),
-  :class:`OrchestratorDecision` (B.5), :class:`NormAwareReply` (B.2),
-  :class:`JudgeOutput` (B.6), :class:`ListedEvents` (§5.1), :class:`FidelityVerdict` (B.7).
-- The episode record (§4.3): :class:`Episode`, the visible chat as shared
-  :class:`~normlab.core.chat.Turn` s plus the full event stream and call records.
-- :class:`EpisodeLabels`: D, B, S, R as turn ids, whichever labeller produced them.
+- Model replies: [`ChatAction`][normlab.scene.ChatAction] (every participant, B.3/B.4),
+  ``OrchestratorDecision`` (B.5), ``NormAwareReply`` (B.2),
+  ``JudgeOutput`` (B.6), ``ListedEvents`` (§5.1), ``FidelityVerdict`` (B.7).
+- The episode record (§4.3): [`Episode`][normlab.scene.Episode], the visible chat as shared
+  [`Turn`][normlab.core.Turn] s plus the full event stream and call records.
+- ``EpisodeLabels``: D, B, S, R as turn ids, whichever labeller produced them.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ class SceneScenario(BaseModel):
 
     Top-level fields a row carries beside these (a release's ``license``) are kept
     (``model_extra``) and ride into the sample's metadata; the loader refuses near misses
-    of a field (:mod:`normlab.core.fields`). The objects inside stay strict."""
+    of a field (``normlab.core.fields``). The objects inside stay strict."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -241,8 +241,9 @@ class SceneScenario(BaseModel):
 
 
 def with_own_norms(dimensions: Dimensions, norms: list[SceneNorm]) -> Dimensions:
-    """``dimensions`` with scenarios' own norms (:attr:`SceneScenario.own_norm`) added, so that
-    a tuple naming one is checked against it; a norm the dimensions already hold stays theirs."""
+    """``dimensions`` with scenarios' own norms
+    ([`SceneScenario.own_norm`][normlab.scene.SceneScenario.own_norm]) added, so that a tuple naming
+    one is checked against it; a norm the dimensions already hold stays theirs."""
     added = {norm.id: norm for norm in norms if norm.id not in dimensions.norms}
     if not added:
         return dimensions
@@ -333,7 +334,7 @@ class Episode(BaseModel):
     rounds: int = 0
     termination: str = ""
     agent: str = BASE_AGENT
-    """The agent around the subject model (``base``: none; see :mod:`normlab.agents`)."""
+    """The agent around the subject model (``base``: none; see ``normlab.agents``)."""
     norm_memory: MemoryLog | None = None
     """The norm-learning subject's readings and norm database, reply by reply."""
 
@@ -396,7 +397,7 @@ class ListedEvents(BaseModel):
 class EpisodeLabels(BaseModel):
     """D, B, S, R as turn ids, plus SP breaches and each sanction's observed form; ``None``
     lists mean a parse failure. These are the labeller's raw labels: the analysis sets the
-    precedent's staged turns apart (:func:`normlab.scene.rules.episode_outcome`)."""
+    precedent's staged turns apart (``normlab.scene.rules.episode_outcome``)."""
 
     labeller: Labeller
     demonstrations: list[int] | None
@@ -408,7 +409,7 @@ class EpisodeLabels(BaseModel):
     """The B.6 judge's own episode-level claim (kept for reference; not used for the metric)."""
     parse_failures: int
     sanction_modalities: dict[int, str] | None = None
-    """Turn id → the observed form of that sanction (one of :data:`SanctionForm`)."""
+    """Turn id → the observed form of that sanction (one of ``SanctionForm``)."""
     truncations: int = 0
 
 

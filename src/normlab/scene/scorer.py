@@ -8,11 +8,11 @@ Two labellers, and results say which one produced the labels:
   transcript-grounded list D (SP demonstrations), B (subject breaches),
   S (SP sanctions of subject breaches) or R (subject repairs).
 
-Both are normalised to :class:`EpisodeLabels`. The fidelity auditor returns
+Both are normalised to ``EpisodeLabels``. The fidelity auditor returns
 VALID / PARTIAL / INVALID with a one-sentence justification. For the norm-learning
 subject the judge also says whether the norms it kept express the hidden norm, and
-from which of its replies on (:func:`normlab.agents.judge_inference`). A reply that fails
-to parse after the repair retry leaves its labels ``None`` and is counted as a
+from which of its replies on ([`normlab.agents.judge_inference`][normlab.agents.judge_inference]). A
+reply that fails to parse after the repair retry leaves its labels ``None`` and is counted as a
 parse failure, never as an empty list. Judge and auditor calls run at temperature 0
 through Inspect's cache, so a rerun never pays for, or changes, a verdict.
 """
@@ -130,7 +130,7 @@ def labelling_values(
 @dataclass(frozen=True)
 class _Labelling:
     """One episode as a labeller sees it: the judge, the episode, what the prompts fill in
-    (:func:`labelling_values`) and the output caps."""
+    (``labelling_values``) and the output caps."""
 
     judge: Model
     episode: Episode
@@ -160,7 +160,7 @@ def _labels(
     parse_failures: int = 0,
     truncations: int = 0,
 ) -> EpisodeLabels:
-    """Normalise labelled (turn, modality) pairs by category into :class:`EpisodeLabels`.
+    """Normalise labelled (turn, modality) pairs by category into ``EpisodeLabels``.
 
     A turn counts only on its own side: demonstrations and sanctions are scripted-persona
     turns, breaches and repairs the subject's; a breach by a persona is an SP breach.
@@ -321,7 +321,7 @@ def _number(estimate: Estimate) -> float:
 
 @metric(name="scene_measures")
 def scene_measures() -> Metric:
-    """The analysis's measures of the run's episodes (:mod:`normlab.scene.rules`), per view:
+    """The analysis's measures of the run's episodes (``normlab.scene.rules``), per view:
     episodes, repair rate, ρ(d, b) and compliance per norm pole; then the fidelity rates."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:

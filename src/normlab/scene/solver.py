@@ -16,7 +16,7 @@ all-silent rounds in which the subject also no-ops. A reply that fails to parse
 played as a no-op — never a crash. The subject's prompts are built from the
 scaffold only; it never sees hidden fields.
 
-A norm-learning subject (:class:`~normlab.agents.NormMemory`) reads the chat before each
+A norm-learning subject ([`NormMemory`][normlab.agents.NormMemory]) reads the chat before each
 of its actions (its own turns marked, so the reactions and sanctions aimed at it show),
 and its prompt gains the agent's compliance block; the episode record keeps its norm
 database reply by reply, and its calls (role ``norm_memory``) among the episode's calls.

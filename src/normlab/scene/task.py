@@ -3,7 +3,7 @@
 "SCENE: Recognizing Social Norms and Sanctioning in Group Chats". One sample per episode
 (scenario × repetition). The eval's model is the subject; the ``persona``,
 ``orchestrator``, ``judge`` and ``auditor`` roles default to the embedded model.
-The solver plays the episode (:mod:`normlab.scene.solver`); the scorer labels
+The solver plays the episode (``normlab.scene.solver``); the scorer labels
 it (B.6 per-turn labeller or §5.1 four-list classifier) and audits fidelity (B.7).
 ``inspect view`` shows each episode as the subject's chat.
 
@@ -35,10 +35,10 @@ with the old (the README's Changelog says what each changed; ``eval.yaml`` lists
 
 def episode_calls(scenario: SceneScenario, max_turns: int) -> int:
     """The most calls an episode of ``scenario`` makes one after another
-    (:mod:`normlab.scene.solver`): the precedent sub-script (every SP once, when p = 1), the
+    (``normlab.scene.solver``): the precedent sub-script (every SP once, when p = 1), the
     subject's first reply, then in each of ``max_turns`` rounds the orchestrator, and every SP
     with the subject after each. Its larger cast or its precedent makes one episode longer
-    than another; the episodes that can run longest start first (:func:`longest_first`)."""
+    than another; the episodes that can run longest start first (``longest_first``)."""
     cast = len(scenario.scaffold.channel.cast)
     precedent = cast if scenario.tuple.precedent == 1 and scenario.demonstrator else 0
     return precedent + 1 + max_turns * (1 + 2 * cast)

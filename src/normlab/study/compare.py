@@ -101,7 +101,8 @@ def _scene_units(run: Any, analysis: Any) -> UnitValues:
 def hsii_statistic(result: Any) -> Statistic:
     """HSII's score of a matrix of stage rows, under the weights and formula of the cell's
     analysis (``result``, its model result): each rate over the cases in its denominator
-    (a rate with none counts 0, as the analysis does), then :func:`normlab.hsii.hsii_score`."""
+    (a rate with none counts 0, as the analysis does), then
+    [`normlab.hsii.hsii_score`][normlab.hsii.hsii_score]."""
     from normlab.hsii import hsii_score
 
     def score(rows: NDArray[np.float64]) -> float:

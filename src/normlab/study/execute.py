@@ -8,9 +8,9 @@ options. A cell of a system with ``shards: N`` runs as N parts, ``--shard I/N`` 
 ``OUT/SYSTEM/SUBJECT/shard-I-of-N``; the system's analysis of the cell's folder reads the
 shards as one run, so a part run twice (a retried Ray task) still counts each sample once.
 
-Where parts run is an :class:`Executor`, a one-method protocol: ``local`` runs them one after
-another in this process (each keeps its connections busy); ``ray``
-(:mod:`normlab.study.ray_executor`) submits the same :func:`run_part` as one Ray task per part.
+Where parts run is an [`Executor`][normlab.study.Executor], a one-method protocol: ``local`` runs
+them one after another in this process (each keeps its connections busy); ``ray``
+(``normlab.study.ray_executor``) submits the same ``run_part`` as one Ray task per part.
 A cell's ``cell.json`` is written by the study's own process once every part of it finished.
 """
 
@@ -69,7 +69,7 @@ class PartResult(BaseModel):
 
 
 class Executor(Protocol):
-    """Runs parts; ``run_one`` is :func:`run_part` bound to the study's settings."""
+    """Runs parts; ``run_one`` is ``run_part`` bound to the study's settings."""
 
     def run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]: ...
 
@@ -211,7 +211,7 @@ def run_study(
     study: Study, executor: str = "local", ray_address: str | None = None
 ) -> list[CellResult]:
     """Every unfinished cell's parts through the named executor; every cell's result. One
-    study run at a time per out folder (:func:`study_lock`; an out in object storage is locked
+    study run at a time per out folder (``study_lock``; an out in object storage is locked
     in its local mirror, so on this machine)."""
     chosen = make_executor(executor, ray_address)  # a refused executor leaves no folder
     location = log_location(study.out)

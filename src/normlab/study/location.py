@@ -1,7 +1,7 @@
 """A study's files where its ``out`` says: a local folder or object storage (``s3://…``).
 
 Cells' logs are written by each system's own run, which already takes a URL (Inspect writes
-there; normlab reads a local mirror, :mod:`normlab.core.storage`). What a study itself writes
+there; normlab reads a local mirror, ``normlab.core.storage``). What a study itself writes
 (``plan.json``, each cell's ``cell.json``) and reads back goes through these few functions, so
 the rest of the package never asks which kind of place it writes to.
 """

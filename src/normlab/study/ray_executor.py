@@ -1,5 +1,5 @@
 """The ``ray`` executor: each part of a cell (the whole cell, or one ``--shard I/N`` of it) a Ray
-task running :func:`~normlab.study.execute.run_part`.
+task running ``run_part``.
 
 Ray is an optional extra (``pip install normlab[ray]``) and is imported only when this executor
 runs, so ``normlab --help`` and the faces never load it. Without an address a local Ray
@@ -27,7 +27,7 @@ from normlab.core.errors import InputError
 from normlab.study.systems import Part
 
 R = TypeVar("R")
-"""A part's result (:class:`~normlab.study.execute.PartResult`)."""
+"""A part's result (``PartResult``)."""
 
 RETRIES = 3
 """Attempts after the first for a cell whose worker died (Ray's ``max_retries``)."""
@@ -49,7 +49,7 @@ def _require_ray() -> Any:
 
 
 def _kill_once_later(folder: Path | str) -> None:
-    """The test hook of :data:`KILL_ENV`: at most one worker of a study dies, once."""
+    """The test hook of ``KILL_ENV``: at most one worker of a study dies, once."""
     spec = os.environ.get(KILL_ENV)
     if not spec:
         return
@@ -98,7 +98,7 @@ _SETTINGS = 4
 
 def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
     """``--ray-address`` is an address a Ray cluster answers at, within ``timeout`` seconds, or
-    an :class:`InputError` saying which it is not.
+    an [`InputError`][normlab.core.InputError] saying which it is not.
 
     Ray takes ``HOST:PORT`` (the head's GCS, 6379 by default), ``ray://HOST:PORT`` (Ray
     Client), ``auto`` (``RAY_ADDRESS``, else the cluster started on this machine) or

@@ -81,7 +81,7 @@ class SystemSpec(Strict):
     """Parts each cell of this system runs as (``--shard I/N``): on Ray, one task each."""
     judges: list[str] = Field(default_factory=list, max_length=4)
     """Extra judge models: each finished cell's logs are judged again by each, without
-    re-running the subject (:mod:`normlab.study.judges`), and the report compares them."""
+    re-running the subject (``normlab.study.judges``), and the report compares them."""
 
 
 class Subject(Strict):
@@ -283,7 +283,7 @@ MAX_STUDY_BYTES = 1_000_000
 
 def load_study(path: Path) -> Study:
     """Read and validate a study file; relative paths resolved against its folder. Read as
-    every YAML file is (:func:`normlab.core.jsonio.read_yaml`): a regular file of UTF-8 text,
+    every YAML file is (``normlab.core.jsonio.read_yaml``): a regular file of UTF-8 text,
     no key twice in one mapping, aliases within a small budget."""
     raw = read_yaml(path, MAX_STUDY_BYTES)
     if not isinstance(raw, dict):

@@ -2,13 +2,13 @@
 
 Pages: the runs (home), a reader per system, play (a person in the subject's seat),
 rating studies (owner side), the rater's side (invite link → items) and a study's Compare
-page (:mod:`normlab.web.compare`). Safety is built
-in here rather than left to deployment (the rules and why: :mod:`normlab.web.guard`):
+page (``normlab.web.compare``). Safety is built
+in here rather than left to deployment (the rules and why: ``normlab.web.guard``):
 only the host names the server was started for are served, and a state-changing request
 from another site is refused; every page is rendered by Jinja with autoescaping on, so
 transcript and model text stays text; every form carries a CSRF token signed for the
 browser's session; owner pages need the owner token when one is set (always, off
-loopback: :func:`check_settings`), with wrong tokens rate-limited; bodies are capped;
+loopback: ``check_settings``), with wrong tokens rate-limited; bodies are capped;
 a rater's token opens only their own study's items, and an invite admits a bounded
 number of raters. The state folder (tokens, secret key, blind keys) is the owner's alone.
 """

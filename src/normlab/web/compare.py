@@ -3,14 +3,14 @@
 A study is found under the served folder as ``normlab study report`` leaves it
 (``study-report.json`` beside ``study-report.html`` in the study's ``out``) or as its study
 file (YAML with ``systems`` and ``subjects``), whose report is computed on the request from the
-cells' logs by the same :func:`normlab.study.report_study` the command runs, so the page shows
-the same :class:`~normlab.study.StudyReport` that ``study report --json`` prints, in the same
-tables (:func:`normlab.study.report_blocks`): per system the subjects ranked with intervals
-and the papers' numbers, the paired differences with the note on multiple comparisons, the
-judges' agreement and rankings.
+cells' logs by the same ``normlab.study.report_study`` the command runs, so the page shows
+the same [`StudyReport`][normlab.study.StudyReport] that ``study report --json`` prints, in the same
+tables ([`normlab.study.report_blocks`][normlab.study.report_blocks]): per system the subjects
+ranked with intervals and the papers' numbers, the paired differences with the note on multiple
+comparisons, the judges' agreement and rankings.
 
 Every request is taken as hostile, as the rest of the app takes it: the owner's pages only,
-the path checked to stay inside the served folder (:func:`normlab.web.runs.inside`), a study
+the path checked to stay inside the served folder (``normlab.web.runs.inside``), a study
 file whose ``out`` lies outside that folder or in object storage refused (the page would read
 what was not served, or reach the network), nothing written, every text escaped by the
 templates and redacted of credentials.
@@ -59,9 +59,9 @@ def _report_name() -> str:
 
 def _study_name(path: Path) -> str | None:
     """The study's name if ``path`` is a study file (a mapping with systems and subjects).
-    Read as every YAML file is (:func:`normlab.core.jsonio.read_yaml`): a regular file only
+    Read as every YAML file is (``normlab.core.jsonio.read_yaml``): a regular file only
     (a FIFO would hang the page for good, a link to ``/dev/zero`` grow the server without
-    end), at most :data:`MAX_STUDY_FILE` bytes, aliases within a small budget ("billion
+    end), at most ``MAX_STUDY_FILE`` bytes, aliases within a small budget ("billion
     laughs" is refused, not expanded); anything else is simply not a study."""
     try:
         raw = read_yaml(path, MAX_STUDY_FILE)
@@ -75,7 +75,7 @@ def _study_name(path: Path) -> str | None:
 
 def _served(path: Path, served: Path) -> bool:
     """Whether ``path``, its links followed, stays inside the served folder (a file link out
-    of it is not listed, as :func:`normlab.web.runs.inside` would not open it)."""
+    of it is not listed, as ``normlab.web.runs.inside`` would not open it)."""
     try:
         return path.resolve().is_relative_to(served)
     except (OSError, RuntimeError):  # a link loop

@@ -2,25 +2,25 @@
 
 Each rule answers a way the app was broken from outside:
 
-- **Host names** (:class:`HostPolicy`): a page on ``attacker.example`` whose name a DNS
+- **Host names** (``HostPolicy``): a page on ``attacker.example`` whose name a DNS
   rebinding points at 127.0.0.1 reaches a loopback server with the owner's powers, and
   the browser sends ``Host: attacker.example``. So only the names the server was started
   for are served: the loopback names, the ``--host`` address, ``--allow-host`` names (and,
   bound to every interface, any IP address: a rebinding page can only ever send a name).
-- **Origin** (:func:`same_origin`): a state-changing request whose ``Origin`` (else
+- **Origin** (``same_origin``): a state-changing request whose ``Origin`` (else
   ``Referer``) names another site is refused; a request with neither relies on CSRF.
-- **Sessions and CSRF** (:class:`Sessions`): every browser gets a random session id in a
+- **Sessions and CSRF** (``Sessions``): every browser gets a random session id in a
   cookie; a form's CSRF token is an HMAC of that id under a per-server secret key
   (``STATE/secret.key``, 0600), so a forged cookie and field pair never matches, and
   comparisons are on bytes, so no input can make them raise. The owner's cookie is a
   fresh session id issued at login, never the token.
-- **Owner tokens** (:class:`OwnerToken`): at least :data:`MIN_OWNER_TOKEN` characters,
+- **Owner tokens** (``OwnerToken``): at least ``MIN_OWNER_TOKEN`` characters,
   held only as a hash.
-- **Login attempts** (:class:`LoginLimiter`): a few wrong tokens per client a minute and a
+- **Login attempts** (``LoginLimiter``): a few wrong tokens per client a minute and a
   cap over all clients, then 429 with ``Retry-After``.
-- **Request size** (:class:`Guard`): a body over :data:`MAX_BODY` is refused with 413 before
+- **Request size** (``Guard``): a body over ``MAX_BODY`` is refused with 413 before
   it is read (``Content-Length``) or as soon as the bytes streamed pass it.
-- **File modes** (:func:`private_folder`, :func:`private_file`): the state folder holds the
+- **File modes** (``private_folder``, ``private_file``): the state folder holds the
   invite and rater tokens, the secret key and the blind studies' audit keys, so it is the
   owner's alone.
 """
@@ -63,14 +63,14 @@ MIN_OWNER_TOKEN = 32
 SESSION_COOKIE = "normlab_session"
 MAX_BODY = 200_000
 """Bytes in a request body: a form here is a few short fields; the longest, a rating's notes
-(:data:`MAX_NOTES` characters), is under 50 kB percent-encoded."""
+(``MAX_NOTES`` characters), is under 50 kB percent-encoded."""
 MAX_FIELDS = 20
 """Fields in a form (the longest form, a new study, has 7)."""
 MAX_NOTES = 4000
 """Characters of a rater's notes on one item."""
 MAX_AMENDED = 16_000
 """Characters of a curator's amended text (a whole dialogue, in curation studies): with the
-notes, under :data:`MAX_BODY` percent-encoded even in three-byte characters."""
+notes, under ``MAX_BODY`` percent-encoded even in three-byte characters."""
 MAX_NAME = 60
 """Characters of a rater's name."""
 OWNER_SESSION_SECONDS = 12 * 3600
@@ -85,7 +85,7 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}", re.ASCII)
 
 def host_name(header: str) -> str | None:
     """The name in a ``Host`` header, lowercased, port and IPv6 brackets dropped; None when
-    the header is not a host name (a rebinding name is a name: :class:`HostPolicy` decides)."""
+    the header is not a host name (a rebinding name is a name: ``HostPolicy`` decides)."""
     found = _HOST.fullmatch(header.strip().lower())
     if found is None:
         return None
@@ -308,7 +308,7 @@ class LoginLimiter:
 
 
 class BodyTooLarge(Exception):
-    """Raised from the request stream once more than :data:`MAX_BODY` bytes came in."""
+    """Raised from the request stream once more than ``MAX_BODY`` bytes came in."""
 
 
 class Guard:
@@ -445,7 +445,7 @@ def secret_key(state: Path) -> bytes:
 
 
 def tighten(state: Path, database: str) -> None:
-    """The state folder's own files as :func:`private_folder` and :func:`private_file` want
+    """The state folder's own files as ``private_folder`` and ``private_file`` want
     them, for a folder an older normlab made with the umask's modes (0755, 0644). Only
     normlab's own entries are touched: ``--state`` may name a folder that holds more."""
     private_folder(state)

@@ -1,5 +1,5 @@
 """The play pages: a person takes the subject's seat in a LoSoNA, SCENE or HSII episode
-(:mod:`normlab.web.play` runs the seat), owner only."""
+(``normlab.web.play`` runs the seat), owner only."""
 
 from __future__ import annotations
 

@@ -60,8 +60,8 @@ def inside(root: Path, relative: str) -> Path:
 
 def _lines(path: Path) -> int:
     """The non-blank lines of ``path`` (0 when it is missing), counted as they stream by; a
-    FIFO or a device in its place is an :class:`InputError` (it hung the runs page, or grew
-    it without end: ``/dev/zero`` is one endless line)."""
+    FIFO or a device in its place is an [`InputError`][normlab.core.InputError] (it hung the runs
+    page, or grew it without end: ``/dev/zero`` is one endless line)."""
     if not path.exists():
         return 0
     with open_regular(path) as handle:

@@ -73,7 +73,7 @@ class StudyFullError(Exception):
 
 
 class NameTakenError(Exception):
-    """Another rater of the study goes by this name (see :meth:`Store.join`)."""
+    """Another rater of the study goes by this name (see ``Store.join``)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -233,13 +233,13 @@ class Store:
     # raters
     def join(self, study_id: str, name: str, limit: int = DEFAULT_MAX_RATERS) -> Rater:
         """A new rater called ``name`` in this study, while fewer than ``limit`` have joined
-        (:class:`StudyFullError`) and no rater of the study goes by that name
-        (:class:`NameTakenError`).
+        (``StudyFullError``) and no rater of the study goes by that name
+        (``NameTakenError``).
 
         A name is no password: anyone with the invite link can type it, so a known name is
         refused rather than answered with that rater's link (which would let a stranger read
         and overwrite their answers). A returning rater comes back through their own link.
-        Names are compared as :func:`name_key` writes them, so "Ann", "ann" and "Ａｎｎ" are
+        Names are compared as ``name_key`` writes them, so "Ann", "ann" and "Ａｎｎ" are
         one name and the owner's page never shows two raters who look alike.
         """
         token = new_token()
@@ -281,7 +281,7 @@ class Store:
         return [Rater(*row) for row in rows]
 
     def rater_by_id(self, study_id: str, rater_id: str) -> Rater | None:
-        """The study's rater whose :attr:`Rater.id` is ``rater_id``."""
+        """The study's rater whose ``Rater.id`` is ``rater_id``."""
         return next((r for r in self.raters(study_id) if r.id == rater_id), None)
 
     # ratings

@@ -1,12 +1,12 @@
 """The paper's operations, one module per paper module (§2, Appendix B).
 
-- :mod:`creation`: CreateNorm;
-- :mod:`spreading`: DetectConflict + DecideToTalk, conversation turns,
+- ``creation``: CreateNorm;
+- ``spreading``: DetectConflict + DecideToTalk, conversation turns,
   IdentifyNormativeInformation (from a conversation, from thoughts), GenerateThought;
-- :mod:`evaluation`: the immediate evaluation (consistency, duplication, type, conflict;
+- ``evaluation``: the immediate evaluation (consistency, duplication, type, conflict;
   utility) and the long-term synthesis (ClassifySpecificNorms, GenerateAbstractNorm);
-- :mod:`compliance`: GenerateNormativePlans, GenerateNormativeActions.
+- ``compliance``: GenerateNormativePlans, GenerateNormativeActions.
 
-Each is a small async function taking a :class:`~normlab.crsec.calls.Caller` (the agent's
+Each is a small async function taking a [`Caller`][normlab.crsec.Caller] (the agent's
 access to the models) and returning plain data; the simulation applies it.
 """
