@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, 
 from normlab.core.chat import check_name
 
 NormType = Literal["descriptive", "injunctive"]
+"""What a norm says: what people do (descriptive) or what they ought to do (injunctive)."""
 Origin = Literal["created", "chat", "thought", "synthesis"]
 EvaluationMode = Literal["merged", "faithful", "none"]
 """The immediate evaluation: four checks in one call, one call each, or none (the ablation)."""
@@ -172,7 +173,11 @@ class PersonalNorm(BaseModel):
 
 
 class NormDatabase(BaseModel):
+    """One agent's personal norm database (§2.1): every norm it created, identified,
+    accepted or rejected, and what triggers its next synthesis."""
+
     norms: list[PersonalNorm] = Field(default_factory=list)
+    """Every norm the agent holds or rejected, each with its origin, validity and utility."""
     synthesis_counter: int = 0
     """Utility accepted since the last synthesis, initial norms excluded (the authors' trigger)."""
     last_synthesis_of: str | None = None

@@ -352,6 +352,8 @@ def curation_agreement(filled: Sequence[Path]) -> CurationAgreement:
 
 
 def curation_columns() -> list[str]:
+    """The columns of a curation export, in order: what a curator sees and fills (the web
+    app's curation studies ask the face for them)."""
     return CURATION_COLUMNS
 
 

@@ -38,14 +38,17 @@ DATA = Path(str(files("normlab.hsii") / "data"))
 NEWS_PATH = DATA / "news_seed.jsonl"
 DIALOGUES_PATH = DATA / "dialogues.jsonl"
 CASES_PATH = DATA / "cases.jsonl"
+"""The shipped bank's cases: what a run reads when it is given none."""
 MIN_HISTORY = 2
 
 
 def load_news(path: Path = NEWS_PATH) -> list[NewsParagraph]:
+    """The news paragraphs dialogues are generated from (the shipped seed unless ``path``)."""
     return read_collection(path, partial(validate_known, NewsParagraph), lambda news: news.id, "id")
 
 
 def load_dialogues(path: Path = DIALOGUES_PATH) -> list[Dialogue]:
+    """The dialogues cases are cut from (the shipped bank's unless ``path``)."""
     return read_collection(
         path,
         partial(validate_known, Dialogue),

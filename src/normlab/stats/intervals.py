@@ -13,13 +13,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 DEFAULT_RESAMPLES = 10_000
+"""Bootstrap resamples per interval: enough that a 95% bound moves less than its last shown
+digit between seeds."""
 DEFAULT_SEED = 20_260_615
+"""The bootstrap's seed: fixed, so the same data gives the same interval in every report."""
 
 FloatInterval = tuple[float, float]
 """An interval as the estimators compute it: NaN bounds mean undefined."""
 Interval = tuple[float | None, float | None]
 """An interval as results carry it: ``None`` bounds mean undefined (JSON has no NaN)."""
 Statistic = Callable[[NDArray[np.float64]], float]
+"""What a bootstrap recomputes on each resample: the units' values in, one number out."""
 Values = Sequence[float] | NDArray[np.float64]
 """Numbers, one per unit: a sequence or a NumPy vector."""
 

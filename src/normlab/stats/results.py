@@ -27,6 +27,8 @@ from normlab.stats.labels import cohen_kappa
 
 
 def json_interval(interval: FloatInterval) -> Interval:
+    """An estimator's interval as a result carries it: a NaN bound (undefined) as ``None``,
+    since JSON has no NaN."""
     lo, hi = interval
     return (finite_or_none(lo), finite_or_none(hi))
 

@@ -66,8 +66,13 @@ class Power(BaseModel):
 
 
 class CellPlan(BaseModel):
+    """One cell's plan, counted on its dry run before any paid call: samples, calls and tokens
+    per role, the cost, a floor on the wall time, and the power its sample size gives."""
+
     system: str
+    """The system's name."""
     subject: str
+    """The subject's name."""
     samples: int
     roles: dict[str, RolePlan]
     calls: int
@@ -83,7 +88,11 @@ class CellPlan(BaseModel):
 
 
 class StudyPlan(BaseModel):
+    """What ``study plan`` writes and ``study run`` and ``study report`` read: every cell's
+    plan, the assumptions it was counted under, and the total cost."""
+
     study: str
+    """The study's name."""
     latency_s: float
     connections: int
     target_halfwidth: float
@@ -294,5 +303,6 @@ def write_plan(plan: StudyPlan, out: Path | str) -> str:
 
 
 def read_plan(out: Path | str) -> StudyPlan | None:
+    """The plan ``study plan`` wrote in the study's output folder, or ``None`` if none."""
     text = read_text(out, PLAN_FILE)
     return None if text is None else StudyPlan.model_validate_json(text)

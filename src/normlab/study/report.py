@@ -69,8 +69,13 @@ class SystemReport(BaseModel):
 
 
 class StudyReport(BaseModel):
+    """One ranked comparison of a study's subjects per system, each headline with its
+    interval and beside the paper's own number; what ``study report --json`` prints."""
+
     study: str
+    """The study's name."""
     systems: list[SystemReport]
+    """One per system of the study, its subjects ranked."""
     missing: list[str]
     """Cells with no logs yet (``study run`` has not reached them)."""
 
@@ -117,6 +122,8 @@ def _judge_comparisons(
 
 
 def report_study(study: Study) -> StudyReport:
+    """Read every finished cell's logs once and compare the subjects per system; a cell
+    with no logs yet is listed as missing, not dropped."""
     plan = read_plan(log_location(study.out))
     planned = {(c.system, c.subject): c.calls for c in plan.cells} if plan else {}
     by_system: dict[str, tuple[str, str, list[Ranked]]] = {}
