@@ -196,7 +196,9 @@ def test_n_for_halfwidth_by_hand() -> None:
         assert stats.wilson_halfwidth(rate, n) <= 0.03 < stats.wilson_halfwidth(rate, n - 1)
 
 
-def test_paired_mde_by_hand() -> None:
+def test_normal_mde_by_hand() -> None:
     # (1.959964 + 0.841621) · √(2 · 0.25 / 100) = 2.801585 · 0.0707107 = 0.198102
-    assert stats.paired_mde(100) == pytest.approx(0.198102, abs=1e-6)
-    assert stats.paired_mde(400) == pytest.approx(0.198102 / 2, abs=1e-6)
+    assert stats.normal_mde(0.25, 100) == pytest.approx(0.198102, abs=1e-6)
+    assert stats.normal_mde(0.25, 400) == pytest.approx(0.198102 / 2, abs=1e-6)
+    # Two subjects correlated r = 0.5 on a unit: √(1 − 0.5) of that, 0.140079.
+    assert stats.normal_mde(0.25, 100, 0.5) == pytest.approx(0.140079, abs=1e-6)

@@ -121,15 +121,19 @@ def test_the_scripted_studys_report_pairs_every_system(workdir: Path) -> None:
 
 def test_the_paper_row_shows_for_an_aliased_subject() -> None:
     assert paper_name("openai/gpt-4") == "GPT4"
-    (row,) = paper_rows("hsii", "HSII score", "openai/gpt-4")
+    table1: dict[str, str | int] = {"epsilon": 7, "formula": "table"}
+    (row,), _ = paper_rows("hsii", "HSII score", "openai/gpt-4", quantity=table1)
     assert row.value == 1.399 and row.n is None and row.ci is None
     assert row.source.paper == "HSII" and row.source.where == "Table 1"
-    (scene,) = paper_rows("scene", "repair rate", "anthropic/claude-opus-4-7")
+    all_episodes = {"view": "all episodes"}
+    (scene,), _ = paper_rows(
+        "scene", "repair rate", "anthropic/claude-opus-4-7", quantity=all_episodes
+    )
     assert (scene.value, scene.ci, scene.n) == (0.843, (0.810, 0.871), 547)
 
 
 def test_a_subject_no_paper_reported_shows_none() -> None:
-    assert paper_rows("hsii", "HSII score", "scripted/busy-hsii.json") == []
-    assert paper_rows("losona", "accuracy (norm_informed)", "openai/gpt-4o") == []
+    assert paper_rows("hsii", "HSII score", "scripted/busy-hsii.json") == ([], [])
+    assert paper_rows("losona", "accuracy (norm_informed)", "openai/gpt-4o") == ([], [])
     # The paper measured the bare model, not the model inside an agent.
-    assert paper_rows("hsii", "HSII score", "openai/gpt-4", agent="norm-memory") == []
+    assert paper_rows("hsii", "HSII score", "openai/gpt-4", agent="norm-memory") == ([], [])

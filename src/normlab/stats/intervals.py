@@ -97,6 +97,20 @@ def _pooled_rate_differences(resamples: NDArray[np.float64]) -> NDArray[np.float
     return np.where(defined, differences, np.nan)
 
 
+def _pooled_rate(rows: NDArray[np.float64]) -> float:
+    """Σk/Σn over rows ``(k, n)``; NaN when Σn is 0."""
+    total = float(rows[:, 1].sum())
+    return float(rows[:, 0].sum()) / total if total else math.nan
+
+
+def _pooled_rates(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`_pooled_rate` of every resample at once (B × n × 2 → B)."""
+    totals = resamples.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = totals[:, 0] / totals[:, 1]
+    return np.where(totals[:, 1] != 0, rates, np.nan)
+
+
 def _batch_estimates(
     data: NDArray[np.float64], indexes: NDArray[np.int64], statistic: Statistic
 ) -> NDArray[np.float64]:
@@ -104,6 +118,8 @@ def _batch_estimates(
     statistics this module knows, else one call per resample."""
     if statistic is _mean and data.ndim == 1:
         return np.asarray(data[indexes].mean(axis=1), dtype=np.float64)
+    if statistic is _pooled_rate and data.ndim == 2:
+        return _pooled_rates(data[indexes])
     if statistic is _pooled_rate_difference and data.ndim == 2:
         return _pooled_rate_differences(data[indexes])
     if statistic is _kappa and data.ndim == 2:
@@ -196,6 +212,31 @@ def _pooled_rate_difference(rows: NDArray[np.float64]) -> float:
     if treatment_n == 0 or control_n == 0:
         return math.nan
     return float(rows[:, 0].sum()) / treatment_n - float(rows[:, 2].sum()) / control_n
+
+
+def pooled_rate_ci(
+    counts: Sequence[tuple[int, int]],
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, FloatInterval]:
+    """A rate pooled over clusters, R = Σkᵢ/Σnᵢ, with a percentile bootstrap over the clusters.
+
+    ``counts[i] = (kᵢ, nᵢ)`` is cluster i's successes of its units (SCENE: a scenario's
+    repaired sanctions of its sanctions, over all its repetitions). The units of one cluster
+    are not independent, so the clusters are resampled whole, each with its (k, n): the
+    interval is over the independent units, not over the pooled units as a Wilson interval
+    over Σn would be. Resamples with Σn = 0 are left out; NaN when Σn = 0, and no interval
+    (NaN bounds) when fewer than two clusters have units: one cluster's resamples are all
+    itself, an interval of no width that would claim a certainty one cluster cannot give.
+    """
+    rows = np.array(list(counts), dtype=np.float64).reshape(-1, 2)
+    rate = _pooled_rate(rows) if rows.shape[0] else math.nan
+    if math.isnan(rate):
+        return (math.nan, (math.nan, math.nan))
+    if int((rows[:, 1] > 0).sum()) < 2:
+        return rate, (math.nan, math.nan)
+    return rate, bootstrap_ci(rows, _pooled_rate, confidence, n_resamples, seed)
 
 
 def paired_rate_delta(

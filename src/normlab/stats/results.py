@@ -18,6 +18,7 @@ from normlab.stats.intervals import (
     paired_bootstrap_delta,
     paired_rate_delta,
     paired_statistic_delta,
+    pooled_rate_ci,
     spearman_ci,
     wilson_interval,
 )
@@ -52,6 +53,17 @@ class Estimate(BaseModel):
             value=float(np.mean(np.asarray(values, dtype=np.float64))),
             ci=json_interval(bootstrap_ci(values)),
             n=len(values),
+        )
+
+    @classmethod
+    def pooled_rate(cls, counts: Sequence[tuple[int, int]]) -> Estimate:
+        """Σk/Σn over clusters' (k, n) with the cluster bootstrap interval; ``n`` is Σn, the
+        pooled units (``None`` value and n = 0 when there are none)."""
+        rate, interval = pooled_rate_ci(counts)
+        return cls(
+            value=finite_or_none(rate),
+            ci=json_interval(interval),
+            n=int(sum(n for _, n in counts)),
         )
 
     @classmethod

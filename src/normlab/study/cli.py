@@ -16,7 +16,11 @@ from normlab.commands.options import JsonOption
 from normlab.core.storage import log_location, mirror_folder
 
 if TYPE_CHECKING:
+    from normlab.study.plan import Power as PlanPower
     from normlab.study.schema import Study
+
+ICC_DEFAULT = 0.05
+"""``normlab.study.power.ICC``, here so that ``--help`` imports no study module."""
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -47,6 +51,18 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.2f}"
 
 
+def _units(count: float, unit: str) -> str:
+    return f"{count:,.0f} {unit}{'' if round(count) == 1 else 's'}"
+
+
+def _n(power: PlanPower) -> str:
+    """A cell's n with its unit, and the clusters its interval resamples."""
+    found = _units(power.n, power.unit)
+    if power.cluster_unit and power.cluster_unit != power.unit and power.clusters:
+        found += f" in {_units(power.clusters, power.cluster_unit)}"
+    return found
+
+
 @app.command("plan")
 @reports_errors
 def plan(
@@ -56,22 +72,48 @@ def plan(
         float, typer.Option(help="Interval half-width the sizes should reach.")
     ] = 0.05,
     assumed_rate: Annotated[
-        float, typer.Option(help="The headline rate assumed for the power figures.")
+        float,
+        typer.Option(
+            help="The headline rate assumed for LoSoNA, SCENE and CRSEC (HSII's r1–r4 are "
+            "the paper's GPT-4 row) where no pilot measured it."
+        ),
     ] = 0.5,
     latency: Annotated[float, typer.Option(help="Seconds per call assumed for wall time.")] = 2.0,
     pilot: Annotated[
         str | None,
         typer.Option(help="A pilot study's out folder: power from its rates, not the assumed."),
     ] = None,
+    icc: Annotated[
+        float,
+        typer.Option(
+            help="Correlation of units within a cluster (SCENE's sanctions in a scenario, "
+            "HSII's cases in a dialogue, CRSEC's agents in a run)."
+        ),
+    ] = ICC_DEFAULT,
+    pair_correlation: Annotated[
+        float,
+        typer.Option(help="Correlation of two subjects' outcomes on a shared unit (0: none)."),
+    ] = 0.0,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="Time the embedded model on this machine for the local wall time "
+            "(two short calls) instead of the rates measured for the design.",
+        ),
+    ] = False,
 ) -> None:
     """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
     from normlab.report import Table
     from normlab.study.pilot import pilot_rates
-    from normlab.study.plan import plan_study, write_plan
+    from normlab.study.plan import calibrate_embedded, plan_study, write_plan
 
     study = _load(study_file)
     rates = pilot_rates(pilot, list(study.systems)) if pilot else None
-    result = plan_study(study, latency, assumed_rate, target_halfwidth, rates)
+    speed = calibrate_embedded() if calibrate else None
+    result = plan_study(
+        study, latency, assumed_rate, target_halfwidth, rates, icc, pair_correlation, speed
+    )
     note(f"plan: {write_plan(result, log_location(study.out))}")
     if as_json:
         print_json(result)
@@ -83,32 +125,43 @@ def plan(
             [
                 cell.system,
                 cell.subject,
-                str(cell.calls),
+                f"{cell.calls:,}",
                 f"{cell.input_tokens:,} / {cell.output_tokens:,}",
                 _money(cell.cost),
+                _money(cell.cost_corrected),
                 f"{cell.wall_s_at_least:,.0f}",
-                f"{power.n} {power.unit}{'' if power.n == 1 else 's'}" if power else "—",
+                _n(power) if power else "—",
                 f"±{power.halfwidth:.3f}" if power and power.halfwidth else "—",
                 _mde(power.paired_mde if power else None),
-                str(power.n_for_target) if power else "—",
+                _units(power.sampled_for_target, power.sampled) if power else "—",
             ]
         )
-    header = ["system", "subject", "calls", "tokens in / out", "cost", "wall ≥ s", "n",
-              "95% half-width", "paired MDE", f"n for ±{target_halfwidth}"]  # fmt: skip
+    per_word = result.tokens_per_word
+    header = ["system", "subject", "calls", "words in / out", "cost ≥",
+              f"cost at {per_word['input']}/{per_word['output']} tokens per word", "wall ≥ s",
+              "n", "95% half-width", "paired MDE", f"n for ±{target_halfwidth}"]  # fmt: skip
     print_table(Table(f"Plan of {result.study}", header, rows))
     for cell in result.cells:
         for judge in cell.extra_judges.values():
             say(f"extra judge {judge.model} on {cell.system}/{cell.subject}: {judge.calls} calls, "
                 f"{judge.input_tokens:,} / {judge.output_tokens:,} tokens, {_money(judge.cost)} "
                 "(in the cell's cost)")  # fmt: skip
-    say(f"total cost: {_money(result.cost)}")
+    say(f"total cost: at least {_money(result.cost)} (the scripted words priced as tokens); "
+        f"about {_money(result.cost_corrected)} at {per_word['input']} input and "
+        f"{per_word['output']} output tokens per word, more for a model that reasons before "
+        "it answers")  # fmt: skip
     for name, formula in result.formulas.items():
         say(f"{name}: {formula}")
-    say(f"assumed: latency {latency} s, {result.connections} connections, rate {assumed_rate}")
+    rate = result.local_rate
+    say(f"assumed: latency {latency} s, {result.connections} connections, rate {assumed_rate}, "
+        f"icc {icc}, pair correlation {pair_correlation}; local model {rate['prompt']:.0f} "
+        f"prompt and {rate['generation']:.0f} generated tokens/s "
+        f"({'measured now' if calibrate else 'measured for the design'})")  # fmt: skip
     for cell in result.cells:
         if cell.power and cell.power.rate_source != "assumed":
-            say(f"rate of {cell.system}/{cell.subject}: {cell.power.assumed_rate:.3f} from "
-                f"{cell.power.rate_source}")  # fmt: skip
+            say(f"rates of {cell.system}/{cell.subject}: {cell.power.rate_source}")
+        if cell.local_s:
+            say(f"{cell.system}/{cell.subject}: the local model's time ≈ {cell.local_s:,.0f} s")
 
 
 @app.command("run")

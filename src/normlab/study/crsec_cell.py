@@ -12,8 +12,8 @@ does, so a killed cell counts every simulated tick once.
 The headline, "adhering share (final)", is per run the mean over the society's target norms of
 the share of agents whose plan or actions complied at the last hour; over several runs, their
 mean with a bootstrap interval over runs (the unit is the run: agents of one society are not
-independent). One run gives the pooled share of (agent, target) pairs with a Wilson interval,
-as CRSEC's own analysis gives one run's final shares.
+independent). One run has no interval: the report says an interval needs at least two runs
+(a Wilson interval over one run's agent × target pairs would treat them as independent).
 
 A second judge (``judges:``) cannot score a finished log: CRSEC's judge classifies inside the
 analysis. So each finished run is copied (what the analysis reads, its ``config.json`` naming
@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from normlab.core.outputs import built_whole
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, merge_usage
-from normlab.stats import Estimate, Rate
+from normlab.stats import Estimate
+
+if TYPE_CHECKING:
+    from normlab.study.systems import Headline
 
 SUBJECT = "agent"
 """CRSEC's name for the role a study's subject takes."""
@@ -235,17 +238,25 @@ def crsec_usage(analysis: Any) -> RunUsage | None:
     return RunUsage(units=len(analysis.runs), roles=roles)
 
 
-def crsec_headline(analysis: Any) -> tuple[str, Estimate, int, str] | None:
-    """The mean final adhering share over target norms (see the module docstring)."""
+def crsec_headline(analysis: Any) -> Headline | None:
+    """The mean final adhering share over target norms (see the module docstring): over runs,
+    with a bootstrap interval over runs; one run has no interval (its agents are not
+    independent units, so a Wilson interval over its agent × norm pairs would be too narrow),
+    and says so."""
+    from normlab.study.systems import Headline
+
     runs = [run for run in analysis.runs if run.final]
     if not runs:
         return None
-    if len(runs) == 1:
-        run = runs[0]
-        adhering = sum(round(shares["adhering"] * run.agents) for shares in run.final.values())
-        estimate: Estimate = Rate.of(adhering, run.agents * len(run.final))
-    else:
-        estimate = Estimate.mean_of(
-            [sum(s["adhering"] for s in run.final.values()) / len(run.final) for run in runs]
-        )
-    return METRIC, estimate, len(runs), "run"
+    shares = [sum(s["adhering"] for s in run.final.values()) / len(run.final) for run in runs]
+    estimate = Estimate.mean_of(shares)
+    one = len(runs) == 1
+    models = sorted({run.models.get(SUBJECT, "") for run in runs} - {""})
+    return Headline(
+        METRIC,
+        estimate.model_copy(update={"ci": (None, None)}) if one else estimate,
+        len(runs),
+        "run",
+        model=", ".join(models) or None,
+        note="an interval needs at least 2 runs (runs: N)" if one else None,
+    )

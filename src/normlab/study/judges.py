@@ -252,7 +252,7 @@ def judged_cell(study: Study, cell: Cell, judge: str) -> Judged | None:
         return None
     system = SYSTEMS[cell.system]
     run = system.load(paths)
-    headline = system.headline(system.analyze_run(run))
+    headline = system.headline(run, system.analyze_run(run))
     if headline is None:
         return Judged(None, (None, None), 0, verdicts_of(cell.system, run))
     estimate = headline.estimate

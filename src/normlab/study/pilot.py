@@ -1,48 +1,48 @@
 """``study plan --pilot OUT``: the power figures from a pilot run's own rates, not an assumed one.
 
 A pilot is a small study run first (the same file with fewer scenarios, or any study whose
-``out`` holds ``SYSTEM/SUBJECT`` cells). Each cell's headline rate is read from the pilot's
-logs through its system's own analysis, as ``study report`` reads it. A planned cell takes the
-pilot's rate for the same system and subject; failing that, the mean of the pilot's subjects
-on that system; failing that, the assumed rate (``--assumed-rate``). The source of every rate
-is stated beside it.
+``out`` holds ``SYSTEM/SUBJECT`` cells). Each cell is read through its system's own analysis,
+as ``study report`` reads it, and its system says what the plan's estimator needs of it
+(:attr:`normlab.study.systems.System.measure`): LoSoNA's accuracy, SCENE's repair rate and its
+sanctions per episode, HSII's four stage rates r1–r4 (its score, on 0–3, is no rate), CRSEC's
+adhering share. A planned cell takes the pilot's rates for the same system and subject; failing
+that, the mean of the pilot's subjects on that system; failing that, the assumed ones
+(``--assumed-rate``, HSII's paper row). The source of every rate is stated beside it.
 
 A pilot rate of 0 or 1 says little about a larger n (p(1−p) = 0 would promise an interval of
 no width), so such a rate is replaced by the end of its own 95% interval nearest ½ (the Wilson
 interval over its n where the pilot's interval has no width either): the conservative reading
-of what the pilot could not rule out.
+of what the pilot could not rule out (:func:`normlab.study.power.conservative`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from statistics import fmean
 
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, pull
-from normlab.stats import wilson_interval
 from normlab.study.location import local_logs
-from normlab.study.systems import SYSTEMS, Headline
+from normlab.study.power import Assumed
+from normlab.study.systems import SYSTEMS
 
-PilotRates = dict[str, dict[str, tuple[float, str]]]
-"""system → subject → (rate, where it came from)."""
+PilotRates = dict[str, dict[str, Assumed]]
+"""system → subject → the rates measured there (with their source)."""
 
 
-def _usable(headline: Headline) -> float | None:
-    value = headline.estimate.value
-    if value is None:
-        return None
-    if 0.0 < value < 1.0:
-        return value
-    low, high = headline.estimate.ci
-    ends = [end for end in (low, high) if end is not None and 0.0 < end < 1.0]
-    if not ends and headline.n:  # a bootstrap over units that all agree has no width either
-        ends = [end for end in wilson_interval(round(value * headline.n), headline.n)
-                if 0.0 < end < 1.0]  # fmt: skip
-    return min(ends, key=lambda end: abs(end - 0.5)) if ends else None
+def _describe(assumed: Assumed) -> str:
+    parts = []
+    if assumed.rate is not None:
+        parts.append(f"rate {assumed.rate:.3f}")
+    if assumed.stages is not None:
+        parts.append("r1–r4 " + ", ".join(f"{rate:.3f}" for rate in assumed.stages))
+    if assumed.sanctions_per_episode is not None:
+        parts.append(f"{assumed.sanctions_per_episode:.2f} sanctions per episode")
+    return "; ".join(parts)
 
 
 def pilot_rates(out: str | Path, systems: list[str]) -> PilotRates:
-    """Every pilot cell's headline rate, by system and subject."""
+    """Every pilot cell's measured rates, by system and subject."""
     given = log_location(out)
     root = given if isinstance(given, Path) else pull(given)  # a remote pilot: its mirror
     if not root.is_dir():
@@ -56,24 +56,49 @@ def pilot_rates(out: str | Path, systems: list[str]) -> PilotRates:
             logs = local_logs(base / subject, system.logs)
             if logs is None:
                 continue
-            headline = system.headline(system.analyze([logs]))
-            rate = None if headline is None else _usable(headline)
-            if headline is not None and rate is not None:
-                source = f"pilot {name}/{subject} ({headline.metric} {rate:.3f}, n {headline.n})"
-                found.setdefault(name, {})[subject] = (rate, source)
+            run = system.load([logs])
+            analysis = system.analyze_run(run)
+            headline = system.headline(run, analysis)
+            measured = None if headline is None else system.measure(headline, analysis)
+            if headline is not None and measured is not None:
+                source = (
+                    f"pilot {name}/{subject} ({_describe(measured)}; "
+                    f"n {headline.n} {headline.unit}s)"
+                )
+                found.setdefault(name, {})[subject] = measured.model_copy(update={"source": source})
     if not found:
         raise InputError(root, "the pilot has no finished cell of this study's systems")
     return found
 
 
-def rate_for(
-    rates: PilotRates | None, system: str, subject: str, assumed: float
-) -> tuple[float, str]:
-    """The rate a cell's power figures use, and its source (see the module docstring)."""
+def _mean(values: list[float | None]) -> float | None:
+    known = [value for value in values if value is not None]
+    return fmean(known) if known else None
+
+
+def rate_for(rates: PilotRates | None, system: str, subject: str, assumed: float) -> Assumed:
+    """The rates a cell's power figures use, and their source (see the module docstring)."""
     mine = (rates or {}).get(system, {})
     if subject in mine:
-        return mine[subject]
+        found = mine[subject]
+        return found if found.rate is not None else found.model_copy(update={"rate": assumed})
     if mine:
-        mean = sum(rate for rate, _ in mine.values()) / len(mine)
-        return mean, f"pilot {system}, mean of {len(mine)} subject(s)"
-    return assumed, "assumed"
+        measured = list(mine.values())
+        stages = [m.stages for m in measured if m.stages is not None]
+        rate = _mean([m.rate for m in measured])
+        return Assumed(
+            rate=assumed if rate is None else rate,
+            stages=(
+                (
+                    fmean(s[0] for s in stages),
+                    fmean(s[1] for s in stages),
+                    fmean(s[2] for s in stages),
+                    fmean(s[3] for s in stages),
+                )
+                if stages
+                else None
+            ),
+            sanctions_per_episode=_mean([m.sanctions_per_episode for m in measured]),
+            source=f"pilot {system}, mean of {len(mine)} subject(s)",
+        )
+    return Assumed(rate=assumed)

@@ -29,12 +29,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from normlab import stats
 from normlab.core.errors import InputError
-from normlab.models.roles import NORM_MEMORY_ROLE, is_embedded
+from normlab.models.roles import EMBEDDED_MODEL, NORM_MEMORY_ROLE, is_embedded
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
+from normlab.study.power import ICC, Assumed, precision
 from normlab.study.schema import Price, Study
 from normlab.study.systems import SYSTEMS, Cell, cells
 
@@ -51,18 +51,43 @@ class RolePlan(BaseModel):
 
 
 class Power(BaseModel):
+    """A cell's precision at its planned size, on its headline's own scale
+    (:mod:`normlab.study.power`)."""
+
     metric: str
     unit: str
+    """What n counts: the headline's unit (scenario, sanction, case, run)."""
     n: int
+    """The headline's units at the planned size (SCENE's sanctions: expected)."""
+    clusters: int
+    cluster_unit: str | None
+    """What the units cluster in, as the report's interval resamples them."""
+    sampled: str
+    """What the study sizes: scenario, episode, case, run."""
+    sampled_n: int
+    method: str
+    icc: float
+    design_effect: float
+    """The variance over the variance of as many independent units (1: none)."""
     assumed_rate: float
+    """The headline at the assumed rates (HSII: its score at r1–r4)."""
+    stages: tuple[float, float, float, float] | None = None
+    """HSII: the r1–r4 assumed."""
+    sanctions_per_episode: float | None = None
     rate_source: str = "assumed"
-    """``assumed`` (``--assumed-rate``) or the pilot cell(s) it was read from (``--pilot``)."""
+    """``assumed`` (``--assumed-rate``, HSII's paper row) or the pilot cell(s) it was read
+    from (``--pilot``)."""
     halfwidth: float | None
-    """Wilson 95% half-width at the assumed rate and n."""
+    """95% half-width at the assumed rates and n (None: no interval at this n)."""
     paired_mde: float | None
     """Smallest paired difference between two subjects detectable at 80% power, α = 0.05."""
+    pair_correlation: float = 0.0
+    discordance: float | None = None
+    """Connor's ψ, where the paired units are binary (LoSoNA's scenarios)."""
     n_for_target: int
-    """The n (units) whose half-width reaches the target."""
+    """The units (clusters of the same size) whose half-width reaches the target."""
+    sampled_for_target: int
+    """The same, in what the study sizes (SCENE: episodes)."""
 
 
 class CellPlan(BaseModel):
@@ -84,6 +109,11 @@ class CellPlan(BaseModel):
     cost: float | None
     """The run's and every extra judge's."""
     wall_s_at_least: float
+    """Remote models' calls × latency / connections; with a local model, at least its time."""
+    local_s: float = 0.0
+    """The local (embedded) model's own time: its tokens at its measured rates, one slot."""
+    cost_corrected: float | None = None
+    """``cost`` with the scripted words corrected to tokens (:data:`TOKENS_PER_WORD`)."""
     power: Power | None
 
 
@@ -99,13 +129,46 @@ class StudyPlan(BaseModel):
     formulas: dict[str, str]
     cells: list[CellPlan]
     cost: float | None
+    """A floor: the scripted words priced as tokens."""
+    cost_corrected: float | None = None
+    """The floor with words corrected to tokens (``tokens_per_word``)."""
+    tokens_per_word: dict[str, float] = Field(default_factory=dict)
+    icc: float = 0.0
+    pair_correlation: float = 0.0
+    local_rate: dict[str, float] = Field(default_factory=dict)
+    """Tokens per second of the local model: ``prompt`` and ``generation``, and ``source``."""
 
+
+TOKENS_PER_WORD = {"input": 1.6, "output": 1.3}
+"""Real tokens per scripted word. Input: measured on the embedded model (Qwen2.5's tokenizer),
+1.5–1.7× the plan's words over LoSoNA, SCENE and HSII prompts (issue 35): prompts hold JSON,
+names and transcript markup, which cut into more tokens than prose. Output: the busy scripts
+write English replies of realistic length, about 1.3 tokens per word (GPT-4's and Qwen's BPE
+on English prose); the replies of a model that reasons before it answers are longer still."""
+
+EMBEDDED_RATE = {"prompt": 140.0, "generation": 30.0}
+"""Tokens per second of the embedded model on a 2-core machine (llama.cpp, measured for the
+design: Qwen2.5-Coder-0.5B Q4_K_M), one slot; ``--calibrate`` measures this machine instead."""
 
 FORMULAS = {
-    "wall_s_at_least": "(calls + extra judges' calls) × latency / connections",
-    "halfwidth": "Wilson: z·√(p(1−p)/n + z²/4n²) / (1 + z²/n), z = 1.96",
-    "paired_mde": "(z₀.₉₇₅ + z₀.₈₀)·√(2p(1−p)/n), subjects independent within a unit",
-    "tokens": "the scripted model's words; real tokenizers count about 1.3× more",
+    "wall_s_at_least": (
+        "max(remote calls × latency / connections, local model's tokens at its rate: "
+        "input / prompt rate + output / generation rate, one slot)"
+    ),
+    "halfwidth": (
+        "per system, the headline's own estimator: a share, Wilson at n / deff, "
+        "z·√(p(1−p)/n′ + z²/4n′²)/(1 + z²/n′), n′ = n / deff; HSII's score, the delta method "
+        "over r1–r4, z·√(Σₖ gₖ²·rₖ(1−rₖ)/πₖ·deffₖ / n); CRSEC, Student's t over runs"
+    ),
+    "design_effect": "Kish: deff = 1 + (m̃ − 1)·ρ, m̃ = Σm²/Σm the clusters' effective size",
+    "paired_mde": (
+        "binary paired units (LoSoNA): Connor (1987), δ√n = z₀.₉₇₅√ψ + z₀.₈₀√(ψ − δ²), "
+        "ψ = 2p(1−p)(1 − r); otherwise (z₀.₉₇₅ + z₀.₈₀)·√(2σ²(1 − r)/n)"
+    ),
+    "tokens": (
+        "the scripted model's words: the cost is a floor; cost_corrected counts "
+        "tokens_per_word real tokens per word"
+    ),
     "extra_judges": "each extra judge: the judge role's calls and tokens, at its own price",
 }
 
@@ -150,18 +213,22 @@ def dry_models(cell: Cell, study: Study) -> tuple[str, dict[str, str]]:
 
 def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> dict[str, Any]:
     """Run the cell's real task, whole, on scripted models into a temporary folder; its usage by
-    role (calls include cache hits: a fresh paid run makes those calls) and samples. What the
-    system prints goes to stderr."""
+    role (calls include cache hits: a fresh paid run makes those calls), its headline and how
+    it sampled the headline's units. What the system prints goes to stderr."""
     from normlab.commands import stdout_to_stderr
 
     system = SYSTEMS[cell.system]
     with tempfile.TemporaryDirectory(prefix="normlab-plan-") as scratch, stdout_to_stderr():
-        scripted = dataclasses.replace(
-            cell, model=model, roles=roles, folder=Path(scratch) / "logs"
-        )
+        folder = Path(scratch) / "logs"
+        scripted = dataclasses.replace(cell, model=model, roles=roles, folder=folder)
         # No report: its path would be printed, and the folder it names deleted right after.
         analysis = system.run(scripted, connections, report=False)
-    return {"usage": system.usage(analysis), "headline": system.headline(analysis)}
+        run = system.load([folder])
+        return {
+            "usage": system.usage(analysis),
+            "headline": system.headline(run, analysis),
+            "design": system.design(run, analysis),
+        }
 
 
 def _role_plan(model: str, usage: RoleUsage, price: Price | None) -> RolePlan:
@@ -208,13 +275,85 @@ def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, 
     }
 
 
+def _is_local(model: str) -> bool:
+    """A model that runs on this machine (the embedded one, or a role left to the task's
+    default): timed by its token rate, not by a latency over connections."""
+    return is_embedded(model) or model == TASK_DEFAULT
+
+
+def corrected(role: RolePlan, price: Price | None) -> float | None:
+    """A role's dollars with its words counted as real tokens (:data:`TOKENS_PER_WORD`)."""
+    return _cost(
+        round(role.input_tokens * TOKENS_PER_WORD["input"]),
+        round(role.output_tokens * TOKENS_PER_WORD["output"]),
+        price,
+    )
+
+
+def local_seconds(roles: list[RolePlan], rate: Mapping[str, float]) -> float:
+    """The local model's time for these roles' tokens (words corrected to tokens) at its
+    prompt and generation rates, on one slot, every prompt evaluated whole (a prefix the
+    model's cache reuses costs less)."""
+    return sum(
+        role.input_tokens * TOKENS_PER_WORD["input"] / rate["prompt"]
+        + role.output_tokens * TOKENS_PER_WORD["output"] / rate["generation"]
+        for role in roles
+        if _is_local(role.model)
+    )
+
+
+def _power(
+    cell: Cell,
+    counted: dict[str, Any],
+    assumed: Assumed,
+    target: float,
+    icc: float,
+    correlation: float,
+) -> Power | None:
+    headline, design = counted["headline"], counted["design"]
+    if headline is None or not design.sizes:
+        return None
+    system = SYSTEMS[cell.system]
+    found = precision(system.estimator, design, assumed, target, icc, correlation)
+    source = assumed.source
+    if cell.system == "hsii" and assumed.stages is None:
+        source = "assumed: HSII Table 1, GPT4's r1–r4 (.701, .732, .67, .69)"
+    return Power(
+        metric=headline.metric,
+        unit=found.unit,
+        n=round(found.n),
+        clusters=found.clusters,
+        cluster_unit=design.cluster,
+        sampled=design.sampled,
+        sampled_n=design.sampled_n,
+        method=found.method,
+        icc=icc,
+        design_effect=round(found.design_effect, 4),
+        assumed_rate=found.value,
+        stages=assumed.stages if cell.system == "hsii" else None,
+        sanctions_per_episode=(
+            found.n / design.sampled_n if cell.system == "scene" and design.sampled_n else None
+        ),
+        rate_source=source,
+        halfwidth=found.halfwidth,
+        paired_mde=found.paired_mde,
+        pair_correlation=correlation,
+        discordance=found.discordance,
+        n_for_target=found.n_for_target,
+        sampled_for_target=found.sampled_for_target,
+    )
+
+
 def plan_cell(
     cell: Cell,
     counted: dict[str, Any],
     study: Study,
     latency: float,
-    rate: tuple[float, str],
+    assumed: Assumed,
     target: float,
+    icc: float = ICC,
+    correlation: float = 0.0,
+    local_rate: Mapping[str, float] = EMBEDDED_RATE,
 ) -> CellPlan:
     usage = counted["usage"]
     roles: dict[str, RolePlan] = {}
@@ -228,20 +367,9 @@ def plan_cell(
         roles[role] = _role_plan(model, used, price_of(model, study.prices))
     extra = extra_judges(cell, roles.get("judge"), study)
     calls = sum(r.calls for r in roles.values())
-    headline = counted["headline"]
-    power = None
-    if headline is not None:
-        n, (p, source) = headline.n, rate
-        power = Power(
-            metric=headline.metric,
-            unit=headline.unit,
-            n=n,
-            assumed_rate=p,
-            rate_source=source,
-            halfwidth=stats.wilson_halfwidth(p, n) if n else None,
-            paired_mde=stats.paired_mde(n, p) if n else None,
-            n_for_target=stats.n_for_halfwidth(target, p),
-        )
+    every = [*roles.values(), *extra.values()]
+    remote = sum(r.calls for r in every if not _is_local(r.model))
+    local = local_seconds(every, local_rate)
     return CellPlan(
         system=cell.system,
         subject=cell.subject.name,
@@ -251,11 +379,11 @@ def plan_cell(
         input_tokens=sum(r.input_tokens for r in roles.values()),
         output_tokens=sum(r.output_tokens for r in roles.values()),
         extra_judges=extra,
-        cost=_total_cost([r.cost for r in [*roles.values(), *extra.values()]]),
-        wall_s_at_least=round(
-            (calls + sum(j.calls for j in extra.values())) * latency / study.max_connections, 1
-        ),
-        power=power,
+        cost=_total_cost([r.cost for r in every]),
+        cost_corrected=_total_cost([corrected(r, price_of(r.model, study.prices)) for r in every]),
+        wall_s_at_least=round(max(remote * latency / study.max_connections, local), 1),
+        local_s=round(local, 1),
+        power=_power(cell, counted, assumed, target, icc, correlation),
     )
 
 
@@ -265,17 +393,27 @@ def plan_study(
     rate: float = 0.5,
     target: float = 0.05,
     pilot: PilotRates | None = None,
+    icc: float = ICC,
+    correlation: float = 0.0,
+    local_rate: Mapping[str, float] | None = None,
 ) -> StudyPlan:
     """Dry-run every cell (once per distinct dry run) and plan it; see the module docstring.
-    ``pilot``: rates read from a pilot's logs (:mod:`normlab.study.pilot`), over ``rate``."""
+    ``pilot``: rates read from a pilot's logs (:mod:`normlab.study.pilot`), over ``rate``;
+    ``icc``: the units' correlation within a cluster; ``correlation``: two subjects' on a
+    shared unit; ``local_rate``: the local model's tokens per second (measured)."""
     if not 0.0 < target < 0.5:
         raise InputError("--target-halfwidth", f"must lie in (0, 0.5), got {target}")
     if not 0.0 < rate < 1.0:
         raise InputError("--assumed-rate", f"must lie in (0, 1), got {rate}")
     if not 0.0 <= latency < math.inf:  # a NaN fails this too
         raise InputError("--latency", f"seconds per call: a number ≥ 0, got {latency}")
+    if not 0.0 <= icc < 1.0:
+        raise InputError("--icc", f"an intra-cluster correlation in [0, 1), got {icc}")
+    if not 0.0 <= correlation < 1.0:
+        raise InputError("--pair-correlation", f"a correlation in [0, 1), got {correlation}")
     from normlab.commands import note
 
+    speed = dict(local_rate or EMBEDDED_RATE)
     counted: dict[str, dict[str, Any]] = {}
     plans = []
     for cell in cells(study):
@@ -284,8 +422,10 @@ def plan_study(
         if key not in counted:
             note(f"plan: dry run of {cell.label} on scripted models")
             counted[key] = dry_run(cell, model, roles, study.max_connections)
-        cell_rate = rate_for(pilot, cell.system, cell.subject.name, rate)
-        plans.append(plan_cell(cell, counted[key], study, latency, cell_rate, target))
+        assumed = rate_for(pilot, cell.system, cell.subject.name, rate)
+        plans.append(
+            plan_cell(cell, counted[key], study, latency, assumed, target, icc, correlation, speed)
+        )
     return StudyPlan(
         study=study.name,
         latency_s=latency,
@@ -294,7 +434,51 @@ def plan_study(
         formulas=FORMULAS,
         cells=plans,
         cost=_total_cost([p.cost for p in plans]),
+        cost_corrected=_total_cost([p.cost_corrected for p in plans]),
+        tokens_per_word=TOKENS_PER_WORD,
+        icc=icc,
+        pair_correlation=correlation,
+        local_rate={k: v for k, v in speed.items() if isinstance(v, float)},
     )
+
+
+CALIBRATION_PROMPT = "Here is a list of numbers to read carefully: " + " ".join(
+    str(i) for i in range(1, 400)
+)
+"""About 1,200 tokens of prompt for the calibration's prompt-rate call."""
+
+
+def calibrate_embedded(model: str = EMBEDDED_MODEL) -> dict[str, float]:
+    """The embedded model's prompt and generation rates on this machine, from two calls after
+    a warm-up (which loads it): a long prompt answered with one token (its prompt rate), then a
+    short prompt answered at length (its generation rate, the short prompt's time taken off at
+    the first rate). Each reads llama.cpp's token counts from the reply's usage."""
+    import time
+
+    import anyio
+    from inspect_ai.model import GenerateConfig, get_model
+
+    async def timed(prompt: str, tokens: int) -> tuple[float, int, int]:
+        started = time.perf_counter()
+        output = await engine.generate(
+            prompt, config=GenerateConfig(max_tokens=tokens, temperature=0)
+        )
+        usage = output.usage
+        prompt_tokens = (usage.input_tokens + (usage.input_tokens_cache_read or 0)) if usage else 0
+        return time.perf_counter() - started, prompt_tokens, usage.output_tokens if usage else 0
+
+    async def measure() -> dict[str, float]:
+        await timed("Say OK.", 2)
+        seconds, prompt_tokens, _ = await timed(CALIBRATION_PROMPT + " How many?", 1)
+        prompt_rate = prompt_tokens / seconds
+        seconds, prompt_tokens, made = await timed(
+            "Write a long story about a lighthouse keeper.", 96
+        )
+        generating = max(seconds - prompt_tokens / prompt_rate, 1e-3)
+        return {"prompt": prompt_rate, "generation": max(made, 1) / generating}
+
+    engine = get_model(model)
+    return anyio.run(measure)
 
 
 def write_plan(plan: StudyPlan, out: Path | str) -> str:

@@ -14,6 +14,7 @@ app's Compare page reads.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +22,7 @@ from pydantic import BaseModel
 
 from normlab.core.errors import InputError
 from normlab.core.files import read_bytes
+from normlab.core.logs import subject_label
 from normlab.core.outputs import replace_file
 from normlab.core.storage import log_location
 from normlab.report import HtmlReport, Table
@@ -38,24 +40,38 @@ from normlab.study.judges import (
     verdicts_of,
 )
 from normlab.study.location import local_logs
-from normlab.study.papers import PaperRow, paper_rows
+from normlab.study.papers import PaperRow, paper_rows, setup_note
 from normlab.study.plan import read_plan
 from normlab.study.schema import Study
-from normlab.study.systems import SYSTEMS, cells
+from normlab.study.systems import SYSTEMS, Cell, Headline, cells
 
 
 class Ranked(BaseModel):
     rank: int
+    """1 + the subjects this study shows to be better (see :func:`rank_subjects`): subjects
+    it cannot tell apart share a rank."""
     subject: str
+    model: str | None = None
+    """The subject as its cell's logs name it (``MODEL + AGENT`` for an agent)."""
     value: float | None
     ci: Interval
     n: int
+    unit: str = "unit"
+    """What n counts (scenario, sanction, case, run)."""
+    clusters: int | None = None
+    """The independent clusters the interval resamples, where units are not independent."""
+    cluster_unit: str | None = None
     samples: int
     calls: int
     planned_calls: int | None
     calls_over_plan: float | None
     paper: list[PaperRow] = []
-    """The papers' number for this subject's model and this metric, when a paper reported it."""
+    """The papers' number of the same quantity for this subject's model, when a paper has it."""
+    notes: list[str] = []
+    """What a reader must know of this row: a log whose model is not the study's, an interval
+    that cannot be made, a paper row of another quantity."""
+    tied_with: list[str] = []
+    """Subjects this study cannot tell apart from this one."""
 
 
 class SystemReport(BaseModel):
@@ -66,6 +82,12 @@ class SystemReport(BaseModel):
     paired: Comparisons | None = None
     judges: list[JudgeComparison] = []
     """The study's judge against each extra judge the system names (``judges:``)."""
+    quantity: dict[str, str | int] = {}
+    """What makes the headline the quantity it is (LoSoNA's K, SCENE's view, HSII's ε)."""
+    setup: str | None = None
+    """What the papers' numbers for this system were measured on."""
+    ranking: str = ""
+    """How the ranks were told apart."""
 
 
 class StudyReport(BaseModel):
@@ -121,12 +143,104 @@ def _judge_comparisons(
     ]
 
 
+def _options_quantity(cell: Cell) -> dict[str, str | int]:
+    """The task options that are part of the headline's quantity (HSII's ε), as the cell
+    runs them: its own value, else its task's default."""
+    import inspect
+
+    system = SYSTEMS[cell.system]
+    if not system.quantity_options:
+        return {}
+    defaults = inspect.signature(system.factory()).parameters
+    found: dict[str, str | int] = {}
+    for name in system.quantity_options:
+        value = cell.options.get(name, defaults[name].default if name in defaults else None)
+        if isinstance(value, str | int):
+            found[name] = value
+    return found
+
+
+def _expected_model(cell: Cell) -> str:
+    """The subject as the cell's logs should name it."""
+    if cell.system == "crsec":
+        return cell.model
+    return subject_label(cell.model, cell.subject.agent)
+
+
+def _measured_model(cell: Cell, headline: Headline) -> str:
+    """The model the cell's logs measured (the study file's where the logs name none)."""
+    if headline.model is None or cell.system == "crsec":
+        return headline.model or cell.model
+    return headline.model.split(" + ", 1)[0]
+
+
+def _model_notes(cell: Cell, headline: Headline) -> list[str]:
+    """A cell whose logs measured another model than the study file names is not that model's
+    number: said on its row (its paper row is the logs' model's)."""
+    expected = _expected_model(cell)
+    if headline.model is None or headline.model == expected:
+        return []
+    return [
+        f"the logs in this cell measured {headline.model}, not {expected} as the study file "
+        "names: this row is that model's"
+    ]
+
+
+def rank_subjects(ordered: list[Ranked], paired: Comparisons | None) -> tuple[list[Ranked], str]:
+    """Each subject's rank, 1 + the subjects shown better than it: a pair is told apart when
+    its paired family-wise 95% interval (Bonferroni over the system's pairs) excludes 0, or,
+    for a system with no paired form (CRSEC), when the two subjects' 95% intervals do not
+    overlap. Subjects not told apart share what separates them from the rest, never ranks 1
+    and 2 on a difference the study cannot see; ``tied_with`` names them. ``ordered`` is best
+    first; the ranking's rule, in words."""
+    apart: dict[frozenset[str], bool] = {}
+    if paired is not None and paired.pairs:
+        for pair in paired.pairs:
+            low, high = pair.familywise or (None, None)
+            apart[frozenset((pair.first, pair.second))] = (
+                low is not None and high is not None and (low > 0 or high < 0)
+            )
+        how = (
+            "Ranks: 1 + the subjects shown better, where the paired difference's family-wise "
+            "95% interval excludes 0; subjects it cannot tell apart share a rank."
+        )
+    else:
+        for first, second in combinations(ordered, 2):
+            (a_low, a_high), (b_low, b_high) = first.ci, second.ci
+            known = None not in (a_low, a_high, b_low, b_high)
+            apart[frozenset((first.subject, second.subject))] = known and (
+                a_low > b_high or b_low > a_high  # type: ignore[operator]
+            )
+        how = (
+            "Ranks: 1 + the subjects shown better, where the two 95% intervals do not overlap "
+            "(no paired form); subjects whose intervals overlap, or lack one, share a rank."
+        )
+    ranked = []
+    for index, row in enumerate(ordered):
+        others = [o for o in ordered if o.subject != row.subject]
+        better = [
+            o
+            for o in ordered[:index]
+            if row.value is None
+            or (o.value is not None and apart.get(frozenset((o.subject, row.subject)), False))
+        ]
+        tied = [
+            o.subject
+            for o in others
+            if row.value is not None
+            and o.value is not None
+            and not apart.get(frozenset((o.subject, row.subject)), False)
+        ]
+        ranked.append(row.model_copy(update={"rank": 1 + len(better), "tied_with": tied}))
+    return ranked, how
+
+
 def report_study(study: Study) -> StudyReport:
     """Read every finished cell's logs once and compare the subjects per system; a cell
     with no logs yet is listed as missing, not dropped."""
     plan = read_plan(log_location(study.out))
     planned = {(c.system, c.subject): c.calls for c in plan.cells} if plan else {}
-    by_system: dict[str, tuple[str, str, list[Ranked]]] = {}
+    by_system: dict[str, tuple[str, str, dict[str, str | int], list[Ranked]]] = {}
     units: dict[tuple[str, str], UnitValues | None] = {}
     original_judge: dict[str, str] = {}
     verdicts: dict[str, dict[str, Verdicts]] = {}
@@ -152,32 +266,52 @@ def report_study(study: Study) -> StudyReport:
                 if found is not None:
                     by_judge = judged.setdefault(cell.system, {}).setdefault(judge, {})
                     by_judge[cell.subject.name] = found
-        headline = system.headline(analysis)
+        headline = system.headline(run, analysis)
         usage = system.usage(analysis)
         calls = measured(cell.system, analysis).calls
         plan_calls = planned.get((cell.system, cell.subject.name))
         metric, unit = (headline.metric, headline.unit) if headline else ("(none)", "unit")
-        entry = by_system.setdefault(cell.system, (metric, unit, []))
-        entry[2].append(
+        quantity = {**(headline.quantity if headline else {}), **_options_quantity(cell)}
+        entry = by_system.setdefault(cell.system, (metric, unit, quantity, []))
+        papers: list[PaperRow] = []
+        notes: list[str] = []
+        if headline is not None:
+            notes += _model_notes(cell, headline)
+            papers, other = paper_rows(
+                cell.system,
+                metric,
+                _measured_model(cell, headline),
+                cell.subject.agent,
+                quantity,
+            )
+            notes += other
+            if headline.note:
+                notes.append(headline.note)
+        entry[3].append(
             Ranked(
                 rank=0,
                 subject=cell.subject.name,
+                model=headline.model if headline else None,
                 value=headline.estimate.value if headline else None,
                 ci=headline.estimate.ci if headline else (None, None),
                 n=headline.n if headline else 0,
+                unit=unit,
+                clusters=headline.clusters if headline else None,
+                cluster_unit=headline.cluster_unit if headline else None,
                 samples=usage.units if usage else 0,
                 calls=calls,
                 planned_calls=plan_calls,
                 calls_over_plan=round(calls / plan_calls, 3) if plan_calls else None,
-                paper=paper_rows(cell.system, metric, cell.model, cell.subject.agent),
+                paper=papers,
+                notes=notes,
             )
         )
     systems = []
-    for name, (metric, unit, rows) in by_system.items():
+    for name, (metric, unit, quantity, rows) in by_system.items():
         # Highest first; a subject with no value (nothing measured) last.
         ordered = sorted(rows, key=lambda r: (r.value is None, -(r.value or 0.0), r.subject))
-        ranked = [row.model_copy(update={"rank": i + 1}) for i, row in enumerate(ordered)]
-        paired = compare(name, [(r.subject, units.get((name, r.subject))) for r in ranked])
+        paired = compare(name, [(r.subject, units.get((name, r.subject))) for r in ordered])
+        ranked, how = rank_subjects(ordered, paired)
         comparisons = _judge_comparisons(
             study,
             name,
@@ -194,6 +328,9 @@ def report_study(study: Study) -> StudyReport:
                 subjects=ranked,
                 paired=paired,
                 judges=comparisons,
+                quantity=quantity,
+                setup=setup_note(name),
+                ranking=how,
             )
         )
     return StudyReport(study=study.name, systems=systems, missing=missing)
@@ -223,15 +360,36 @@ def _paper(rows: list[PaperRow]) -> str:
     )
 
 
+def _count(n: int, unit: str) -> str:
+    return f"{n:,} {unit}{'' if n == 1 else 's'}"
+
+
+def n_label(row: Ranked) -> str:
+    """n with its unit, and the clusters its interval resamples where units are not
+    independent: ``12 sanctions in 5 scenarios``."""
+    found = _count(row.n, row.unit)
+    if row.cluster_unit and row.clusters is not None and row.cluster_unit != row.unit:
+        found += f" in {_count(row.clusters, row.cluster_unit)}"
+    return found
+
+
+def rank_label(row: Ranked, rows: list[Ranked]) -> str:
+    """The rank, marked ``=`` where another subject shares it."""
+    shared = any(o.rank == row.rank and o.subject != row.subject for o in rows)
+    return f"{row.rank}=" if shared else str(row.rank)
+
+
 def rows_of(system: SystemReport) -> list[list[str]]:
-    """A system's table as text cells: rank, subject, metric [interval], n, calls / plan,
-    and the paper's number where a paper reported this subject's model."""
+    """A system's table as text cells: rank, subject, the model its logs name, metric
+    [interval], n with its unit, calls / plan, and the paper's number where a paper reported
+    this quantity for this model."""
     return [
         [
-            str(r.rank),
+            rank_label(r, system.subjects),
             r.subject,
+            r.model or "—",
             _interval(r.value, r.ci),
-            str(r.n),
+            n_label(r),
             f"{r.calls} / {r.planned_calls if r.planned_calls is not None else '—'}",
             _paper(r.paper),
         ]
@@ -239,7 +397,15 @@ def rows_of(system: SystemReport) -> list[list[str]]:
     ]
 
 
-HEADER = ["rank", "subject", "value [95% CI]", "n", "calls / planned", "paper [95% CI] (n)"]
+HEADER = [
+    "rank",
+    "subject",
+    "model (logs)",
+    "value [95% CI]",
+    "n",
+    "calls / planned",
+    "paper [95% CI] (n)",
+]
 PAIRED_HEADER = [
     "first − second",
     "Δ [95% CI, unadjusted]",
@@ -318,7 +484,8 @@ def judge_notes(judge: JudgeComparison) -> list[str]:
 
 
 def _sources(system: SystemReport) -> list[str]:
-    """Each paper row shown, with where it was printed and what it lacks."""
+    """Each paper row shown, with where it was printed and what it lacks; what the papers'
+    numbers were measured on; and each row's own notes."""
     seen = {}
     for ranked in system.subjects:
         for row in ranked.paper:
@@ -326,7 +493,30 @@ def _sources(system: SystemReport) -> list[str]:
                 f"{row.model}: {row.source.paper}, {row.source.where} ({row.source.section}). "
                 f"{row.note}"
             )
-    return list(seen.values())
+    found = list(seen.values())
+    if seen and system.setup:
+        found.append(f"Not the same study: {system.setup}")
+    for ranked in system.subjects:
+        found += [f"{ranked.subject}: {note}" for note in ranked.notes]
+    if system.quantity:
+        found.append(
+            f"{system.metric} at "
+            + ", ".join(f"{key} = {value}" for key, value in system.quantity.items())
+            + "."
+        )
+    if len(system.subjects) > 1:
+        found += [system.ranking, _ties(system)]
+    return [line for line in found if line]
+
+
+def _ties(system: SystemReport) -> str:
+    """The pairs this study cannot tell apart, in words."""
+    pairs = sorted(
+        {tuple(sorted((r.subject, other))) for r in system.subjects for other in r.tied_with}
+    )
+    if not pairs:
+        return ""
+    return "Not told apart by this study: " + "; ".join(f"{a} and {b}" for a, b in pairs) + "."
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from normlab.core.storage import log_location, within
 from normlab.models.usage import RunUsage, merge_usage
 from normlab.stats import Estimate
+from normlab.study.power import (
+    HSII_STAGES,
+    Assumed,
+    Design,
+    Estimator,
+    Proportion,
+    RunMean,
+    StagedScore,
+    conservative,
+)
 from normlab.study.schema import Study, Subject
 
 HEADLINE_CONDITION = "norm_informed"
@@ -29,42 +40,98 @@ class Headline:
     metric: str
     estimate: Estimate
     n: int
-    """The units behind the metric's interval (scenarios, episodes, cases)."""
+    """The units behind the metric's interval (scenarios, sanctions, cases, runs)."""
     unit: str
+    clusters: int | None = None
+    """The independent clusters the interval resamples, where the units are not independent
+    (SCENE's sanctions in scenarios, HSII's cases in dialogues)."""
+    cluster_unit: str | None = None
+    quantity: dict[str, str | int] = field(default_factory=dict)
+    """What else makes the number the quantity it is (LoSoNA's K, SCENE's view, HSII's score
+    form): a paper's number is set beside it only where these agree."""
+    model: str | None = None
+    """The subject as the cell's logs name it (``MODEL + AGENT`` for an agent)."""
+    note: str | None = None
+    """Why the interval is missing, where it is."""
 
 
-def _only(models: dict[str, Any]) -> Any | None:
+def _only(models: dict[str, Any]) -> tuple[str, Any] | None:
     """A cell has one subject: its analysis has (at most) one model result."""
-    return next(iter(models.values()), None)
+    return next(iter(models.items()), None)
 
 
-def _losona(analysis: Any) -> Headline | None:
-    result = _only(analysis.models)
-    if result is None or not result.conditions:
+def _losona(run: Any, analysis: Any) -> Headline | None:
+    found = _only(analysis.models)
+    if found is None or not found[1].conditions:
         return None
+    model, result = found
     condition = (
         HEADLINE_CONDITION
         if HEADLINE_CONDITION in result.conditions
         else next(iter(result.conditions))
     )
     chosen = result.conditions[condition]
-    return Headline(f"accuracy ({condition})", chosen.accuracy, chosen.n_scenarios, "scenario")
+    return Headline(
+        f"accuracy ({condition})",
+        chosen.accuracy,
+        chosen.n_scenarios,
+        "scenario",
+        quantity={"K": chosen.k},
+        model=model,
+    )
 
 
-def _scene(analysis: Any) -> Headline | None:
-    result = _only(analysis.models)
-    if result is None:
+SCENE_VIEWS = {"all_episodes": "all episodes", "valid_only": "VALID episodes only"}
+
+
+def _scene(run: Any, analysis: Any) -> Headline | None:
+    """The repair rate pooled over sanctions, its interval a bootstrap over scenarios (a
+    scenario's sanctions, over all its repetitions, are not independent); n is the sanctions,
+    0 when no sanction was made (no rate then, and no interval)."""
+    from normlab.study.compare import units_of
+
+    found = _only(analysis.models)
+    if found is None:
         return None
-    view = getattr(result, analysis.headline_view)
-    return Headline("repair rate", view.repair, result.episodes, "episode")
+    counts = units_of("scene", run, analysis)
+    assert isinstance(counts, dict)
+    pooled = [value for value in counts.values() if isinstance(value, tuple)]
+    estimate = Estimate.pooled_rate(pooled)
+    clusters = sum(1 for _, sanctions in pooled if sanctions)
+    note = None
+    if not estimate.n:
+        note = "no sanction was made: the repair rate has no denominator"
+    elif clusters < 2:
+        note = "an interval needs sanctions in at least 2 scenarios (its resampled unit)"
+    return Headline(
+        "repair rate",
+        estimate,
+        estimate.n,
+        "sanction",
+        clusters=clusters,
+        cluster_unit="scenario",
+        quantity={"view": SCENE_VIEWS.get(analysis.headline_view, analysis.headline_view)},
+        model=found[0],
+        note=note,
+    )
 
 
-def _hsii(analysis: Any) -> Headline | None:
-    result = _only(analysis.models)
-    if result is None:
+def _hsii(run: Any, analysis: Any) -> Headline | None:
+    found = _only(analysis.models)
+    if found is None:
         return None
+    model, result = found
     estimate = Estimate(value=result.hsii, ci=result.ci.get("hsii", (None, None)), n=result.n)
-    return Headline("HSII score", estimate, result.n, "case")
+    return Headline(
+        "HSII score",
+        estimate,
+        result.n,
+        "case",
+        clusters=result.dialogues,
+        cluster_unit="dialogue",
+        quantity={"formula": result.formula},
+        model=model,
+    )
 
 
 @dataclass(frozen=True)
@@ -76,7 +143,16 @@ class System:
     """The face's ``@task`` function."""
     run_name: str
     """The face's :class:`~normlab.commands.TaskRun`."""
-    headline: Callable[[Any], Headline | None]
+    headline: Callable[[Any, Any], Headline | None]
+    """The headline of a cell's run (what :meth:`load` read) and its analysis."""
+    design: Callable[[Any, Any], Design]
+    """How the run sampled the headline's units (the plan's dry run)."""
+    estimator: Estimator
+    """The headline's estimator, as the plan sizes it (:mod:`normlab.study.power`)."""
+    measure: Callable[[Headline, Any], Assumed | None]
+    """The rates a pilot's cell measured, for a plan's power (:mod:`normlab.study.pilot`)."""
+    quantity_options: tuple[str, ...] = ()
+    """Task options that are part of the headline's quantity (HSII's ε)."""
     shardable: bool = True
     """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
     logs: str = "*.eval"
@@ -173,18 +249,111 @@ class CrsecSystem(System):
         return crsec_usage(analysis)
 
 
-def _crsec(analysis: Any) -> Headline | None:
+def _crsec(run: Any, analysis: Any) -> Headline | None:
     from normlab.study.crsec_cell import crsec_headline
 
-    found = crsec_headline(analysis)
-    return None if found is None else Headline(*found)
+    return crsec_headline(analysis)
+
+
+# --- the plan's design and a pilot's rates, per system -----------------------------------
+
+
+def _losona_design(run: Any, analysis: Any) -> Design:
+    headline = _losona(run, analysis)
+    return Design(sampled="scenario", cluster=None, sizes=[1] * (headline.n if headline else 0))
+
+
+def _scene_design(run: Any, analysis: Any) -> Design:
+    episodes = Counter(record.outcome.scenario_id for record in run.records)
+    return Design(sampled="episode", cluster="scenario", sizes=sorted(episodes.values()))
+
+
+def _hsii_design(run: Any, analysis: Any) -> Design:
+    cases = Counter(record.cluster for record in run.records)
+    return Design(sampled="case", cluster="dialogue", sizes=sorted(cases.values()))
+
+
+def _crsec_design(run: Any, analysis: Any) -> Design:
+    runs = [result for result in analysis.runs if result.final]
+    pairs = max((result.agents * len(result.final) for result in runs), default=0)
+    return Design(sampled="run", cluster="run", sizes=[pairs] * len(runs), pairs_per_run=pairs)
+
+
+def _share(headline: Headline, analysis: Any) -> Assumed | None:
+    """A measured share, made usable for planning (:func:`conservative`)."""
+    value = headline.estimate.value
+    if value is None:
+        return None
+    k_of_n = (value * headline.n, headline.n) if headline.unit != "run" else None
+    rate = conservative(value, k_of_n, headline.estimate.ci)
+    return None if rate is None else Assumed(rate=rate)
+
+
+def _scene_measure(headline: Headline, analysis: Any) -> Assumed | None:
+    found = _only(analysis.models)
+    episodes = getattr(found[1], analysis.headline_view).episodes if found else 0
+    share = _share(headline, analysis)
+    per_episode = headline.n / episodes if episodes else None
+    if share is None and per_episode is None:
+        return None
+    return Assumed(rate=share.rate if share else None, sanctions_per_episode=per_episode)
+
+
+def _hsii_measure(headline: Headline, analysis: Any) -> Assumed | None:
+    """r1–r4, each made usable over its own denominator (n, n1, n2); a stage no case reached
+    keeps the default's rate."""
+    found = _only(analysis.models)
+    if found is None or not found[1].n:
+        return None
+    result = found[1]
+    stages = []
+    for index, (name, n) in enumerate(
+        (("r1", result.n), ("r2", result.n1), ("r3", result.n2), ("r4", result.n2))
+    ):
+        value = getattr(result, name)
+        usable = (
+            None
+            if value is None
+            else conservative(value, (value * n, n), result.ci.get(name, (None, None)))
+        )
+        stages.append(HSII_STAGES[index] if usable is None else usable)
+    return Assumed(stages=(stages[0], stages[1], stages[2], stages[3]))
 
 
 SYSTEMS: dict[str, System] = {
-    "losona": System("losona", "losona", "run_losona", _losona),
-    "scene": System("scene", "scene", "run_scene", _scene),
-    "hsii": System("hsii", "hsii", "run_hsii", _hsii),
-    "crsec": CrsecSystem("crsec", "", "", _crsec, shardable=False, logs="config.json"),
+    "losona": System(
+        "losona", "losona", "run_losona", _losona, _losona_design, Proportion("scenario"), _share
+    ),
+    "scene": System(
+        "scene",
+        "scene",
+        "run_scene",
+        _scene,
+        _scene_design,
+        Proportion("sanction", per_sampled=True),
+        _scene_measure,
+    ),
+    "hsii": System(
+        "hsii",
+        "hsii",
+        "run_hsii",
+        _hsii,
+        _hsii_design,
+        StagedScore(),
+        _hsii_measure,
+        quantity_options=("epsilon",),
+    ),
+    "crsec": CrsecSystem(
+        "crsec",
+        "",
+        "",
+        _crsec,
+        _crsec_design,
+        RunMean(),
+        _share,
+        shardable=False,
+        logs="config.json",
+    ),
 }
 
 
