@@ -452,3 +452,34 @@ def test_the_societys_own_norm_exports_to_both_benchmarks_lint_clean(tmp_path: P
     assert (scene_own.tuple.precedent, scene_smoking.tuple.precedent) == (0, 1)
     carlos = scene_smoking.persona(by_hand.CARLOS)
     assert by_hand.BREACH in " ".join(carlos.precedent_lines_or_null or [])
+
+
+def test_the_export_never_writes_into_the_run_it_reads(converged: Path, tmp_path: Path) -> None:
+    """Issue 32: ``--out RUN/events.jsonl`` exited 0 having replaced the run's events with the
+    scenarios; the run was gone. Now one line, exit 2, the run byte for byte as it was."""
+    run = tmp_path / "run"
+    shutil.copytree(converged, run)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    link = tmp_path / "link"
+    link.symlink_to(run)
+    for out in (run / "events.jsonl", link / "events.jsonl", run / "scenarios.jsonl", run):
+        code, output = export(run, out, "--to", "losona")
+        assert code == 2 and len(output.strip().splitlines()) == 1, output
+        assert "which is only read: write elsewhere" in output
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+
+
+def test_a_judge_without_its_key_is_named_with_its_variable_and_exit_2(
+    converged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a judge whose key was missing failed inside the export with its provider's
+    error and exit 1, the code that says "run it again to resume"; now the preflight names
+    the option, the judge's model and the variable it lacks, with exit 2."""
+    for variable in ("OPENAI_API_KEY", "AZUREAI_OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    out = tmp_path / "out.jsonl"
+    code, output = export(converged, out, "--to", "losona", "--judge", "openai/gpt-4o")
+    assert code == 2, output
+    (line,) = output.strip().splitlines()
+    assert line.startswith("normlab: error: --judge: model 'openai/gpt-4o': ")
+    assert "OPENAI_API_KEY" in line and not out.exists()

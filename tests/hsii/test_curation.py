@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from normlab.cli import app
@@ -14,8 +16,9 @@ from normlab.core.errors import InputError
 from normlab.hsii import load_cases, load_dialogues
 from normlab.hsii.bank import load_bank
 from normlab.hsii.criteria import CRITERIA
-from normlab.hsii.curated import apply_curation
-from normlab.hsii.curation import read_curation
+from normlab.hsii.curated import amended_turns, apply_curation
+from normlab.hsii.curation import LINE, CuratorRow, dialogue_lines, read_curation
+from normlab.hsii.schemas import Message
 
 FIXTURES = Path(__file__).parent / "fixtures"
 runner = CliRunner()
@@ -188,3 +191,156 @@ def test_two_files_with_one_curator_name_are_an_error_not_a_lost_agreement(
         assert result.exit_code == 2, result.output
         (line,) = [line for line in result.output.splitlines() if line.strip()]
         assert str(second) in line and "field 'curator'" in line and str(first) in line
+
+
+def apply(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["hsii", "curate", "apply", *args])
+    return result.exit_code, result.output
+
+
+def test_apply_never_writes_over_its_bank_and_replaces_an_old_bank_whole(
+    bank: Path, tmp_path: Path
+) -> None:
+    """Issue 32: ``--out`` = ``--bank`` wrote over the bank it read; into an existing ``--out``
+    it left the old ``dialogues.jsonl`` beside 0 cases, which ``validate`` called clean."""
+    sheet = tmp_path / "c.csv"
+    invoke("hsii", "curate", "export", str(bank), "--out", str(sheet))
+    keep = fill(sheet, tmp_path / "keep.csv", "ann",
+                {("dialogue", "thread-1"): {"curator_decision": "accept"}})  # fmt: skip
+    before = {p.name: p.read_bytes() for p in bank.iterdir()}
+    for out in (bank, bank / "curated", tmp_path):
+        code, output = apply(str(keep), "--bank", str(bank), "--out", str(out))
+        assert code == 2 and len(output.strip().splitlines()) == 1, output
+        assert "which is only read: write elsewhere" in output
+    assert {p.name: p.read_bytes() for p in bank.iterdir()} == before
+    out = tmp_path / "curated"
+    code, output = apply(str(keep), "--bank", str(bank), "--out", str(out))
+    assert code == 0 and (out / "dialogues.jsonl").exists(), output
+    reject = fill(sheet, tmp_path / "reject.csv", "bo",
+                  {("scenario", "thread-1"): {"curator_decision": "reject"},
+                   ("scenario", "thread-2"): {"curator_decision": "reject"}})  # fmt: skip
+    code, output = apply(str(reject), "--bank", str(bank), "--out", str(out))
+    assert code == 0 and "0 cases kept" in output, output
+    assert sorted(p.name for p in out.iterdir()) == ["cases.jsonl"]  # no stale dialogues
+    assert (out / "cases.jsonl").read_text() == ""
+    (out / "notes.txt").write_text("the curators' notes")
+    code, output = apply(str(keep), "--bank", str(bank), "--out", str(out))
+    assert code == 2 and "holds notes.txt, which it would lose" in output, output
+    assert (out / "notes.txt").read_text() == "the curators' notes"
+
+
+def test_a_csv_from_another_bank_is_refused_and_unknown_items_are_named(
+    bank: Path, tmp_path: Path
+) -> None:
+    """Issue 32: a filled CSV from another bank gave an empty bank with exit 0, and items the
+    bank does not hold were ignored without a word."""
+    other_csv = tmp_path / "other.csv"
+    other_csv.write_text((FIXTURES / "native_forum.csv").read_text().replace("thread-", "other-"))
+    other = tmp_path / "other"
+    invoke("hsii", "import-dialogues", str(other_csv), "--out", str(other), "--assistant", "mod")
+    sheet = tmp_path / "c.csv"
+    invoke("hsii", "curate", "export", str(other), "--out", str(sheet))
+    filled = fill(sheet, tmp_path / "f.csv", "ann",
+                  {("dialogue", "other-1"): {"curator_decision": "accept"},
+                   ("case", "other-1#3"): {"curator_decision": "accept"}})  # fmt: skip
+    out = tmp_path / "out"
+    code, output = apply(str(filled), "--bank", str(bank), "--out", str(out))
+    assert code == 2, output
+    (line,) = output.strip().splitlines()
+    assert f"{filled}:" in line and "field 'item'" in line
+    assert "none of the 2 decided items is in the bank" in line and "another bank?" in line
+    assert not out.exists()
+    # One decision the bank holds applies; the one it does not hold is named, not dropped.
+    with filled.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    decided = [row for row in rows if row["curator_decision"]]
+    held = {**decided[0], "item": "thread-1"}
+    mixed = tmp_path / "mixed.csv"
+    with mixed.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows([held, *decided])
+    result = runner.invoke(app, ["hsii", "curate", "apply", str(mixed), "--bank", str(bank),
+                                 "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "not in the bank, left aside: dialogue 'other-1'" in result.stderr
+    assert "not in the bank, left aside: case 'other-1#3'" in result.stderr
+    blank = fill(sheet, tmp_path / "blank.csv", "ann", {})
+    code, output = apply(str(blank), "--bank", str(bank), "--out", str(out))
+    assert code == 2 and "no row has a decision: nothing to apply" in output, output
+
+
+POST = "Two things.\nFirst, the bins.\n\nSecond: the -> sign in 'A -> B' is fine mid-line."
+
+
+def test_a_multi_line_utterance_can_be_amended_and_reads_back_as_written(
+    tmp_path: Path,
+) -> None:
+    """Issue 32: an utterance of several lines (a forum post's paragraphs) could not be amended:
+    its second line was "not 'SPEAKER -> ADDRESSEE: text'". A line that is not a turn now
+    continues the turn above it, in a dialogue's amendment and in a case's golden."""
+    forum = tmp_path / "forum.jsonl"
+    rows = [
+        {"dialogue_id": "d", "speaker": "Ann", "addressee": "", "text": POST},
+        {"dialogue_id": "d", "speaker": "Bo", "addressee": "Ann", "text": "Agreed."},
+        {"dialogue_id": "d", "speaker": "mod", "addressee": "Bo", "text": "Bo,\nthanks."},
+        {"dialogue_id": "d", "speaker": "mod", "addressee": "Ann", "text": "Ann, noted."},
+    ]
+    forum.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    bank = tmp_path / "bank"
+    invoke("hsii", "import-dialogues", str(forum), "--out", str(bank), "--assistant", "mod")
+    sheet = tmp_path / "c.csv"
+    invoke("hsii", "curate", "export", str(bank), "--out", str(sheet))
+    with sheet.open(encoding="utf-8", newline="") as handle:
+        shown = {(r["level"], r["item"]): r["text"] for r in csv.DictReader(handle)}
+    dialogue_text = shown["dialogue", "d"].replace("First, the bins.", "First, the green bins.")
+    # A case amended as the web form offers it: the history kept above the golden line.
+    case_text = shown["case", "d#4"].replace("Ann, noted.", "Ann, noted:\nMondays from May.")
+    filled = fill(sheet, tmp_path / "f.csv", "ann", {
+        ("dialogue", "d"): {"curator_decision": "amend", "curator_amended": dialogue_text},
+    })  # fmt: skip
+    out = tmp_path / "out"
+    invoke("hsii", "curate", "apply", str(filled), "--bank", str(bank), "--out", str(out))
+    (dialogue,) = load_dialogues(out / "dialogues.jsonl")
+    assert [m.content for m in dialogue.messages] == [
+        POST.replace("First, the bins.", "First, the green bins."), "Agreed.", "Bo,\nthanks.",
+        "Ann, noted.",
+    ]  # fmt: skip
+    golden = fill(sheet, tmp_path / "g.csv", "bo", {
+        ("case", "d#4"): {"curator_decision": "amend", "curator_amended": case_text},
+    })  # fmt: skip
+    invoke("hsii", "curate", "apply", str(golden), "--bank", str(bank), "--out", str(out))
+    (case,) = load_cases(out / "cases.jsonl")
+    assert case.golden.content == "Ann, noted:\nMondays from May."
+    assert case.golden.role_to == "Ann" and case.golden.index == "4"
+
+
+NAME = st.text(alphabet=st.characters(categories=["L", "N"]), min_size=1, max_size=12)
+CONTENT_LINE = st.text(
+    alphabet=st.characters(categories=["L", "N", "P", "Sm", "Zs"]),
+    max_size=30,
+)
+
+
+@given(
+    st.lists(
+        st.tuples(NAME, NAME, st.lists(CONTENT_LINE, min_size=1, max_size=4)),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_amended_turns_read_back_every_utterance_as_exported(
+    turns: list[tuple[str, str, list[str]]],
+) -> None:
+    """Property: the text a curator is shown for a dialogue, left as it is, reads back to the
+    same turns, whatever lines each utterance has (none of which reads 'A -> B: text')."""
+    messages = [
+        Message(role_from=a, role_to=b, content="\n".join(lines).strip(), index=str(i))
+        for i, (a, b, lines) in enumerate(turns, start=1)
+    ]
+    assume(all(m.content for m in messages))
+    assume(not any(LINE.match(line) for m in messages for line in m.content.splitlines()[1:]))
+    text = dialogue_lines(messages)
+    row = CuratorRow(file="f.csv", line=2, level="dialogue", item="d", curator="ann",
+                     decision="amend", criteria={}, amended=text, notes="")  # fmt: skip
+    assert amended_turns(row) == messages

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,8 +14,9 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.hsii import load_cases, load_dialogues
+from normlab.hsii.dataset import MAX_TURNS, cuts
 from normlab.hsii.native import import_dialogues
-from normlab.hsii.schemas import ASSISTANT
+from normlab.hsii.schemas import ASSISTANT, Case, Dialogue
 
 FIXTURES = Path(__file__).parent / "fixtures"
 runner = CliRunner()
@@ -143,3 +147,100 @@ def test_a_dialogue_or_case_that_fails_lint_is_not_written(tmp_path: Path) -> No
     assert any("background.characters: 6 characters" in line for line in findings)
     assert [d.dialogue_id for d in load_dialogues(out / "dialogues.jsonl")] == ["small"]
     assert [c.case_id for c in load_cases(out / "cases.jsonl")] == ["small#3", "small#4"]
+
+
+def test_a_person_named_intelligent_assistant_is_not_merged_with_the_assistant(
+    tmp_path: Path,
+) -> None:
+    """Issue 32: with ``--assistant mod``, a user literally called "Intelligent Assistant" became
+    the assistant too: two people's turns read as one speaker's, in every case cut."""
+    path = write_rows(tmp_path / "d.jsonl", [
+        ("d", "Ann", "mod", "Agenda?"),
+        ("d", "intelligent  assistant", "Ann", "I am a user with an odd handle."),
+        ("d", "mod", "Ann", "Ann, item one."),
+        ("d", "mod", "Bo", "Bo, item two."),
+    ])  # fmt: skip
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["hsii", "import-dialogues", str(path), "--out", str(out), "--assistant", "mod"]
+    )
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert f"{path}:2: field 'speaker'" in line
+    assert "is the name HSII gives the assistant, and --assistant names 'mod'" in line
+    assert not out.exists()
+    # Named as the assistant, the same person is the assistant: nothing to refuse.
+    (dialogue,) = import_dialogues(path, assistant="Intelligent Assistant")
+    assert "mod" in dialogue.background.characters
+
+
+def test_a_dialogue_too_long_to_cut_is_left_out_with_a_finding(tmp_path: Path) -> None:
+    """Issue 32: each case holds every turn before it, so one 200,000-turn dialogue (a 9 MB
+    file) would have made cases holding ~10¹⁰ turns; a dialogue over MAX_TURNS is not written
+    (a finding, exit 1), and ``hsii cut`` refuses it on one line."""
+    turns = [("long", "Ann" if i % 2 else "mod", "Ann" if i % 2 == 0 else "mod", f"Turn {i}.")
+             for i in range(MAX_TURNS + 1)]  # fmt: skip
+    turns[-1] = ("long", "mod", "Bo", "Bo, at last.")
+    small = [
+        ("small", "Ann", "mod", "Agenda?"),
+        ("small", "Bo", "Ann", "Item one."),
+        ("small", "mod", "Bo", "Bo, yours."),
+        ("small", "mod", "Ann", "Ann, notes."),
+    ]
+    path = write_rows(tmp_path / "d.jsonl", [*turns, *small])
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["hsii", "import-dialogues", str(path), "--out", str(out), "--assistant", "mod"]
+    )
+    assert result.exit_code == 1, result.output
+    assert "1 dialogues, 2 cases" in result.output
+    (finding,) = [line for line in result.output.splitlines() if "not written" in line]
+    assert finding.startswith(f"{path}:1: long: messages: {MAX_TURNS + 1:,} turns, more than")
+    long_dialogue = import_dialogues(path, assistant="mod")[0]
+    long_file = tmp_path / "long.jsonl"
+    long_file.write_text(long_dialogue.model_dump_json() + "\n")
+    cut = runner.invoke(app, ["hsii", "cut", str(long_file), "--out", str(tmp_path / "c.jsonl")])
+    assert cut.exit_code == 2 and len(cut.output.strip().splitlines()) == 1, cut.output
+    assert f"{MAX_TURNS + 1:,} turns" in cut.output and not (tmp_path / "c.jsonl").exists()
+
+
+def test_cases_are_written_one_at_a_time_each_with_its_whole_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: the import built every case (each a copy of its history) before writing any,
+    so one long dialogue's cases held its history hundreds of times over (21 GB). Now each
+    case is written before the next is made: at most the one being written is alive. The bank's
+    format is the same: each written case holds every turn before its golden."""
+    import normlab.hsii.native as native
+
+    alive: list[weakref.ref[Case]] = []
+    most = 0
+
+    def tracked(dialogue: Dialogue) -> Iterator[Case]:
+        nonlocal most
+        for case in cuts(dialogue):
+            gc.collect()
+            most = max(most, sum(ref() is not None for ref in alive))
+            alive.append(weakref.ref(case))
+            yield case
+
+    monkeypatch.setattr(native, "cuts", tracked)
+    rows = [("d", "Ann", "mod", "Opening.")]
+    for i in range(60):
+        rows += [
+            ("d", "Bo", "Ann", f"Point {i}."),
+            ("d", "mod", "Bo" if i % 2 else "Ann", f"R{i}."),
+        ]
+    path = write_rows(tmp_path / "d.jsonl", rows)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["hsii", "import-dialogues", str(path), "--out", str(out), "--assistant", "mod"]
+    )
+    assert result.exit_code == 0, result.output
+    cases = load_cases(out / "cases.jsonl")
+    assert len(cases) == len(alive) == 60
+    assert most <= 1  # the one just written, not yet dropped; never all 60
+    (dialogue,) = load_dialogues(out / "dialogues.jsonl")
+    for case in cases:
+        position = int(case.golden.index) - 1
+        assert case.messages == dialogue.messages[:position]  # the whole history, as before

@@ -18,11 +18,11 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from normlab.core.errors import FILESYSTEM_ERRNOS, OutputError
+from normlab.core.errors import FILESYSTEM_ERRNOS, InputError, OutputError
 
 
 def slug(text: str) -> str:
@@ -143,3 +143,134 @@ def replace_bytes(path: Path, data: bytes) -> Path:
         handle.flush()
         handle.buffer.write(data)
     return path
+
+
+# --- an output is never an input ------------------------------------------------------
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` absolute, its symbolic links followed as far as it exists (``..`` after a
+    link is read as the system reads it)."""
+    return Path(os.path.realpath(path))
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of ``path``, if it exists: two names for one file (a hard link,
+    a bind mount) share them, whatever their paths say."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _is(path: Path, other: Path) -> bool:
+    """Whether the resolved ``path`` and ``other`` are one file or folder."""
+    if path == other:
+        return True
+    mine = _identity(path)
+    return mine is not None and mine == _identity(other)
+
+
+def _within(path: Path, folder: Path) -> bool:
+    """Whether the resolved ``path`` lies somewhere below the resolved ``folder``."""
+    return any(_is(parent, folder) for parent in path.parents)
+
+
+def apart_from_inputs(
+    out: Path,
+    inputs: Iterable[Path | None],
+    option: str = "--out",
+    *,
+    also: Iterable[Path] = (),
+    whole: bool = False,
+) -> None:
+    """Refuse, on one line, an output that would write into what the command reads.
+
+    ``out`` is what ``option`` names, ``also`` any other file the command writes beside it (a
+    blind export's key file), ``inputs`` the files and folders it reads. Refused: a written
+    path that *is* an input (``crsec export RUN --out RUN/events.jsonl`` destroyed the run it
+    read), or lies inside an input folder (a key file in a log folder is read back as records
+    by the next ``analyze``; a bank written inside the bank it came from is read as part of it);
+    and, when ``whole`` (``out`` is a folder whose content the command replaces, or whose new
+    files a reader of that folder would take in), an input inside ``out``. Paths are compared
+    after resolving relative parts and symbolic links, and as files (device and inode), so a
+    second name for an input is caught too. Checked before any work, so nothing is written.
+    """
+    written = [_resolved(path) for path in (out, *also)]
+    for given in inputs:
+        if given is None:
+            continue
+        source = _resolved(given)
+        folder = source.is_dir()
+        for path in written:
+            if _is(path, source):
+                kind = "input folder" if folder else "input"
+                problem = f"{path} is the {kind} {given}"
+            elif folder and _within(path, source):
+                problem = f"{path} is inside the input folder {given}"
+            elif whole and _within(source, path):
+                problem = f"{path} holds the input {given}, and is written whole"
+            else:
+                continue
+            raise InputError(option, f"{problem}, which is only read: write elsewhere")
+
+
+# --- a folder written whole -----------------------------------------------------------
+
+
+def replaceable_folder(path: Path, names: Iterable[str], option: str) -> Path:
+    """Check that the folder ``path`` may be replaced by one holding only ``names`` (a bank's
+    ``dialogues.jsonl`` and ``cases.jsonl``): it is new, empty, or holds nothing else (one
+    written so before), and can be written. Anything else in it is a one-line error, since
+    :func:`built_folder` replaces the folder with all it holds."""
+    output_folder(path, option)
+    allowed = set(names)
+    foreign = sorted(child.name for child in path.iterdir() if child.name not in allowed)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (
+            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        )
+        raise OutputError(
+            path,
+            f"{option} holds {shown}, which it would lose: the folder is written whole, so "
+            "give a new or empty folder (or one this command wrote)",
+        )
+    return path
+
+
+@contextlib.contextmanager
+def built_folder(target: Path) -> Iterator[Path]:
+    """A new folder to fill, which replaces the folder ``target`` (its every file) when the
+    block ends, and is removed when it fails: a reader never meets the new files beside stale
+    ones (a curated bank's 0 cases beside the old ``dialogues.jsonl``, which ``validate``
+    then called clean). Built as a hidden sibling of ``target``, so the last step is a
+    rename: the old folder is moved aside, the new one put in its place, the old one deleted
+    (a kill between the two renames leaves the old folder, whole, in the hidden
+    ``.NAME.old-…`` beside). ``target`` is resolved first: a link to a folder keeps pointing
+    at the new one. Check it with :func:`replaceable_folder` before the work."""
+    target = _resolved(target)
+    tag = uuid.uuid4().hex[:12]
+    scratch = target.with_name(f".{target.name}.{tag}.partial")
+    old = target.with_name(f".{target.name}.old-{tag}")
+    try:
+        scratch.mkdir(parents=True)
+    except OSError as error:
+        raise OutputError(target, f"cannot write ({error.strerror or error})") from error
+    try:
+        yield scratch
+        moved = False
+        try:
+            if target.exists():
+                shutil.copymode(target, scratch)
+                os.replace(target, old)
+                moved = True
+            os.replace(scratch, target)
+        except OSError as error:
+            if moved:
+                os.replace(old, target)  # the old folder back, as it was
+            raise OutputError(target, f"cannot write ({error.strerror or error})") from error
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if target.exists():  # else the old folder is all there is: it stays
+            shutil.rmtree(old, ignore_errors=True)

@@ -15,7 +15,7 @@ from normlab.commands.console import note, print_json, reports_errors, say
 from normlab.commands.folders import default_log_dir, roles_line
 from normlab.commands.options import JsonOption, shared_options
 from normlab.core.errors import at_least
-from normlab.core.outputs import output_file, replace_file
+from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export_cli import export_command
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
@@ -243,6 +243,7 @@ def crsec_society(
     at_least("--agents", agents, 2)
     output_file(out, "--out")
     grown = scaled_society(load_society(society), agents)
+    apart_from_inputs(out, [society])
     replace_file(out, grown.model_dump_json(indent=1) + "\n")
     note(f"{len(grown.agents)} agents: {out.resolve()}")
 
@@ -284,6 +285,7 @@ def questionnaire_export(
     at_least("--pairs", pairs, 1)
     for folder in folders:
         RunDir(folder).config()
+    apart_from_inputs(out, folders)
     path, rows = export(folders, out, seed, pairs)
     note(f"{rows} questions to rate: {path.resolve()} (questionnaires beside it)")
 

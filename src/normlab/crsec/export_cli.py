@@ -17,7 +17,7 @@ import typer
 
 from normlab.commands.console import note, reports_errors, say
 from normlab.core.errors import InputError, at_least
-from normlab.core.outputs import output_file, replace_file
+from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export_threshold import DEFAULT_MIN_SHARE, check_threshold
 from normlab.models.roles import DEFAULT_MODEL
 
@@ -90,10 +90,16 @@ def export_command(
     check_threshold(min_share)
     at_least("--repairs", repairs, 0)
     finished_run(run)
-    output_file(out, "--out")  # before the first model call, not when its result lands
+    # Before the first model call, not when its result lands; never into the run it reads
+    # (--out RUN/events.jsonl replaced the run's events with the scenarios).
+    apart_from_inputs(out, [run])
+    output_file(out, "--out")
     judged_by = judge_model(run, judge)
-    # The judge, as for ``analyze``, is called only for verdicts the run's cache lacks.
+    # The judge, as for ``analyze``, is called only for verdicts the run's cache lacks, but
+    # its client is built either way: a missing key is named here, with the judge's model
+    # (it was the provider's own error, exit 1, the code that means "resume").
     check_models({"--generator": generator})
+    check_models({"--judge": judged_by}, reach=False)
     builder: Builder = export_losona if to == "losona" else export_scene
     selection, outcomes = asyncio.run(
         _export(run, min_share, judged_by, generator, builder, repairs)

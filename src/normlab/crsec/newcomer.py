@@ -43,14 +43,29 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, at_least
 from normlab.core.jsonio import read_json, validate_row
 from normlab.core.logs import BASE_AGENT, subject_label
-from normlab.core.outputs import output_folder, replace_file, replacing, slug
+from normlab.core.outputs import (
+    apart_from_inputs,
+    output_folder,
+    replace_file,
+    replacing,
+    slug,
+)
+from normlab.crsec.clock import clock_of
 from normlab.crsec.judge import JUDGE_CACHE
 from normlab.crsec.prompts import render
 from normlab.crsec.rundir import CHECKPOINT, EVENTS, METRICS, RunDir
-from normlab.crsec.schemas import AgentSpec, Memory, RunConfig, Society, Usage, WorldState
+from normlab.crsec.schemas import (
+    MAX_DAYS,
+    AgentSpec,
+    Memory,
+    RunConfig,
+    Society,
+    Usage,
+    WorldState,
+)
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import SURNAMES
 from normlab.crsec.world import initial_state
@@ -133,6 +148,22 @@ def finished_source(source: Path) -> tuple[RunConfig, WorldState]:
     if read_setup(source) is not None:
         raise InputError(source / SETUP, "is a newcomer run: name the run it continued")
     return config, state
+
+
+def check_hours(config: RunConfig, hours: int) -> None:
+    """``--hours`` at least 1 and at most :data:`~normlab.crsec.schemas.MAX_DAYS` days of the
+    society's active hours, the longest any run may be (``--hours 100000`` was accepted and
+    would have run for 12,500 simulated days)."""
+    at_least("--hours", hours, 1)
+    per_day = clock_of(config).hours_per_day
+    most = MAX_DAYS * per_day
+    if hours > most:
+        raise InputError(
+            "--hours",
+            f"at most {most} ({MAX_DAYS} simulated days of the society's {per_day} active "
+            f"hours, the longest a run may be), got {hours}",
+            field="hours",
+        )
 
 
 # --- who joins ------------------------------------------------------------------------
@@ -328,8 +359,7 @@ def plan(
     """Every run (each agent and the control × communication × seed) made or found in
     ``out``; their folders."""
     config, state = finished_source(source)
-    if out.resolve().is_relative_to(source.resolve()):
-        raise InputError("--out", f"{out} is inside the run {source}, which is only read")
+    apart_from_inputs(out, [source])
     template = _template(config.society, like, source)
     spec = newcomer_spec(config.society, template, occasion)
     if not (out / JUDGE_CACHE).exists():

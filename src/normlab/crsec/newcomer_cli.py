@@ -171,16 +171,16 @@ def newcomer_command(
     verdicts, conflicts, sanctions, the norms it holds and the society's drift corrected by a
     continuation without it; base model and norm-memory agent paired by seed."""
     from normlab.agents import resolve_agent
-    from normlab.crsec.newcomer import finished_source
+    from normlab.crsec.newcomer import check_hours, finished_source
     from normlab.crsec.newcomer_report import newcomer_tables
     from normlab.models import DEFAULT_MODEL
     from normlab.models.preflight import check_models
 
-    at_least("--hours", hours, 1)
     at_least("--max-calls", max_calls, 1)
     agents = [resolve_agent(name) for name in dict.fromkeys(agent or [BASE_AGENT])]
     chosen = parse_seeds(seeds, runs)
     config, _ = finished_source(run)
+    check_hours(config, hours)
     check_models(
         {
             "--subject": subject,

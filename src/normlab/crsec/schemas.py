@@ -79,6 +79,10 @@ class AgentSpec(BaseModel):
         return "a norm entrepreneur" if self.role == "entrepreneur" else "an ordinary agent"
 
 
+MAX_DAYS = 30
+"""The most simulated days a society runs, and the most a newcomer's continuation adds."""
+
+
 class Society(BaseModel):
     """A society file: agents, places, norms at stake and the clock."""
 
@@ -87,7 +91,7 @@ class Society(BaseModel):
     name: str = Field(min_length=1)
     source: str = ""
     start: str = "2023-02-13"
-    days: int = Field(default=2, ge=1, le=30)
+    days: int = Field(default=2, ge=1, le=MAX_DAYS)
     active_hours: tuple[int, int] = (8, 16)
     tick_minutes: int = Field(default=5, ge=1, le=60)
     initial_norms_per_entrepreneur: int = Field(default=5, ge=0, le=20)

@@ -4,12 +4,14 @@ them). Curation exports its items from one and writes the curated one back."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from normlab.core.errors import InputError
 from normlab.core.fields import validate_known
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows, write_jsonl
+from normlab.core.outputs import apart_from_inputs, built_folder, replaceable_folder
 from normlab.hsii.schemas import Case, Dialogue
 
 
@@ -47,11 +49,29 @@ def load_bank(path: Path) -> Bank:
     return bank
 
 
-def write_bank(bank: Bank, out: Path) -> list[Path]:
-    """``out/dialogues.jsonl`` (when there are dialogues) and ``out/cases.jsonl``, replaced."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    if bank.dialogues:
-        written.append(write_jsonl(out / "dialogues.jsonl", bank.dialogues))
-    written.append(write_jsonl(out / "cases.jsonl", bank.cases))
-    return written
+DIALOGUES_FILE = "dialogues.jsonl"
+CASES_FILE = "cases.jsonl"
+BANK_FILES = (DIALOGUES_FILE, CASES_FILE)
+"""What a bank folder written by normlab holds, and nothing else."""
+
+
+def check_bank_out(out: Path, inputs: Iterable[Path | None]) -> Path:
+    """``--out`` as a bank folder to write: none of ``inputs`` (the command's files and
+    folders) is it, is inside it or holds it, and it is new, empty or a bank written before
+    (it is replaced whole, so anything else in it would be lost)."""
+    apart_from_inputs(out, inputs, "--out", whole=True)
+    return replaceable_folder(out, BANK_FILES, "--out")
+
+
+def write_bank(out: Path, dialogues: Sequence[Dialogue], cases: Iterable[Case]) -> list[Path]:
+    """The bank folder ``out``, written whole (:func:`~normlab.core.outputs.built_folder`):
+    ``dialogues.jsonl`` (when there are dialogues) and ``cases.jsonl``, nothing else, so no
+    file of an earlier bank stays beside them. ``cases`` is written as it is iterated: a
+    caller that builds each case when asked (:func:`~normlab.hsii.dataset.cuts`) holds one at a
+    time, not every case's copy of its history."""
+    with built_folder(out) as folder:
+        names = [DIALOGUES_FILE] if dialogues else []
+        if dialogues:
+            write_jsonl(folder / DIALOGUES_FILE, dialogues)
+        write_jsonl(folder / CASES_FILE, cases)
+    return [out / name for name in [*names, CASES_FILE]]

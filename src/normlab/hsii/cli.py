@@ -29,7 +29,7 @@ from normlab.commands.options import (
 from normlab.commands.reading import import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
-from normlab.core.outputs import output_folder, replace_bytes, replace_file
+from normlab.core.outputs import apart_from_inputs, output_folder, replace_bytes, replace_file
 from normlab.core.storage import log_paths
 from normlab.hsii.build_cli import add_build_commands
 from normlab.hsii.curation_cli import add_curation_commands
@@ -38,8 +38,11 @@ from normlab.hsii.rules import FORMULAS, Formula
 from normlab.models.roles import DEFAULT_MODEL
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from normlab.hsii.analysis import Weights
     from normlab.hsii.audit import GradingResult
+    from normlab.hsii.schemas import Case
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -183,11 +186,21 @@ def hsii_cut(
 ) -> None:
     """Cut dialogues into cases at assistant turns (≥ 2 prior messages, one addressee)."""
     from normlab.core.jsonio import write_jsonl
-    from normlab.hsii.dataset import cut_dialogues, load_dialogues
+    from normlab.hsii.dataset import cuts, load_dialogues
 
-    cases = cut_dialogues(load_dialogues(dialogues))
-    write_jsonl(out, cases)
-    say(f"{len(cases)} cases: {out.resolve()}")
+    apart_from_inputs(out, [dialogues])
+    written = 0
+
+    def cases() -> Iterator[Case]:
+        """Each case as it is written: each holds its history, so one at a time."""
+        nonlocal written
+        for dialogue in load_dialogues(dialogues):
+            for case in cuts(dialogue):
+                written += 1
+                yield case
+
+    write_jsonl(out, cases())
+    say(f"{written} cases: {out.resolve()}")
 
 
 @app.command("card")
@@ -231,6 +244,10 @@ def hsii_generate(
     from normlab.hsii.generator import generate_dialogue
     from normlab.models.preflight import check_models
 
+    target = cases_out or out.with_name(f"{out.stem}_cases.jsonl")
+    apart_from_inputs(out, [news])
+    # The cases are cut from --out: written onto it, they would replace the dialogues.
+    apart_from_inputs(target, [news, out], "--cases-out")
     paragraphs = load_news(news or NEWS_PATH)
     if limit is not None:
         if limit < 1:
@@ -249,7 +266,6 @@ def hsii_generate(
     finally:
         if out.exists():
             cases = cut_dialogues(load_dialogues(out))
-            target = cases_out or out.with_name(f"{out.stem}_cases.jsonl")
             write_jsonl(target, cases)
             say(f"{len(cases)} cases: {target.resolve()}")
 
@@ -402,7 +418,10 @@ def grade_export(
     """Write the judge's comparisons, each in both orders, as a CSV for blind human grading."""
     from normlab.hsii.audit import QUESTION, STAGES, export_grading, key_path_for
 
-    count = export_grading(log_paths(paths), out, n, seed, stages=stage or STAGES)
+    logs = log_paths(paths)
+    # Not onto a log, nor into a log folder: its key file would be read back as records.
+    apart_from_inputs(out, logs, also=[key_path_for(out)])
+    count = export_grading(logs, out, n, seed, stages=stage or STAGES)
     say(f"{count} rows ({count // 2} pair(s), each in both orders): {out.resolve()}")
     say(f"fill 'human_verdict': {QUESTION}")
     say(f"key: {key_path_for(out).resolve()} (sides and judge verdicts; keep it from graders)")

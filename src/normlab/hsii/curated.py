@@ -9,38 +9,64 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from normlab.core.errors import InputError
+from normlab.core.errors import InputError, quoted
 from normlab.hsii.bank import Bank
-from normlab.hsii.curation import AMENDED_COLUMN, LINE, CuratorRow
-from normlab.hsii.schemas import Case, CuratorDecision, Message, Provenance
+from normlab.hsii.curation import AMENDED_COLUMN, GOLDEN_MARK, LINE, CuratorRow
+from normlab.hsii.schemas import ASSISTANT, Case, CuratorDecision, Message, Provenance
 
 
-def _messages(row: CuratorRow) -> list[Message]:
-    messages: list[Message] = []
-    for number, text in enumerate(row.amended.splitlines(), start=1):
-        if not text.strip():
-            continue
-        found = LINE.match(text)
-        if found is None:
+def amended_turns(row: CuratorRow, text: str | None = None) -> list[Message]:
+    """The turns of an amended text (``row.amended`` unless ``text``): each ``FROM -> TO:
+    text`` line starts one, and a line that is not one continues the turn above it, so an
+    utterance of several lines (a forum post's paragraphs) reads back as it was written."""
+    turns: list[tuple[str, str, list[str]]] = []
+    for number, line in enumerate((row.amended if text is None else text).splitlines(), 1):
+        found = LINE.match(line)
+        if found is not None:
+            turns.append((found["from"].strip(), found["to"].strip(), [found["content"]]))
+        elif turns:
+            turns[-1][2].append(line)
+        elif line.strip():
             raise InputError(
                 row.file,
                 f"amended line {number} is not 'SPEAKER -> ADDRESSEE: text'",
                 line=row.line,
                 field=AMENDED_COLUMN,
             )
-        messages.append(
-            Message(
-                role_from=found["from"].strip(),
-                role_to=found["to"].strip(),
-                content=found["content"].strip(),
-                index=str(len(messages) + 1),
-            )
-        )
-    if not messages:
+    if not turns:
         raise InputError(
             row.file, "the amended text has no turns", line=row.line, field=AMENDED_COLUMN
         )
-    return messages
+    return [
+        Message(
+            role_from=speaker,
+            role_to=addressee,
+            content="\n".join(lines).strip(),
+            index=str(position),
+        )
+        for position, (speaker, addressee, lines) in enumerate(turns, start=1)
+    ]
+
+
+def _golden(row: CuratorRow) -> Message:
+    """A case's amended golden: the one turn of the text, or the one after the golden line
+    when the curator kept the history above it (as the text was shown to them)."""
+    text = row.amended
+    marked = text.split(f"\n{GOLDEN_MARK}\n", 1)
+    if len(marked) == 2:
+        text = marked[1]
+    elif text.startswith(f"{GOLDEN_MARK}\n"):
+        text = text.removeprefix(f"{GOLDEN_MARK}\n")
+    turns = amended_turns(row, text)
+    if len(turns) != 1:
+        raise InputError(
+            row.file,
+            f"a case's amendment is its golden, one turn ('{ASSISTANT} -> NAME: text'), "
+            f"not {len(turns)}",
+            line=row.line,
+            field=AMENDED_COLUMN,
+        )
+    return turns[0]
 
 
 def _scenario(row: CuratorRow, scene: str, relationships: str) -> tuple[str, str]:
@@ -85,6 +111,29 @@ class CurationSummary(BaseModel):
     cases_rejected: int
     cases_unreviewed: int
     amendments: int
+    not_in_bank: list[str] = []
+    """Decided items the bank does not hold (``case 'x' (FILE:LINE)``), left aside."""
+
+
+def _not_in_bank(bank: Bank, rows: Sequence[CuratorRow]) -> list[CuratorRow]:
+    """The decided rows about items the bank does not hold; an :class:`InputError` when that
+    is every one of them (a CSV exported from another bank made an empty bank, exit 0)."""
+    held: dict[str, set[str]] = {
+        "scenario": {d.dialogue_id for d in bank.dialogues} | {c.cluster for c in bank.cases},
+        "dialogue": {d.dialogue_id for d in bank.dialogues},
+        "case": {c.case_id for c in bank.cases},
+    }
+    unknown = [row for row in rows if row.item not in held[row.level]]
+    if rows and len(unknown) == len(rows):
+        first = unknown[0]
+        raise InputError(
+            first.file,
+            f"none of the {len(rows)} decided items is in the bank (this row's {first.level} "
+            f"{quoted(first.item)} is not): a CSV exported from another bank?",
+            line=first.line,
+            field="item",
+        )
+    return unknown
 
 
 def apply_curation(
@@ -94,6 +143,7 @@ def apply_curation(
     from normlab.hsii.dataset import cut_dialogue
     from normlab.hsii.lint import check_case, check_dialogue
 
+    unknown = _not_in_bank(bank, rows)
     decided: dict[tuple[str, str], list[CuratorRow]] = {}
     for row in rows:
         decided.setdefault((row.level, row.item), []).append(row)
@@ -123,7 +173,7 @@ def apply_curation(
                     update={"scene": scene, "relationships": relationships}
                 )
             else:
-                messages = _messages(row)
+                messages = amended_turns(row)
             candidate = dialogue.model_copy(update={"background": background, "messages": messages})
             _check(check_dialogue(candidate, None), row)
         provenance = _provenance(dialogue.provenance, dialogue.source_id)
@@ -179,7 +229,7 @@ def apply_curation(
         for row in decided.get(("case", case.case_id), []):
             if row.decision == "amend":
                 applied.add((row.file, row.line))
-                golden = _messages(row)[0]
+                golden = _golden(row)
                 golden = golden.model_copy(update={"index": case.golden.index})
                 amended_case = case.model_copy(update={**update, "golden": golden})
                 _check(check_case(amended_case, None), row)
@@ -206,5 +256,6 @@ def apply_curation(
         cases_rejected=rejections,
         cases_unreviewed=unreviewed,
         amendments=len(applied),
+        not_in_bank=[f"{row.level} {quoted(row.item)} ({row.file}:{row.line})" for row in unknown],
     )
     return out, summary

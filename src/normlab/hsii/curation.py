@@ -11,7 +11,10 @@ prints no protocol. Ours:
   one scenario per dialogue the cases were cut from, and the cases.
 - **Decisions.** ``accept``, ``amend`` (the curator's text replaces the item's: the scenario's
   ``scene:``/``relationships:`` lines, the dialogue's turns as ``FROM -> TO: text`` lines,
-  the case's golden as one such line) or ``reject``; the :data:`CRITERIA` met are ticked.
+  the case's golden as one such line, after the history or alone) or ``reject``; the
+  :data:`CRITERIA` met are ticked. A turn may span lines: a line that is not ``FROM -> TO:
+  text`` continues the turn above it, so a multi-line utterance reads back as it was
+  written (a line inside an utterance that itself reads ``A -> B: text`` starts a turn).
 - **Applying.** A rejection by any curator removes the item and everything cut from it
   (a scenario or dialogue takes its cases along): a veto, because one curator seeing a flaw
   is reason enough to leave a benchmark item out. A case enters only if some curator
@@ -67,6 +70,8 @@ CURATION_COLUMNS = [
     NOTES_COLUMN,
 ]
 QUESTION = "Accept, amend (edit the text below) or reject this item? Tick the criteria it meets."
+GOLDEN_MARK = "--- golden (the assistant's next turn):"
+"""The line between a case's history and its golden in the text curators see (and amend)."""
 LINE = re.compile(r"^\s*(?:\[\d+\]\s*)?(?P<from>[^\n]+?) -> (?P<to>[^\n]+?): (?P<content>.*)$")
 
 __all__ = [
@@ -152,8 +157,7 @@ def _items(bank: Bank) -> list[tuple[dict[str, str], tuple[Level, str]]]:
                         "item": case.case_id,
                         "topic": case.topic,
                         "characters": ", ".join(case.characters),
-                        TEXT_COLUMN: f"{history}\n--- golden (the assistant's next turn):\n"
-                        f"{message_line(case.golden)}",
+                        TEXT_COLUMN: f"{history}\n{GOLDEN_MARK}\n{message_line(case.golden)}",
                     },
                     ("case", case.case_id),
                 )

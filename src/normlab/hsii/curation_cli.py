@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
-from normlab.commands.console import print_json, report_findings, reports_errors, say
+from normlab.commands.console import note, print_json, report_findings, reports_errors, say
 from normlab.commands.options import JsonOption
+from normlab.core.errors import InputError
 
 # import-dialogues' options and curate import's argument.
 UtterancesArgument = Annotated[Path, typer.Argument(help="Utterances, one a row (JSONL or CSV).")]
@@ -26,6 +27,8 @@ RelationshipsOption = Annotated[
 ]
 TopicOption = Annotated[str | None, typer.Option(help="Topic where the file has none.")]
 FilledCsvsArgument = Annotated[list[Path], typer.Argument(help="Filled curation CSVs.")]
+SHOWN_UNKNOWN = 10
+"""Decided items the bank does not hold, named one a line before the rest are counted."""
 
 
 def add_curation_commands(app: typer.Typer) -> None:
@@ -49,15 +52,15 @@ def add_curation_commands(app: typer.Typer) -> None:
     ) -> None:
         """Import native multi-party dialogues, cut them into cases and lint both; only what
         the linter passes is written (exit 1 when anything was left out)."""
-        from normlab.core.outputs import output_folder
-        from normlab.hsii.bank import write_bank
+        from normlab.hsii.bank import check_bank_out, write_bank
         from normlab.hsii.native import import_bank
 
-        bank, findings = import_bank(file, assistant, domain, scene, relationships, topic)
-        output_folder(out, "--out")
-        write_bank(bank, out)
-        say(f"{len(bank.dialogues)} dialogues, {len(bank.cases)} cases: {out.resolve()}")
-        report_findings(findings, "lint: clean")
+        imported = import_bank(file, assistant, domain, scene, relationships, topic)
+        check_bank_out(out, [file])
+        dialogues = [dialogue for _, dialogue in imported.dialogues]
+        write_bank(out, dialogues, imported.cases())
+        say(f"{len(dialogues)} dialogues, {imported.cases_kept} cases: {out.resolve()}")
+        report_findings(imported.findings, "lint: clean")
 
     @curate.command("export")
     @reports_errors
@@ -68,9 +71,12 @@ def add_curation_commands(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
     ) -> None:
         """Write the bank's scenarios, dialogues and cases as a CSV to curate."""
+        from normlab.core.csvio import key_path_for
+        from normlab.core.outputs import apart_from_inputs
         from normlab.hsii.criteria import CRITERIA
         from normlab.hsii.curation import export_curation
 
+        apart_from_inputs(out, [bank], also=[key_path_for(out)])
         count = export_curation(bank, out, n, seed)
         say(f"{count} items: {out.resolve()}")
         say(
@@ -121,16 +127,25 @@ def add_curation_commands(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Write the bank with only kept items, amendments applied, decisions in provenance."""
-        from normlab.core.outputs import output_folder
-        from normlab.hsii.bank import load_bank, write_bank
+        from normlab.hsii.bank import check_bank_out, load_bank, write_bank
         from normlab.hsii.curated import apply_curation
         from normlab.hsii.curation import read_curations
         from normlab.hsii.lint import lint_paths
 
         rows = read_curations(paths)
+        if not rows:
+            raise InputError(
+                ", ".join(map(str, paths)),
+                "no row has a decision: nothing to apply",
+                field="curator_decision",
+            )
         curated, summary = apply_curation(load_bank(bank), rows, keep_unreviewed)
-        output_folder(out, "--out")
-        written = write_bank(curated, out)
+        check_bank_out(out, [bank, *paths])
+        for item in summary.not_in_bank[:SHOWN_UNKNOWN]:
+            note(f"not in the bank, left aside: {item}")
+        if len(summary.not_in_bank) > SHOWN_UNKNOWN:
+            note(f"… and {len(summary.not_in_bank) - SHOWN_UNKNOWN} more items not in the bank")
+        written = write_bank(out, curated.dialogues, curated.cases)
         say(
             f"{summary.cases_kept} cases kept, {summary.cases_rejected} rejected, "
             f"{summary.cases_unreviewed} unreviewed left out; {summary.dialogues_kept} dialogues "

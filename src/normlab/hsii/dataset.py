@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from importlib.resources import files
 from pathlib import Path
@@ -27,6 +27,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from normlab.core.errors import InputError
 from normlab.core.fields import validate_known
 from normlab.core.jsonio import read_collection
 from normlab.core.selection import check_limit, pick_by_id
@@ -40,6 +41,11 @@ DIALOGUES_PATH = DATA / "dialogues.jsonl"
 CASES_PATH = DATA / "cases.jsonl"
 """The shipped bank's cases: what a run reads when it is given none."""
 MIN_HISTORY = 2
+MAX_TURNS = 500
+"""The most turns a dialogue may have. Each case holds every turn before its golden, so a
+dialogue of n turns gives cases holding about n²/4 turns in all: one imported thread of
+200,000 turns (a 9 MB file) would have written hundreds of gigabytes. The paper's dialogues
+have a dozen or two; a forum thread of 500 posts already gives cases of a few megabytes."""
 
 
 def load_news(path: Path = NEWS_PATH) -> list[NewsParagraph]:
@@ -76,9 +82,24 @@ def read_cases(location: str | Path = CASES_PATH) -> Sourced[Case]:
     return read_sourced(location, parse_case_row, lambda case: case.case_id, "case_id")
 
 
-def cut_dialogue(dialogue: Dialogue) -> list[Case]:
-    """One case per assistant turn with ≥ 2 prior messages and one character addressed."""
-    cases = []
+def too_long(dialogue: Dialogue) -> str | None:
+    """Why ``dialogue`` is too long to cut into cases (:data:`MAX_TURNS`), or None."""
+    turns = len(dialogue.messages)
+    if turns <= MAX_TURNS:
+        return None
+    return (
+        f"{turns:,} turns, more than the {MAX_TURNS:,} a dialogue may have: each case holds "
+        "every turn before it, so its cases would repeat its history thousands of times"
+    )
+
+
+def cuts(dialogue: Dialogue) -> Iterator[Case]:
+    """One case per assistant turn with ≥ 2 prior messages and one character addressed, each
+    made when asked for: a writer that writes each before asking for the next holds one
+    case's history at a time. A dialogue over :data:`MAX_TURNS` is an :class:`InputError`."""
+    problem = too_long(dialogue)
+    if problem is not None:
+        raise InputError(f"dialogue {dialogue.dialogue_id!r}", problem, field="messages")
     characters = set(dialogue.background.characters)
     for position, message in enumerate(dialogue.messages):
         if message.role_from != ASSISTANT or position < MIN_HISTORY:
@@ -92,8 +113,12 @@ def cut_dialogue(dialogue: Dialogue) -> list[Case]:
             "messages": dialogue.messages[:position],
             "golden": message,
         }
-        cases.append(Case(**fields))
-    return cases
+        yield Case(**fields)
+
+
+def cut_dialogue(dialogue: Dialogue) -> list[Case]:
+    """Every case of ``dialogue`` (:func:`cuts`)."""
+    return list(cuts(dialogue))
 
 
 def cut_dialogues(dialogues: Iterable[Dialogue]) -> list[Case]:

@@ -11,6 +11,8 @@ exits 0 when clean, 1 with findings, 2 when a file cannot be read. A row with
 - the assistant addresses at least two characters over the dialogue, or target
   selection is trivial (a dialogue property: a case cut early may show only one);
 - the golden is the assistant's, to exactly one character;
+- a dialogue has at most :data:`~normlab.hsii.dataset.MAX_TURNS` turns (its cases repeat its
+  history, so their size grows with the square of its length);
 - aliases name characters and never another character's name;
 - no eight-word run copied from the seed news paragraph (when the news is known).
 """
@@ -26,7 +28,7 @@ from normlab.core.fields import MetadataTally, validate_known
 from normlab.core.findings import Finding
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import copied_runs
-from normlab.hsii.dataset import NEWS_PATH, load_news, parse_case_row
+from normlab.hsii.dataset import NEWS_PATH, load_news, parse_case_row, too_long
 from normlab.hsii.parse import normalise_name
 from normlab.hsii.schemas import ASSISTANT, Background, Case, Dialogue, Message
 
@@ -78,6 +80,10 @@ def _turns(messages: list[Message], characters: list[str], where: str) -> Iterat
 
 def check_dialogue(dialogue: Dialogue, news_text: str | None) -> Iterator[tuple[str, str]]:
     characters = dialogue.background.characters
+    long = too_long(dialogue)
+    if long is not None:
+        yield "messages", long
+        return  # its turns one by one would be a finding per turn of a file cut short
     yield from _people(dialogue.background, dialogue.aliases)
     yield from _turns(dialogue.messages, characters, "messages")
     if not any(m.role_from == ASSISTANT for m in dialogue.messages):

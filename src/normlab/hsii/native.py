@@ -13,7 +13,8 @@ JSONL or CSV, columns
 One speaker plays HSII's assistant, whose next target the cases ask for: the one named by
 ``assistant`` (``--assistant NAME``), else a speaker already called "Intelligent Assistant".
 Their name becomes :data:`~normlab.hsii.schemas.ASSISTANT` wherever it is speaker or
-addressee. Every other speaker or addressee is a character, in order of first appearance.
+addressee; when ``--assistant`` names someone else, a person whose name *is* "Intelligent
+Assistant" is refused (their turns would have merged with the assistant's). Every other speaker or addressee is a character, in order of first appearance.
 Names are matched as r2 matches them (:func:`~normlab.hsii.names.normalise_name`: letter
 case, Unicode form, punctuation): "Priya" who speaks and "priya" who is addressed are one
 character, spelt as first written (in NFC).
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +40,10 @@ from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError
 from normlab.core.findings import Finding
 from normlab.core.jsonio import read_jsonl_rows, validate_row
-from normlab.hsii.bank import Bank
-from normlab.hsii.dataset import cut_dialogue
+from normlab.hsii.dataset import cuts
 from normlab.hsii.lint import check_case, check_dialogue
 from normlab.hsii.names import normalise_name
-from normlab.hsii.schemas import ASSISTANT, Background, Dialogue, Message, Provenance
+from normlab.hsii.schemas import ASSISTANT, Background, Case, Dialogue, Message, Provenance
 
 DEFAULT_SCENE = "A conversation among several people and an Intelligent Assistant."
 DEFAULT_RELATIONSHIPS = "Participants of the same conversation."
@@ -100,6 +101,26 @@ def _first(values: list[str], default: str) -> str:
     return next((value for value in values if value.strip()), default)
 
 
+def _no_second_assistant(
+    path: Path, rows: list[tuple[int, NativeRow]], assistant: str, reserved: str
+) -> None:
+    """Refuse a person whose name is the assistant's own (``Intelligent Assistant``) when
+    ``--assistant`` names someone else: their turns would merge with the assistant's, two
+    people read as one (issue 32)."""
+    for line, row in rows:
+        for field in ("speaker", "addressee"):
+            person = getattr(row, field)
+            if person and normalise_name(person) == reserved:
+                raise InputError(
+                    path,
+                    f"{person!r} is the name HSII gives the assistant, and --assistant names "
+                    f"{assistant!r}: rename {person!r} in the file, or pass --assistant "
+                    f"{person!r} if they are the assistant",
+                    line=line,
+                    field=field,
+                )
+
+
 def _dialogue(
     path: Path,
     dialogue_id: str,
@@ -124,6 +145,9 @@ def _dialogue(
             if row.turn == previous:
                 raise InputError(path, f"turn {row.turn} appears twice", line=line, field="turn")
     plays = normalise_name(assistant or ASSISTANT)
+    reserved = normalise_name(ASSISTANT)
+    if plays != reserved:
+        _no_second_assistant(path, rows, assistant or ASSISTANT, reserved)
     if plays not in {normalise_name(row.speaker) for _, row in rows}:
         raise InputError(
             path,
@@ -210,6 +234,33 @@ def import_dialogues(
     return [dialogue for _, dialogue in found]
 
 
+@dataclass
+class NativeImport:
+    """What :func:`import_bank` read: the dialogues the linter passed (with the line of each
+    one's first row), the findings so far, and their cases, cut and linted one at a time as
+    :meth:`cases` is iterated (a finding for each left out, and a count of those kept)."""
+
+    path: Path
+    dialogues: list[tuple[int, Dialogue]]
+    findings: list[Finding]
+    cases_kept: int = 0
+
+    def cases(self) -> Iterator[Case]:
+        """Each dialogue's cases that the linter passes, made as they are asked for: a writer
+        holds one case at a time (each holds its history; all of one long dialogue's cases at
+        once held its history hundreds of times over)."""
+        for line, dialogue in self.dialogues:
+            for case in cuts(dialogue):
+                wrong = [
+                    Finding(str(self.path), line, case.case_id, field, f"{message} (not written)")
+                    for field, message in check_case(case, None)
+                ]
+                self.findings += wrong
+                if not wrong:
+                    self.cases_kept += 1
+                    yield case
+
+
 def import_bank(
     path: Path,
     assistant: str | None = None,
@@ -217,12 +268,12 @@ def import_bank(
     scene: str | None = None,
     relationships: str | None = None,
     topic: str | None = None,
-) -> tuple[Bank, list[Finding]]:
-    """The file's dialogues and their cases that the linter passes, and a finding (at the
-    dialogue's first row) for each problem of what was left out: a dialogue that fails is not
-    written, nor its cases; a case that fails is not written (issue 31: an import used to
-    write its cases and lint them afterwards)."""
-    bank = Bank()
+) -> NativeImport:
+    """The file's dialogues that the linter passes, and a finding (at the dialogue's first
+    row) for each problem of what was left out: a dialogue that fails is not written, nor its
+    cases; a case that fails is not written (issue 31: an import used to write its cases and
+    lint them afterwards). The cases come when :meth:`NativeImport.cases` is iterated."""
+    kept: list[tuple[int, Dialogue]] = []
     findings: list[Finding] = []
     for line, dialogue in _imported(path, assistant, domain, scene, relationships, topic):
         problems = [
@@ -230,15 +281,6 @@ def import_bank(
             for field, message in check_dialogue(dialogue, None)
         ]
         findings += problems
-        if problems:
-            continue
-        bank.dialogues.append(dialogue)
-        for case in cut_dialogue(dialogue):
-            wrong = [
-                Finding(str(path), line, case.case_id, field, f"{message} (not written)")
-                for field, message in check_case(case, None)
-            ]
-            findings += wrong
-            if not wrong:
-                bank.cases.append(case)
-    return bank, findings
+        if not problems:
+            kept.append((line, dialogue))
+    return NativeImport(path, kept, findings)

@@ -17,7 +17,7 @@ from normlab.commands.options import JsonOption, JudgeOption, ModelOption, Paths
 from normlab.commands.reading import add_read_commands, agreement_said, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import at_least
-from normlab.core.outputs import output_folder
+from normlab.core.outputs import apart_from_inputs, output_folder
 from normlab.core.storage import log_paths
 from normlab.models.preflight import check_models
 from normlab.models.roles import DEFAULT_MODEL
@@ -100,8 +100,12 @@ def losona_rescore(
     from normlab.report import Table, format_number, format_rate
 
     check_models({"--judge": judge})
+    logs = log_paths(paths)
+    # The rescored logs must not land among the logs read (the next analysis of that folder
+    # would count every trial twice), nor replace one.
+    apart_from_inputs(out, [*logs, data], whole=True)
     output_folder(out, "--out")
-    result = rescore(log_paths(paths), judge, out, data, judge_addenda)
+    result = rescore(logs, judge, out, data, judge_addenda)
     if as_json:
         print_json(result)
         return
@@ -149,7 +153,10 @@ def audit_export(
     from normlab.losona.audit import export_audit, key_path_for
     from normlab.losona.rescore import records_and_scenarios
 
-    records, scenarios = records_and_scenarios(log_paths(paths), data)
+    logs = log_paths(paths)
+    # Not onto a log, nor into a log folder: its key file would be read back as records.
+    apart_from_inputs(out, [*logs, data], also=[key_path_for(out)])
+    records, scenarios = records_and_scenarios(logs, data)
     count = export_audit(records, scenarios, n, out, seed)
     say(f"{count} items: {out.resolve()} (fill 'human_complies' with yes/no)")
     say(f"key: {key_path_for(out).resolve()} (judge labels; keep it away from labellers)")
@@ -184,6 +191,7 @@ def losona_export(
     from normlab.losona.export import export_dataset
     from normlab.losona.taxonomy import load_taxonomy
 
+    apart_from_inputs(out, [data or SCENARIOS_PATH])
     output_folder(out, "--out")
     scenarios = load_scenarios(data or SCENARIOS_PATH)
     path = export_dataset(scenarios, load_taxonomy(), out)
@@ -247,6 +255,8 @@ def losona_screen(
     from normlab.losona.screening import screen
 
     screeners = model or [DEFAULT_MODEL]
+    # Its accepted and rejected files must not replace the candidates, nor join them.
+    apart_from_inputs(out, [path], whole=True)
     check_models([*(("--model", name) for name in screeners), ("--judge", judge or DEFAULT_MODEL)])
     results = screen(load_scenarios(path), screeners, judge or DEFAULT_MODEL, samples, out)
     accepted = sum(result.decision == "accepted" for result in results)

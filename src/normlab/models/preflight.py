@@ -54,9 +54,13 @@ def unreachable(url: str, timeout: float = CONNECT_TIMEOUT_S) -> str | None:
         return f"cannot connect to {parts.hostname}:{port} ({error.strerror or error})"
 
 
-def check_models(models: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
-    """Build every ``(option, model)`` as Inspect will and reach its endpoints; the first that
-    fails is an :class:`InputError` naming the option and the model (each model once)."""
+def check_models(
+    models: Mapping[str, str] | Iterable[tuple[str, str]], *, reach: bool = True
+) -> None:
+    """Build every ``(option, model)`` as Inspect will and reach its endpoints (not when
+    ``reach`` is False: a judge whose verdicts may all be cached needs its key, not its
+    server); the first that fails is an :class:`InputError` naming the option and the model
+    (each model once)."""
     from inspect_ai.model import get_model
 
     # Read before any sample starts: inside one, a bad value would be an eval error that
@@ -78,7 +82,7 @@ def check_models(models: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
         except Exception as error:  # Inspect raises several types for models it cannot build
             problem = redact_text(unmarked(str(error)))
             raise InputError(option, f"model {name!r}: {problem}") from None
-        for url in endpoints(model.api):
+        for url in endpoints(model.api) if reach else []:
             reason = unreachable(url)
             if reason is not None:
                 raise InputError(

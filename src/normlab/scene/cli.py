@@ -203,9 +203,13 @@ def audit_export(
     ),
 ) -> None:
     """Write yes/no questions on sampled episodes (turn labels, fidelity) for blind answers."""
+    from normlab.core.outputs import apart_from_inputs
     from normlab.scene.audit import export_audit, key_path_for
 
-    count = export_audit(log_paths(paths), out, n, seed)
+    logs = log_paths(paths)
+    # Not onto a log, nor into a log folder: its key file would be read back as records.
+    apart_from_inputs(out, logs, also=[key_path_for(out)])
+    count = export_audit(logs, out, n, seed)
     say(f"{count} questions: {out.resolve()} (fill 'human_answer' with yes/no)")
     say(f"key: {key_path_for(out).resolve()} (model labels; keep it away from raters)")
 
