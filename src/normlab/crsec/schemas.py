@@ -28,13 +28,20 @@ Stance = Literal["for", "against", "neutral"]
 
 
 class Place(BaseModel):
+    """A place an agent can be: an action names where it happens, so "smoking outside" is a
+    place, not only words."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
+    """Unique within the society; what plans and actions name."""
     indoor: StrictBool
+    """Whether the place is indoors, for whoever reads the file: no operation reads it (the
+    name is what agents and the judge see). Strict: a society file that says ``1`` or
+    ``"yes"`` is malformed, not indoor."""
     _visible = field_validator("name")(check_name)
-    """Strict: a society file that says ``1`` or ``"yes"`` is malformed, not indoor."""
     description: str = ""
+    """What the place is; a scenario exported from the society describes its places by it."""
 
 
 class TargetNorm(BaseModel):
@@ -43,10 +50,15 @@ class TargetNorm(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1, pattern=r"^[a-z0-9_]+$")
+    """The norm's name in the metrics, the trace and the exports (``no_smoking_indoors``)."""
     statement: str = Field(min_length=1)
+    """The norm in words, as the judge matches agents' norms against it."""
     type: NormType
+    """Descriptive or injunctive."""
     compliance: str = Field(min_length=1)
+    """What complying looks like, for the judge of plans and actions."""
     violation: str = Field(min_length=1)
+    """What violating looks like, for the judge."""
     keywords: list[str] = Field(default_factory=list)
     """Word beginnings (``smok``, ``tip``) that mark an event as about this norm, for the trace."""
     occasion: str = ""
@@ -56,17 +68,30 @@ class TargetNorm(BaseModel):
 
 
 class AgentSpec(BaseModel):
+    """One agent of the society, as its prompts describe it."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
+    """Unique within the society; what the others call the agent."""
     description: str = Field(min_length=1)
+    """The agent description the paper's prompts carry (Hobbs Cafe's verbatim, Figures
+    5–6)."""
     role: Literal["entrepreneur", "ordinary"]
+    """A norm entrepreneur creates personal norms at the start (§2.1); an ordinary agent only
+    acquires them."""
     age: int | None = Field(default=None, ge=0, le=150)
+    """The agent's age, if the file gives one."""
     traits: str = ""
+    """The agent's traits, shown beside its answers in the human questionnaire."""
     occupation: str = ""
+    """What the agent does for a living (an exported scenario's bio)."""
     stances: dict[str, Stance] = Field(default_factory=dict)
+    """Per norm at stake (its ``id``): for, against or neutral."""
     relationships: list[str] = Field(default_factory=list)
+    """How the agent relates to the others, in words."""
     daily_requirement: str = ""
+    """The day's goal the plan prompt carries ("Carlos SMOKES at Hobbs Cafe from 9 to 10 am")."""
 
     _visible = field_validator("name")(check_name)
 
@@ -89,17 +114,29 @@ class Society(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
+    """The society's name (``Hobbs Cafe``)."""
     source: str = ""
+    """Where its descriptions come from, and what the file's authors wrote themselves."""
     start: str = "2023-02-13"
+    """The first simulated day, a calendar date (YYYY-MM-DD)."""
     days: int = Field(default=2, ge=1, le=MAX_DAYS)
+    """Simulated days (``crsec run --days`` overrides it)."""
     active_hours: tuple[int, int] = (8, 16)
+    """The hours of each day simulated, ``[start, end]`` (``--hours``)."""
     tick_minutes: int = Field(default=5, ge=1, le=60)
+    """Simulated minutes per tick; must divide an hour (``--tick-minutes``)."""
     initial_norms_per_entrepreneur: int = Field(default=5, ge=0, le=20)
+    """Personal norms each entrepreneur creates at the start (§2.1)."""
     synthesis_threshold: int = Field(default=350, ge=1)
+    """The sum of qualified utilities past which an agent synthesizes its norms (§2.3)."""
     places: list[Place] = Field(min_length=1)
+    """Where agents can be; names unique."""
     home: str
+    """The place every agent starts in, and where an action naming no place happens."""
     norms: list[TargetNorm] = Field(min_length=1)
+    """The norms at stake, whose emergence the metrics follow."""
     agents: list[AgentSpec] = Field(min_length=2)
+    """The agents; names unique."""
 
     @field_validator("start")
     @classmethod
