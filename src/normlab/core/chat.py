@@ -58,7 +58,9 @@ class Participant(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
+    """The name the others use: no invisible characters or spaces at its ends."""
     bio: str = ""
+    """What the others (and the subject) are told about the member."""
 
     _visible = field_validator("name")(check_name)
 
@@ -69,16 +71,24 @@ class Turn(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     turn_id: int
+    """Unique within the transcript: labels, reactions and demonstrations point at it."""
     actor: str = Field(min_length=1)
+    """Who took the turn."""
     content: str = ""
+    """The message, or the emoji of a reaction; empty for a no-op."""
     kind: TurnKind = "message"
+    """``message``, ``reaction`` or ``no-op``."""
     target_turn_id: int | None = None
     """For a reaction: the turn reacted to."""
     addressees: list[str] = Field(default_factory=list)
     """Whom the turn is said to (HSII's ``role_to``); empty when the chat is addressed to all."""
     round: int | None = None
+    """The round the turn belongs to (SCENE's orchestrator rounds, CRSEC's conversations)."""
     phase: str | None = None
+    """Where in a SCENE episode the turn falls: the scaffold's opening, the precedent
+    sub-script, the elicitor or the episode."""
     visibility: Visibility = "public"
+    """``hidden``: kept for the record but shown to no participant."""
     is_elicitor: StrictBool = False
     """Strict: in a scenario file ``1`` or ``"yes"`` is a malformed field, not a flag."""
 

@@ -20,9 +20,11 @@ class ScenarioProvenance(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: Literal["crsec"] = "crsec"
+    """The system the scenario was exported from."""
     run: str = Field(min_length=1)
     """The run folder's name."""
     society: str = ""
+    """The society's name (its file's ``name``)."""
     norm_id: str = Field(min_length=1)
     """The norm at stake, as the society file names it."""
     statement: str = ""
@@ -34,13 +36,17 @@ class ScenarioProvenance(BaseModel):
     adherent: int = Field(ge=0)
     """The agents that held the norm and adhered to it at the end of ``hour``."""
     agents: int = Field(ge=1)
+    """The society's agents at that hour: the share's denominator."""
     adherence: float = Field(ge=0.0, le=1.0)
     """``adherent / agents``: the share holding and adhering at the end of ``hour``."""
     hour: int = Field(ge=1)
     """The first simulated hour (1 = the run's first) at whose end the share reached
     ``threshold``."""
     hour_label: str = ""
+    """``hour`` on the simulated clock (``day 1 09:00–10:00``)."""
     threshold: float = Field(ge=0.0, le=1.0)
+    """The share of adherent agents at which the norm counted as emerged
+    (``crsec export --min-share``)."""
     agent_model: str = ""
     """The model the society's agents ran on."""
     judge_model: str = ""

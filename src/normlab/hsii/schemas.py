@@ -36,8 +36,12 @@ class Background(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     scene: str
+    """Where the scene happens and what is going on."""
     characters: list[str] = Field(min_length=1)
+    """The users in the scene, by the names the assistant addresses (the assistant not
+    counted)."""
     relationships: str
+    """How the characters relate to one another."""
 
 
 class Message(BaseModel):
@@ -46,8 +50,11 @@ class Message(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     role_from: str
+    """Who speaks: a character or the assistant (``Intelligent Assistant``)."""
     role_to: str
+    """Whom the turn addresses: a character, the assistant, or several."""
     content: str
+    """What is said."""
     index: str = Field(default="", pattern=r"^[0-9]*$")
     """The turn's number as printed ("1", "2", …); a case id is cut at it."""
 
@@ -68,9 +75,13 @@ class CuratorDecision(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     curator: str
+    """The curator's name (one file per curator)."""
     decision: Literal["accept", "amend", "reject"]
+    """Keep as is, keep with the curator's text, or leave out (with everything cut from it)."""
     criteria: dict[str, bool] = Field(default_factory=dict)
+    """Which of the curation criteria the item meets."""
     note: str = ""
+    """The curator's note."""
 
 
 class Provenance(BaseModel):
@@ -80,13 +91,21 @@ class Provenance(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     source: Literal["news", "native"]
+    """``news``: generated from a news paragraph (§4); ``native``: imported from a corpus of
+    real multi-party dialogues (``hsii import-dialogues``)."""
     news_id: str | None = None
+    """The news paragraph the scene was written from."""
     keywords: list[str] = Field(default_factory=list)
+    """The keywords the news was retrieved by."""
     cluster: int | None = None
+    """The news cluster it was drawn from (``hsii build``'s cluster stage)."""
     k_rank: int | None = None
     """The kept scenario's rank among the k sampled (1 = best)."""
     screener_scores: dict[str, float] = Field(default_factory=dict)
+    """The ``screener`` role's 1–5 scores of the kept scene on the five criteria, and their
+    mean (``total``)."""
     curator_decisions: list[CuratorDecision] = Field(default_factory=list)
+    """Every curator's decision on the item, in the order applied."""
 
 
 class Dialogue(BaseModel):
@@ -97,13 +116,23 @@ class Dialogue(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     dialogue_id: str = Field(min_length=1)
+    """Unique within the bank; each case cut from it names it."""
     source_id: str = ""
+    """The news paragraph's id the dialogue was written from; empty for a native one."""
     domain: str = ""
+    """The news domain (Table 1 is given per domain)."""
     topic: str
+    """Prompt-2's one-word topic."""
     background: Background
+    """The scene, its characters and their relationships."""
     aliases: dict[str, list[str]] = Field(default_factory=dict)
+    """Character → the other ways it may be addressed that its name does not give
+    (``normlab.hsii.aliases``); target matching (r2) reads them."""
     messages: list[Message] = Field(min_length=1)
+    """The dialogue's turns in order; each assistant turn with two turns or more before it,
+    addressed to one character, becomes a case."""
     provenance: Provenance | None = None
+    """Where it came from and what curators decided; absent in banks written before."""
 
 
 class Case(BaseModel):
@@ -114,15 +143,24 @@ class Case(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     case_id: str = Field(min_length=1)
+    """Unique within the bank: ``DIALOGUE_ID#INDEX``, the golden turn's index, for a cut case."""
     dialogue_id: str = ""
+    """The dialogue it was cut from (the unit the intervals resample)."""
     source_id: str = ""
+    """The news paragraph's id, as the dialogue's."""
     domain: str = ""
+    """The news domain, as the dialogue's."""
     topic: str
+    """Prompt-2's one-word topic."""
     background: Background
+    """The scene, its characters and their relationships."""
     aliases: dict[str, list[str]] = Field(default_factory=dict)
+    """Character → the other ways it may be addressed, as the dialogue's."""
     messages: list[Message] = Field(min_length=1)
     """The history before the golden turn: a case with none has no one to address."""
     golden: Message
+    """The assistant's next turn as written: its ``role_to`` is the target r2 checks, its
+    ``content`` the statement r3 compares against."""
     provenance: Provenance | None = None
     """Copied from the dialogue the case was cut from."""
 

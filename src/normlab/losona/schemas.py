@@ -33,20 +33,39 @@ class Scenario(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     scenario_id: str = Field(min_length=1)
+    """Unique within a file; a sample's id is ``SCENARIO_ID::CONDITION``."""
     event_id: str = Field(min_length=1)
+    """The taxonomy's event type: what is happening in the chat."""
     norm_id: str = Field(min_length=1)
+    """The taxonomy's norm the group follows (hidden from the subject)."""
     norm_statement: str = Field(min_length=1)
+    """The norm in words, as the judge reads it; the subject never sees it."""
     venue: str = "group chat"
+    """Where the chat happens (``workplace`` or another group-chat venue), shown to the
+    subject."""
     channel_description: str = "A group chat."
+    """The chat's name and purpose, shown to the subject; never names the norm."""
     subject: str = Field(min_length=1)
+    """The name the subject writes as."""
     subject_bio: str = DEFAULT_BIO
+    """The subject's bio, shown in its prompt."""
     cast: list[Participant]
+    """The other members of the chat, with the bios the subject sees."""
     transcript: list[Turn] = Field(min_length=1)
+    """The chat in order, up to and including the elicitor's turn."""
     elicitor_turn_id: int
+    """The turn that invites the subject's reply: where the norm applies."""
     demonstration_turn_ids: list[int] = Field(default_factory=list)
+    """The turns that show the norm being followed (two or three, checked by the linter);
+    screening's no-demonstration control leaves them out."""
     judge_examples: NormExample | None = None
+    """The judge's example elicitor and responses for this scenario; none: the taxonomy's
+    example for the norm."""
     end_goal: str = ""
+    """The in-fiction goal the author gave the conversation (the generator commits to one
+    first, §4.1); not shown to the subject."""
     notes: str = ""
+    """The author's notes; read by no one but people."""
     provenance: ScenarioProvenance | None = Field(default=None, exclude_if=lambda v: v is None)
     """Set on a scenario exported from a CRSEC society (``normlab crsec export``): its norm is
     the society's, not the taxonomy's, and the scenario carries its own judge examples. Left

@@ -31,8 +31,11 @@ class NormExample(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     elicitor: str
+    """A message that invites a reply where the norm applies."""
     compliant: str
+    """A reply that follows the norm."""
     breaching: str
+    """A reply that breaks it."""
 
 
 class Norm(BaseModel):
