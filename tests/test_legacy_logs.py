@@ -118,6 +118,9 @@ def test_v1_crsec_run_folder_analyzes_traces_and_replays_as_it_did(tmp_path: Pat
         assert [hour.pop("unanswered") for hour in run["counts"]] == [0] * len(run["counts"])
     for group in after["groups"]:
         assert {band["mean"] for band in group["counts"].pop("unanswered")} == {0.0}
+        # Added since (issue 31): each hour's index, by which runs of unequal length line up;
+        # a whole run's hours are 0, 1, 2…
+        assert group.pop("indices") == list(range(len(group["hours"])))
     # Added since (issue 31): a norm's hourly occasion for a newcomer; the v1 society has none.
     assert [target.pop("occasion") for target in after["targets"]] == [""] * len(after["targets"])
     assert _without_paths(after, folder) == before

@@ -11,12 +11,17 @@ import pytest
 
 from normlab.crsec.analysis import (
     CrsecAnalysis,
+    Emergence,
+    HourShares,
+    RunResult,
     analyze_runs,
+    group_result,
     load_runs,
     prompt_prefix_shares,
 )
 from normlab.crsec.events import CallEvent, Event, parse_event
 from normlab.crsec.judge import JUDGE_CACHE
+from normlab.crsec.report import figure_ablations
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import AgentState, HourMetrics, Usage, WorldState
 from normlab.stats import Rate
@@ -209,3 +214,44 @@ def test_a_run_with_no_finished_hour_cannot_be_analyzed(tmp_path: Path) -> None:
     RunDir(tmp_path / "run").create(config())
     with pytest.raises(InputError, match="has not finished a simulated hour"):
         load_runs([tmp_path / "run"])
+
+
+def shares_run(label: str, hours: dict[int, float]) -> RunResult:
+    """A run's result holding ``no_smoking_indoors`` at each hour's share (other norms 0)."""
+    targets = ["no_smoking_indoors", "quiet_in_public"]
+
+    def share(value: float) -> dict[str, float]:
+        return {target: value if target == targets[0] else 0.0 for target in targets}
+
+    return RunResult(
+        folder=label, label=label, seed=0, models={}, faithful=False, finished=False, agents=3,
+        hours=[HourShares(hour=h, label=f"hour {h}", holding=share(v), plan=share(0),
+                          actions=share(0), adhering=share(v)) for h, v in hours.items()],
+        counts=[HourMetrics(hour=h, label=f"hour {h}", conflicts=h) for h in hours],
+        emergence={t: Emergence(holding=None, adhering=None) for t in targets},
+        final={t: dict.fromkeys(("holding", "plan", "actions", "adhering"), 0.0) for t in targets},
+        usage=Usage(), by_operation={}, prefix_share=None, prefix_share_by_agent={},
+        judge_calls=0, judge_cached=0, judge_failures=0,
+    )  # fmt: skip
+
+
+def test_runs_and_settings_of_unequal_length_line_up_by_hour() -> None:
+    """A newcomer run stopped at its budget after one hour is judged on hours 0 (the day
+    before), 7 (the hour before the arrival) and 8 (its own); a finished one on 0, 1, 2, 7, 8,
+    9, 10. By position the stopped run's hour 7 was averaged with the finished run's hour 1,
+    and an ablation figure of the two settings failed (x and y of different lengths)."""
+    stopped = shares_run("stopped", {0: 0.0, 7: 1.0, 8: 1.0})
+    finished = shares_run("finished", {0: 0.0, 1: 0.5, 2: 0.5, 7: 0.5, 8: 0.5, 9: 1.0, 10: 1.0})
+    group = group_result("arm", [stopped, finished])
+    assert group.indices == [0, 1, 2, 7, 8, 9, 10]
+    assert group.hours == [f"hour {h}" for h in group.indices]
+    bands = group.series["holding"]["no_smoking_indoors"]
+    # hour 1: the finished run alone (0.5); hour 7: both, (1.0 + 0.5) / 2 = 0.75
+    assert [(band.mean, band.n) for band in bands] == [
+        (0.0, 2), (0.5, 1), (0.5, 1), (0.75, 2), (0.75, 2), (1.0, 1), (1.0, 1),
+    ]  # fmt: skip
+    assert [band.mean for band in group.counts["conflicts"]] == [0, 1, 2, 7, 8, 9, 10]
+    arm, control = group_result("arm", [stopped]), group_result("control", [finished])
+    targets = {"no_smoking_indoors": "No smoking indoors.", "quiet_in_public": "Quiet."}
+    png = figure_ablations([arm, control], targets, "holding")
+    assert png.startswith(b"\x89PNG")

@@ -234,6 +234,41 @@ def test_a_stopped_newcomer_run_resumes_with_crsec_resume_without_counting_twice
     assert arms({"runs": resumed["runs"]}) == arms({"runs": moved})
 
 
+def test_an_arm_stopped_at_its_budget_is_reported_beside_its_finished_control(
+    source: Path, tmp_path: Path
+) -> None:
+    """``--max-calls 20`` stops the newcomer's run in its first hour while the cheaper control
+    finishes its three: the report drew both on one axis (it failed with a traceback, x and y
+    of different lengths), says which run stopped and how many hours it has, and ``crsec
+    resume OUT`` (the experiment's folder, not a run) goes on with every run in it."""
+    out = tmp_path / "out"
+    code, output = crsec(
+        "newcomer", str(source), "--subject", SUBJECT, "--agent", "base", "--hours", "3",
+        "--seeds", "0", "--max-calls", "20", "--out", str(out),
+    )  # fmt: skip
+    assert code == 1 and "Traceback" not in output, output
+    assert f"to go on, raise it: normlab crsec resume {out} --max-calls N" in output
+    summary = json.loads((out / "newcomer_summary.json").read_text())
+    runs = {run["agent"]: run for run in summary["runs"]}
+    base, control = runs["base"], runs[CONTROL]
+    assert (control["finished"], len(control["hours"])) == (True, 3)
+    assert (base["finished"], len(base["hours"]), base["planned_hours"]) == (False, 1, 3)
+    assert base["stopped"].startswith("stopped at its budget (--max-calls 20, ")
+    (note,) = summary["notes"]
+    assert f"{SUBJECT} seed 0 stopped at its budget" in note and "after 1 of 3 hours" in note
+    assert f"normlab crsec resume {out}" in note
+    groups = {g["label"]: g for g in json.loads((out / "metrics.json").read_text())["groups"]}
+    # Judged hours: the day before (as many as it has hours), the hour before it came, its own.
+    assert groups[base["subject"]]["indices"] == [0, 1, 2]
+    assert groups[control["subject"]]["indices"] == [0, 1, 2, 3, 4]
+    assert "after 1 of 3 hours" in (out / "report.html").read_text()
+    code, output = crsec("resume", str(out), "--max-calls", "1000")
+    assert code == 0, output
+    resumed = json.loads((out / "newcomer_summary.json").read_text())
+    assert [(r["finished"], len(r["hours"])) for r in resumed["runs"]] == [(True, 3)] * 2
+    assert resumed["notes"] == []
+
+
 def test_the_newcomer_is_a_renamed_copy_that_knows_nobody() -> None:
     society = load_society()
     spec = newcomer_spec(society, society.agent("Carlos Gomez"))

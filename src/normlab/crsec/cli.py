@@ -187,10 +187,12 @@ def crsec_resume(
 ) -> None:
     """Continue runs from their last checkpoint (a finished run is left as it is); a newcomer
     run (crsec newcomer) goes on as one, its --max-calls counting its calls since the arrival,
-    and its report is its experiment's."""
-    from normlab.crsec.runner import simulate
+    and its report is its experiment's; a newcomer experiment's folder (its --out) resumes
+    every run in it."""
+    from normlab.crsec.runner import run_folders, simulate
 
     check_budget(max_calls, max_cost)
+    folders = run_folders(folders)
     for folder in folders:
         models = RunDir(folder).config().models
         check_models({f"{folder}: {name}": used for name, used in models.items()})

@@ -52,21 +52,21 @@ def _series(label: str, bands: list[Band], dashed: bool = False) -> LineSeries:
     )
 
 
-def _hours(group: GroupResult) -> list[float]:
-    return [float(hour + 1) for hour in range(len(group.hours))]
+def _hours(labels: list[str]) -> list[float]:
+    return [float(hour + 1) for hour in range(len(labels))]
 
 
 MAX_HOUR_TICKS = 12
 
 
-def _hour_ticks(group: GroupResult) -> list[tuple[float, str]]:
+def _hour_ticks(labels: list[str]) -> list[tuple[float, str]]:
     """The hours on the x axis named as the tables name them (``09–10``, with ``d2`` for a
     second day), at most ``MAX_HOUR_TICKS`` of them: never fractions of an hour."""
-    days = {label.split(" ")[1] for label in group.hours if label.startswith("day ")}
-    step = max(1, -(-len(group.hours) // MAX_HOUR_TICKS))
+    days = {label.split(" ")[1] for label in labels if label.startswith("day ")}
+    step = max(1, -(-len(labels) // MAX_HOUR_TICKS))
     ticks = []
-    for index in range(0, len(group.hours), step):
-        label = group.hours[index]
+    for index in range(0, len(labels), step):
+        label = labels[index]
         day, _, span = label.removeprefix("day ").partition(" ")
         short = span.replace(":00", "") if span else label
         ticks.append((float(index + 1), short if len(days) <= 1 else f"d{day} {short}"))
@@ -77,11 +77,11 @@ def figure_2a(group: GroupResult) -> bytes:
     """Conflicts, norm-related thoughts and chats per simulated hour (mean and min–max band)."""
     lines = [_series(name, group.counts[key]) for key, name in COUNT_NAMES.items()]
     return line_panels(
-        _hours(group),
+        _hours(group.hours),
         [(f"{group.label}: {group.runs} run(s)", lines)],
         "simulated hour",
         "count per hour",
-        xticks=_hour_ticks(group),
+        xticks=_hour_ticks(group.hours),
     )
 
 
@@ -94,31 +94,44 @@ def figure_2b(group: GroupResult, targets: dict[str, str]) -> bytes:
             _series("adhere", group.series["adhering"][target], dashed=True),
         ]
         panels.append((statement, lines))
-    return _share_panels(group, panels, f"share of agents ({group.runs} run(s))")
+    return _share_panels(group.hours, panels, f"share of agents ({group.runs} run(s))")
 
 
 def figure_ablations(groups: list[GroupResult], targets: dict[str, str], measure: str) -> bytes:
-    """One panel per target norm, one line per setting: the settings' emergence curves."""
-    longest = max(groups, key=lambda group: len(group.hours))
+    """One panel per target norm, one line per setting: the settings' emergence curves, on
+    the hours any setting has (a setting that stopped early, such as a newcomer arm at its
+    budget beside its finished control, has no point where it has no hour)."""
+    labels = {
+        hour: label
+        for group in groups
+        for hour, label in zip(group.indices, group.hours, strict=True)
+    }
+    axis = sorted(labels)
     panels = []
     for target, statement in targets.items():
-        lines = [_series(group.label, group.series[measure][target]) for group in groups]
+        lines = []
+        for group in groups:
+            by_hour = dict(zip(group.indices, group.series[measure][target], strict=True))
+            bands = [by_hour.get(hour, Band.of([])) for hour in axis]
+            lines.append(_series(group.label, bands))
         panels.append((statement, lines))
-    return _share_panels(longest, panels, f"share of agents that {MEASURE_NAMES[measure]}")
+    return _share_panels(
+        [labels[hour] for hour in axis], panels, f"share of agents that {MEASURE_NAMES[measure]}"
+    )
 
 
 def _share_panels(
-    axis: GroupResult, panels: list[tuple[str, list[LineSeries]]], ylabel: str
+    labels: list[str], panels: list[tuple[str, list[LineSeries]]], ylabel: str
 ) -> bytes:
-    """Shares per simulated hour on ``axis``'s hours, with the paper's 70% line: Figure 2(b)
-    and the ablations' curves are read side by side, so they share their axes."""
+    """Shares per simulated hour (``labels``), with the paper's 70% line: Figure 2(b) and the
+    ablations' curves are read side by side, so they share their axes."""
     return line_panels(
-        _hours(axis),
+        _hours(labels),
         panels,
         "simulated hour",
         ylabel,
         ylim=(-0.02, 1.02),
-        xticks=_hour_ticks(axis),
+        xticks=_hour_ticks(labels),
         threshold=EMERGENCE_SHARE,
     )
 
@@ -142,7 +155,7 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
     first = analysis.groups[0]
     return Table(
         caption="Emergence: first simulated hour at whose end over 70% of agents hold / adhere "
-        f"(hour 1 is {first.hours[0]}, the figures' x-axis tick {_hour_ticks(first)[0][1]}; "
+        f"(hour 1 is {first.hours[0]}, the figures' x-axis tick {_hour_ticks(first.hours)[0][1]}; "
         "mean over the runs that got there, 95% bootstrap CI, n runs), and the final shares "
         "(mean over runs with a bootstrap CI; one run: k of n agents, Wilson CI)",
         header=[

@@ -154,6 +154,17 @@ async def _simulate(
         return list(await asyncio.gather(*(one(folder) for folder in folders)))
 
 
+def run_folders(folders: list[Path]) -> list[Path]:
+    """The runs ``folders`` name: a run folder itself, and for the ``--out`` folder of a
+    newcomer experiment (``crsec newcomer``: no run of its own, its runs in ``ARM/seed-S``)
+    every run in it, so that ``crsec resume OUT`` goes on with the whole experiment."""
+    found: list[Path] = []
+    for folder in folders:
+        runs = [] if RunDir(folder).exists() else newcomer_folders(folder)
+        found += runs or [folder]
+    return list(dict.fromkeys(found))
+
+
 def simulate_runs(
     folders: list[Path],
     max_calls: int | None,
@@ -172,9 +183,11 @@ def simulate_runs(
             )
         else:
             budget = RunDir(folder).budget().describe()
+            # A newcomer run goes on with its whole experiment, which its report measures.
+            whole = folder.parent.parent if read_setup(folder) is not None else folder
             note(
                 f"{folder}: stopped at its budget ({budget}, kept for resume); to go on, raise "
-                f"it: normlab crsec resume {folder} --max-calls N"
+                f"it: normlab crsec resume {whole} --max-calls N"
             )
     return [folder for folder, _ in stopped]
 
