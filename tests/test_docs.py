@@ -84,7 +84,9 @@ a study."""
 @functools.cache
 def package() -> griffe.Module:
     """``normlab`` as mkdocstrings loads it."""
-    return griffe.load("normlab", search_paths=[str(SOURCE.parent)], resolve_aliases=True)
+    loaded = griffe.load("normlab", search_paths=[str(SOURCE.parent)], resolve_aliases=True)
+    assert isinstance(loaded, griffe.Module)
+    return loaded
 
 
 def target(found: griffe.Object | griffe.Alias) -> griffe.Object:
