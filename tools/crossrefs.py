@@ -143,6 +143,8 @@ def wrap(lines: list[str], changed: set[int]) -> list[str]:
             if cut > len(prefix):
                 head, tail = line[:cut], line[cut + 1 :]
                 lines[index] = head
+                if line[len(prefix) :].startswith(("- ", "* ")):
+                    prefix += "  "  # the next line continues a list item
                 following = lines[index + 1] if index + 1 < len(lines) else ""
                 if continues(following, prefix) and not tail.rstrip().endswith('"""'):
                     lines[index + 1] = prefix + tail + " " + following[len(prefix) :]

@@ -231,7 +231,7 @@ def read_answers(
 
     ``parse`` reads a non-blank answer (None: not an answer, reported with ``expected``, e.g.
     "yes or no"). An item answered twice, an item the key does not hold and an unreadable
-    answer are [`InputError`][normlab.core.InputError] s naming the file, line and field, never
+    answer are [`InputError`][normlab.core.InputError]s naming the file, line and field, never
     skipped rows.
     """
     if not key_path.exists():

@@ -6,7 +6,7 @@ the end with a traceback. Each check creates the folder (as the writer would) an
 writes a nameless temporary file in it: permission bits alone do not say whether a
 folder is writable (root ignores them, a read-only mount does not show in them).
 
-A file written at the end (a report) goes through :func:`replace_file`: a full disk then
+A file written at the end (a report) goes through ``replace_file``: a full disk then
 leaves the previous file as it was, and says which file could not be written.
 """
 
@@ -57,7 +57,7 @@ def _writable(folder: Path, path: Path, option: str) -> None:
 
 def output_folder(path: Path, option: str) -> Path:
     """Create the folder ``path`` if missing and prove that files can be written in it; an
-    :class:`OutputError` naming ``option`` and the reason otherwise."""
+    ``OutputError`` naming ``option`` and the reason otherwise."""
     _writable(path, path, option)
     return path
 
@@ -79,7 +79,7 @@ def replacing(path: Path, encoding: str = "utf-8") -> Iterator[TextIO]:
     share it), flushed to disk, then renamed over ``path``: a reader, a second writer or a
     full disk never meets half a file, and a write that fails (a full disk, a quota, an error
     in the block) leaves the previous ``path`` untouched and removes its partial copy. A
-    failure to write is an :class:`OutputError` naming ``path``, since a write to an open
+    failure to write is an ``OutputError`` naming ``path``, since a write to an open
     file that meets a full disk names none; an error about another file (one the block
     reads) is left as it is. The new file gets the old one's permissions, or the usual ones
     (0666 less the umask) when there was none.
@@ -131,14 +131,14 @@ def built_whole(target: Path) -> Iterator[Path]:
 
 
 def replace_file(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` through :func:`replacing`: all of it, or nothing changed."""
+    """Write ``text`` to ``path`` through ``replacing``: all of it, or nothing changed."""
     with replacing(path, encoding) as handle:
         handle.write(text)
     return path
 
 
 def replace_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` (a figure) to ``path`` through :func:`replacing`, as :func:`replace_file`."""
+    """Write ``data`` (a figure) to ``path`` through ``replacing``, as ``replace_file``."""
     with replacing(path) as handle:
         handle.flush()
         handle.buffer.write(data)
@@ -223,7 +223,7 @@ def replaceable_folder(path: Path, names: Iterable[str], option: str) -> Path:
     """Check that the folder ``path`` may be replaced by one holding only ``names`` (a bank's
     ``dialogues.jsonl`` and ``cases.jsonl``): it is new, empty, or holds nothing else (one
     written so before), and can be written. Anything else in it is a one-line error, since
-    :func:`built_folder` replaces the folder with all it holds."""
+    ``built_folder`` replaces the folder with all it holds."""
     output_folder(path, option)
     allowed = set(names)
     foreign = sorted(child.name for child in path.iterdir() if child.name not in allowed)
@@ -248,7 +248,7 @@ def built_folder(target: Path) -> Iterator[Path]:
     rename: the old folder is moved aside, the new one put in its place, the old one deleted
     (a kill between the two renames leaves the old folder, whole, in the hidden
     ``.NAME.old-…`` beside). ``target`` is resolved first: a link to a folder keeps pointing
-    at the new one. Check it with :func:`replaceable_folder` before the work."""
+    at the new one. Check it with ``replaceable_folder`` before the work."""
     target = _resolved(target)
     tag = uuid.uuid4().hex[:12]
     scratch = target.with_name(f".{target.name}.{tag}.partial")

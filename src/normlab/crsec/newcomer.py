@@ -4,8 +4,8 @@ LoSoNA and SCENE test whether a model adapts to a group's unstated norms, but ev
 test was written by a person; CRSEC's societies make norms of their own. Here a model meets
 those: a finished run's last checkpoint is copied into a new folder (the source run is only
 read), one agent driven by the subject model joins the society, and the society goes on for
-a few more simulated hours with the run's own tick loop (:class:`~normlab.crsec.sim.Simulation`
-with the continuation hooks of :class:`~normlab.crsec.world.World`: a later end tick, the
+a few more simulated hours with the run's own tick loop ([`Simulation`][normlab.crsec.Simulation]
+with the continuation hooks of ``World``: a later end tick, the
 newcomer's calls under the ``subject`` role, for a plain model no norm database, and a budget
 that counts the continuation's calls only).
 
@@ -17,7 +17,7 @@ and the newcomer of each arm gets the same memory and the same opportunity:
   norm database (identification in its talks and thoughts, the immediate evaluation, synthesis);
 - both carry a memory of their latest conversations and observations into every plan and
   action prompt, and plan their day and the rest of the hour again after each conversation
-  (:class:`~normlab.crsec.schemas.Memory`), so a sanction can reach a base model's next plan;
+  (``Memory``), so a sanction can reach a base model's next plan;
 - both have the same occasion every hour (their daily requirement is "Every hour of the day,
   NAME feels like smoking a cigarette.", from the norms' ``occasion`` in the society file, or
   ``--occasion``), not a copied schedule that demands the breach in one hour only;
@@ -30,9 +30,9 @@ The newcomer is a copy of one of the society's agents (by default the one most a
 norms at stake, so that it has a reason to breach them) under a new name, with the
 sentences that tie it to the others left out: it knows nobody. Each run is an ordinary run
 folder (``config.json``, the source's events and metrics followed by the new hours, a
-checkpoint after every tick), plus ``newcomer.json`` (:class:`NewcomerSetup`); a stopped run
+checkpoint after every tick), plus ``newcomer.json`` (``NewcomerSetup``); a stopped run
 goes on from its last checkpoint when the same command is given again, or with ``normlab crsec
-resume FOLDER``. The measures are :mod:`~normlab.crsec.newcomer_analysis`.
+resume FOLDER``. The measures are ``normlab.crsec.newcomer_analysis``.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def finished_source(source: Path) -> tuple[RunConfig, WorldState]:
 
 
 def check_hours(config: RunConfig, hours: int) -> None:
-    """``--hours`` at least 1 and at most :data:`~normlab.crsec.schemas.MAX_DAYS` days of the
+    """``--hours`` at least 1 and at most ``MAX_DAYS`` days of the
     society's active hours, the longest any run may be (``--hours 100000`` was accepted and
     would have run for 12,500 simulated days)."""
     at_least("--hours", hours, 1)
@@ -216,7 +216,7 @@ def occasion_text(
 def newcomer_spec(society: Society, template: AgentSpec, occasion: str | None = None) -> AgentSpec:
     """The newcomer: ``template``'s description, traits and stances under a new name, without
     the sentences that name another agent (it knows nobody), told that it is new, and with
-    the same occasion every hour in place of the template's schedule (:func:`occasion_text`;
+    the same occasion every hour in place of the template's schedule (``occasion_text``;
     a schedule that demands the breach in its first hour only would show the schedule)."""
     firsts = {agent.first_name for agent in society.agents}
     surnames = {agent.name.split()[-1] for agent in society.agents}

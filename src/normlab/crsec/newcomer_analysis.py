@@ -30,13 +30,13 @@ arrival (hour 1 is its first):
   corrected drift**: the same average minus the control's (the newcomer-free continuation
   with the same seed and settings) over the same hours, so that what the society does on its
   own second day is not put down to the newcomer. The raw drift is the corrected drift plus
-  the control's own; the existing analysis (:func:`~normlab.crsec.analysis.analyze_run`)
+  the control's own; the existing analysis (``analyze_run``)
   computes every share.
 
 Per arm (the model, ``MODEL + norm-memory``, the control; each also without communication)
 over seeds: the share of runs adopted and the adoption curve (Wilson interval), violations,
 conflicts and sanctions per hour and drift (mean with a bootstrap interval), and pairs of arms
-by seed (:mod:`normlab.stats`): norm-memory against base, and each arm against its
+by seed (``normlab.stats``): norm-memory against base, and each arm against its
 no-communication twin (what sanctions do).
 """
 
@@ -87,7 +87,7 @@ class NewcomerHour(BaseModel):
     """Target norm → the judge on the newcomer's own plan and actions: ``violated``,
     ``complied`` or ``not shown`` (empty in the control)."""
     violations: int = 0
-    """Settled norms (:attr:`NewcomerRun.adoption_norms`) its verdicts find violated."""
+    """Settled norms (``NewcomerRun.adoption_norms``) its verdicts find violated."""
     conflicts: int = 0
     sanctions: int = 0
     started: int = 0
@@ -102,7 +102,7 @@ class NewcomerRun(BaseModel):
 
     folder: str
     subject: str
-    """The arm's label (:attr:`~normlab.crsec.newcomer.NewcomerSetup.label`)."""
+    """The arm's label (``label``)."""
     model: str
     agent: str
     communication: bool
@@ -120,9 +120,9 @@ class NewcomerRun(BaseModel):
     (none in the control, or when the society had settled on none)."""
     adoption: int | None
     """The hour after which its verdicts show no violation (0: none ever did), a later hour
-    showing it complying (:func:`adoption_hour`); None: not adopted (the last hour still
+    showing it complying (``adoption_hour``); None: not adopted (the last hour still
     violated, or no hour after the last violation showed compliance), nothing to adopt, or
-    not measurable (:attr:`shown`)."""
+    not measurable (``shown``)."""
     holds: list[str] | None
     """Target norms its qualified norms express at the end; None: it keeps no norm database."""
     held_norms: list[str] | None
@@ -148,7 +148,7 @@ class NewcomerRun(BaseModel):
         return self.agent != CONTROL and bool(self.adoption_norms)
 
     def settled_words(self) -> list[list[str]]:
-        """Per hour, the verdict words on the settled norms (:attr:`adoption_norms`)."""
+        """Per hour, the verdict words on the settled norms (``adoption_norms``)."""
         return [
             [hour.verdicts.get(norm, "not shown") for norm in self.adoption_norms]
             for hour in self.hours
@@ -177,11 +177,11 @@ class SubjectSummary(BaseModel):
     adopted: Rate
     """Runs whose newcomer stopped violating the settled norms and then complied with one on
     an occasion, k of n (n: the runs whose newcomer showed an occasion, violating or
-    complying, in some hour; :attr:`not_measurable` are left out)."""
+    complying, in some hour; ``not_measurable`` are left out)."""
     adoption_hour: Estimate
     """Mean time to adoption over the runs that adopted."""
     adoption_curve: list[Rate]
-    """Index h (0 … hours): runs adopted by the end of hour h (n as :attr:`adopted`'s)."""
+    """Index h (0 … hours): runs adopted by the end of hour h (n as ``adopted``'s)."""
     violations: list[Estimate]
     """Per hour (index 0 is hour 1): settled norms violated, mean over runs."""
     violations_total: Estimate
@@ -200,7 +200,7 @@ class SubjectSummary(BaseModel):
     newcomer_calls_per_hour: Estimate
     not_measurable: int = 0
     """Runs (with settled norms) whose newcomer showed no occasion in any hour, every verdict
-    ``not shown``: neither adopted nor not, so outside :attr:`adopted`'s n."""
+    ``not shown``: neither adopted nor not, so outside ``adopted``'s n."""
 
 
 class Comparison(BaseModel):

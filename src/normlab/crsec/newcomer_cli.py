@@ -1,8 +1,8 @@
 """``normlab crsec newcomer RUN --subject M``: a model joins a finished run's society.
 
 Light at import, as the rest of ``normlab crsec``: the simulation, the analysis and the report
-are imported when the command runs (:mod:`~normlab.crsec.newcomer`,
-:mod:`~normlab.crsec.newcomer_analysis`, :mod:`~normlab.crsec.newcomer_report`).
+are imported when the command runs (``normlab.crsec.newcomer``,
+``normlab.crsec.newcomer_analysis``, ``normlab.crsec.newcomer_report``).
 """
 
 from __future__ import annotations

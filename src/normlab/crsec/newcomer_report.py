@@ -1,6 +1,6 @@
 """The CRSEC report's Newcomer section: adoption curves, conflicts and sanctions per hour,
 the norms the newcomer holds, the society's drift, and the norm-memory agent against the base
-model (:mod:`~normlab.crsec.newcomer_analysis`).
+model (``normlab.crsec.newcomer_analysis``).
 
 Every table is a function of the summary, so ``normlab crsec newcomer`` prints in the terminal
 what the page shows. Norm text is escaped by the HTML writer.

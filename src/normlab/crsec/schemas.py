@@ -6,8 +6,8 @@ relationships, daily requirement), the places (so that "smoking outside" is a
 place, not only words), the norms at stake, and the clock. A personal norm is the
 paper's ⟨c, u, α, s_act, s_val⟩ with its provenance; qualified = activated ∧ valid.
 
-The lines of ``events.jsonl`` are in :mod:`~normlab.crsec.events`, the model's replies in
-:mod:`~normlab.crsec.replies`.
+The lines of ``events.jsonl`` are in ``normlab.crsec.events``, the model's replies in
+``normlab.crsec.replies``.
 """
 
 from __future__ import annotations

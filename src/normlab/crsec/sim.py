@@ -28,8 +28,8 @@ not. After each tick the events, the metrics and then the checkpoint reach the d
 
 This module is the tick loop and the phases that move the world (creation, plans, actions,
 movement, perception, the hour's close); the talk pipeline (phases 5–6) is
-:mod:`~normlab.crsec.talk`, the hour's-end reflection (phase 7) :mod:`~normlab.crsec.reflection`,
-and what they share :mod:`~normlab.crsec.world`.
+``normlab.crsec.talk``, the hour's-end reflection (phase 7) ``normlab.crsec.reflection``,
+and what they share ``normlab.crsec.world``.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def action_text(agent: AgentSpec, action: str) -> str:
 
 class Simulation(World):
     """One run: its config, its state, its model client and its run directory
-    (:class:`~normlab.crsec.world.World`), run tick by tick."""
+    (``World``), run tick by tick."""
 
     # --- the run -------------------------------------------------------------------
 
@@ -100,7 +100,7 @@ class Simulation(World):
         return budget_outcome(self.state.usage.since(self.budget_from), max_calls, max_cost)
 
     async def run(self, max_calls: int | None = None, max_cost: float | None = None) -> Outcome:
-        """Run ticks until the end (:attr:`end_tick`) or a budget; each tick ends at a
+        """Run ticks until the end (``end_tick``) or a budget; each tick ends at a
         checkpoint."""
         while self.state.tick < self.end_tick:
             stop = self.over_budget(max_calls, max_cost)
@@ -129,8 +129,8 @@ class Simulation(World):
     async def run_or_stop(
         self, go_on: str, max_calls: int | None = None, max_cost: float | None = None
     ) -> Outcome:
-        """:meth:`run`, where any failure but a normlab error (bad input, a budget) stops it
-        with one line: the folder, the tick it stopped at (the ticks before are
+        """[`run`][normlab.crsec.Simulation.run], where any failure but a normlab error (bad input,
+        a budget) stops it with one line: the folder, the tick it stopped at (the ticks before are
         checkpointed), the cause, and ``go_on``, how to continue."""
         try:
             return await self.run(max_calls, max_cost)

@@ -64,10 +64,10 @@ def check_bank_out(out: Path, inputs: Iterable[Path | None]) -> Path:
 
 
 def write_bank(out: Path, dialogues: Sequence[Dialogue], cases: Iterable[Case]) -> list[Path]:
-    """The bank folder ``out``, written whole (:func:`~normlab.core.outputs.built_folder`):
+    """The bank folder ``out``, written whole (``built_folder``):
     ``dialogues.jsonl`` (when there are dialogues) and ``cases.jsonl``, nothing else, so no
     file of an earlier bank stays beside them. ``cases`` is written as it is iterated: a
-    caller that builds each case when asked (:func:`~normlab.hsii.dataset.cuts`) holds one at a
+    caller that builds each case when asked (``cuts``) holds one at a
     time, not every case's copy of its history."""
     with built_folder(out) as folder:
         names = [DIALOGUES_FILE] if dialogues else []

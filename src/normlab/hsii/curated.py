@@ -1,4 +1,4 @@
-"""Applying curators' decisions to a bank (the rules are :mod:`normlab.hsii.curation`'s
+"""Applying curators' decisions to a bank (the rules are ``normlab.hsii.curation``'s
 docstring): what they rejected leaves, what they amended is replaced and linted again,
 and every kept case carries their decisions in its provenance."""
 
@@ -116,8 +116,9 @@ class CurationSummary(BaseModel):
 
 
 def _not_in_bank(bank: Bank, rows: Sequence[CuratorRow]) -> list[CuratorRow]:
-    """The decided rows about items the bank does not hold; an :class:`InputError` when that
-    is every one of them (a CSV exported from another bank made an empty bank, exit 0)."""
+    """The decided rows about items the bank does not hold; an
+    [`InputError`][normlab.core.InputError] when that is every one of them (a CSV exported from
+    another bank made an empty bank, exit 0)."""
     held: dict[str, set[str]] = {
         "scenario": {d.dialogue_id for d in bank.dialogues} | {c.cluster for c in bank.cases},
         "dialogue": {d.dialogue_id for d in bank.dialogues},

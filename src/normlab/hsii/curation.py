@@ -12,8 +12,8 @@ prints no protocol. Ours:
 - **Decisions.** ``accept``, ``amend`` (the curator's text replaces the item's: the scenario's
   ``scene:``/``relationships:`` lines, the dialogue's turns as ``FROM -> TO: text`` lines,
   the case's golden as one such line, after the history or alone) or ``reject``; the
-  :data:`CRITERIA` met are ticked. A turn may span lines: a line that is not ``FROM -> TO:
-  text`` continues the turn above it, so a multi-line utterance reads back as it was
+  [`CRITERIA`][normlab.hsii.CRITERIA] met are ticked. A turn may span lines: a line that is not
+  ``FROM -> TO: text`` continues the turn above it, so a multi-line utterance reads back as it was
   written (a line inside an utterance that itself reads ``A -> B: text`` starts a turn).
 - **Applying.** A rejection by any curator removes the item and everything cut from it
   (a scenario or dialogue takes its cases along): a veto, because one curator seeing a flaw
@@ -24,7 +24,7 @@ prints no protocol. Ours:
   linter rejects is an error naming the file, line and field, never a silent drop.
 - **Agreement** between curators, pair by pair, over the items both decided: the same
   decision of the three (percentage agreement, Wilson interval) and kept-vs-rejected
-  (percentage agreement and Cohen's κ, :class:`normlab.stats.Agreement`).
+  (percentage agreement and Cohen's κ, [`normlab.stats.Agreement`][normlab.stats.Agreement]).
 """
 
 from __future__ import annotations

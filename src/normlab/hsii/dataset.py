@@ -12,7 +12,7 @@ its content, so reruns resume. In news, dialogue and case rows a top-level field
 row's shape does not have (a release's ``license`` or ``source``) is kept as its
 metadata (a dialogue's passes to the cases cut from it, a case's rides in its sample's
 metadata and the log); one that is a near miss of a known field (``topics``,
-``aliasses``) is an error naming file, line and field (:mod:`normlab.core.fields`).
+``aliasses``) is an error naming file, line and field (``normlab.core.fields``).
 """
 
 from __future__ import annotations
@@ -78,12 +78,13 @@ def load_cases(path: str | Path = CASES_PATH) -> list[Case]:
 
 
 def read_cases(location: str | Path = CASES_PATH) -> Sourced[Case]:
-    """:func:`load_cases` of a path or any fsspec URL, with the hash of the bytes read."""
+    """[`load_cases`][normlab.hsii.load_cases] of a path or any fsspec URL, with the hash of the
+    bytes read."""
     return read_sourced(location, parse_case_row, lambda case: case.case_id, "case_id")
 
 
 def too_long(dialogue: Dialogue) -> str | None:
-    """Why ``dialogue`` is too long to cut into cases (:data:`MAX_TURNS`), or None."""
+    """Why ``dialogue`` is too long to cut into cases (``MAX_TURNS``), or None."""
     turns = len(dialogue.messages)
     if turns <= MAX_TURNS:
         return None
@@ -96,7 +97,8 @@ def too_long(dialogue: Dialogue) -> str | None:
 def cuts(dialogue: Dialogue) -> Iterator[Case]:
     """One case per assistant turn with ≥ 2 prior messages and one character addressed, each
     made when asked for: a writer that writes each before asking for the next holds one
-    case's history at a time. A dialogue over :data:`MAX_TURNS` is an :class:`InputError`."""
+    case's history at a time. A dialogue over ``MAX_TURNS`` is an
+    [`InputError`][normlab.core.InputError]."""
     problem = too_long(dialogue)
     if problem is not None:
         raise InputError(f"dialogue {dialogue.dialogue_id!r}", problem, field="messages")
@@ -117,7 +119,7 @@ def cuts(dialogue: Dialogue) -> Iterator[Case]:
 
 
 def cut_dialogue(dialogue: Dialogue) -> list[Case]:
-    """Every case of ``dialogue`` (:func:`cuts`)."""
+    """Every case of ``dialogue`` (``cuts``)."""
     return list(cuts(dialogue))
 
 
@@ -131,7 +133,7 @@ def select_cases(
     limit: int | None = None,
     seed: int = 0,
 ) -> list[Case]:
-    """Filter by id (in the order given) and/or draw ``limit`` cases (:func:`draw_cases`)."""
+    """Filter by id (in the order given) and/or draw ``limit`` cases (``draw_cases``)."""
     selected = list(cases)
     if case_ids is not None:
         selected = pick_by_id(cases, case_ids, lambda case: case.case_id, "--case", "case_id")

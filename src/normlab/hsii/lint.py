@@ -11,7 +11,7 @@ exits 0 when clean, 1 with findings, 2 when a file cannot be read. A row with
 - the assistant addresses at least two characters over the dialogue, or target
   selection is trivial (a dialogue property: a case cut early may show only one);
 - the golden is the assistant's, to exactly one character;
-- a dialogue has at most :data:`~normlab.hsii.dataset.MAX_TURNS` turns (its cases repeat its
+- a dialogue has at most ``MAX_TURNS`` turns (its cases repeat its
   history, so their size grows with the square of its length);
 - aliases name characters and never another character's name;
 - no eight-word run copied from the seed news paragraph (when the news is known).

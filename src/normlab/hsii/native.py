@@ -12,17 +12,17 @@ JSONL or CSV, columns
 
 One speaker plays HSII's assistant, whose next target the cases ask for: the one named by
 ``assistant`` (``--assistant NAME``), else a speaker already called "Intelligent Assistant".
-Their name becomes :data:`~normlab.hsii.schemas.ASSISTANT` wherever it is speaker or
-addressee; when ``--assistant`` names someone else, a person whose name *is* "Intelligent
-Assistant" is refused (their turns would have merged with the assistant's). Every other speaker or addressee is a character, in order of first appearance.
-Names are matched as r2 matches them (:func:`~normlab.hsii.names.normalise_name`: letter
+Their name becomes ``ASSISTANT`` wherever it is speaker or addressee; when ``--assistant``
+names someone else, a person whose name *is* "Intelligent Assistant" is refused (their turns
+would have merged with the assistant's). Every other speaker or addressee is a character, in
+order of first appearance. Names are matched as r2 matches them (``normalise_name``: letter
 case, Unicode form, punctuation): "Priya" who speaks and "priya" who is addressed are one
 character, spelt as first written (in NFC).
 A blank addressee (a forum thread's opening post, a remark to the room) is addressed to the
 assistant, the one participant every user shares; the assistant's own turns need one.
 Each dialogue's provenance says ``source = "native"``; its cases are cut as generated
-dialogues are (:func:`normlab.hsii.dataset.cut_dialogues`) and linted the same way;
-:func:`import_bank` keeps only what the linter passes (a dialogue that fails is not written,
+dialogues are (``normlab.hsii.dataset.cut_dialogues``) and linted the same way;
+``import_bank`` keeps only what the linter passes (a dialogue that fails is not written,
 nor its cases; a case that fails is not written) and says why for the rest.
 """
 
@@ -88,7 +88,8 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def read_native_rows(path: Path) -> list[tuple[int, NativeRow]]:
-    """The file's rows, each validated (an :class:`InputError` names file, line and field)."""
+    """The file's rows, each validated (an [`InputError`][normlab.core.InputError] names file, line
+    and field)."""
     if not path.is_file():
         raise InputError(path, "no such file (a JSONL or CSV of utterances)")
     rows = [(line, validate_row(NativeRow, raw, path, line)) for line, raw in _rows(path)]
@@ -236,9 +237,9 @@ def import_dialogues(
 
 @dataclass
 class NativeImport:
-    """What :func:`import_bank` read: the dialogues the linter passed (with the line of each
+    """What ``import_bank`` read: the dialogues the linter passed (with the line of each
     one's first row), the findings so far, and their cases, cut and linted one at a time as
-    :meth:`cases` is iterated (a finding for each left out, and a count of those kept)."""
+    ``cases`` is iterated (a finding for each left out, and a count of those kept)."""
 
     path: Path
     dialogues: list[tuple[int, Dialogue]]
@@ -272,7 +273,7 @@ def import_bank(
     """The file's dialogues that the linter passes, and a finding (at the dialogue's first
     row) for each problem of what was left out: a dialogue that fails is not written, nor its
     cases; a case that fails is not written (issue 31: an import used to write its cases and
-    lint them afterwards). The cases come when :meth:`NativeImport.cases` is iterated."""
+    lint them afterwards). The cases come when ``NativeImport.cases`` is iterated."""
     kept: list[tuple[int, Dialogue]] = []
     findings: list[Finding] = []
     for line, dialogue in _imported(path, assistant, domain, scene, relationships, topic):

@@ -12,7 +12,7 @@
   ``OrchestratorDecision`` (B.5), ``NormAwareReply`` (B.2),
   ``JudgeOutput`` (B.6), ``ListedEvents`` (§5.1), ``FidelityVerdict`` (B.7).
 - The episode record (§4.3): [`Episode`][normlab.scene.Episode], the visible chat as shared
-  [`Turn`][normlab.core.Turn] s plus the full event stream and call records.
+  turns ([`Turn`][normlab.core.Turn]) plus the full event stream and call records.
 - ``EpisodeLabels``: D, B, S, R as turn ids, whichever labeller produced them.
 """
 

@@ -7,11 +7,11 @@ in a report can be traced to one formula here.
 
 Conventions: proportions are fractions in [0, 1]; the functions return intervals
 as ``(lo, hi)`` float tuples with NaN for "undefined"; the result types
-(:class:`Estimate`, :class:`Rate`, :class:`Agreement`) carry JSON-ready
-:data:`Interval` tuples with ``None`` instead, so a result file never holds NaN.
-Bootstrap intervals are percentile intervals over the resampled unit (scenario,
-episode or case, never individual model calls). Every headline number is one of
-these result types, so it always travels with its n and its interval.
+([`Estimate`][normlab.stats.Estimate], [`Rate`][normlab.stats.Rate],
+[`Agreement`][normlab.stats.Agreement]) carry JSON-ready [`Interval`][normlab.stats.Interval] tuples
+with ``None`` instead, so a result file never holds NaN. Bootstrap intervals are percentile
+intervals over the resampled unit (scenario, episode or case, never individual model calls). Every
+headline number is one of these result types, so it always travels with its n and its interval.
 """
 
 from typing import TYPE_CHECKING

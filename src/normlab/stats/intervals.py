@@ -84,7 +84,7 @@ def _resample_indexes(seed: int, n_units: int, n_resamples: int) -> NDArray[np.i
 
 
 def _pooled_rate_differences(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`_pooled_rate_difference` of every resample at once (B × n × 4 → B).
+    """``_pooled_rate_difference`` of every resample at once (B × n × 4 → B).
 
     The counts are whole numbers, so the sums are exact in any order and each value
     equals the one-resample function's.
@@ -104,7 +104,7 @@ def _pooled_rate(rows: NDArray[np.float64]) -> float:
 
 
 def _pooled_rates(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`_pooled_rate` of every resample at once (B × n × 2 → B)."""
+    """``_pooled_rate`` of every resample at once (B × n × 2 → B)."""
     totals = resamples.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         rates = totals[:, 0] / totals[:, 1]
@@ -201,7 +201,7 @@ def paired_bootstrap_delta(
 
 
 def _check_paired(a: Sized, b: Sized, what: str) -> None:
-    """A :class:`ValueError` unless ``a`` and ``b`` hold one value per unit each."""
+    """A ``ValueError`` unless ``a`` and ``b`` hold one value per unit each."""
     if len(a) != len(b):
         raise ValueError(f"{what} differ in length: {len(a)} vs {len(b)}")
 
@@ -281,11 +281,13 @@ def paired_statistic_delta(
 
     ``treatment[i]`` and ``control[i]`` are unit i's rows (HSII: a case's four stage values)
     under two subjects; θ maps a matrix of rows to a number (HSII's score, a product of stage
-    rates, is no mean over units, so neither :func:`paired_bootstrap_delta` nor
-    :func:`paired_rate_delta` applies). Each resample draws units (or, with ``clusters``,
-    whole clusters) once for both arms, so the pairing is kept, and θ is recomputed on each
-    arm of the resample: Δ* = θ(treatment*) − θ(control*). Resamples where Δ* is undefined are
-    left out (:func:`bootstrap_ci`). NaN when there are no units.
+    rates, is no mean over units, so neither
+    [`paired_bootstrap_delta`][normlab.stats.paired_bootstrap_delta] nor
+    [`paired_rate_delta`][normlab.stats.paired_rate_delta] applies). Each resample draws units (or,
+    with ``clusters``, whole clusters) once for both arms, so the pairing is kept, and θ is
+    recomputed on each arm of the resample: Δ* = θ(treatment*) − θ(control*). Resamples where Δ* is
+    undefined are left out ([`bootstrap_ci`][normlab.stats.bootstrap_ci]). NaN when there are no
+    units.
     """
     _check_paired(treatment, control, "paired samples")
     first = np.asarray(treatment, dtype=np.float64)
@@ -330,9 +332,9 @@ def kappa_ci(
     """Cohen's κ of two raters' binary labels with a percentile bootstrap over the items.
 
     κ = (p_o − p_e) / (1 − p_e), p_e = p_a·p_b + (1 − p_a)(1 − p_b) (the value of
-    :func:`normlab.stats.cohen_kappa`); items are resampled whole, both raters' labels
-    together, or with ``clusters`` (the scenario a trial belongs to) whole clusters, since
-    two judges' verdicts on one scenario's trials are not independent items. Resamples with
+    [`normlab.stats.cohen_kappa`][normlab.stats.cohen_kappa]); items are resampled whole, both
+    raters' labels together, or with ``clusters`` (the scenario a trial belongs to) whole clusters,
+    since two judges' verdicts on one scenario's trials are not independent items. Resamples with
     p_e = 1 (one label throughout) have no κ and are left out; NaN when κ itself is undefined.
     """
     _check_paired(first, second, "rater labels")

@@ -5,18 +5,21 @@ it plans for and with the units' clustering.
 Three estimators cover the studies' headlines:
 
 * a proportion of independent binary units (LoSoNA's accuracy-at-K over scenarios): the Wilson
-  half-width (:func:`wilson_halfwidth`), or, for binary outcomes in clusters (SCENE's sanctions
-  in scenarios), the Wilson half-width at the effective n = n / deff (:func:`design_effect`);
+  half-width ([`wilson_halfwidth`][normlab.stats.wilson_halfwidth]), or, for binary outcomes in
+  clusters (SCENE's sanctions in scenarios), the Wilson half-width at the effective n = n / deff
+  ([`design_effect`][normlab.stats.design_effect]);
 * a smooth function of nested stage rates (HSII's score of r1–r4), by the delta method
-  (:func:`staged_variance`, :func:`delta_halfwidth`), clustered stage by stage;
-* a mean over few independent runs (CRSEC), Student's t over the runs (:func:`t_halfwidth`).
+  ([`staged_variance`][normlab.stats.staged_variance],
+  [`delta_halfwidth`][normlab.stats.delta_halfwidth]), clustered stage by stage;
+* a mean over few independent runs (CRSEC), Student's t over the runs
+  ([`t_halfwidth`][normlab.stats.t_halfwidth]).
 
-Paired differences: Connor (1987) for paired binary units (:func:`connor_mde`,
-:func:`connor_n`), from a stated discordance ψ, the share of units on which the two subjects'
-outcomes differ; the normal approximation for any other estimator with a stated correlation
-between the two subjects' per-unit values (:func:`normal_mde`). Connor, R. J. (1987). Sample
-size for testing differences in proportions for the paired-sample design. Biometrics 43(1),
-207–211.
+Paired differences: Connor (1987) for paired binary units ([`connor_mde`][normlab.stats.connor_mde],
+[`connor_n`][normlab.stats.connor_n]), from a stated discordance ψ, the share of units on which the
+two subjects' outcomes differ; the normal approximation for any other estimator with a stated
+correlation between the two subjects' per-unit values ([`normal_mde`][normlab.stats.normal_mde]).
+Connor, R. J. (1987). Sample size for testing differences in proportions for the paired-sample
+design. Biometrics 43(1), 207–211.
 """
 
 from __future__ import annotations
@@ -55,8 +58,8 @@ def effective_cluster_size(sizes: Sequence[float]) -> float:
 def design_effect(cluster_size: float, icc: float) -> float:
     """Kish's design effect of cluster sampling, deff = 1 + (m̃ − 1)·ρ: the variance of a mean
     (or pooled ratio) of units drawn in clusters of effective size m̃
-    (:func:`effective_cluster_size`) whose outcomes correlate ρ within a cluster, over the
-    variance of as many independent units."""
+    ([`effective_cluster_size`][normlab.stats.effective_cluster_size]) whose outcomes correlate ρ
+    within a cluster, over the variance of as many independent units."""
     if not 0.0 <= icc <= 1.0:
         raise ValueError(f"an intra-cluster correlation lies in [0, 1], got {icc}")
     return 1.0 + (max(cluster_size, 1.0) - 1.0) * icc
@@ -81,7 +84,7 @@ def staged_variance(
     given those). ρₖ is stage k's residual correlation within a cluster when every stage's
     cluster-level rate varies with intra-cluster correlation ρ, independently across stages:
     ρₖ = ρ·πₖ·Π_j (1 + ρ(1−r_j)/r_j) over k's ancestors j (ρ itself for a stage over every
-    unit, where this is :func:`design_effect`'s variance).
+    unit, where this is [`design_effect`][normlab.stats.design_effect]'s variance).
     """
     if not len(rates) == len(parents) == len(gradient):
         raise ValueError("one parent and one derivative per stage rate")
@@ -105,7 +108,7 @@ def staged_variance(
 
 def delta_halfwidth(unit_variance: float, n: float, confidence: float = 0.95) -> float:
     """The normal half-width z·√(σ²/n) of an estimator with variance σ²/n (σ² per unit, the
-    design effect included: :func:`staged_variance`)."""
+    design effect included: [`staged_variance`][normlab.stats.staged_variance])."""
     return _z(confidence) * math.sqrt(unit_variance / n)
 
 
@@ -125,8 +128,8 @@ def t_halfwidth(unit_variance: float, n: int, confidence: float = 0.95) -> float
 
 
 def n_for_t_halfwidth(target: float, unit_variance: float, confidence: float = 0.95) -> int:
-    """The smallest n ≥ 2 whose :func:`t_halfwidth` is at most t (searched upwards from the
-    normal approximation's n, which it can only exceed)."""
+    """The smallest n ≥ 2 whose [`t_halfwidth`][normlab.stats.t_halfwidth] is at most t (searched
+    upwards from the normal approximation's n, which it can only exceed)."""
     n = max(2, n_for_delta_halfwidth(target, unit_variance, confidence))
     while (width := t_halfwidth(unit_variance, n, confidence)) is not None and width > target:
         n += 1
@@ -154,8 +157,8 @@ def connor_n(delta: float, discordance: float, alpha: float = 0.05, power: float
 def connor_mde(
     n: float, discordance: float, alpha: float = 0.05, power: float = 0.8
 ) -> float | None:
-    """The smallest δ that :func:`connor_n`'s test detects on n pairs (n may be effective, the
-    pairs' design effect divided out): the root in (0, ψ] of
+    """The smallest δ that [`connor_n`][normlab.stats.connor_n]'s test detects on n pairs (n may be
+    effective, the pairs' design effect divided out): the root in (0, ψ] of
     δ·√n = z₁₋α/₂·√ψ + z_power·√(ψ − δ²), found by bisection (the left side grows with δ,
     the right falls). ``None`` when even δ = ψ (every discordant pair one way) is not
     detected: n is too small."""

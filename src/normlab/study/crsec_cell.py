@@ -3,7 +3,7 @@ cell's units, and the headline is the share of agents adhering to the society's 
 at the end.
 
 CRSEC is a simulation, not an Inspect task, so it has no ``@task`` function to read options
-from: :func:`crsec_options` stands in for one, with ``normlab crsec run``'s options as its
+from: ``crsec_options`` stands in for one, with ``normlab crsec run``'s options as its
 parameters (a study's ``systems.crsec.options`` are checked against it, as the other systems'
 against their tasks). A cell's runs go to ``OUT/crsec/SUBJECT/run-1 … run-N`` with seeds
 ``seed … seed+N-1``; a rerun resumes each from its checkpoint, as ``normlab crsec resume``
@@ -166,7 +166,7 @@ def crsec_analyze(runs: list[Path]) -> Any:
 
 def _copy_run(source: Path, target: Path, judge: str) -> None:
     """What the analysis reads of ``source``, to ``target``, its config naming ``judge``:
-    built beside the judge's folder and moved whole (:func:`built_whole`), so a kill mid-copy
+    built beside the judge's folder and moved whole (``built_whole``), so a kill mid-copy
     leaves nothing the judge's analysis or the report reads."""
     from normlab.crsec import ANALYZED_FILES, RunDir
 

@@ -4,8 +4,9 @@ system names (``judges:``), without re-running the subject, and the two judges c
 "A judge they must trust" (issue 23): a ranking that holds under one judge may not hold
 under another. Each system's own scorer re-judges the cell's finished logs:
 
-* LoSoNA through its own ``losona rescore`` (:func:`normlab.losona.rescore_run`): the second
-  judge's score appended beside the first, its trial records in ``rescored_trials.jsonl``;
+* LoSoNA through its own ``losona rescore``
+  ([`normlab.losona.rescore_run`][normlab.losona.rescore_run]): the second judge's score
+  appended beside the first, its trial records in ``rescored_trials.jsonl``;
 * SCENE and HSII through Inspect's ``score`` on each log with the system's scorer (as the
   log recorded its options) and the ``judge`` role bound to the other model, written as a
   copy of the log whose header names that judge, so the system's own loader and analysis
@@ -14,7 +15,7 @@ under another. Each system's own scorer re-judges the cell's finished logs:
 * CRSEC, whose judge classifies inside its analysis of the simulation rather than in a
   scorer of a log, by copying each finished run (what the analysis reads, its config naming
   the other judge) and running the analysis on the copies with that judge: the analysis's
-  match and compliance calls again, cached in the copies (:mod:`normlab.study.crsec_cell`).
+  match and compliance calls again, cached in the copies (``normlab.study.crsec_cell``).
 
 Rescored files go to ``OUT/judges/SYSTEM/SUBJECT/JUDGE`` (a remote ``out``: its local
 mirror), outside every cell's folder so a cell's own analysis never reads them; a log (a
@@ -23,7 +24,7 @@ rerun of the study, or a judge added to a finished study, pays only for what is 
 
 The report compares, per system and extra judge: the judges' verdicts on the same items
 (agreement with its Wilson interval, Cohen's κ with a bootstrap interval over the items'
-scenarios, cases' dialogues; :mod:`normlab.stats`), each judge's ranking of the subjects by the
+scenarios, cases' dialogues; ``normlab.stats``), each judge's ranking of the subjects by the
 headline, whether the ranking changes, and Kendall's τ between the two judges' headline
 values when more than two subjects were ranked. The items are the per-unit verdicts the
 headline is built from: LoSoNA's per-trial complies label; SCENE's per-turn labels (subject

@@ -3,7 +3,7 @@
 A pilot is a small study run first (the same file with fewer scenarios, or any study whose
 ``out`` holds ``SYSTEM/SUBJECT`` cells). Each cell is read through its system's own analysis,
 as ``study report`` reads it, and its system says what the plan's estimator needs of it
-(:attr:`normlab.study.systems.System.measure`): LoSoNA's accuracy, SCENE's repair rate and its
+(``normlab.study.systems.System.measure``): LoSoNA's accuracy, SCENE's repair rate and its
 sanctions per episode, HSII's four stage rates r1–r4 (its score, on 0–3, is no rate), CRSEC's
 adhering share. A planned cell takes the pilot's rates for the same system and subject; failing
 that, the mean of the pilot's subjects on that system; failing that, the assumed ones
@@ -12,7 +12,7 @@ that, the mean of the pilot's subjects on that system; failing that, the assumed
 A pilot rate of 0 or 1 says little about a larger n (p(1−p) = 0 would promise an interval of
 no width), so such a rate is replaced by the end of its own 95% interval nearest ½ (the Wilson
 interval over its n where the pilot's interval has no width either): the conservative reading
-of what the pilot could not rule out (:func:`normlab.study.power.conservative`).
+of what the pilot could not rule out (``normlab.study.power.conservative``).
 """
 
 from __future__ import annotations

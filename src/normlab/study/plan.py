@@ -4,14 +4,14 @@ Calls and tokens are counted, not guessed: each cell's real task runs, through i
 own run function, with every model (the subject, the agent's own calls, every other role)
 replaced by a scripted model that answers like a busy subject (every prompt answered in full,
 so every branch that costs calls is taken), into a temporary folder; the counts are read back
-from the logs through :mod:`normlab.models.usage`, the one usage path every report uses.
+from the logs through ``normlab.models.usage``, the one usage path every report uses.
 Cells that would dry-run the same way (same system, options, agent and scripts) share one run.
 
 Then: dollars from the prices (the study's ``prices:`` over Inspect's; a model with neither is
 "unknown", never $0); a lower bound on wall time, calls × latency / connections (every
 connection busy for the whole run at the stated latency); and power for each system's headline
-rate at its planned n, from :mod:`normlab.stats`, at an assumed rate or a pilot's
-(:mod:`normlab.study.pilot`).
+rate at its planned n, from ``normlab.stats``, at an assumed rate or a pilot's
+(``normlab.study.pilot``).
 
 The scripted model counts tokens as whitespace-separated words; a real tokenizer gives about
 1.3 tokens per English word, so dollars are a floor on the same count of calls.
@@ -52,7 +52,7 @@ class RolePlan(BaseModel):
 
 class Power(BaseModel):
     """A cell's precision at its planned size, on its headline's own scale
-    (:mod:`normlab.study.power`)."""
+    (``normlab.study.power``)."""
 
     metric: str
     unit: str
@@ -113,7 +113,7 @@ class CellPlan(BaseModel):
     local_s: float = 0.0
     """The local (embedded) model's own time: its tokens at its measured rates, one slot."""
     cost_corrected: float | None = None
-    """``cost`` with the scripted words corrected to tokens (:data:`TOKENS_PER_WORD`)."""
+    """``cost`` with the scripted words corrected to tokens (``TOKENS_PER_WORD``)."""
     power: Power | None
 
 
@@ -255,7 +255,7 @@ def _total_cost(parts: list[float | None]) -> float | None:
 
 def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, RolePlan]:
     """What each extra judge of the cell's system will cost: a second judge runs the system's
-    judge again on the finished cell (:mod:`normlab.study.judges`: the scorer on the logs;
+    judge again on the finished cell (``normlab.study.judges``: the scorer on the logs;
     CRSEC's analysis on copies of the runs), and every judge call of these systems is made
     there, so it makes the calls the judge role made in the dry run, with the same prompts (as
     the dry run's judge, a busy script answers every one). SCENE's scorer also asks its
@@ -282,7 +282,7 @@ def _is_local(model: str) -> bool:
 
 
 def corrected(role: RolePlan, price: Price | None) -> float | None:
-    """A role's dollars with its words counted as real tokens (:data:`TOKENS_PER_WORD`)."""
+    """A role's dollars with its words counted as real tokens (``TOKENS_PER_WORD``)."""
     return _cost(
         round(role.input_tokens * TOKENS_PER_WORD["input"]),
         round(role.output_tokens * TOKENS_PER_WORD["output"]),
@@ -398,7 +398,7 @@ def plan_study(
     local_rate: Mapping[str, float] | None = None,
 ) -> StudyPlan:
     """Dry-run every cell (once per distinct dry run) and plan it; see the module docstring.
-    ``pilot``: rates read from a pilot's logs (:mod:`normlab.study.pilot`), over ``rate``;
+    ``pilot``: rates read from a pilot's logs (``normlab.study.pilot``), over ``rate``;
     ``icc``: the units' correlation within a cluster; ``correlation``: two subjects' on a
     shared unit; ``local_rate``: the local model's tokens per second (measured)."""
     if not 0.0 < target < 0.5:

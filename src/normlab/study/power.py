@@ -1,7 +1,7 @@
 """The plan's power, per system, on the scale of the system's own headline estimator.
 
 Each system's headline is a different estimator over differently sampled units, so each gets
-its own variance (:mod:`normlab.stats`):
+its own variance (``normlab.stats``):
 
 * LoSoNA, accuracy-at-K: a share of scenarios, each its own unit: the Wilson half-width over
   the scenarios; two subjects on the same scenarios are paired binary units (Connor 1987, at
@@ -11,7 +11,8 @@ its own variance (:mod:`normlab.stats`):
   the episodes times the sanctions per episode (assumed, or a pilot's), a scenario's count taken
   as Poisson; the Wilson half-width at n / deff, deff = 1 + (m̃ − 1)ρ (Kish).
 * HSII, the score ι = r1(1 + αβ·r2(r3 + γ·r4)) on 0–3: a function of four nested stage rates,
-  by the delta method, cases clustered in their dialogues (:func:`normlab.stats.staged_variance`).
+  by the delta method, cases clustered in their dialogues
+  ([`normlab.stats.staged_variance`][normlab.stats.staged_variance]).
 * CRSEC, the final adhering share: a mean over runs (the unit), each run's share over its
   agent × target-norm pairs, which correlate ρ within the run; Student's t over the runs, and
   none for one run.
@@ -19,7 +20,7 @@ its own variance (:mod:`normlab.stats`):
 The intra-cluster correlation ρ (``--icc``) and the correlation between two subjects on a
 shared unit (``--pair-correlation``, from which LoSoNA's discordance ψ = 2p(1−p)(1 − r)) are
 stated, never measured silently; the rates are assumed (``--assumed-rate``, HSII's four stage
-rates at the paper's GPT-4 row) or read from a pilot (:mod:`normlab.study.pilot`).
+rates at the paper's GPT-4 row) or read from a pilot (``normlab.study.pilot``).
 
 Each estimator is a small object with ``value``, ``variance`` (per unit, the design effect
 included), ``halfwidth``, ``n_for`` and ``mde``: what a sequential run (the expected saving) or

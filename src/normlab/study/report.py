@@ -5,8 +5,8 @@ Every number is the system's own analysis of the cell's logs (``load_run`` and `
 through its face), so a study's table says what ``normlab SYSTEM analyze OUT/SYSTEM/SUBJECT``
 says, and a resumed cell's samples are counted once. Planned calls come from ``OUT/plan.json``,
 written by ``study plan``; a study never planned shows none. Paired differences between
-subjects come from :mod:`normlab.study.compare`, a second judge's agreement and ranking from
-:mod:`normlab.study.judges`, the papers' numbers from :mod:`normlab.study.papers`. The report
+subjects come from ``normlab.study.compare``, a second judge's agreement and ranking from
+``normlab.study.judges``, the papers' numbers from ``normlab.study.papers``. The report
 is written as HTML and as JSON (``study-report.json``, what ``--json`` prints), which the web
 app's Compare page reads.
 """
@@ -48,7 +48,7 @@ from normlab.study.systems import SYSTEMS, Cell, Headline, cells
 
 class Ranked(BaseModel):
     rank: int
-    """1 + the subjects this study shows to be better (see :func:`rank_subjects`): subjects
+    """1 + the subjects this study shows to be better (see ``rank_subjects``): subjects
     it cannot tell apart share a rank."""
     subject: str
     model: str | None = None
@@ -110,7 +110,8 @@ Compare page reads every one it finds)."""
 
 
 def read_report(path: Path) -> StudyReport:
-    """A ``study-report.json`` read back, or an :class:`InputError` naming the file."""
+    """A ``study-report.json`` read back, or an [`InputError`][normlab.core.InputError] naming the
+    file."""
     from pydantic import ValidationError
 
     data = read_bytes(path, MAX_REPORT_BYTES)  # regular files only: the web app lists these
@@ -556,9 +557,9 @@ def report_blocks(system: SystemReport) -> list[Block]:
 
 
 def write_html(report: StudyReport, folder: Path) -> Path:
-    """``FOLDER/study-report.html``: every system's blocks (:func:`report_blocks`),
-    self-contained, written as every report is (shared templates, escaped text, credentials
-    redacted, one atomic rename)."""
+    """``FOLDER/study-report.html``: every system's blocks
+    ([`report_blocks`][normlab.study.report_blocks]), self-contained, written as every report is
+    (shared templates, escaped text, credentials redacted, one atomic rename)."""
     page = HtmlReport(f"Study {report.study}")
     for system in report.systems:
         page.heading(f"{system.system}: {system.metric}")

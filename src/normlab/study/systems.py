@@ -3,7 +3,7 @@ its run, its read side, and which of its numbers is the headline a study ranks s
 
 The headline is one rate per system, the one its paper leads with: LoSoNA's accuracy-at-K
 (norm-informed condition where run), SCENE's repair rate, HSII's score, CRSEC's final share of
-agents adhering to the target norms (:mod:`normlab.study.crsec_cell`). ``planned_n`` is the
+agents adhering to the target norms (``normlab.study.crsec_cell``). ``planned_n`` is the
 count of units that rate's interval is over, which the plan's power figures use.
 """
 
@@ -136,21 +136,21 @@ def _hsii(run: Any, analysis: Any) -> Headline | None:
 
 @dataclass(frozen=True)
 class System:
-    """A benchmark run as an Inspect task through its face's :class:`TaskRun`."""
+    """A benchmark run as an Inspect task through its face's ``TaskRun``."""
 
     name: str
     task: str
     """The face's ``@task`` function."""
     run_name: str
-    """The face's :class:`~normlab.commands.TaskRun`."""
+    """The face's [`TaskRun`][normlab.commands.TaskRun]."""
     headline: Callable[[Any, Any], Headline | None]
-    """The headline of a cell's run (what :meth:`load` read) and its analysis."""
+    """The headline of a cell's run (what ``load`` read) and its analysis."""
     design: Callable[[Any, Any], Design]
     """How the run sampled the headline's units (the plan's dry run)."""
     estimator: Estimator
-    """The headline's estimator, as the plan sizes it (:mod:`normlab.study.power`)."""
+    """The headline's estimator, as the plan sizes it (``normlab.study.power``)."""
     measure: Callable[[Headline, Any], Assumed | None]
-    """The rates a pilot's cell measured, for a plan's power (:mod:`normlab.study.pilot`)."""
+    """The rates a pilot's cell measured, for a plan's power (``normlab.study.pilot``)."""
     quantity_options: tuple[str, ...] = ()
     """Task options that are part of the headline's quantity (HSII's ε)."""
     shardable: bool = True
@@ -194,7 +194,7 @@ class System:
         return self.face().load_run(folders)
 
     def analyze_run(self, run: Any) -> Any:
-        """The system's own analysis of what :meth:`load` read."""
+        """The system's own analysis of what ``load`` read."""
         return self.face().analyze(run)
 
     def analyze(self, folders: list[Path]) -> Any:
@@ -211,7 +211,7 @@ class System:
 
 
 class CrsecSystem(System):
-    """CRSEC, a simulation rather than an Inspect task: see :mod:`normlab.study.crsec_cell`."""
+    """CRSEC, a simulation rather than an Inspect task: see ``normlab.study.crsec_cell``."""
 
     def factory(self) -> Callable[..., Any]:
         from normlab.study.crsec_cell import crsec_options
@@ -280,7 +280,7 @@ def _crsec_design(run: Any, analysis: Any) -> Design:
 
 
 def _share(headline: Headline, analysis: Any) -> Assumed | None:
-    """A measured share, made usable for planning (:func:`conservative`)."""
+    """A measured share, made usable for planning (``conservative``)."""
     value = headline.estimate.value
     if value is None:
         return None
