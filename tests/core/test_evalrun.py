@@ -70,6 +70,28 @@ def test_a_folder_of_another_configuration_is_one_line_naming_the_option(workdir
     assert code == 2 and "(judge scripted/" in output and " now)" in output
 
 
+def test_a_folder_of_another_task_version_is_refused_on_one_line(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new TASK_VERSION means results not comparable with the old: Inspect would run the
+    task again beside the old log, and the folder's analysis would read both."""
+    import normlab.losona.task
+
+    logs = str(workdir / "logs")
+    assert losona("-c", "naive", "--log-dir", logs)[0] == 0
+    version = normlab.losona.task.TASK_VERSION
+    monkeypatch.setattr(normlab.losona.task, "TASK_VERSION", version + 1)
+    code, output = losona("-c", "naive", "--log-dir", logs)
+    assert code == 2
+    (line,) = output.strip().splitlines()
+    assert line == (
+        f"normlab: error: --log-dir: {logs} holds a run of task version {version}, and this is "
+        f"version {version + 1}, whose results are not comparable with it: choose another "
+        "--log-dir"
+    )
+    assert len(list((workdir / "logs").glob("*.eval"))) == 1
+
+
 @pytest.mark.slow
 def test_ctrl_c_says_what_is_safe_and_how_to_resume(tmp_path: Path) -> None:
     """Ctrl-C used to exit 2 with '.: no logs or records found' although the cancelled log

@@ -208,11 +208,21 @@ def check_folder(
     roles: Mapping[str, str],
 ) -> None:
     """Before a run: a log folder holding a run of other options or models cannot be resumed
-    (Inspect refuses it); say so on one line, naming what differs, before anything starts."""
+    (Inspect refuses it); say so on one line, naming what differs, before anything starts. A
+    run of another task version is refused too: Inspect would start the run again beside it,
+    and the folder's analysis would mix results that are not comparable (a new version is
+    one whose results are not)."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     for info in list_eval_logs(str(log_dir), recursive=False):
         log = read_eval_log(info.name, header_only=True)
+        if log.eval.task_version != task.version:
+            raise InputError(
+                "--log-dir",
+                f"{log_dir} holds a run of task version {log.eval.task_version}, and this is "
+                f"version {task.version}, whose results are not comparable with it: choose "
+                "another --log-dir",
+            )
         if log.eval.task.split("/")[-1] != task.name.split("/")[-1]:
             found = [f"task {log.eval.task} there, {task.name} now"]
         else:
