@@ -28,7 +28,13 @@ The evidence is read from ``events.jsonl`` with the trace's test of what is abou
 the conversations that spread it (and what the receiver identified in each), the conflicts
 members observed (their own evaluation of a breach), the behaviour the judge found
 compliant, the thoughts about it, and the society's own words for it (created, accepted or
-synthesized entries). Nothing here depends on the benchmark the norm is exported to.
+synthesized entries). A conversation's demonstration turn is the judge's call, not the
+keywords': the keywords are word starts ("sing" finds "A single espresso", "tip" finds "Any
+tips for the crossword?"), so they only pick the candidate lines, and the judge
+(``prompts/judge_demonstration.txt``, cached in the run's judge cache) is asked of each in
+turn whether it demonstrates the norm; the first it ties to the norm is marked, and a
+conversation with none marks nothing. Nothing here depends on the benchmark the norm is
+exported to.
 """
 
 from __future__ import annotations
@@ -84,11 +90,15 @@ class Conversation(BaseModel):
     transcript: list[tuple[str, str]]
     identified: list[str] = Field(default_factory=list)
     """What the receiver identified in it that is about the norm."""
+    candidates: list[int] = Field(default_factory=list)
+    """The utterances the trace's test finds about the norm (the society file's keywords as
+    word starts, or the words of a norm the judge matched to it): the lines the judge is
+    asked about, in order."""
     marked: int | None = None
-    """The first utterance about the norm (the society file's keywords, or the words of a
-    norm the judge matched to it): the turn that demonstrates it. None: no line is about it
-    (the receiver identified the norm from a conversation about something else), so no turn
-    of it demonstrates the norm."""
+    """The first candidate the judge ties to the norm (it follows, asks for or states it):
+    the turn that demonstrates it. None: the judge tied no line to it (the receiver drew the
+    norm from talk about something else, or a keyword matched a line about something else),
+    so no turn of it demonstrates the norm."""
     about_conflict: bool = False
     """Whether the observation or topic it was raised over is about the norm: only then is
     the receiver's behaviour a breach of it to replay."""
@@ -122,6 +132,8 @@ class Evidence(BaseModel):
     """Behaviour the metrics' judge found explicitly compliant, as ``action (at place)``."""
     thoughts: list[Said] = Field(default_factory=list)
     wordings: list[Said] = Field(default_factory=list)
+    lines_asked: int = 0
+    """Candidate lines the judge was asked about (from its cache or by a call)."""
 
     def breaches(self) -> list[str]:
         """The observations members found in conflict, each once, first seen first."""
@@ -201,6 +213,9 @@ class Selection(BaseModel):
     missed: list[Missed]
     own: list[OwnNorm] = Field(default_factory=list)
     """The society's own norms, in the order first held."""
+    demonstration_calls: int = 0
+    """Judge calls made to tie conversation lines to the exported norms (the rest of the
+    lines asked came from the run's judge cache)."""
     shares: dict[str, list[Shares]] = Field(default_factory=dict)
     """Per norm judged for adherence (the society file's, and own norms held widely enough),
     the shares at each hour's end."""
@@ -274,6 +289,7 @@ async def select_emerged(
         else {}
     )
     every: Matches = {c: [*matched.get(c, []), *own_matched.get(c, [])] for c in contents}
+    lines = Judge(client, model, folder, [])
     events = list(RunDir(folder).events())
     origins = {norm.target.id: norm.origin for norm in own}
     stakes = [(norm, matched, verdicts) for norm in society.norms]
@@ -315,12 +331,38 @@ async def select_emerged(
             judge_model=model,
         )
         evidence = gather_evidence(events, loaded, target, every, said)
+        await mark_demonstrations(evidence, target, lines, progress)
         selection.emerged.append(
             EmergedNorm(
                 target=target, provenance=provenance, adherents=adherents, evidence=evidence
             )
         )
+    selection.demonstration_calls = lines.calls
     return selection
+
+
+async def mark_demonstrations(
+    evidence: Evidence,
+    target: TargetNorm,
+    judge: Judge,
+    progress: Callable[[], None] | None = None,
+) -> None:
+    """Mark each conversation's demonstration turn: its candidate lines asked of the judge
+    one after another until it ties one to ``target`` (at most one call per candidate, none
+    after the first tied; conversations at once). Counts the lines asked in
+    :attr:`Evidence.lines_asked`."""
+
+    async def mark(talk: Conversation) -> int:
+        occasion = talk.observation or talk.topic
+        for asked, index in enumerate(talk.candidates, start=1):
+            speaker, said = talk.transcript[index]
+            if await judge.demonstrates(target, speaker, said, occasion):
+                talk.marked = index
+                return asked
+        return len(talk.candidates)
+
+    jobs = [lambda talk=talk: mark(talk) for talk in evidence.conversations]
+    evidence.lines_asked = sum(await gather_all(jobs, progress))
 
 
 async def _matches(
@@ -532,9 +574,10 @@ def gather_evidence(
                 if norm.qualified and about(norm.content)
             ]
     for talk in evidence.conversations:
-        # No fallback to the opening line: a conversation the receiver drew the norm from, with
-        # no line about it, shows no one doing what the norm asks.
-        talk.marked = next((i for i, (_, said) in enumerate(talk.transcript) if about(said)), None)
+        # The judge decides which of these demonstrates the norm (mark_demonstrations); no
+        # fallback to the opening line: a conversation with no such line shows no one doing
+        # what the norm asks.
+        talk.candidates = [i for i, (_, said) in enumerate(talk.transcript) if about(said)]
     breached = {_what(c.observation, c.observed) for c in evidence.conflicts}
     evidence.compliance = [
         example

@@ -118,9 +118,15 @@ def export_command(
             f"emerged: {origin.norm_id}{words}, {origin.adherent}/{origin.agents} agents holding "
             f"and adhering by {origin.hour_label} (hour {origin.hour}); "
             f"{len(evidence.conversations)} conversations "
-            f"({len(evidence.demonstrating())} with a line about it), "
+            f"({len(evidence.demonstrating())} with a line the judge ties to it, of "
+            f"{evidence.lines_asked} candidate lines asked), "
             f"{len(evidence.conflicts)} conflicts observed"
         )
+    asked = sum(emerged.evidence.lines_asked for emerged in selection.emerged)
+    note(
+        f"demonstration turns: {asked} candidate lines asked of the judge, "
+        f"{selection.demonstration_calls} judge calls (the rest from the run's judge cache)"
+    )
     written = [outcome.value for outcome in outcomes if outcome.value is not None]
     for outcome in outcomes:
         if outcome.value is None:

@@ -1,10 +1,9 @@
 """A society's emergent norm as a LoSoNA scenario: the newcomer joins the regulars' group chat.
 
-Taken from the run, verbatim: the conversations that spread the norm and hold a line about it
-(up to three, whole, in simulated time; in each, the first utterance about the norm is a marked
-demonstration; one with no line about it demonstrates nothing, is left out, and the notes say
-so),
-the members who spoke in them and the norm's adherents as the cast, the judge's norm
+Taken from the run, verbatim: the conversations that spread the norm and hold a line the
+judge ties to it (up to three, whole, in simulated time; in each, the first such line is a
+marked demonstration; one with no such line demonstrates nothing, is left out, and the notes
+say so), the members who spoke in them and the norm's adherents as the cast, the judge's norm
 statement, and the judge's examples of compliance (an action the metrics' judge found
 explicitly compliant, as ``action (at place)``) and of a breach (an observation a member
 found in conflict with its norms). The generator writes what the run does not hold: the
@@ -96,7 +95,8 @@ class LosonaPlan:
     filler: int
     demonstrations: int
     unmarked: int = 0
-    """Conversations that spread the norm with no line about it: left out, said in the notes."""
+    """Conversations that spread the norm with no line the judge ties to it: left out, said in
+    the notes."""
 
     @property
     def norm_id(self) -> str:
@@ -263,9 +263,9 @@ def _notes(plan: LosonaPlan, own: list[int]) -> str:
     )
     norm = f" The norm is {emerged.whose_words()}; no author wrote it." if emerged.own else ""
     left_out = (
-        f" {plan.unmarked} conversation(s) that spread it hold no line about it (by the society "
-        "file's keywords or the words of a norm the judge matched to it): left out, no "
-        "demonstration marked in them."
+        f" {plan.unmarked} conversation(s) that spread it hold no line the judge ties to it "
+        "(of those its keywords or a matched norm's words pick): left out, no demonstration "
+        "marked in them."
         if plan.unmarked
         else ""
     )

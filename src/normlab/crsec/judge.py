@@ -2,7 +2,8 @@
 
 The paper plots shares of agents "holding" and "adhering to" each norm but never says how
 an entry is matched to a norm or how adherence is judged; we ask a ``judge`` role, strictly
-(the prompts are ``prompts/judge_match.txt`` and ``prompts/judge_compliance.txt``), at
+(the prompts are ``prompts/judge_match.txt`` and ``prompts/judge_compliance.txt``; ``crsec
+export`` also asks it which lines demonstrate a norm, ``prompts/judge_demonstration.txt``), at
 temperature 0. Every verdict is cached in the run directory (``judge_cache.jsonl``, keyed
 by judge model and prompt), appended as it arrives: re-analysing costs nothing, and an
 analysis killed half-way resumes where it stopped. A reply that never parses is cached as
@@ -24,7 +25,7 @@ from pydantic import BaseModel
 from normlab.core.errors import InputError
 from normlab.core.jsonio import append_jsonl, jsonl_lines, parse_json, read_text, write_jsonl
 from normlab.crsec.prompts import render
-from normlab.crsec.replies import ComplianceVerdicts, NormMatches
+from normlab.crsec.replies import ComplianceVerdicts, Demonstration, NormMatches
 from normlab.crsec.schemas import TargetNorm
 from normlab.models import ModelClient
 
@@ -160,6 +161,26 @@ class Judge:
         reply = await self._ask("judge_match", content, prompt, NormMatches)
         known = {norm.id for norm in self.targets}
         return [] if reply is None else [m for m in dict.fromkeys(reply.matches) if m in known]
+
+    async def demonstrates(
+        self, target: TargetNorm, speaker: str, line: str, occasion: str
+    ) -> bool:
+        """Whether ``line``, said by ``speaker`` in a conversation raised over ``occasion``,
+        demonstrates ``target`` (``prompts/judge_demonstration.txt``): what ``crsec export``
+        marks as a demonstration turn. A reply that never parses is no."""
+        prompt = render(
+            "judge_demonstration",
+            {
+                "norm": target.statement,
+                "complying": target.compliance,
+                "violating": target.violation,
+                "occasion": occasion or "(not given)",
+                "speaker": speaker,
+                "line": line,
+            },
+        )
+        reply = await self._ask("judge_demonstration", speaker, prompt, Demonstration)
+        return reply is not None and reply.demonstrates
 
     async def compliance(
         self, agent: str, plan: str, actions: list[tuple[str, str]]

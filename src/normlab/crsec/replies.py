@@ -205,6 +205,15 @@ class NormMatches(Reply):
     reason: str = ""
 
 
+class Demonstration(Reply):
+    """The judge's reply to ``judge_demonstration``: whether one line of a conversation shows
+    the norm (its speaker follows it, asks for it, or states it), and why. Required: a reply
+    that does not say is a parse failure, never a silent no."""
+
+    demonstrates: bool
+    reason: str = ""
+
+
 class ComplianceVerdict(Reply):
     norm: str
     plan: Literal["complied", "violated", "not shown"] = "not shown"

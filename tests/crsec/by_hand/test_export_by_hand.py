@@ -57,20 +57,28 @@ OWN_REHEARSE = "own_musicians_may_rehearse_at_the_cafe"
 VOICE = "Keep your voice down inside the cafe."
 
 BREACH = "Carlos Gomez is smoking a cigarette at a table (at Hobbs Cafe)"
-CHAT_1 = [  # raised over smoking; its third line is the first about it (keyword "cigar")
+CHAT_1 = [  # raised over smoking: its second line is the violator's (keyword "smok"), its
+    # third the first that demonstrates the norm (Bob asks him to stop)
     (BOB, "Morning, Carlos. How is the new poem coming along?"),
-    (CARLOS, "Slowly, as always."),
+    (CARLOS, "Slowly, as always. (keeps smoking) It is my table."),
     (BOB, "Could you put the cigarette out? The smoke drifts over every table."),
     (CARLOS, "Sorry, Bob. I will go out front from now on."),
 ]
-CHAT_2 = [  # about smoking in every line; Tamara identifies a noise norm from it as well
+CHAT_2 = [  # raised over smoking; Tamara identifies a noise norm from it as well, though
+    # nothing in it is about noise ("single" starts with quiet's keyword "sing")
     (CARLOS, "Tamara, please put that cigarette out, the smoke carries."),
-    (TAMARA, "Sorry, I will step outside next time."),
+    (TAMARA, "Sorry, I will step outside next time. A single espresso, please."),
 ]
-CHAT_3 = [  # spreads TABLES, whose words none of its lines holds
+CHAT_3 = [  # spreads TABLES, whose words none of its lines holds; "tips" starts with tipping's
+    # keyword "tip" but is about a crossword
     (BOB, "Carlos, could you take your cup back to the counter?"),
-    (CARLOS, "Right away, Bob."),
+    (CARLOS, "Right away, Bob. Any tips for the crossword?"),
 ]
+DEMONSTRATING = {(SMOKING, CHAT_1[2][1]), (SMOKING, CHAT_2[0][1])}
+"""The lines the judge ties to a norm (it asks for or follows it); every other line it is asked
+about (a keyword's candidate) it finds about something else, or against the norm."""
+STATEMENTS = {SMOKING: "No smoking indoors.", QUIET: "Be quiet in public.",
+              TIPPING: "Tip after meals."}  # fmt: skip
 
 
 def chat(receiver: str, observation: str, topic: str, lines: list[tuple[str, str]]) -> Any:
@@ -224,6 +232,10 @@ def judge(folder: Path) -> str:
     for content, ids in MATCHES.items():
         rules.append((f"PERSONAL NORM: {re.escape(content)}\n", [{"matches": ids}]))
     rules.append(("PERSONAL NORM: ", [{"matches": []}]))
+    for norm_id, line in DEMONSTRATING:
+        asked = rf"NORM: {re.escape(STATEMENTS[norm_id])}\n[\s\S]*\nLINE: {re.escape(line)}\n"
+        rules.append((asked, [{"demonstrates": True, "reason": "asks for it"}]))
+    rules.append(("demonstrates a norm", [{"demonstrates": False, "reason": "not about it"}]))
     for (agent, plan), verdicts in VERDICTS.items():
         head = f"AGENT: {re.escape(agent)}\nTHE DAY'S PLAN FOR THIS HOUR: {re.escape(plan)}\n"
         for own in (True, False):
@@ -334,21 +346,30 @@ def test_the_societys_own_norm_is_exported_in_its_own_words(selection: Selection
     assert (smoking.statement, smoking.norm_origin) == ("No smoking indoors.", "society file")
 
 
-def test_only_lines_about_the_norm_are_marked(selection: Selection, tmp_path: Path) -> None:
-    """Chat 1's first line about smoking is its third; chat 2 is about smoking from its first.
-    Quiet's only conversation is chat 2 (Tamara identified Bob's noise norm from it), none of
-    whose lines is about quiet: it marks no line, the LoSoNA scenario for quiet does not take it
-    (the generator writes both demonstrations, and the notes say why), and SCENE's quiet
-    scenario has no precedent from it."""
+def test_only_lines_the_judge_ties_to_the_norm_are_marked(
+    selection: Selection, tmp_path: Path
+) -> None:
+    """The keywords (word starts) only pick candidate lines; the judge decides. Chat 1's
+    candidates about smoking are its second line (Carlos, who keeps smoking: the violator's,
+    not a demonstration) and its third (Bob asks him to stop): the judge ties the third, the
+    one marked; chat 2's first line is both candidate and marked. Quiet's only conversation is
+    chat 2 (Tamara identified Bob's noise norm from it): its one candidate, "A single
+    espresso", is about coffee, so it marks no line, the LoSoNA scenario for quiet does not
+    take it (the generator writes both demonstrations, and the notes say why), and SCENE's
+    quiet scenario has no precedent from it."""
     smoking = selection.emerged[0].evidence
-    assert [(c.transcript, c.marked) for c in smoking.conversations] == [
-        (CHAT_1, 2), (CHAT_2, 0),
+    assert [(c.transcript, c.candidates, c.marked) for c in smoking.conversations] == [
+        (CHAT_1, [1, 2], 2), (CHAT_2, [0], 0),
     ]  # fmt: skip
+    # Lines asked: chat 1's two (no, then yes), chat 2's one (yes) = 3; the own norm's chat 3
+    # has no candidate. A fresh cache: 3 judge calls.
+    assert smoking.lines_asked == 3 and selection.demonstration_calls == 3
     # At 0.5 quiet emerged (2/4 hold and adhere at hour 2).
     lower = select(tmp_path / "lower", 0.5)
     quiet = next(e for e in lower.emerged if e.target.id == QUIET)
     (talk,) = quiet.evidence.conversations
-    assert talk.transcript == CHAT_2 and talk.identified == [VOICE] and talk.marked is None
+    assert talk.transcript == CHAT_2 and talk.identified == [VOICE]
+    assert (talk.candidates, talk.marked) == ([1], None)
     plan = plan_losona(quiet, lower)
     assert plan.conversations == [] and plan.demonstrations == 2
     assert plan.unmarked == 1
@@ -357,9 +378,32 @@ def test_only_lines_about_the_norm_are_marked(selection: Selection, tmp_path: Pa
     assert not isinstance(scene, str) and scene.precedent is None
     quoted = " ".join(line for name in scene.cast for line in scene.persona(name).sanction_lines)
     assert not any(said in quoted for _, said in CHAT_2)
-    # The society's own norm: chat 3 holds none of its words, so no line is marked either.
+    # The society's own norm: chat 3 holds none of its words, so no line is asked or marked.
     own = next(e for e in lower.emerged if e.target.id == OWN)
-    assert [c.marked for c in own.evidence.conversations] == [None]
+    assert [(c.candidates, c.marked) for c in own.evidence.conversations] == [([], None)]
+
+
+def test_a_keyword_line_about_something_else_is_not_marked(tmp_path: Path) -> None:
+    """At 0.25 "Tip after meals." emerged (1/4 hold and adhere at hour 2). "Any tips for the
+    crossword?" starts a word with its keyword "tip", so chat 3 is its conversation and that
+    line its one candidate; the judge finds it about a crossword: nothing marked."""
+    low = select(tmp_path, 0.25)
+    tipping = next(e for e in low.emerged if e.target.id == TIPPING)
+    (talk,) = tipping.evidence.conversations
+    assert talk.transcript == CHAT_3 and (talk.candidates, talk.marked) == ([1], None)
+    assert tipping.evidence.demonstrating() == [] and tipping.evidence.lines_asked == 1
+
+
+def test_asking_again_costs_nothing(tmp_path: Path) -> None:
+    """The judge's answers are kept in the run's judge cache: the same export again asks the
+    same lines (3 for smoking) and makes no call."""
+    model = by_hand_run(tmp_path)
+    first, again = (
+        asyncio.run(select_emerged(tmp_path / "run", 0.7, client(model), model)) for _ in "12"
+    )
+    assert first.demonstration_calls == 3 and again.demonstration_calls == 0
+    assert again.emerged[0].evidence.lines_asked == 3
+    assert [c.marked for c in again.emerged[0].evidence.conversations] == [2, 0]
 
 
 # --- metamorphic: how an agent spells a norm's words does not change which norm it holds ------
