@@ -14,7 +14,8 @@ differently (parsed, right target); each change is put down to the kind of reply
 
 Beside that, the forms every case has in common (prose "To be clear: …", key lines in
 capitals or markdown, an NFD reply, a reply cut off in its content) are counted the same way:
-they change with the rules, not with the bank.
+they change with the rules, not with the bank. And for common words that open prose as
+"To …:" does ("To manage: …"), the cases whose cast still reads one as an address.
 
 ``--refresh`` first rewrites the shipped bank's aliases through
 :func:`normlab.hsii.aliases.fill_aliases` (what ``hsii generate`` and ``build`` do): an alias the
@@ -129,6 +130,25 @@ FORMS: dict[str, Callable[[str], str]] = {
 }
 
 
+PROSE_OPENERS = ("be clear", "start", "manage", "reassure", "support", "clarify", "summarize",
+                 "note", "sum up", "be honest", "begin", "confirm", "conclude",
+                 "answer")  # fmt: skip
+"""Words that open prose as "To …:" does ("To manage: …"); the issue 31 review found the
+near-miss rule reading "To manage:" as an address in 201 of the shipped casts."""
+
+
+def prose_read_as_address(cases: Sequence[Case]) -> dict[str, int]:
+    """For each prose opener, the cases whose cast reads ``To OPENER: …`` as an address today
+    (only an exact word of one name should: "To support:" beside WITNESS SUPPORT COORDINATOR)."""
+    counts = {
+        opener: sum(
+            parse_statement(f"To {opener}: {CONTENT}", cast_of(case)) is not None for case in cases
+        )
+        for opener in PROSE_OPENERS
+    }
+    return {opener: count for opener, count in counts.items() if count}
+
+
 def measure() -> dict[str, Any]:
     old = scorer_before(rules_before())
     before = bank_before()
@@ -179,6 +199,7 @@ def measure() -> dict[str, Any]:
             "now": sum(len(v) for c in after.values() for v in c.aliases.values()),
         },
         "forms_every_case_shares": forms,
+        "prose_to_openers_read_as_address": prose_read_as_address(list(after.values())),
     }
 
 

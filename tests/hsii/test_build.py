@@ -164,7 +164,7 @@ def test_top_k_keeps_the_best_scored_scenario(tmp_path: Path) -> None:
 def test_an_and_name_golden_is_scorable_without_aliases() -> None:
     """Issue 31: one normaliser reads "&" as "and", and a word run only one name holds names
     that character, so the name needs no alias for these; an alias adds only what the name
-    does not say (title + surname), and never one that a run already gives or two share."""
+    does not say (title + surname), and never one that the name already gives or two share."""
     cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR", "DR. MARA QUINN"]
     aliases = fill_aliases(cast)
     assert aliases == {"DR. MARA QUINN": ["DR QUINN"]}
@@ -174,9 +174,12 @@ def test_an_and_name_golden_is_scorable_without_aliases() -> None:
     doctor = Statement(targets=["Dr Quinn"], content="…", rule="json")
     assert target_correct(doctor, cast[3], cast, aliases)
     assert not target_correct(doctor, cast[3], cast, {})  # not a run of the name: the alias
-    # A run two characters share ("MANAGER") is no alias, given or derived.
+    # A run two characters share ("MANAGER") names neither; given as one's alias, it is kept
+    # (someone chose it), given to both, it is dropped (it would name two).
     shared = fill_aliases(["SITE MANAGER", "PROJECT MANAGER"], {"SITE MANAGER": ["manager"]})
-    assert shared == {}
+    assert shared == {"SITE MANAGER": ["manager"]}
+    both = {"SITE MANAGER": ["manager"], "PROJECT MANAGER": ["Manager"]}
+    assert fill_aliases(["SITE MANAGER", "PROJECT MANAGER"], both) == {}
 
 
 def build_script(folder: Path) -> str:

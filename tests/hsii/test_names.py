@@ -14,13 +14,14 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from normlab.hsii import load_cases
 from normlab.hsii.aliases import fill_aliases
 from normlab.hsii.analysis import analyze_records, target_of
-from normlab.hsii.names import normalise_name
+from normlab.hsii.names import normalise_name, word_runs
 from normlab.hsii.parse import cast_of, parse_statement, target_correct
 from normlab.hsii.schemas import ASSISTANT, TrialRecord
 
@@ -50,8 +51,63 @@ def test_prose_that_starts_to_is_not_an_address_but_a_near_miss_is() -> None:
     assert score("To be clear: nobody restarts line 3 today.", CAST, CAST[1]) == (False, False)
     assert score("To make this work: we wait.", CAST, CAST[1]) == (False, False)
     assert score("To Priya: the rota is out.", CAST, CAST[0]) == (True, True)
-    assert score("To Prya: the rota is out.", CAST, CAST[0]) == (True, False)  # a misspelling
+    assert score("To Priya Natarjan: the rota is out.", CAST, CAST[0]) == (True, False)  # misspelt
+    assert score("To union repp: the vote is at noon.", CAST, CAST[0]) == (True, False)  # a run
     assert score("To the union rep: the vote is at noon.", CAST, CAST[1]) == (True, True)
+
+
+ROADWORKS = ["STREET WORKS INSPECTOR", "STARTUP OPERATIONS LEAD", "ACCESS GROUP REPRESENTATIVE",
+             "RESTAURANT OWNER", "STUDENT UNION OFFICER", "SITE MANAGER"]  # fmt: skip
+
+
+def test_prose_near_one_word_of_a_name_is_not_an_address() -> None:
+    """Review of item 1: "To start:" came within difflib's 0.8 of STARTUP (and "To manage:" of
+    MANAGER), so prose passed r1. A near miss counts only against a whole name, an alias or a
+    run of two or more words; one word of a name counts when it is that word exactly."""
+    for prose in ("To start:", "To manage:", "To support:", "To reassure:", "To Prya:"):
+        assert score(f"{prose} the road closes at six.", ROADWORKS, ROADWORKS[3]) == (False, False)
+    assert score("To startup: the road closes.", ROADWORKS, ROADWORKS[1]) == (True, True)
+    assert score("To manager: the road closes.", ROADWORKS, ROADWORKS[5]) == (True, True)
+    assert score("To site manger: the road closes.", ROADWORKS, ROADWORKS[5]) == (True, False)
+    assert score("To restaurant ownr: it closes.", ROADWORKS, ROADWORKS[3]) == (True, False)
+    assert score("To Inspector: it closes.", ROADWORKS, ROADWORKS[0]) == (True, True)
+
+
+HEALTH = ["HEALTH AND SAFETY INSPECTOR", "HEALTH VISITOR"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "cast", "golden"),
+    [
+        ("@Health & Safety Inspector, please check.", HEALTH, HEALTH[0]),
+        ("@the safety inspector please check.", CAST, CAST[3]),
+        ("@Tom O’Brien your shift starts at six.", ["Tom O'Brien", "Tom Hardy"], "Tom O'Brien"),
+        ("@TOM O'BRIEN: your shift starts at six.", ["Tom O'Brien", "Tom Hardy"], "Tom O'Brien"),
+        ("@Zoe\u0308 Brandt the rota is out.", ["Zoë Brandt", "Zoë Martin"], "Zoë Brandt"),
+        ("@[Union Rep] the vote is at noon.", CAST, CAST[1]),
+    ],
+)
+def test_an_at_mention_reads_its_name_as_r2_does(reply: str, cast: list[str], golden: str) -> None:
+    """Review of items 2 and 5: ``@NAME …`` compared names with ``str.lower().startswith``
+    and otherwise kept the first word ("@Health & Safety Inspector" named "Health")."""
+    assert score(reply, cast, golden) == (True, True)
+    statement = parse_statement(reply, cast)
+    assert statement is not None and statement.rule == "at-mention"
+    assert not statement.content.startswith((",", ":", " "))
+
+
+def test_an_at_mention_of_two_or_of_an_ambiguous_name_is_a_miss() -> None:
+    cast = ["Carlos Moya", "Carlos Gomez", "UNION REP"]
+    statement = parse_statement("@Carlos Moya and Union Rep: the vote is at noon.", cast)
+    assert statement is not None and statement.targets == ["Carlos Moya", "Union Rep"]
+    assert score("@Carlos Moya and Union Rep: the vote is at noon.", cast, cast[0]) == (True, False)
+    assert score("@Carlos the vote is at noon.", cast, cast[0]) == (True, False)
+    # a comma joins names as in role_to ("Carlos Moya, the union rep"); a colon ends them
+    statement = parse_statement("@Carlos Moya, the union rep wants a vote.", cast)
+    assert statement is not None and statement.targets == ["Carlos Moya", "the union rep"]
+    statement = parse_statement("@Carlos Moya: the union rep wants a vote.", cast)
+    assert statement is not None and statement.targets == ["Carlos Moya"]
+    assert statement.content == "the union rep wants a vote."
 
 
 def test_the_shipped_and_golden_scores_its_ampersand_and_its_word_run() -> None:
@@ -121,6 +177,20 @@ def test_a_word_run_of_one_name_counts_and_one_of_two_names_is_a_miss() -> None:
     assert score('{"role_to": "Ward Sister", "content": "x"}', cast, cast[2]) == (True, True)
     assert score('{"role_to": "Quinn", "content": "x"}', cast, cast[2]) == (True, True)
     assert score('{"role_to": "the manager", "content": "x"}', cast, cast[0]) == (True, False)
+
+
+def test_a_given_alias_the_name_shares_with_another_is_kept() -> None:
+    """Review of item 7: a given alias was dropped when it was a word run of the character's own
+    name even where another name holds it too, so "Carlos" named nobody; a run of *another*
+    character's name was kept. Now a given alias is dropped only when the names alone already
+    read it as that character."""
+    cast = ["Carlos Moya", "Carlos Gomez"]
+    given = {"Carlos Moya": ["Carlos", "Moya", "CARLOS MOYA"]}
+    aliases = fill_aliases(cast, given)
+    assert aliases == {"Carlos Moya": ["Carlos"]}  # "Moya" and the name itself add nothing
+    assert score('{"role_to": "Carlos", "content": "x"}', cast, cast[0], aliases) == (True, True)
+    assert score("@Carlos bring it.", cast, cast[0], aliases) == (True, True)
+    assert score('{"role_to": "Gomez", "content": "x"}', cast, cast[1], aliases) == (True, True)
 
 
 # --- metamorphic properties ----------------------------------------------------------
@@ -195,6 +265,8 @@ def styles(target: str, content: str = CONTENT) -> list[str]:
         f"**role_to**: {target}\n**content**: {content}",
         f'"role_to": "{target}",\n"content": "{content}"',
         f"To {target}: {content}",
+        f"@{target} {content}",
+        f"@{target}: {content}",
     ]
 
 
@@ -203,6 +275,34 @@ def reply(target: str) -> str:
 
 
 PROPERTY = settings(max_examples=60, deadline=None)
+
+
+CROWDED = st.lists(
+    st.lists(st.sampled_from(["Carlos", "Moya", "Gomez", "SITE", "MANAGER"]), min_size=1,
+             max_size=3, unique=True).map(" ".join),
+    min_size=2, max_size=4, unique_by=normalise_name,
+)  # fmt: skip
+"""Casts whose names share words, so a run is often two names' ("Carlos", "MANAGER")."""
+
+
+@PROPERTY
+@given(CROWDED, st.data())
+def test_a_given_alias_names_its_character_unless_it_would_name_another(
+    cast: list[str], data: st.DataObject
+) -> None:
+    """Review of item 7, for any cast: a word run (or a fresh word) given as one character's
+    alias names that character afterwards, whether the names alone read it as that character,
+    as no one (a run two names share) or as another (a run of another's name), unless it is
+    another character's whole name."""
+    owner = data.draw(st.sampled_from(cast))
+    runs = sorted({run for name in cast for run in word_runs(name)})
+    alias = data.draw(st.sampled_from([*runs, "Vine"]))
+    aliases = fill_aliases(cast, {owner: [alias]})
+    if normalise_name(alias) in {normalise_name(name) for name in cast if name != owner}:
+        assert alias not in aliases.get(owner, [])
+        return
+    said = json.dumps({"role_to": alias, "content": CONTENT})
+    assert score(said, cast, owner, aliases) == (True, True), (cast, owner, alias, aliases)
 
 
 @PROPERTY
@@ -222,7 +322,8 @@ def test_letter_case_does_not_change_r1_or_r2(scene: Scene, case: Callable[[str]
     cast = scene.cast()
     golden = cast[scene.golden]
     expected = score(reply(scene.said()), cast, golden)
-    assert score(reply(case(scene.said())), cast, golden) == expected
+    for styled in styles(case(scene.said())):
+        assert score(styled, cast, golden) == expected, styled
     recased = [case(name) for name in cast]
     assert score(reply(scene.said()), recased, recased[scene.golden]) == expected
 
@@ -234,7 +335,8 @@ def test_unicode_form_does_not_change_r1_or_r2(scene: Scene, form: str) -> None:
     golden = cast[scene.golden]
     expected = score(reply(scene.said()), cast, golden)
     said = unicodedata.normalize(form, scene.said())  # type: ignore[arg-type]
-    assert score(reply(said), cast, golden) == expected
+    for styled in styles(said):
+        assert score(styled, cast, golden) == expected, styled
     assert score(reply(said), cast, golden, fill_aliases(cast)) == score(
         reply(scene.said()), cast, golden, fill_aliases(cast)
     )
@@ -251,8 +353,8 @@ def test_ampersand_and_and_are_one_word(scene: Scene) -> None:
     expected = score(reply(said), cast, golden)
     ampersand = said.replace(" AND ", " & ").replace(" and ", " & ")
     spelt = said.replace(" & ", " and ")
-    assert score(reply(ampersand), cast, golden) == expected
-    assert score(reply(spelt), cast, golden) == expected
+    for styled in (*styles(ampersand), *styles(spelt)):
+        assert score(styled, cast, golden) == expected, styled
     written = [name.replace(" AND ", " & ") for name in cast]
     assert score(reply(said), written, written[scene.golden]) == expected
 

@@ -42,3 +42,6 @@ def test_the_rescore_the_readme_reports() -> None:
     assert result["dlg-labour-002#16"] is True
     assert result["aliases"] == {"before": 4368, "now": 2148}
     assert result["forms_every_case_shares"]['prose "To be clear: …"'] == 477
+    # "To manage: …" read as an address in 201 casts (a near miss of MANAGER), "To start:" in
+    # 9; now only an exact word of one name: WITNESS SUPPORT COORDINATOR's "support", 7 cases
+    assert result["prose_to_openers_read_as_address"] == {"support": 7}

@@ -27,7 +27,6 @@ import hashlib
 import importlib
 import io
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from datetime import date
 from functools import cache
@@ -39,6 +38,7 @@ from normlab.core.csvio import dict_rows
 from normlab.core.errors import InputError
 from normlab.core.jsonio import decode_text, text_rows
 from normlab.core.sources import read_url_bytes
+from normlab.core.text import fold, words
 from normlab.hsii.schemas import NewsParagraph
 
 FORMATS = ("jsonl", "csv", "parquet")
@@ -225,8 +225,9 @@ def parse_date(value: str | None, option: str) -> date | None:
         ) from error
 
 
-_CLAUSE = re.compile(r"[^\w\s'’&-]+")
-"""What ends a phrase: sentence and clause punctuation (not apostrophes, hyphens or "&")."""
+_CLAUSE = re.compile(r"[^\w\s-]+")
+"""What ends a phrase: sentence and clause punctuation (not a hyphen; the fold has already
+dropped apostrophes and read "&" as "and")."""
 
 
 @cache
@@ -241,12 +242,10 @@ def _stem(word: str) -> str:
 
 
 def analyse(text: str) -> list[list[str]]:
-    """``text`` as clauses of stemmed words: NFC, casefolded, "&" read as "and", apostrophes
-    dropped inside a word, each word reduced to its Snowball English stem."""
-    folded = unicodedata.normalize("NFC", text).casefold().replace("&", " and ")
-    folded = re.sub("['’]", "", folded)
-    clauses = _CLAUSE.split(folded)
-    return [[_stem(w) for w in re.findall(r"\w+", clause)] for clause in clauses]
+    """``text`` as clauses of stemmed words: folded as names and norms are
+    (``normlab.core.text``: NFC, casefolded, "&" read as "and", apostrophes dropped inside a
+    word), each word of a clause reduced to its Snowball English stem."""
+    return [[_stem(word) for word in words(clause)] for clause in _CLAUSE.split(fold(text))]
 
 
 def keyword_term(keyword: str) -> str:

@@ -18,8 +18,10 @@ be audited for how much leniency it needed:
 7. ``key-lines``: ``role_to: X`` / ``content: …`` lines without braces, keys in any letter
    case, quoted or in markdown (``Target: X``, ``**role_to**: X``);
 8. ``to-prefix``: ``To X: …``, only where X names a participant of the case (or is a
-   near-miss of one's name): "To be clear: …" is prose, not an address;
-9. ``at-mention``: ``@X …``.
+   near-miss of one's name, alias or a run of two or more words of it): "To be clear: …" and
+   "To start: …" are prose, not an address;
+9. ``at-mention``: ``@X …``, X the longest run of leading words that names a character (or
+   several) as r2 reads names ("@Health & Safety Inspector, …"), else the first word.
 
 Keys may be spelt ``role_to``, ``role-to``, ``Role To``, ``to``, ``target``, ``addressee`` or
 ``recipient`` and ``content``, ``message``, ``statement``, ``text`` or ``utterance``, in any
@@ -170,11 +172,23 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _mention(rest: str, names: Iterable[str]) -> tuple[str, str] | None:
-    """A known name (the longest) that ``rest`` starts with, and what follows it."""
-    for name in sorted(names, key=len, reverse=True):
-        if rest.lower().startswith(name.lower()) and rest[len(name) : len(name) + 1] in " ,:":
-            return name, rest[len(name) :].lstrip(" ,:")
+def _mention(rest: str, cast: Cast) -> tuple[list[str], str] | None:
+    """The addressee(s) of an ``@`` mention (``rest`` is what follows the ``@``) and what
+    follows them: the longest run of ``rest``'s leading words, up to a colon, that names one
+    character, or several joined by "and", "&" or a comma (as a ``role_to`` value is read:
+    "@Priya, the union rep says …" is addressed to both), read as r2 reads names (so
+    "@Health & Safety Inspector", an NFD "@Zoë Brandt" and "@Tom O’Brien" name their
+    characters whole), or None when no leading run does."""
+    leading = list(re.finditer(r"\S+", rest))
+    # a colon ends the mention; a comma joins names as "and" does, as in ``role_to``
+    closed = next((i for i, word in enumerate(leading) if word[0].endswith(":")), len(leading))
+    longest = max((len(normalise_name(name).split()) for name in cast.names()), default=0)
+    for count in range(min(closed + 1, len(leading), 2 * longest + 3), 0, -1):
+        end = leading[count - 1].end()
+        written = rest[:end].rstrip(",:").strip("[]").strip()
+        targets = _targets(written, cast) if written else []
+        if targets and all(cast.resolve(target) is not None for target in targets):
+            return targets, rest[end:].lstrip(" \t\n,:")
     return None
 
 
@@ -230,9 +244,9 @@ def parse_statement(text: str, names: NamesLike = ()) -> Statement | None:
         return found
     stripped = text.strip()
     if stripped.startswith("@"):
-        known = _mention(stripped[1:], cast.names())
+        known = _mention(stripped[1:], cast)
         if known is not None and known[1].strip():
-            return Statement(targets=[known[0]], content=known[1].strip(), rule="at-mention")
+            return Statement(targets=known[0], content=known[1].strip(), rule="at-mention")
     for rule, pattern in (("to-prefix", _TO_PREFIX), ("at-mention", _AT_MENTION)):
         match = pattern.match(stripped)
         if match and match["content"].strip():
