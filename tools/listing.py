@@ -35,7 +35,9 @@ has no task version, no samples and nothing ``inspect eval`` could start.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -255,8 +257,12 @@ def changelog_problems(system: System, readme_text: str) -> Iterator[str]:
 
 
 def built_task(system: System, name: str) -> Any:
-    """The task ``name`` of the system, built with its defaults (as ``inspect eval`` would)."""
-    return getattr(importlib.import_module(f"normlab.{system.name}.task"), name)()
+    """The task ``name`` of the system, built with its defaults (as ``inspect eval`` would).
+    Inspect prints a banner naming its hooks when it first builds a task's models: kept out of
+    this program's output, which is the list of stale files."""
+    factory = getattr(importlib.import_module(f"normlab.{system.name}.task"), name)
+    with contextlib.redirect_stdout(io.StringIO()):
+        return factory()
 
 
 def card_data(system: System, source: DataSource) -> dict[str, Any]:
