@@ -32,7 +32,8 @@ from pydantic import BaseModel, Field
 
 from normlab import stats
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.core.fields import validate_known
+from normlab.core.jsonio import read_jsonl_rows
 from normlab.core.logs import (
     LogSample,
     SampleSet,
@@ -129,7 +130,7 @@ def load_run(paths: Iterable[Path]) -> HsiiRun:
     for path in files:
         if not is_log(path):
             records += [
-                validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)
+                validate_known(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)
             ]
     unique: dict[tuple[str, str], TrialRecord] = {}
     for record in records:

@@ -265,9 +265,12 @@ def dialogue_of(case_id: str, dialogue_id: str = "") -> str:
 
 
 class TrialRecord(BaseModel):
-    """One case answered by one model, as imported records (JSONL) or read from a log."""
+    """One case answered by one model, as imported records (JSONL) or read from a log. An
+    imported row's fields beyond these are kept as metadata (``model_extra``); a near miss of
+    one of these is refused (``normlab.core.fields``), never dropped: a misspelt
+    ``first_verdicts`` would leave every comparison missing, unseen."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="allow")
 
     case_id: str
     subject_model: str

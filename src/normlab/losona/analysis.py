@@ -26,7 +26,7 @@ the same judge, condition by condition, by the same paired machinery.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +35,8 @@ from pydantic import BaseModel, Field
 from normlab import stats
 from normlab.agents import INFERENCE_KEY, InferenceSummary
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_jsonl_rows, validate_row
+from normlab.core.fields import validate_known
+from normlab.core.jsonio import read_jsonl_rows
 from normlab.core.logs import (
     BASE_AGENT,
     LogSample,
@@ -105,8 +106,16 @@ def scenarios_of(samples: SampleSet) -> dict[str, Scenario]:
     return scenarios
 
 
+def jsonl_records(path: Path) -> Iterator[tuple[int, TrialRecord]]:
+    """A trial-records file's rows with their line numbers: a field the record does not know is
+    kept as metadata, a near miss of one it knows (``Complies``, ``trials``) is an
+    ``InputError`` naming file, line and field (``normlab.core.fields``)."""
+    for line, row in read_jsonl_rows(path):
+        yield line, validate_known(TrialRecord, row, path, line)
+
+
 def records_from_jsonl(path: Path) -> list[TrialRecord]:
-    return [validate_row(TrialRecord, row, path, line) for line, row in read_jsonl_rows(path)]
+    return [record for _, record in jsonl_records(path)]
 
 
 @dataclass(frozen=True)
@@ -234,10 +243,7 @@ def load_run(paths: Iterable[Path]) -> LosonaRun:
         rows.append((record, origin))
     for path in files:
         if not is_log(path):
-            rows.extend(
-                (validate_row(TrialRecord, row, path, line), Origin(path, line))
-                for line, row in read_jsonl_rows(path)
-            )
+            rows.extend((record, Origin(path, line)) for line, record in jsonl_records(path))
     records, repeats = count_once(rows)
     if repeats:
         samples.skipped.append(f"{repeats} repeated trial record(s)")

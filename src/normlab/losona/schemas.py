@@ -142,10 +142,12 @@ class TrialRecord(BaseModel):
     """One judged subject response (paper §4.2). ``complies=None``: judge parse failure.
 
     Flags are strict booleans: in an imported record ``1`` or ``"yes"`` is a malformed field,
-    not a pass.
+    not a pass. An imported row's fields beyond these are kept as metadata (``model_extra``);
+    a near miss of one of these is refused (``normlab.core.fields``), never dropped: a
+    misspelt ``complies`` or ``trial`` would be an error or a default, unseen.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="allow")
 
     scenario_id: str
     event_type: str

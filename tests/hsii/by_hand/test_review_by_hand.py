@@ -113,3 +113,33 @@ def test_hsii_analyze_reports_the_hand_count(tmp_path: Path) -> None:
     model = json.loads(done.stdout)["models"]["m"]
     assert (model["n"], model["n1"], model["n2"], model["n3"], model["n4"]) == (6, 4, 4, 3, 2)
     assert model["hsii"] == pytest.approx(1.5)
+
+
+# --- item 14: a trial-records file's misspelt field ----------------------------------------
+# One record, parsed and right; first win/win → win; long win/win → win:
+# n = n1 = n2 = n3 = n4 = 1, ι = (1 + 1 + 1) / 1 = 3. With "first_verdict" and "Long_Verdicts"
+# dropped unseen (as before) both comparisons were missing: ι = (1 + 0 + 0) / 1 = 1.
+RECORD = {
+    "case_id": "x#1", "subject_model": "m",
+    "response": json.dumps({"role_to": "Ann", "content": "x"}),
+    "golden_target": "Ann", "characters": ["Ann", "Bo"],
+}  # fmt: skip
+
+
+def test_an_unknown_record_field_is_metadata_and_a_near_miss_is_refused(tmp_path: Path) -> None:
+    verdicts = {"first_verdicts": ["win", "win"], "long_verdicts": ["win", "win"]}
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text(json.dumps({**RECORD, **verdicts, "license": "CC-BY-4.0"}) + "\n")
+    done = CliRunner().invoke(app, ["hsii", "analyze", str(kept), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["models"]["m"]["hsii"] == pytest.approx(3.0)
+    misspelt = tmp_path / "misspelt.jsonl"
+    typo = {"first_verdict": ["win", "win"], "Long_Verdicts": ["win", "win"]}
+    misspelt.write_text(json.dumps({**RECORD, **typo}) + "\n")
+    done = CliRunner().invoke(app, ["hsii", "analyze", str(misspelt), "--json"])
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert done.exit_code == 2 and len(lines) == 1, done.output
+    assert (
+        f"{misspelt}:1: field 'first_verdict': unknown field, a near miss of 'first_verdicts'"
+        in (lines[0])
+    )
