@@ -39,7 +39,6 @@ exported to.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -253,10 +252,9 @@ def judge_model(folder: Path, judge: str | None) -> str:
 
 
 def wording_key(text: str) -> str:
-    """A norm's words as compared: "&" read as "and", Unicode compatibility-decomposed and
-    casefolded, then the duplicate pre-check's words only (accents, quotes, punctuation and
-    spacing set aside). "Café tables stay clear." and "“CAFE TABLES STAY CLEAR”" are one norm."""
-    text = unicodedata.normalize("NFKD", text.replace("&", " and ").casefold())
+    """A norm's words as compared: the duplicate pre-check's words (``normalized``: letter
+    case, Unicode form, accents, "&" for "and", apostrophes, quotes, punctuation and spacing
+    set aside). "Café tables stay clear." and "“CAFE TABLES STAY CLEAR”" are one norm."""
     return normalized(text)
 
 

@@ -13,24 +13,22 @@ conversation can persuade an agent that a first one did not (Figure 3's path).
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Collection
 from typing import Literal
 
+from normlab.core.text import words
 from normlab.crsec.schemas import NormDatabase, NormType, Origin, PersonalNorm
 
 SynthesisTrigger = Literal["paper", "counter"]
 
-_NON_WORD = re.compile(r"[\W_]+")
-
-
 def normalized(content: str) -> str:
-    """Words only, the key of the exact-duplicate pre-check: Unicode NFC and casefolded (an NFD
-    "café" or "NO SMOKING" has the same words), "&" read as "and", punctuation, quotes and
-    spacing set aside."""
-    text = unicodedata.normalize("NFC", content).casefold().replace("&", " and ")
-    return _NON_WORD.sub(" ", text).strip()
+    """Words only, the key of the exact-duplicate pre-check and of export's one norm per
+    wording: ``normlab.core.text.words`` with accents stripped, so Unicode form, letter case,
+    accents, "&" for "and", apostrophes, quotes, punctuation and spacing are set aside ("Café
+    tables stay clear." and "“CAFE TABLES STAY CLEAR”" have the same words). The pre-check
+    skips without a call only what CheckDuplication(n̄, P) would surely call a duplicate, and
+    neither an accent nor an apostrophe makes another word of a norm ("cafe", "dont")."""
+    return " ".join(words(content, strip_accents=True))
 
 
 def exact_duplicate(
