@@ -102,9 +102,12 @@ def test_an_at_mention_of_two_or_of_an_ambiguous_name_is_a_miss() -> None:
     assert statement is not None and statement.targets == ["Carlos Moya", "Union Rep"]
     assert score("@Carlos Moya and Union Rep: the vote is at noon.", cast, cast[0]) == (True, False)
     assert score("@Carlos the vote is at noon.", cast, cast[0]) == (True, False)
-    # a comma joins names as in role_to ("Carlos Moya, the union rep"); a colon ends them
+    # before a colon a comma joins names as in role_to; with no colon it ends the mention
+    statement = parse_statement("@Carlos Moya, Union Rep: the vote is at noon.", cast)
+    assert statement is not None and statement.targets == ["Carlos Moya", "Union Rep"]
     statement = parse_statement("@Carlos Moya, the union rep wants a vote.", cast)
-    assert statement is not None and statement.targets == ["Carlos Moya", "the union rep"]
+    assert statement is not None and statement.targets == ["Carlos Moya"]
+    assert statement.content == "the union rep wants a vote."
     statement = parse_statement("@Carlos Moya: the union rep wants a vote.", cast)
     assert statement is not None and statement.targets == ["Carlos Moya"]
     assert statement.content == "the union rep wants a vote."
@@ -265,8 +268,9 @@ def styles(target: str, content: str = CONTENT) -> list[str]:
         f"**role_to**: {target}\n**content**: {content}",
         f'"role_to": "{target}",\n"content": "{content}"',
         f"To {target}: {content}",
-        f"@{target} {content}",
         f"@{target}: {content}",
+        # with no colon a comma ends an @ mention ("@Priya, the rep says …" is to Priya)
+        *([] if "," in target else [f"@{target} {content}"]),
     ]
 
 

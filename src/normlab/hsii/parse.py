@@ -175,13 +175,18 @@ def _is_json(text: str) -> bool:
 def _mention(rest: str, cast: Cast) -> tuple[list[str], str] | None:
     """The addressee(s) of an ``@`` mention (``rest`` is what follows the ``@``) and what
     follows them: the longest run of ``rest``'s leading words, up to a colon, that names one
-    character, or several joined by "and", "&" or a comma (as a ``role_to`` value is read:
-    "@Priya, the union rep says …" is addressed to both), read as r2 reads names (so
+    character, or several joined by "and", "&" or (before a colon) a comma, as a ``role_to``
+    value is read ("@Priya, the union rep says …" is addressed to Priya alone), read as r2
+    reads names (so
     "@Health & Safety Inspector", an NFD "@Zoë Brandt" and "@Tom O’Brien" name their
     characters whole), or None when no leading run does."""
     leading = list(re.finditer(r"\S+", rest))
-    # a colon ends the mention; a comma joins names as "and" does, as in ``role_to``
-    closed = next((i for i, word in enumerate(leading) if word[0].endswith(":")), len(leading))
+    # A colon ends the mention, and before one a comma joins names as "and" does, as in
+    # ``role_to`` ("@Priya, Tom: …"); with no colon a comma ends it ("@Priya, the union rep
+    # says …" is said to Priya, about the union rep).
+    colon = next((i for i, word in enumerate(leading) if word[0].endswith(":")), None)
+    comma = next((i for i, word in enumerate(leading) if word[0].endswith(",")), len(leading))
+    closed = colon if colon is not None else comma
     longest = max((len(normalise_name(name).split()) for name in cast.names()), default=0)
     for count in range(min(closed + 1, len(leading), 2 * longest + 3), 0, -1):
         end = leading[count - 1].end()
