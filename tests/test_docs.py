@@ -27,41 +27,6 @@ from normlab.study import Study
 SOURCE = Path(normlab.__file__).resolve().parent
 FACES = sorted(path.parent.name for path in SOURCE.glob("*/__init__.py"))
 
-PENDING_NAMES = {
-    "commands": {
-        "AgentOption",
-        "JsonOption",
-        "JudgeOption",
-        "LogDirOption",
-        "MaxConnectionsOption",
-        "MaxTokensOption",
-        "ModelOption",
-        "OutOption",
-        "ReasoningEffortOption",
-        "ReportDirOption",
-        "RoleOption",
-        "ShardOption",
-    },
-    "models": {"DEFAULT_MODEL", "SUBJECT_ROLE"},
-}
-"""Names still without prose in ``commands/`` and ``models/``, packages issue 34 left to their
-owner while this test was written; document one, then take it off the list."""
-
-PENDING_ROLES = {
-    *(f"commands/{name}.py" for name in ("benchmark", "console", "folders", "help")),
-    *(f"commands/{name}.py" for name in ("options", "reading", "running", "signature")),
-    *(f"models/{name}.py" for name in ("client", "embedded", "human", "prefix_scheduler")),
-    *(f"models/{name}.py" for name in ("preflight", "provider", "roles", "settings")),
-    "models/structured.py",
-    "models/usage.py",
-    # Files others were editing while the rest of src/ was rewritten:
-    "crsec/export.py",
-    "hsii/names.py",
-    "hsii/parse.py",
-}
-"""Files of ``src/normlab`` that may still hold Sphinx roles; convert one with
-``make docs && python -m tools.crossrefs src/normlab/FILE``, then take it off the list."""
-
 DATA_FILES: list[type[BaseModel]] = [Scenario, SceneScenario, Case, Dialogue, Society, Study]
 """The models of the files a researcher writes: scenarios, cases and dialogues, a society,
 a study."""
@@ -93,10 +58,8 @@ def test_every_public_name_of_a_face_has_prose(face: str) -> None:
     assert module.docstring is not None, f"normlab.{face} has no module docstring"
     exports = list(module.exports or [])
     assert exports, f"normlab.{face} exports nothing"
-    pending = PENDING_NAMES.get(face, set())
     bare = [name for name in exports if not target(module[name]).docstring]
-    assert sorted(set(bare) - pending) == [], f"normlab.{face}: names without a docstring"
-    assert sorted(pending - set(bare)) == [], f"normlab.{face}: documented, off PENDING_NAMES"
+    assert bare == [], f"normlab.{face}: names without a docstring"
 
 
 def data_models(model: type[BaseModel]) -> Iterator[type[BaseModel]]:
@@ -151,7 +114,7 @@ def test_no_sphinx_role_in_the_source() -> None:
         for path in SOURCE.rglob("*.py")
         if ROLE.search(path.read_text(encoding="utf-8"))
     }
-    assert sorted(holding - PENDING_ROLES) == [], "run: make docs && python -m tools.crossrefs FILE"
+    assert sorted(holding) == [], "run: make docs && python -m tools.crossrefs FILE"
 
 
 def test_the_role_pattern_finds_each_spelling() -> None:

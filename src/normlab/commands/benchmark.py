@@ -1,11 +1,11 @@
 """The one command factory: every benchmark's ``run``, ``analyze`` and ``report`` behave alike.
 
-A system describes its read side once (:class:`Benchmark`: its roles, how to load logs,
-analyze them, show the analysis and write the report);
-:func:`~normlab.commands.reading.add_read_commands` gives it ``analyze PATHS [--json]`` and
-``report PATHS [--out DIR]``, :func:`~normlab.commands.running.add_run_command` its ``run``,
-and :class:`TaskRun` the same run for a program (the web app, the demos): each ends in
-:func:`finish_run`.
+A system describes its read side once ([`Benchmark`][normlab.commands.Benchmark]: its roles, how to
+load logs, analyze them, show the analysis and write the report);
+[`add_read_commands`][normlab.commands.add_read_commands] gives it ``analyze PATHS [--json]`` and
+``report PATHS [--out DIR]``, [`add_run_command`][normlab.commands.add_run_command] its ``run``,
+and [`TaskRun`][normlab.commands.TaskRun] the same run for a program (the web app, the demos): each
+ends in [`finish_run`][normlab.commands.finish_run].
 Conventions: ``--json`` prints only JSON on stdout; progress, notes and the
 report path go to stderr; every log is read once and every sample counted once.
 """
@@ -89,8 +89,8 @@ def emit(
 
 
 def load_some(bench: Benchmark[LoadedT, AnalysisT], paths: list[Path]) -> LoadedT:
-    """``bench.load(paths)``, or an :class:`InputError` when they hold nothing to analyze: an
-    empty table with exit 0 would read as a run that measured nothing."""
+    """``bench.load(paths)``, or an [`InputError`][normlab.core.InputError] when they hold nothing
+    to analyze: an empty table with exit 0 would read as a run that measured nothing."""
     loaded = bench.load(paths)
     if not len(loaded.records):
         raise InputError(

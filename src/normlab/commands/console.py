@@ -3,8 +3,8 @@
 ``--json`` promises that stdout holds only JSON, so everything that is not the
 result (Inspect's progress panel, notes, the report path) goes to stderr, and
 user data is always printed as text, never parsed as rich markup. Everything printed passes
-through :func:`normlab.core.secrets.redact_text`: a provider's error or a note naming an
-endpoint must not put its password into a terminal's scrollback or a CI log.
+through [`normlab.core.secrets.redact_text`][normlab.core.redact_text]: a provider's error or a note
+naming an endpoint must not put its password into a terminal's scrollback or a CI log.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Typer 0.29 writes every value's Python type in angle brackets (``--json <bool>``,
 ``--judge <str>``, ``--system <list[str]>``), a required argument in braces in the usage line
 (``normlab study run [OPTIONS] {study_file}``), and reads help text as Rich markup, so
-``pip install normlab[ray]`` lost its ``[ray]``. :func:`plain_help` turns a command tree's
+``pip install normlab[ray]`` lost its ``[ray]``. ``plain_help`` turns a command tree's
 help back to the convention every other command line follows: ``--judge TEXT``, ``--json``,
 ``STUDY_FILE``, text printed as written. It changes only the commands it is given (each
 parameter's class is swapped for a subclass that formats differently), never Typer itself,

@@ -18,18 +18,22 @@ from normlab.models.roles import NORM_MEMORY_ROLE, parse_assignments
 ModelOption = Annotated[
     str, typer.Option("--model", "-m", help="Subject model (any Inspect model string).")
 ]
+"""``--model``/``-m``: the subject (in CRSEC, every agent); any Inspect model string."""
 JudgeOption = Annotated[
     str | None, typer.Option("--judge", help="Judge model (same as --role judge=MODEL).")
 ]
+"""``--judge``: the judge role's model, short for ``--role judge=MODEL``."""
 RoleOption = Annotated[
     list[str] | None,
     typer.Option("--role", help="Assign a model to a role: NAME=MODEL (repeatable)."),
 ]
+"""``--role NAME=MODEL``, repeatable: any role's model (judge, persona, orchestrator …)."""
 LogDirOption = Annotated[
     Path | None,
     typer.Option(help="Where .eval logs go (default: runs/SYSTEM/<every role's model>); "
                  "rerunning on the same folder resumes."),
 ]  # fmt: skip
+"""``--log-dir``: a local folder of .eval logs; rerunning into it resumes."""
 LogLocationOption = Annotated[
     str | None,
     typer.Option("--log-dir",
@@ -40,6 +44,7 @@ LogLocationOption = Annotated[
 ReportDirOption = Annotated[
     Path | None, typer.Option(help="Where report.html goes (default: the log folder).")
 ]
+"""``--report-dir``: where report.html goes (default: beside the logs)."""
 MaxTokensOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -48,6 +53,7 @@ MaxTokensOption = Annotated[
         "reasoning models; a reply still cut off is retried once with twice the cap.",
     ),
 ]
+"""``--max-tokens ROLE=N``, repeatable: a role's output cap (thinking tokens count)."""
 ReasoningEffortOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -55,6 +61,7 @@ ReasoningEffortOption = Annotated[
         help="Reasoning effort for a role: ROLE=none|minimal|low|medium|high|xhigh (repeatable).",
     ),
 ]
+"""``--reasoning-effort ROLE=LEVEL``, repeatable: a reasoning model's effort."""
 AgentOption = Annotated[
     str,
     typer.Option(
@@ -64,6 +71,7 @@ AgentOption = Annotated[
         "norm_memory role, bound to --model unless --role norm_memory=M).",
     ),
 ]
+"""``--agent``: the subject as the model alone (``base``) or with a norm database."""
 MaxConnectionsOption = Annotated[
     int | None,
     typer.Option(
@@ -73,6 +81,7 @@ MaxConnectionsOption = Annotated[
         "samples at once; default: the provider's (Inspect's) own limit.",
     ),
 ]
+"""``--max-connections``: concurrent calls per model, four samples in flight each."""
 ShardOption = Annotated[
     str | None,
     typer.Option(
@@ -81,9 +90,11 @@ ShardOption = Annotated[
         "(LOG_DIR/shard-I-of-N); analyze the parent folder to read all shards as one run.",
     ),
 ]
+"""``--shard I/N``: run every N-th sample of a sweep, in a log folder of its own."""
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print only the analysis, as JSON, on stdout.")
 ]
+"""``--json``: print only the analysis, as JSON, on stdout (notes go to stderr)."""
 PathsArgument = Annotated[
     list[str],
     typer.Argument(
@@ -92,8 +103,9 @@ PathsArgument = Annotated[
     ),
 ]
 """Strings, not paths: a path would turn ``s3://b/x`` into ``s3:/b/x``; each command reads
-them through :func:`normlab.core.storage.log_paths`."""
+them through ``normlab.core.storage.log_paths``."""
 OutOption = Annotated[Path, typer.Option(help="Folder for report.html.")]
+"""``--out``: the folder report.html is written to."""
 
 SHARED_OPTIONS: dict[str, tuple[object, object]] = {
     "model": (ModelOption, DEFAULT_MODEL),
@@ -110,8 +122,9 @@ SHARED_OPTIONS: dict[str, tuple[object, object]] = {
 }
 """Every benchmark's ``run`` options that are not its task's own: parameter name →
 (declaration, default), in the order ``--help`` lists them (the task's own come after
-``--role``). :func:`normlab.commands.running.add_run_command` declares them on each
-benchmark's ``run``, and :func:`shared_options` on any other command that takes them."""
+``--role``). [`normlab.commands.running.add_run_command`][normlab.commands.add_run_command] declares
+them on each benchmark's ``run``, and [`shared_options`][normlab.commands.shared_options] on any
+other command that takes them."""
 HEAD_OPTIONS = ("model", "judge", "role")
 """The shared options ``--help`` lists before a command's own; the rest come after them."""
 
@@ -153,8 +166,9 @@ def option_group(
 ) -> Callable[[CommandT], CommandT]:
     """A command whose parameter ``name`` is typer's ``options`` in its place, passed on as
     ``make(**those options' values)``: options declared once for several commands (as
-    :func:`shared_options` declares the shared ones). ``standins`` resolve annotations named
-    only for type checking (the group's own type, kept unimported), which typer never sees."""
+    [`shared_options`][normlab.commands.shared_options] declares the shared ones). ``standins``
+    resolve annotations named only for type checking (the group's own type, kept unimported), which
+    typer never sees."""
 
     def decorate(command: CommandT) -> CommandT:
         signature = inspect.signature(command, eval_str=True, locals=standins)
@@ -181,8 +195,9 @@ def role_settings(
     reasoning_effort: list[str] | None,
     roles: Sequence[str] = (),
 ) -> RoleSettings:
-    """``--max-tokens`` and ``--reasoning-effort`` as one validated :class:`RoleSettings`;
-    with the system's ``roles``, a setting for a role it does not have is an error."""
+    """``--max-tokens`` and ``--reasoning-effort`` as one validated
+    [`RoleSettings`][normlab.models.RoleSettings]; with the system's ``roles``, a setting for a role
+    it does not have is an error."""
     settings = RoleSettings.of(
         parse_assignments(max_tokens or [], "max_tokens"),
         parse_assignments(reasoning_effort or [], "reasoning_effort"),

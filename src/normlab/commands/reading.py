@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def add_read_commands(app: typer.Typer, benchmark: Callable[[], Benchmark[Any, Any]]) -> None:
     """``analyze`` and ``report`` for the benchmark ``benchmark()`` returns (a system with
     scoring options of its own writes these two itself around
-    :func:`~normlab.commands.benchmark.emit`)."""
+    [`emit`][normlab.commands.emit])."""
 
     @app.command("analyze")
     @reports_errors

@@ -2,12 +2,12 @@
 
 A benchmark's ``run`` takes the options every run takes (models and roles, caps, the
 agent, concurrency, shard, where logs and the report go, ``--json``), declared once in
-:data:`~normlab.commands.options.SHARED_OPTIONS`, and one option per parameter of its
+``SHARED_OPTIONS``, and one option per parameter of its
 ``@task`` function, named, typed, defaulted and described by that function's signature and
-docstring (:mod:`normlab.commands.signature`): what ``inspect eval normlab/SYSTEM -T …``
+docstring (``normlab.commands.signature``): what ``inspect eval normlab/SYSTEM -T …``
 accepts, ``normlab SYSTEM run`` accepts too, under the same help. A system says only where
-the command line spells a parameter otherwise (:class:`Flag`: the names its users already
-type) and which parameters it does not offer.
+the command line spells a parameter otherwise ([`Flag`][normlab.commands.Flag]: the names its users
+already type) and which parameters it does not offer.
 
 Light at import, as every command module is: the task and the benchmark (Inspect, the
 report's matplotlib) are imported when the command runs.
@@ -42,7 +42,8 @@ SCALARS: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool
 TASK_ARGUMENTS = ("max_tokens", "reasoning_effort", "agent")
 """Shared options that are task arguments too: offered where the task takes them."""
 RUN_OPTIONS = ("log_dir", "report_dir", "as_json", "max_connections", "shard")
-"""Shared options that say how and where to run: :class:`RunOptions`' fields."""
+"""Shared options that say how and where to run: [`RunOptions`][normlab.commands.RunOptions]'
+fields."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Flag:
     """The option's names (``("--condition", "-c")``), as the command line had them first."""
     path: bool = False
     """A file or folder, local or at any fsspec URL: typed ``PATH|URL`` on the command line and
-    given to the task as typed (a :class:`~pathlib.Path` would fold ``memory://x`` into
+    given to the task as typed (a ``Path`` would fold ``memory://x`` into
     ``memory:/x``)."""
 
 
@@ -64,7 +65,7 @@ class RunCommand:
     task: str
     """``module:function`` of the ``@task`` (read as source for ``--help``)."""
     benchmark: str
-    """``module:name`` of its :class:`~normlab.commands.benchmark.Benchmark` (imported when a
+    """``module:name`` of its [`Benchmark`][normlab.commands.Benchmark] (imported when a
     command runs)."""
     help: str
     flags: Mapping[str, Flag] = field(default_factory=dict)

@@ -3,7 +3,7 @@
 A benchmark's ``run`` options are its ``@task`` function's parameters, with the help its
 docstring's ``Args:`` section gives them, so each is described once, in ``task.py``. Importing
 ``task.py`` imports Inspect (a second or more), and ``normlab SYSTEM run --help`` must answer
-at once, so the function is read as text: its signature and docstring through :mod:`ast`, a
+at once, so the function is read as text: its signature and docstring through ``ast``, a
 default that is a name through the module's own literal assignment or the (light) module it
 imports the name from. ``tests/commands/test_running.py`` checks the reading against
 ``inspect.signature`` of the imported task.

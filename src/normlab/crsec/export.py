@@ -348,7 +348,7 @@ async def mark_demonstrations(
     """Mark each conversation's demonstration turn: its candidate lines asked of the judge
     one after another until it ties one to ``target`` (at most one call per candidate, none
     after the first tied; conversations at once). Counts the lines asked in
-    :attr:`Evidence.lines_asked`."""
+    ``Evidence.lines_asked``."""
 
     async def mark(talk: Conversation) -> int:
         occasion = talk.observation or talk.topic

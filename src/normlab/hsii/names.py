@@ -4,7 +4,7 @@ The paper compares "the chosen target name with golden standard, which covers al
 duplicated names" (§6.3) and prints no rule. Before issue 31 the scorer, the alias builder and
 the importer each folded names their own way: "&" and "and" were one name when aliases were
 built and two when a reply was scored; "O'Brien" split into "o brien"; an NFD reply missed its
-NFC golden. Now every place compares :func:`normalise_name`'s output, and a :class:`Cast`
+NFC golden. Now every place compares ``normalise_name``'s output, and a ``Cast``
 (the characters and their aliases) answers which character a name is:
 
 1. the same name or a listed alias, once normalised;
@@ -12,7 +12,7 @@ NFC golden. Now every place compares :func:`normalise_name`'s output, and a :cla
    "HEALTH AND SAFETY INSPECTOR"), when exactly one character's name holds that run; a run
    two names hold ("Carlos" of Carlos Moya and Carlos Gomez) names no one: a miss.
 
-A name that is none of these may still be *meant* for a character: :meth:`Cast.addresses`
+A name that is none of these may still be *meant* for a character: ``Cast.addresses``
 says whether a ``To NAME:`` prefix names a participant at all (then it is an address, scored
 right or wrong) or is prose ("To be clear: …", never an address).
 """

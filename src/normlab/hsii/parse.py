@@ -12,7 +12,7 @@ be audited for how much leniency it needed:
 4. ``repaired``: the ``{…}`` span after curly quotes and trailing commas are fixed;
 5. ``loose-dict``: the prompt's own single-quoted style that is no valid literal because a
    value holds an apostrophe (``'content': 'I'll send it.'``): each quoted key's value runs
-   to the next quoted key (:func:`normlab.models.structured.loose_object`);
+   to the next quoted key (``normlab.models.structured.loose_object``);
 6. ``cut-off``: an object that never closes (a reply cut by its output cap) whose addressee
    is complete and whose statement has begun: the essential elements are there;
 7. ``key-lines``: ``role_to: X`` / ``content: …`` lines without braces, keys in any letter
@@ -27,7 +27,7 @@ Keys may be spelt ``role_to``, ``role-to``, ``Role To``, ``to``, ``target``, ``a
 ``recipient`` and ``content``, ``message``, ``statement``, ``text`` or ``utterance``, in any
 letter case; ``role_from`` is ignored.
 
-r2 reads names through :mod:`normlab.hsii.names` (the normaliser that building and linting use
+r2 reads names through ``normlab.hsii.names`` (the normaliser that building and linting use
 too): case, Unicode form, spacing, punctuation, apostrophes, "&" for "and" and a leading "the"
 do not matter; any listed alias counts, and so does a word run of one character's name (a
 title, a surname, "the safety inspector") that no other character's name holds. Several
@@ -227,7 +227,7 @@ def _key_lines(text: str) -> dict[str, str]:
 def parse_statement(text: str, names: NamesLike = ()) -> Statement | None:
     """The target(s) and content of a reply, or None when the reply holds neither.
 
-    ``names``, the case's :class:`Cast` (or a list of names), lets ``@Rafael Nadal …`` name a
+    ``names``, the case's ``Cast`` (or a list of names), lets ``@Rafael Nadal …`` name a
     two-word character, keeps a name with "and" in it one addressee, and tells a ``To NAME:``
     address from prose that starts "To …:".
     """
@@ -269,7 +269,7 @@ def resolve_target(
     target: str, characters: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None
 ) -> str | None:
     """The character ``target`` names, or None (unknown, ambiguous, or the assistant):
-    :meth:`normlab.hsii.names.Cast.resolve`."""
+    ``normlab.hsii.names.Cast.resolve``."""
     return Cast.of(characters, aliases).resolve(target)
 
 

@@ -3,10 +3,10 @@
 SCENE's personas, HSII's persona and reference, CRSEC's ten agents: each call
 belongs to a *role* (which model plays it) and an *actor* (which participant
 speaks). The client resolves roles to models, sends plain or structured calls
-(:func:`~normlab.models.structured.generate_structured`: schema, lenient parse,
+([`generate_structured`][normlab.models.generate_structured]: schema, lenient parse,
 repair retry, truncation retry), optionally through Inspect's cache, and keeps
-one :class:`CallRecord` per call: tokens, attempts, parse failures and how much
-of the prompt repeats that caller's previous prompt (what a prompt cache can
+one [`CallRecord`][normlab.models.CallRecord] per call: tokens, attempts, parse failures and how
+much of the prompt repeats that caller's previous prompt (what a prompt cache can
 reuse). It works the same inside an Inspect solver, where ``get_model(role=…)``
 binds the eval's model roles and Inspect records ``role_usage``, and from a plain
 asyncio loop (the CRSEC simulation), where the records are the usage.
@@ -55,7 +55,7 @@ class CallRecord(BaseModel):
     output_tokens: int
     attempts: int = 1
     retries: int = 0
-    """Responses that were no reply and were asked again (:mod:`normlab.models.structured`)."""
+    """Responses that were no reply and were asked again (``normlab.models.structured``)."""
     parse_failed: bool = False
     truncated: bool = False
     error: str | None = None
@@ -69,7 +69,7 @@ def _call_transcript() -> Iterator[Transcript | None]:
     its usage and its retries.
 
     Inspect has no public way to scope a transcript outside a sample
-    (:mod:`normlab.models.sample_context`); without one, each task's first call makes a
+    (``normlab.models.sample_context``); without one, each task's first call makes a
     transcript that keeps every attempt of the task's calls.
     """
     if sample_attempt() is not None:
@@ -100,7 +100,7 @@ class ModelClient:
     """Calls tagged with role and actor; see the module docstring.
 
     ``models`` maps a role to its model, or is a function resolving one
-    (default :func:`role_model`); ``"subject"`` is whatever the caller binds.
+    (default [`role_model`][normlab.models.role_model]); ``"subject"`` is whatever the caller binds.
     """
 
     def __init__(

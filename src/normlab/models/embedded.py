@@ -14,7 +14,7 @@ Why this shape:
   CPU cores one slot decodes faster than two sharing them (8 requests of ~1,500
   prompt and 150 reply tokens: 37 s with one slot, 51–58 s with two, which also
   reused less of the prefixes: ``python -m benchmarks.embedded_slots``);
-- a prefix scheduler in front of the server (:mod:`normlab.models.prefix_scheduler`)
+- a prefix scheduler in front of the server (``normlab.models.prefix_scheduler``)
   that runs prompts sharing a prefix back to back: Inspect may send up to
   ``max_connections`` requests, and whenever a slot frees, the waiting request
   most similar to that slot's last prompt goes next;

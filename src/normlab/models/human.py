@@ -6,8 +6,8 @@ name ``human/<name>``, so a human row sits beside the models in every table.
 
 The provider does not know how to reach the person; an *answerer* does. A command
 (``normlab hsii play``, the web app) registers one for the duration of a run with
-:func:`answering`; it receives the conversation the model would see and returns
-the person's reply. Calls are one at a time. Token usage is counted in words, so
+[`answering`][normlab.models.answering]; it receives the conversation the model would see and
+returns the person's reply. Calls are one at a time. Token usage is counted in words, so
 tables stay comparable in shape; cost is zero.
 """
 

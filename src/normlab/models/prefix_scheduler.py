@@ -24,12 +24,12 @@ after its attempt timeout, a sample limit or Ctrl-C cancels whole samples):
 
 ``timeout`` counts from the moment a request gets its slot: time spent waiting
 in this queue behind a slow CPU is not the endpoint hanging, and must not be
-timed out as if it were. A job that reports its :class:`Progress` (the embedded
+timed out as if it were. A job that reports its ``Progress`` (the embedded
 model ticks it for every prompt batch evaluated and every token written) is timed
 out only when it has made no progress for ``timeout`` seconds: on a machine slow
 enough, a whole reply may take longer than any fixed bound while tokens keep coming,
 and cutting it to start again from nothing would never end. When its caller gives
-up (a stall, or a cancellation), the job is asked to stop (:attr:`Progress.stopped`),
+up (a stall, or a cancellation), the job is asked to stop (``Progress.stopped``),
 so its slot frees at its next step instead of after the whole reply.
 
 One scheduler exists per event loop, because asyncio primitives belong to the
@@ -158,7 +158,7 @@ class PrefixScheduler:
     ) -> ResultT:
         """Run ``job`` when a slot is free and this request is the best match for it.
 
-        Raises :class:`SlotTimeoutError` once the job has gone ``timeout`` seconds without
+        Raises ``SlotTimeoutError`` once the job has gone ``timeout`` seconds without
         progress since it started: without a ``progress`` it reports, that is ``timeout``
         seconds after it started. The slot is freed when the job really ends; a job
         that watches ``progress.stopped`` ends at its next step once nobody waits for it.

@@ -3,11 +3,12 @@
 A model string Inspect does not know, a provider whose SDK is not installed, a missing API
 key or an endpoint nobody listens on used to surface as a long traceback once the run had
 started, leaving an empty run folder behind, or as retries that never end. Each is found
-here first, on one line naming the option, with exit code 2: :func:`check_models` builds
+here first, on one line naming the option, with exit code 2: ``check_models`` builds
 every model as Inspect will (which loads the SDK and reads the key) and opens a TCP
 connection to each endpoint a model will send requests to, without sending one. An
 endpoint is named by its URL with any credentials in it redacted
-(:func:`normlab.core.secrets.redact_url`): the message lands in terminals and CI logs.
+([`normlab.core.secrets.redact_url`][normlab.core.redact_url]): the message lands in terminals and
+CI logs.
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def check_models(
 ) -> None:
     """Build every ``(option, model)`` as Inspect will and reach its endpoints (not when
     ``reach`` is False: a judge whose verdicts may all be cached needs its key, not its
-    server); the first that fails is an :class:`InputError` naming the option and the model
-    (each model once)."""
+    server); the first that fails is an [`InputError`][normlab.core.InputError] naming the option
+    and the model (each model once)."""
     from inspect_ai.model import get_model
 
     # Read before any sample starts: inside one, a bad value would be an eval error that

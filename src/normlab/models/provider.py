@@ -3,10 +3,10 @@
 Inspect builds a provider as ``cls(model_name=…, base_url=…, api_key=…, config=…, **model_args)``.
 None of ours reads a credential or a URL (they run in-process, or delegate to providers that
 do), so the constructor is written once here and each provider reads only its own ``-M``
-options in :meth:`NormlabModelAPI.setup`.
+options in ``NormlabModelAPI.setup``.
 
 Two of them answer with text they make themselves (a script, a person) and have no
-tokenizer: :class:`TextReplyModelAPI` turns such a text into Inspect's output with the
+tokenizer: ``TextReplyModelAPI`` turns such a text into Inspect's output with the
 tokens counted as words, so usage tables are filled and comparable in shape, and Inspect's
 mock model (which would fetch a tokenizer, and fail offline) is never needed.
 """
@@ -31,7 +31,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 @dataclass(frozen=True)
 class GenerateArgs:
-    """What Inspect hands :meth:`ModelAPI.generate`, as one value."""
+    """What Inspect hands ``ModelAPI.generate``, as one value."""
 
     input: list[ChatMessage]
     tools: list[ToolInfo]
@@ -41,7 +41,7 @@ class GenerateArgs:
 
 class NormlabModelAPI(ModelAPI):
     """Base of normlab's providers: Inspect's constructor, no credentials, typed options, and
-    Inspect's ``generate`` answered by each provider's :meth:`respond`."""
+    Inspect's ``generate`` answered by each provider's ``respond``."""
 
     def __init__(
         self,

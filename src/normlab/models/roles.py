@@ -11,10 +11,12 @@ from collections.abc import Iterable, Sequence
 from normlab.core.errors import InputError
 
 EMBEDDED_MODEL = "embedded/qwen2.5-coder-0.5b"
-"""The embedded default (:mod:`normlab.models.embedded`), named here so that naming it costs no
+"""The embedded default (``normlab.models.embedded``), named here so that naming it costs no
 import of Inspect or llama.cpp."""
 
 DEFAULT_MODEL = EMBEDDED_MODEL
+"""The model of every role the user names none for: the embedded one, so that a command runs
+offline with no key; a 0.5B model proves plumbing, never a finding."""
 
 NORM_MEMORY_ROLE = "norm_memory"
 """The model role of the norm-learning agent's own calls (identify, evaluate): bound to the

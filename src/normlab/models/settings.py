@@ -6,7 +6,7 @@ Every role's cap and reasoning effort is therefore an option
 (``--max-tokens judge=2000 --reasoning-effort subject=low``), carried into the
 task as a plain mapping so ``inspect eval -T max_tokens='{judge: 2000}'`` works
 too. A reply still cut off is a truncation: retried once with a larger cap and
-counted apart (:mod:`normlab.models.structured`).
+counted apart (``normlab.models.structured``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One way to get a JSON object matching a pydantic schema out of any model.
 
 Every structured model call in normlab (judges, classifiers, generators) goes
-through :func:`generate_structured`:
+through [`generate_structured`][normlab.models.generate_structured]:
 
 1. request JSON, with the schema attached as Inspect's ``response_schema`` so
    providers that support constrained output (OpenAI, Gemini, vLLM, llama.cpp…)
@@ -9,10 +9,10 @@ through :func:`generate_structured`:
 2. parse leniently: code fences, prose around the object, control characters
    inside strings (``json.loads(strict=False)``);
 3. a response that is no reply at all (a body that is not JSON or cut off in
-   transit, an empty message) is retried up to :data:`UNUSABLE_RETRIES` times
+   transit, an empty message) is retried up to ``UNUSABLE_RETRIES`` times
    and counted in ``retries``; Inspect itself retries rate limits, server errors,
    dropped connections and attempts past their timeout (every call gets an
-   ``attempt_timeout``, :func:`~normlab.models.settings.attempt_timeout`), so a
+   ``attempt_timeout``, ``attempt_timeout``), so a
    hung endpoint never hangs a run;
 4. a reply cut off by its output cap is retried once with a larger cap and
    counted as a truncation, apart from parse failures;
@@ -77,7 +77,7 @@ _QUOTED_KEY = re.compile(r"""(?P<quote>['"])(?P<key>[A-Za-z_][\w-]*)(?P=quote)\s
 
 
 def _loose_value(raw: str) -> Any:
-    """One value of a :func:`loose_object`: text between matching quotes is kept as it is
+    """One value of a ``loose_object``: text between matching quotes is kept as it is
     (apostrophes and all), anything else read as a literal when it is one."""
     text = raw.strip().rstrip(",").strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
@@ -109,7 +109,7 @@ def loose_object(text: str) -> dict[str, Any] | None:
 
 def load_object(text: str) -> dict[str, Any] | None:
     """``text`` as a dict: a JSON object, else a Python-literal dict, else a
-    :func:`loose_object`; None if none of them."""
+    ``loose_object``; None if none of them."""
     return strict_object(text) or loose_object(text)
 
 
@@ -154,7 +154,7 @@ def extract_json_object(text: str) -> Any:
 
 
 def parse_reply(text: str, schema: type[SchemaT]) -> SchemaT:
-    """Lenient parse of one reply into ``schema``; raises :class:`ReplyParseError`."""
+    """Lenient parse of one reply into ``schema``; raises ``ReplyParseError``."""
     data = extract_json_object(text)
     try:
         return schema.model_validate(data)
@@ -250,12 +250,12 @@ def _is_empty(output: ModelOutput) -> bool:
 
 
 def _usable_retrying(model: Model, result: StructuredResult[SchemaT]) -> AsyncRetrying:
-    """Tenacity's policy for responses that are no reply: up to :data:`UNUSABLE_RETRIES`
+    """Tenacity's policy for responses that are no reply: up to ``UNUSABLE_RETRIES``
     more tries, waiting 0.25 s, 0.5 s, … between them, each counted in ``result.retries``.
 
     Once the tries are spent an empty message is returned as it is (the caller records it
     as a reply that did not parse) and an unreadable body becomes one
-    :class:`UnusableResponseError` naming the model and the last error.
+    ``UnusableResponseError`` naming the model and the last error.
     """
 
     def count_retry(state: RetryCallState) -> None:
@@ -431,7 +431,8 @@ async def generate_checked(
     config: GenerateConfig | None = None,
     repairs: int = 1,
 ) -> CheckedResult[ResultT]:
-    """:func:`generate_structured`, then ``check``; its findings go back for ``repairs`` rounds.
+    """[`generate_structured`][normlab.models.generate_structured], then ``check``; its findings go
+    back for ``repairs`` rounds.
 
     For outputs that must satisfy more than a schema (a linted scenario, an
     unedited scaffold): the model sees its reply and the list of problems, and
@@ -450,8 +451,9 @@ async def repair_checked(
     check: Callable[[SchemaT], tuple[ResultT | None, list[str]]],
     repairs: int = 1,
 ) -> CheckedResult[ResultT]:
-    """The check-and-repair loop of :func:`generate_checked` around any structured call:
-    ``ask`` gets the conversation so far and returns its :class:`StructuredResult`."""
+    """The check-and-repair loop of [`generate_checked`][normlab.models.generate_checked] around any
+    structured call: ``ask`` gets the conversation so far and returns its
+    [`StructuredResult`][normlab.models.StructuredResult]."""
     outcome: CheckedResult[ResultT] = CheckedResult(value=None)
     conversation = list(messages)
     for _ in range(1 + repairs):

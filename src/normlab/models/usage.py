@@ -7,8 +7,8 @@ with no role) is the difference. Call counts are the one thing Inspect keeps
 only as ``model`` events, so they are counted there. Cost is filled wherever
 Inspect knows the model's price (the embedded and scripted models have none).
 
-The CRSEC simulation runs outside Inspect's samples; its :class:`ModelClient`
-sums the same :class:`RoleUsage` from its own call records.
+The CRSEC simulation runs outside Inspect's samples; its [`ModelClient`][normlab.models.ModelClient]
+sums the same [`RoleUsage`][normlab.models.RoleUsage] from its own call records.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from normlab.core.logs import SampleSet
 
 SUBJECT_ROLE = "subject"
+"""The role of a call Inspect records with no role: the task's own model, the subject."""
 
 
 def _optional_sum(a: float | None, b: float | None) -> float | None:
@@ -222,5 +223,5 @@ class AnalysisBase(BaseModel):
         default_factory=dict, exclude_if=lambda data: not any(data.values())
     )
     """Per run (keyed as ``usage``): the data its logs recorded
-    (:func:`~normlab.core.sources.data_by_run`); an empty list for logs older than that. Left
+    (``data_by_run``); an empty list for logs older than that. Left
     out of ``--json`` when no log recorded any, so an old log's analysis reads as it did."""
