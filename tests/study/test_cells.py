@@ -65,6 +65,11 @@ def test_crsec_and_sharded_cells_plan_run_and_report(workdir: Path) -> None:
     report = run_json("report", path)
     by_system = {s["system"]: s for s in report["systems"]}
     assert by_system["crsec"]["metric"] == "adhering share (final)"
+    for row in by_system["crsec"]["subjects"]:
+        # One run: no interval, and the report says why (issue 35, 0.4); it was a Wilson
+        # interval over the run's agent × norm pairs, as if they were independent.
+        assert (row["n"], row["unit"], row["ci"]) == (1, "run", [None, None])
+        assert any("at least 2 runs" in note for note in row["notes"]), row
     for system in by_system.values():
         for row in system["subjects"]:
             # read back after the run, the calls are the run's (cached verdicts included)

@@ -63,6 +63,20 @@ def test_plan_run_report_on_the_scripted_study(workdir: Path) -> None:
     assert report["missing"] == []
     systems = {s["system"]: s for s in report["systems"]}
     assert set(systems) == {"losona", "scene", "hsii"}
+    # SCENE's n is the repair rate's sanctions, the interval a bootstrap over scenarios: one
+    # scenario holds the only sanction, so there is none (a Wilson interval over 1 of 1 was
+    # [0.207, 1] beside "n 2", the episodes) (issue 35, 0.4).
+    scene = systems["scene"]["subjects"][0]
+    assert (scene["n"], scene["unit"], scene["clusters"], scene["cluster_unit"]) == (
+        1,
+        "sanction",
+        1,
+        "scenario",
+    )
+    assert scene["ci"] == [None, None] and "at least 2 scenarios" in " ".join(scene["notes"])
+    hsii = systems["hsii"]["subjects"][0]
+    assert (hsii["unit"], hsii["cluster_unit"]) == ("case", "dialogue")
+    assert hsii["model"].endswith("tests/hsii/fixtures/script.json")
     for system in systems.values():
         # The two subjects run the same scripts: the study cannot tell them apart (issue 35).
         assert [row["rank"] for row in system["subjects"]] == [1, 1]
