@@ -6,15 +6,25 @@ would misbehave never starts (a FIFO with no writer, ``/dev/zero``, a 1 TiB spar
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
 import pytest
 
+from normlab.core import files
 from normlab.core.errors import InputError
-from normlab.core.files import INPUT_LIMIT_ENV, input_limit, read_bytes, read_limited
-from normlab.core.jsonio import read_json, read_text
+from normlab.core.files import (
+    INPUT_LIMIT_ENV,
+    input_limit,
+    limited_lines,
+    read_bytes,
+    read_limited,
+)
+from normlab.core.jsonio import read_json, read_jsonl_rows, read_text
 from tests.helpers.hostile import fifo, finishes
+from tests.helpers.reads import Reads
 
 TIB = 1 << 40
 
@@ -79,3 +89,36 @@ def test_a_folder_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
         read_bytes(tmp_path)
     with pytest.raises(InputError, match="no such file"):
         read_bytes(tmp_path / "nowhere.jsonl")
+
+
+def test_lines_are_read_one_at_a_time_and_never_past_the_limit() -> None:
+    """Issue 32: a large JSONL or corpus was held whole (its bytes, its text, its lines) before
+    its first row was parsed; ``limited_lines`` hands out a line at a time, and a line with no
+    end (a stream of one endless line) is read no further than the limit plus one byte."""
+    stream = Reads(b"one\ntwo\n" + b"x" * 100)
+    lines = limited_lines(stream, "s", 50)
+    assert next(lines) == b"one\n" and stream.consumed == 4
+    assert next(lines) == b"two\n" and stream.consumed == 8
+    with pytest.raises(InputError, match="over the 50 bytes"):
+        next(lines)
+    assert stream.consumed == 51
+
+
+def test_jsonl_rows_come_as_their_lines_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first row of a 2 MB JSONL is parsed after its first line was read, not the file."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(f'{{"id": "r{i}", "text": "{"w " * 40}"}}\n' for i in range(20_000)))
+    opened: list[Reads] = []
+
+    @contextmanager
+    def counted(file: Path, limit: int | None = None) -> Iterator[Reads]:
+        opened.append(Reads(file.read_bytes()))
+        yield opened[-1]
+
+    monkeypatch.setattr(files, "open_regular", counted)
+    rows = read_jsonl_rows(path)
+    assert next(rows) == (1, {"id": "r0", "text": "w " * 40})
+    assert opened[0].consumed < 200 and path.stat().st_size > 2_000_000
+    assert sum(1 for _ in rows) == 19_999

@@ -68,4 +68,8 @@ def test_a_folder_holding_other_files_is_not_replaced(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(OutputError, match="holds notes.txt, which it would lose"):
         replaceable_folder(tmp_path, ["cases.jsonl"], "--out")
-    assert replaceable_folder(tmp_path / "new", ["cases.jsonl"], "--out").is_dir()
+    new = replaceable_folder(tmp_path / "new", ["cases.jsonl"], "--out")
+    assert not new.exists()  # made by built_folder once the work is done, not before
+    with built_folder(new) as folder:
+        (folder / "cases.jsonl").write_text("")
+    assert [p.name for p in new.iterdir()] == ["cases.jsonl"]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from normlab.core.csvio import TEXT_CELL_LIMIT
 from normlab.core.errors import InputError
 from normlab.hsii import load_cases, load_dialogues
 from normlab.hsii.bank import load_bank
@@ -44,8 +45,12 @@ def bank(tmp_path: Path) -> Path:
 def fill(
     template: Path, out: Path, curator: str, decisions: dict[tuple[str, str], dict[str, str]]
 ) -> Path:
-    with template.open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    before = csv.field_size_limit(TEXT_CELL_LIMIT)  # a cell may hold a long dialogue
+    try:
+        with template.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    finally:
+        csv.field_size_limit(before)
     for row in rows:
         row.update(decisions.get((row["level"], row["item"]), {}))
         row["curator"] = curator
@@ -344,3 +349,29 @@ def test_amended_turns_read_back_every_utterance_as_exported(
     row = CuratorRow(file="f.csv", line=2, level="dialogue", item="d", curator="ann",
                      decision="amend", criteria={}, amended=text, notes="")  # fmt: skip
     assert amended_turns(row) == messages
+
+
+def test_a_dialogue_longer_than_the_csv_modules_cell_limit_is_curated(tmp_path: Path) -> None:
+    """Issue 32: a dialogue of 400 long forum posts is one cell of 260,000 characters in the
+    curation CSV, over the csv module's 131,072: the bank's own export could not be read back."""
+    post = "The bins were not collected again, and the rota is unclear. " * 10
+    rows = [{"dialogue_id": "d", "speaker": "Ann", "addressee": "", "text": post}]
+    rows += [
+        {"dialogue_id": "d", "speaker": s, "addressee": a, "text": f"{i} {post}"}
+        for i in range(1, 400)
+        for s, a in [("Bo", "Ann") if i % 3 else ("mod", "Bo" if i % 2 else "Ann")]
+    ]
+    forum = tmp_path / "forum.jsonl"
+    forum.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    bank = tmp_path / "bank"
+    invoke("hsii", "import-dialogues", str(forum), "--out", str(bank), "--assistant", "mod")
+    sheet = tmp_path / "c.csv"
+    invoke("hsii", "curate", "export", str(bank), "--out", str(sheet))
+    filled = fill(sheet, tmp_path / "f.csv", "ann",
+                  {("dialogue", "d"): {"curator_decision": "accept"}})  # fmt: skip
+    (row,) = read_curation(filled)
+    assert (row.level, row.item, row.decision) == ("dialogue", "d", "accept")
+    out = tmp_path / "out"
+    invoke("hsii", "curate", "apply", str(filled), "--bank", str(bank), "--out", str(out))
+    (dialogue,) = load_dialogues(out / "dialogues.jsonl")
+    assert len(dialogue.messages) == 400

@@ -196,7 +196,11 @@ def test_a_dialogue_too_long_to_cut_is_left_out_with_a_finding(tmp_path: Path) -
     assert "1 dialogues, 2 cases" in result.output
     (finding,) = [line for line in result.output.splitlines() if "not written" in line]
     assert finding.startswith(f"{path}:1: long: messages: {MAX_TURNS + 1:,} turns, more than")
-    long_dialogue = import_dialogues(path, assistant="mod")[0]
+    with pytest.raises(InputError, match="long': 501 turns, more than the 500"):
+        import_dialogues(path, assistant="mod")
+    (small_dialogue,) = import_dialogues(write_rows(tmp_path / "s.jsonl", small), assistant="mod")
+    messages = [small_dialogue.messages[i % 4] for i in range(MAX_TURNS + 1)]
+    long_dialogue = small_dialogue.model_copy(update={"messages": messages})
     long_file = tmp_path / "long.jsonl"
     long_file.write_text(long_dialogue.model_dump_json() + "\n")
     cut = runner.invoke(app, ["hsii", "cut", str(long_file), "--out", str(tmp_path / "c.jsonl")])

@@ -14,8 +14,10 @@ to the very text it was given (``spreadsheet_cell`` and ``cell_text`` are invers
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import io
+import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,8 @@ from typing import Any, Generic, TextIO, TypeVar
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError, quoted
-from normlab.core.jsonio import read_jsonl_rows, read_text, validate_row, write_jsonl
+from normlab.core.files import read_lines
+from normlab.core.jsonio import decoded_lines, read_jsonl_rows, validate_row, write_jsonl
 from normlab.core.outputs import replacing
 
 
@@ -37,34 +40,59 @@ def _line_breaks(row: dict[str | Any, Any]) -> int:
     return sum(cell.count("\n") for cell in cells if isinstance(cell, str))
 
 
-def _csv_problem(error: csv.Error) -> str:
+def _csv_problem(error: csv.Error, cell_limit: int) -> str:
     """The csv module's complaint in the words of someone who edits the file in a spreadsheet."""
     text = str(error)
     if text == "unexpected end of data":
         return 'a quoted cell in the row starting here is never closed (no closing ")'
     if text.startswith("field larger than field limit"):
-        return f"a cell is longer than {csv.field_size_limit()} characters"
+        return f"a cell is longer than {cell_limit:,} characters"
     if text.startswith("',' expected after '\"'"):
         return 'text follows a closing quote (a " inside a quoted cell is written "")'
     return f"not a readable CSV ({text})"
 
 
+CELL_LIMIT = 131_072
+"""The longest cell of a CSV of answers (a rating, a label, a note): the csv module's own
+limit. A longer one is a file gone wrong (a 10 MB score), said so at its row."""
+TEXT_CELL_LIMIT = 1 << 24
+"""The longest cell of a CSV of texts: a news corpus' article, a curation CSV's dialogue of
+500 forum posts (16 Mi characters; each file is bounded by ``normlab.core.files`` too)."""
+
+
+@contextlib.contextmanager
+def _cells(limit: int) -> Iterator[None]:
+    """The csv module's cell limit at ``limit`` while a row is read, and as it was after: the
+    limit is one for the whole process, and two files may be read at once."""
+    before = csv.field_size_limit(limit)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
+
+
 def dict_rows(
-    reader: csv.DictReader[str], where: str | Path
+    reader: csv.DictReader[str], where: str | Path, cell_limit: int = CELL_LIMIT
 ) -> Iterator[tuple[int, dict[str | Any, Any]]]:
     """``(line, row)`` for each row of a strict ``reader``, ``line`` the one the row starts on
     (a quoted cell may span lines); the csv module's complaint is an
     [`InputError`][normlab.core.InputError] at the line where the row it met it in starts, in a
-    spreadsheet user's words (``"unexpected end of data"`` is a quote never closed)."""
+    spreadsheet user's words (``"unexpected end of data"`` is a quote never closed). A cell
+    over ``cell_limit`` characters is such a complaint (``_cells``)."""
     start = 1
     try:
-        _ = reader.fieldnames  # the header: its own errors are line 1's
+        with _cells(cell_limit):
+            _ = reader.fieldnames  # the header: its own errors are line 1's
         start = reader.line_num + 1
-        for row in reader:
+        while True:
+            with _cells(cell_limit):
+                row = next(reader, None)
+            if row is None:
+                return
             yield reader.line_num - _line_breaks(row), row
             start = reader.line_num + 1
     except csv.Error as error:
-        raise InputError(where, _csv_problem(error), line=start) from error
+        raise InputError(where, _csv_problem(error, cell_limit), line=start) from error
 
 
 FORMULA_STARTS = frozenset("=+-@\t\r")
@@ -123,10 +151,28 @@ class SpreadsheetWriter:
             self.writerow(row)
 
 
+_CR = re.compile(r"(?<=\r)(?!\n)")
+"""Where a line ends at a carriage return not followed by a line feed."""
+
+
 def read_csv_rows(
-    path: Path, required: Iterable[str], written_by_normlab: bool = True
+    path: Path,
+    required: Iterable[str],
+    written_by_normlab: bool = True,
+    cell_limit: int = CELL_LIMIT,
 ) -> list[tuple[int, dict[str, str]]]:
-    """``(line_number, row)`` for each row; a missing ``required`` column is an InputError.
+    """``(line_number, row)`` for each row (``csv_rows``, all at once)."""
+    return list(csv_rows(path, required, written_by_normlab, cell_limit))
+
+
+def csv_rows(
+    path: Path,
+    required: Iterable[str],
+    written_by_normlab: bool = True,
+    cell_limit: int = CELL_LIMIT,
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line_number, row)`` for each row, read as it is asked for (a large file is never held
+    whole); a missing ``required`` column is an InputError.
 
     The line is the one the row starts on: a quoted cell may span lines (a transcript), and
     an error should point where a person finds the row. Spreadsheets often save UTF-8 with a
@@ -134,14 +180,18 @@ def read_csv_rows(
     csv module would otherwise close at the end of the file (swallowing every row after it
     into one cell), is an error naming the line where that row starts. A CSV normlab wrote
     (``written_by_normlab``: an export, filled in) has each cell's spreadsheet mark taken off
-    (``cell_text``); one from elsewhere (an imported corpus) is read as it stands.
+    (``cell_text``); one from elsewhere (an imported corpus) is read as it stands. A cell may
+    hold ``cell_limit`` characters (``dict_rows``).
     """
-    text = read_text(path, "utf-8-sig")
-    if not text.strip():
-        raise InputError(path, "empty file (no header row)")
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows = list(dict_rows(reader, path))
+    # Split at a lone carriage return too, as a text file's universal newlines do (a CSV
+    # saved by an old Mac spreadsheet ends its lines so).
+    lines = (part for line in decoded_lines(read_lines(path), path) for part in _CR.split(line))
+    reader = csv.DictReader(lines, strict=True)
+    rows = dict_rows(reader, path, cell_limit)
+    first = next(rows, None)  # the header, and the row after it
     fields = reader.fieldnames or []
+    if not any(column.strip() for column in fields):
+        raise InputError(path, "empty file (no header row)")
     # Blank names (a spreadsheet's trailing empty columns) are dropped, so only named ones count.
     repeated = sorted({column for column in fields if column and fields.count(column) > 1})
     if repeated:
@@ -150,17 +200,9 @@ def read_csv_rows(
     if missing:
         raise InputError(path, "missing column", line=1, field=missing[0])
     text_of = cell_text if written_by_normlab else str
-    return [
-        (
-            line,
-            {
-                key: text_of(value) if isinstance(value, str) else ""
-                for key, value in row.items()
-                if key
-            },
-        )
-        for line, row in rows
-    ]
+    for line, row in itertools.chain([] if first is None else [first], rows):
+        cells = {key: value for key, value in row.items() if key}
+        yield line, {key: text_of(v) if isinstance(v, str) else "" for key, v in cells.items()}
 
 
 # --- blind exports: a CSV for raters, a key beside it ---------------------------------

@@ -109,3 +109,30 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
     limit = input_limit() if limit is None else limit
     with open_regular(path, limit) as handle:
         return read_limited(handle, path, limit)
+
+
+def limited_lines(handle: BinaryIO, where: str | Path, limit: int) -> Iterator[bytes]:
+    """The lines of ``handle``, each with its line break, read as they are asked for (a large
+    file is never held whole), at most ``limit`` bytes in all: no line is read past the limit
+    (a file of one endless line is cut there), and one byte more is an
+    [`InputError`][normlab.core.InputError]."""
+    read = 0
+    while True:
+        try:
+            line = handle.readline(limit - read + 1)
+        except OSError as error:
+            raise InputError(where, f"cannot read file ({error.strerror or error})") from error
+        if not line:
+            return
+        read += len(line)
+        if read > limit:
+            raise too_large(where, None, limit)
+        yield line
+
+
+def read_lines(path: Path, limit: int | None = None) -> Iterator[bytes]:
+    """The lines of the regular file ``path`` (``open_regular``), as ``limited_lines`` reads
+    them; a generator, so nothing is opened until the first line is asked for."""
+    limit = input_limit() if limit is None else limit
+    with open_regular(path, limit) as handle:
+        yield from limited_lines(handle, path, limit)

@@ -11,6 +11,7 @@ not text (printing or encoding it later would crash far from the file).
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import stat
@@ -22,7 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, RootModel, ValidationError
 
 from normlab.core.errors import InputError, printable
-from normlab.core.files import read_bytes
+from normlab.core.files import read_bytes, read_lines
 from normlab.core.outputs import replacing
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -265,7 +266,7 @@ def parse_yaml(text: str, path: str | Path) -> Any:
     """One YAML document, safely: no tags beyond YAML's own, no key twice in one mapping, and
     aliases within ``ALIAS_BUDGET``; its loader's own failures (syntax, an integer too
     long, an impossible date, nesting past Python's recursion limit) become
-    [`InputError`][normlab.core.InputError] s, and the value is checked with ``check_value``."""
+    [`InputError`][normlab.core.InputError]s, and the value is checked with ``check_value``."""
     import yaml
 
     try:
@@ -297,22 +298,27 @@ def read_document(path: Path) -> Any:
     return read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json(path)
 
 
+def jsonl_line(row: BaseModel | dict[str, Any]) -> str:
+    """One row as a JSONL line (a model as its JSON dump, text unescaped), with its ``\\n``."""
+    data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
 def append_jsonl(path: Path, row: BaseModel | dict[str, Any]) -> None:
     """Append one row and flush, so a crash loses at most the row being written."""
-    data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+        handle.write(jsonl_line(row))
         handle.flush()
 
 
 def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> Path:
     """Write rows as JSONL through a temporary file and a rename: never a half-written file,
-    and a full disk is an error naming ``path`` (``normlab.core.outputs.replacing``)."""
+    and a full disk is an error naming ``path`` (``normlab.core.outputs.replacing``). The rows
+    are written as they are iterated, so a generator's are never all held at once."""
     with replacing(path) as handle:
         for row in rows:
-            data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
-            handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+            handle.write(jsonl_line(row))
     return path
 
 
@@ -324,8 +330,10 @@ def jsonl_lines(text: str) -> list[str]:
 
 def read_jsonl_rows(path: Path, limit: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (of its first
-    ``limit`` lines, if given: what follows may be a line a killed writer left half-written)."""
-    yield from text_rows(read_text(path, "utf-8-sig"), path, limit)
+    ``limit`` lines, if given: what follows may be a line a killed writer left half-written).
+    Read a line at a time, so a large file is never held whole (its bytes, its text and its
+    list of lines were, all at once)."""
+    yield from line_rows(decoded_lines(itertools.islice(read_lines(path), limit), path), path)
 
 
 def text_rows(
@@ -333,7 +341,28 @@ def text_rows(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """[`read_jsonl_rows`][normlab.core.read_jsonl_rows] of a text already read (from a URL, or
     hashed first)."""
-    for number, line in enumerate(jsonl_lines(text)[:limit], start=1):
+    yield from line_rows(jsonl_lines(text)[:limit], where)
+
+
+def decoded_lines(lines: Iterable[bytes], where: str | Path) -> Iterator[str]:
+    """Each line of a file read line by line, as UTF-8 text (a byte-order mark at its start
+    dropped, as ``utf-8-sig`` does); a byte that is not UTF-8 is an error at its line, as
+    ``decode_text`` says it of a whole file."""
+    for number, data in enumerate(lines, start=1):
+        try:
+            yield data.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(
+                where,
+                f"not UTF-8 text (byte 0x{error.object[error.start]:02x} cannot be decoded)",
+                line=number,
+            ) from error
+
+
+def line_rows(lines: Iterable[str], where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``text_rows`` of lines read one at a time (``decoded_lines``), so a large file is
+    parsed as it is read, never held whole."""
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         row = parse_json(line, where, number)
@@ -405,24 +434,32 @@ def read_collection(
     records): errors name file, line and field; an empty input is an error, never
     an empty result.
     """
-    files = ((file, read_text(file, "utf-8-sig")) for file in jsonl_files(path))
+    files = ((file, file_rows(file)) for file in jsonl_files(path))
     return collect_rows(files, path, parse_row, id_of, id_field)
 
 
+def file_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows of one data file (``document_rows``): a ``.json`` file read whole (it may be
+    one array), any other a line at a time (``read_jsonl_rows``)."""
+    if path.suffix == ".json":
+        return document_rows(read_text(path, "utf-8-sig"), path)
+    return read_jsonl_rows(path)
+
+
 def collect_rows(
-    texts: Iterable[tuple[WhereT, str]],
+    files: Iterable[tuple[WhereT, Iterable[tuple[int, dict[str, Any]]]]],
     location: str | Path,
     parse_row: Callable[[dict[str, Any], WhereT, int], ItemT],
     id_of: Callable[[ItemT], str],
     id_field: str,
 ) -> list[ItemT]:
-    """[`read_collection`][normlab.core.read_collection] of files already read, each ``(where,
-    text)``: local files, or files fetched from a URL (``normlab.core.sources``), checked the same
-    way."""
+    """[`read_collection`][normlab.core.read_collection] of files' rows, each ``(where,
+    rows)``: local files read a line at a time, or files fetched from a URL
+    (``normlab.core.sources``), checked the same way."""
     items: list[ItemT] = []
     seen: dict[str, str] = {}
-    for file, text in texts:
-        for line, row in document_rows(text, file):
+    for file, rows in files:
+        for line, row in rows:
             item = parse_row(row, file, line)
             ident = id_of(item)
             if not ident.strip():

@@ -224,6 +224,10 @@ def replaceable_folder(path: Path, names: Iterable[str], option: str) -> Path:
     ``dialogues.jsonl`` and ``cases.jsonl``): it is new, empty, or holds nothing else (one
     written so before), and can be written. Anything else in it is a one-line error, since
     ``built_folder`` replaces the folder with all it holds."""
+    if not path.exists():
+        # Made when the work is done (``built_folder``): a failure before leaves nothing.
+        _writable(path.parent, path, option)
+        return path
     output_folder(path, option)
     allowed = set(names)
     foreign = sorted(child.name for child in path.iterdir() if child.name not in allowed)

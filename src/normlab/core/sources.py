@@ -19,16 +19,23 @@ from __future__ import annotations
 
 import hashlib
 import lzma
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from normlab.core.errors import InputError
-from normlab.core.files import input_limit, open_regular, read_bytes, read_limited
-from normlab.core.jsonio import collect_rows, decode_text, jsonl_files
+from normlab.core.files import (
+    input_limit,
+    limited_lines,
+    open_regular,
+    read_bytes,
+    read_limited,
+)
+from normlab.core.jsonio import collect_rows, decode_text, document_rows, jsonl_files
 from normlab.core.logs import subject_of
 from normlab.core.secrets import redact_text, redact_url
 from normlab.core.storage import url_scheme
@@ -85,29 +92,31 @@ def _reason(error: Exception) -> str:
     return redact_text(f"{type(error).__name__}: {error}")
 
 
-def read_url_bytes(url: str, what: str = "file", field: str | None = None) -> bytes:
-    """The bytes of one file at ``url`` or local path (compression read from its suffix:
-    ``.jsonl.gz``), at most ``input_limit`` of them once decompressed;
-    every failure an [`InputError`][normlab.core.InputError] naming the redacted URL. A local path
-    must be a regular file (``open_regular``: a FIFO would hang the read, a
-    device never end)."""
+@contextmanager
+def _opened(url: str, what: str, field: str | None) -> Iterator[BinaryIO]:
+    """The file at ``url`` or local path, opened for reading and decompressed as its suffix
+    says (``.jsonl.gz``); a local path must be a regular file (``open_regular``: a FIFO would
+    hang the read, a device never end). Every failure to open or read it, in the block too,
+    is an [`InputError`][normlab.core.InputError] naming the redacted URL; the block must
+    raise none of its own (``read_url_lines`` keeps its reader's errors out of it)."""
     import fsspec
     from fsspec.compression import compr
     from fsspec.implementations.local import LocalFileSystem
     from fsspec.utils import infer_compression
 
     shown = redact_url(url)
-    limit = input_limit()
     try:
         if url_scheme(url) in (None, "file"):
             compression = infer_compression(url)
-            with open_regular(Path(LocalFileSystem._strip_protocol(url)), limit) as raw:
+            with open_regular(Path(LocalFileSystem._strip_protocol(url)), input_limit()) as raw:
                 if compression is None:
-                    return read_limited(raw, shown, limit)
-                with compr[compression](raw, mode="rb") as handle:
-                    return read_limited(handle, shown, limit)
-        with fsspec.open(url, "rb", compression="infer") as handle:
-            return read_limited(handle, shown, limit)
+                    yield raw
+                else:
+                    with compr[compression](raw, mode="rb") as handle:
+                        yield handle
+        else:
+            with fsspec.open(url, "rb", compression="infer") as handle:
+                yield handle
     except InputError as error:
         if error.problem == "no such file":
             raise InputError(shown, f"{what} not found", field=field) from error
@@ -116,6 +125,26 @@ def read_url_bytes(url: str, what: str = "file", field: str | None = None) -> by
         raise InputError(shown, f"{what} not found", field=field) from error
     except (OSError, EOFError, ValueError, ImportError, lzma.LZMAError) as error:
         raise InputError(shown, f"cannot read the {what}: {_reason(error)}", field=field) from error
+
+
+def read_url_bytes(url: str, what: str = "file", field: str | None = None) -> bytes:
+    """The bytes of one file at ``url`` or local path (``_opened``), at most ``input_limit``
+    of them once decompressed; every failure an [`InputError`][normlab.core.InputError]
+    naming the redacted URL."""
+    limit = input_limit()
+    with _opened(url, what, field) as handle:
+        return read_limited(handle, redact_url(url), limit)
+
+
+def read_url_lines(url: str, what: str = "file", field: str | None = None) -> Iterator[bytes]:
+    """The lines of one file at ``url`` or local path (``_opened``), each with its line
+    break, read as they are asked for: a corpus of hundreds of megabytes is never held whole
+    (its bytes, its text and its list of lines were, all at once). At most ``input_limit``
+    bytes in all, and no line is read past it (a file of one endless line is cut there and
+    refused). A generator, so an error its reader raises between lines (a bad row) never
+    passes through the file's own error handling."""
+    with _opened(url, what, field) as handle:
+        yield from limited_lines(handle, redact_url(url), input_limit())
 
 
 def _url_files(url: str) -> list[str]:
@@ -171,8 +200,11 @@ def read_sourced(
 ) -> Sourced[ItemT]:
     """[`read_collection`][normlab.core.read_collection] of a path or URL, with its data's hash."""
     files, source = read_source(location)
-    texts = ((where, decode_text(data, where, "utf-8-sig")) for where, data in files)
-    return Sourced(collect_rows(texts, source.location, parse_row, id_of, id_field), source)
+    rows = (
+        (where, document_rows(decode_text(data, where, "utf-8-sig"), where))
+        for where, data in files
+    )
+    return Sourced(collect_rows(rows, source.location, parse_row, id_of, id_field), source)
 
 
 def logged_source(metadata: Mapping[str, Any] | None) -> DataSource | None:

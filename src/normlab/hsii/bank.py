@@ -4,14 +4,14 @@ them). Curation exports its items from one and writes the curated one back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from normlab.core.errors import InputError
 from normlab.core.fields import validate_known
-from normlab.core.jsonio import jsonl_files, read_jsonl_rows, write_jsonl
-from normlab.core.outputs import apart_from_inputs, built_folder, replaceable_folder
+from normlab.core.jsonio import jsonl_files, jsonl_line, read_jsonl_rows
+from normlab.core.outputs import apart_from_inputs, built_folder, replaceable_folder, replacing
 from normlab.hsii.schemas import Case, Dialogue
 
 
@@ -63,15 +63,23 @@ def check_bank_out(out: Path, inputs: Iterable[Path | None]) -> Path:
     return replaceable_folder(out, BANK_FILES, "--out")
 
 
-def write_bank(out: Path, dialogues: Sequence[Dialogue], cases: Iterable[Case]) -> list[Path]:
-    """The bank folder ``out``, written whole (``built_folder``):
+def write_bank(out: Path, items: Iterable[Dialogue | Case]) -> list[Path]:
+    """The bank folder ``out``, written whole (``normlab.core.outputs.built_folder``):
     ``dialogues.jsonl`` (when there are dialogues) and ``cases.jsonl``, nothing else, so no
-    file of an earlier bank stays beside them. ``cases`` is written as it is iterated: a
-    caller that builds each case when asked (``cuts``) holds one at a
-    time, not every case's copy of its history."""
+    file of an earlier bank stays beside them. Each item goes to its file as it is iterated:
+    an importer that makes one dialogue at a time, and each case when asked for
+    (``normlab.hsii.dataset.cuts``), holds one dialogue and one case, not every case's copy
+    of its history."""
+    dialogues = 0
     with built_folder(out) as folder:
-        names = [DIALOGUES_FILE] if dialogues else []
-        if dialogues:
-            write_jsonl(folder / DIALOGUES_FILE, dialogues)
-        write_jsonl(folder / CASES_FILE, cases)
-    return [out / name for name in [*names, CASES_FILE]]
+        with (
+            replacing(folder / DIALOGUES_FILE) as dialogue_rows,
+            replacing(folder / CASES_FILE) as case_rows,
+        ):
+            for item in items:
+                dialogues += isinstance(item, Dialogue)
+                handle = dialogue_rows if isinstance(item, Dialogue) else case_rows
+                handle.write(jsonl_line(item))
+        if not dialogues:
+            (folder / DIALOGUES_FILE).unlink()  # a bank of cases alone, as it was given
+    return [out / name for name in BANK_FILES if (out / name).exists()]

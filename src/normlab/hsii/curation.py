@@ -38,7 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import KeyRow, read_csv_rows, write_blind
+from normlab.core.csvio import TEXT_CELL_LIMIT, KeyRow, read_csv_rows, write_blind
 from normlab.core.errors import InputError, quoted
 from normlab.hsii.bank import Bank, load_bank
 from normlab.hsii.criteria import CRITERIA, CRITERIA_TEXT
@@ -219,7 +219,9 @@ def read_curation(path: Path, curator: str | None = None) -> list[CuratorRow]:
     ``curator`` column, else ``curator``, else the file's name."""
     rows = []
     seen: dict[tuple[str, str], int] = {}
-    for line, row in read_csv_rows(path, ("level", "item", DECISION_COLUMN)):
+    # A cell holds a whole dialogue, as shown or amended: it may be long.
+    columns = ("level", "item", DECISION_COLUMN)
+    for line, row in read_csv_rows(path, columns, cell_limit=TEXT_CELL_LIMIT):
         decision = row[DECISION_COLUMN].strip().lower()
         if not decision:
             continue
@@ -320,7 +322,7 @@ def _result(rows: Sequence[CuratorRow], total: int) -> CurationResult:
 
 def analyze_curation(filled: Path, key: Path | None = None) -> CurationResult:
     """One curator's filled CSV (a web study's, or one filled by hand)."""
-    total = len(read_csv_rows(filled, ("item_id",)))
+    total = len(read_csv_rows(filled, ("item_id",), cell_limit=TEXT_CELL_LIMIT))
     return _result(read_curation(filled), total)
 
 

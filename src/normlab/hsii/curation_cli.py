@@ -57,9 +57,8 @@ def add_curation_commands(app: typer.Typer) -> None:
 
         imported = import_bank(file, assistant, domain, scene, relationships, topic)
         check_bank_out(out, [file])
-        dialogues = [dialogue for _, dialogue in imported.dialogues]
-        write_bank(out, dialogues, imported.cases())
-        say(f"{len(dialogues)} dialogues, {imported.cases_kept} cases: {out.resolve()}")
+        write_bank(out, imported.items())
+        say(f"{imported.dialogues_kept} dialogues, {imported.cases_kept} cases: {out.resolve()}")
         report_findings(imported.findings, "lint: clean")
 
     @curate.command("export")
@@ -145,7 +144,7 @@ def add_curation_commands(app: typer.Typer) -> None:
             note(f"not in the bank, left aside: {item}")
         if len(summary.not_in_bank) > SHOWN_UNKNOWN:
             note(f"… and {len(summary.not_in_bank) - SHOWN_UNKNOWN} more items not in the bank")
-        written = write_bank(out, curated.dialogues, curated.cases)
+        written = write_bank(out, [*curated.dialogues, *curated.cases])
         say(
             f"{summary.cases_kept} cases kept, {summary.cases_rejected} rejected, "
             f"{summary.cases_unreviewed} unreviewed left out; {summary.dialogues_kept} dialogues "

@@ -83,15 +83,20 @@ def read_cases(location: str | Path = CASES_PATH) -> Sourced[Case]:
     return read_sourced(location, parse_case_row, lambda case: case.case_id, "case_id")
 
 
-def too_long(dialogue: Dialogue) -> str | None:
-    """Why ``dialogue`` is too long to cut into cases (``MAX_TURNS``), or None."""
-    turns = len(dialogue.messages)
+def too_many_turns(turns: int) -> str | None:
+    """Why a dialogue of ``turns`` turns is too long to cut into cases (``MAX_TURNS``), or
+    None."""
     if turns <= MAX_TURNS:
         return None
     return (
         f"{turns:,} turns, more than the {MAX_TURNS:,} a dialogue may have: each case holds "
         "every turn before it, so its cases would repeat its history thousands of times"
     )
+
+
+def too_long(dialogue: Dialogue) -> str | None:
+    """Why ``dialogue`` is too long to cut into cases (``too_many_turns``), or None."""
+    return too_many_turns(len(dialogue.messages))
 
 
 def cuts(dialogue: Dialogue) -> Iterator[Case]:

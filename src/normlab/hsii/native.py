@@ -23,24 +23,31 @@ assistant, the one participant every user shares; the assistant's own turns need
 Each dialogue's provenance says ``source = "native"``; its cases are cut as generated
 dialogues are (``normlab.hsii.dataset.cut_dialogues``) and linted the same way;
 ``import_bank`` keeps only what the linter passes (a dialogue that fails is not written,
-nor its cases; a case that fails is not written) and says why for the rest.
+nor its cases; a case that fails is not written) and says why for the rest. A dialogue of
+more than ``MAX_TURNS`` turns is one such finding: each case holds its whole history, so its
+cases would hold its turns hundreds of times over.
+
+Memory grows with the file, not with its cases: rows are read one at a time and kept column
+by column, and each dialogue is built, linted, written and cut into cases (each written
+before the next is made) one after another. A 9 MB thread of 200,000 turns reached 21 GB.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
-from dataclasses import dataclass
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from normlab.core.csvio import read_csv_rows
+from normlab.core.csvio import TEXT_CELL_LIMIT, csv_rows
 from normlab.core.errors import InputError
 from normlab.core.findings import Finding
 from normlab.core.jsonio import read_jsonl_rows, validate_row
-from normlab.hsii.dataset import cuts
+from normlab.hsii.dataset import MAX_TURNS, cuts, too_many_turns
 from normlab.hsii.lint import check_case, check_dialogue
 from normlab.hsii.names import normalise_name
 from normlab.hsii.schemas import ASSISTANT, Background, Case, Dialogue, Message, Provenance
@@ -82,74 +89,150 @@ class NativeRow(BaseModel):
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if path.suffix.lower() == ".csv":
         # Someone else's corpus: a leading ' is its own text, not normlab's spreadsheet mark.
-        yield from read_csv_rows(path, REQUIRED, written_by_normlab=False)
+        yield from csv_rows(path, REQUIRED, written_by_normlab=False, cell_limit=TEXT_CELL_LIMIT)
     else:
         yield from read_jsonl_rows(path)
 
 
-def read_native_rows(path: Path) -> list[tuple[int, NativeRow]]:
-    """The file's rows, each validated (an [`InputError`][normlab.core.InputError] names file, line
-    and field)."""
+class Utterance(NamedTuple):
+    """One validated row, as a dialogue is built from it."""
+
+    line: int
+    speaker: str
+    addressee: str
+    text: str
+    turn: int | None
+
+
+NO_TURN = -1
+"""A row without a turn, in ``Gathered.turns`` (a turn is a whole number ≥ 0)."""
+
+
+@dataclass(slots=True)
+class Gathered:
+    """One dialogue's rows as read: the line of its first row, how many there are, each one's
+    line, turn, speaker, addressee and text (none kept past ``MAX_TURNS``, only counted: such
+    a dialogue is not imported), and the first non-blank scene, relationships and topic its
+    rows give. Column by column, numbers in arrays: a file holds hundreds of thousands of
+    rows, and an object per row took several times the file's size."""
+
+    first_line: int
+    count: int = 0
+    lines: array[int] = field(default_factory=lambda: array("q"))
+    turns: array[int] = field(default_factory=lambda: array("q"))
+    speakers: list[str] = field(default_factory=list)
+    addressees: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    scene: str = ""
+    relationships: str = ""
+    topic: str = ""
+
+    @property
+    def too_long(self) -> str | None:
+        return too_many_turns(self.count)
+
+    def add(self, line: int, row: NativeRow, name: Callable[[str], str]) -> None:
+        """Keep ``row`` (its names through ``name``, one string per name), or only count it
+        once the dialogue is over ``MAX_TURNS``."""
+        self.count += 1
+        for background in ("scene", "relationships", "topic"):  # the first non-blank
+            value = getattr(row, background)
+            if value.strip() and not getattr(self, background):
+                setattr(self, background, value)
+        if self.count > MAX_TURNS:
+            for column in (self.lines, self.turns, self.speakers, self.addressees, self.texts):
+                del column[:]
+            return
+        self.lines.append(line)
+        self.turns.append(NO_TURN if row.turn is None else row.turn)
+        self.speakers.append(name(row.speaker))
+        self.addressees.append(name(row.addressee))
+        self.texts.append(row.text)
+
+    @property
+    def utterances(self) -> list[Utterance]:
+        """The rows kept, one tuple each (made for one dialogue at a time)."""
+        columns = zip(
+            self.lines, self.speakers, self.addressees, self.texts, self.turns, strict=True
+        )
+        return [
+            Utterance(line, speaker, addressee, text, None if turn == NO_TURN else turn)
+            for line, speaker, addressee, text, turn in columns
+        ]
+
+
+def gather(path: Path) -> dict[str, Gathered]:
+    """The file's rows, each validated (an [`InputError`][normlab.core.InputError] names file,
+    line and field) and kept by dialogue in order of first appearance, read a row at a time:
+    memory grows with the utterances kept, never with a whole file's rows at once, and not
+    at all past a dialogue's ``MAX_TURNS`` (one thread of 200,000 turns reached 21 GB)."""
     if not path.is_file():
         raise InputError(path, "no such file (a JSONL or CSV of utterances)")
-    rows = [(line, validate_row(NativeRow, raw, path, line)) for line, raw in _rows(path)]
-    if not rows:
+    dialogues: dict[str, Gathered] = {}
+    names: dict[str, str] = {}  # one string per name, not one per row
+
+    def one(text: str) -> str:
+        return names.setdefault(text, text)
+
+    for line, raw in _rows(path):
+        row = validate_row(NativeRow, raw, path, line)
+        found = dialogues.get(row.dialogue_id)
+        if found is None:
+            found = dialogues[row.dialogue_id] = Gathered(first_line=line)
+        found.add(line, row, one)
+    if not dialogues:
         raise InputError(path, "no utterances found")
-    return rows
+    return dialogues
 
 
-def _first(values: list[str], default: str) -> str:
-    return next((value for value in values if value.strip()), default)
-
-
-def _no_second_assistant(
-    path: Path, rows: list[tuple[int, NativeRow]], assistant: str, reserved: str
-) -> None:
+def _no_second_assistant(path: Path, rows: list[Utterance], assistant: str, reserved: str) -> None:
     """Refuse a person whose name is the assistant's own (``Intelligent Assistant``) when
     ``--assistant`` names someone else: their turns would merge with the assistant's, two
     people read as one (issue 32)."""
-    for line, row in rows:
-        for field in ("speaker", "addressee"):
-            person = getattr(row, field)
+    for row in rows:
+        for field_name in ("speaker", "addressee"):
+            person = getattr(row, field_name)
             if person and normalise_name(person) == reserved:
                 raise InputError(
                     path,
                     f"{person!r} is the name HSII gives the assistant, and --assistant names "
                     f"{assistant!r}: rename {person!r} in the file, or pass --assistant "
                     f"{person!r} if they are the assistant",
-                    line=line,
-                    field=field,
+                    line=row.line,
+                    field=field_name,
                 )
 
 
 def _dialogue(
     path: Path,
     dialogue_id: str,
-    rows: list[tuple[int, NativeRow]],
+    gathered: Gathered,
     assistant: str | None,
     domain: str,
     scene: str | None,
     relationships: str | None,
     topic: str | None,
 ) -> Dialogue:
-    first_line = rows[0][0]
-    if any(row.turn is not None for _, row in rows):
-        missing = next(((line, row) for line, row in rows if row.turn is None), None)
+    first_line = gathered.first_line
+    rows = gathered.utterances
+    if any(row.turn is not None for row in rows):
+        missing = next((row for row in rows if row.turn is None), None)
         if missing:
             raise InputError(
                 path, "some rows of this dialogue have a turn and this one has none",
-                line=missing[0], field="turn",
+                line=missing.line, field="turn",
             )  # fmt: skip
-        rows = sorted(rows, key=lambda item: item[1].turn or 0)
-        turns = [row.turn for _, row in rows]
-        for (line, row), previous in zip(rows[1:], turns, strict=False):
-            if row.turn == previous:
-                raise InputError(path, f"turn {row.turn} appears twice", line=line, field="turn")
+        rows = sorted(rows, key=lambda row: row.turn or 0)
+        for row, previous in zip(rows[1:], rows, strict=False):
+            if row.turn == previous.turn:
+                raise InputError(
+                    path, f"turn {row.turn} appears twice", line=row.line, field="turn"
+                )
     plays = normalise_name(assistant or ASSISTANT)
     reserved = normalise_name(ASSISTANT)
     if plays != reserved:
         _no_second_assistant(path, rows, assistant or ASSISTANT, reserved)
-    if plays not in {normalise_name(row.speaker) for _, row in rows}:
+    if plays not in {normalise_name(row.speaker) for row in rows}:
         raise InputError(
             path,
             f"dialogue {dialogue_id!r}: nobody called {assistant or ASSISTANT!r} speaks; name "
@@ -169,11 +252,11 @@ def _dialogue(
 
     characters: list[str] = []
     messages: list[Message] = []
-    for position, (line, row) in enumerate(rows, start=1):
+    for position, row in enumerate(rows, start=1):
         speaker = name(row.speaker)
         if not row.addressee and speaker == ASSISTANT:
             raise InputError(
-                path, "the assistant's turn needs an addressee", line=line, field="addressee"
+                path, "the assistant's turn needs an addressee", line=row.line, field="addressee"
             )
         addressee = name(row.addressee) if row.addressee else ASSISTANT
         for person in (speaker, addressee):
@@ -187,39 +270,18 @@ def _dialogue(
         raise InputError(
             path, f"dialogue {dialogue_id!r} has no one but the assistant", line=first_line
         )
-    given = [row for _, row in rows]
     return Dialogue(
         dialogue_id=dialogue_id,
         domain=domain,
-        topic=_first([row.topic for row in given], topic or domain or "conversation"),
+        topic=gathered.topic or topic or domain or "conversation",
         background=Background(
-            scene=_first([row.scene for row in given], scene or DEFAULT_SCENE),
+            scene=gathered.scene or scene or DEFAULT_SCENE,
             characters=characters,
-            relationships=_first(
-                [row.relationships for row in given], relationships or DEFAULT_RELATIONSHIPS
-            ),
+            relationships=gathered.relationships or relationships or DEFAULT_RELATIONSHIPS,
         ),
         messages=messages,
         provenance=Provenance(source="native"),
     )
-
-
-def _imported(
-    path: Path,
-    assistant: str | None,
-    domain: str,
-    scene: str | None,
-    relationships: str | None,
-    topic: str | None,
-) -> list[tuple[int, Dialogue]]:
-    """(line of the dialogue's first row, dialogue) in order of first appearance."""
-    grouped: dict[str, list[tuple[int, NativeRow]]] = {}
-    for line, row in read_native_rows(path):
-        grouped.setdefault(row.dialogue_id, []).append((line, row))
-    return [
-        (rows[0][0], _dialogue(path, key, rows, assistant, domain, scene, relationships, topic))
-        for key, rows in grouped.items()
-    ]
 
 
 def import_dialogues(
@@ -230,34 +292,62 @@ def import_dialogues(
     relationships: str | None = None,
     topic: str | None = None,
 ) -> list[Dialogue]:
-    """The file's dialogues, in order of first appearance (see the module docstring)."""
-    found = _imported(path, assistant, domain, scene, relationships, topic)
-    return [dialogue for _, dialogue in found]
+    """The file's dialogues, in order of first appearance (see the module docstring); one
+    over ``MAX_TURNS`` is an [`InputError`][normlab.core.InputError]."""
+    dialogues = []
+    for key, gathered in gather(path).items():
+        if gathered.too_long is not None:
+            raise InputError(
+                path, f"dialogue {key!r}: {gathered.too_long}", line=gathered.first_line
+            )
+        dialogues.append(
+            _dialogue(path, key, gathered, assistant, domain, scene, relationships, topic)
+        )
+    return dialogues
 
 
 @dataclass
 class NativeImport:
-    """What ``import_bank`` read: the dialogues the linter passed (with the line of each
-    one's first row), the findings so far, and their cases, cut and linted one at a time as
-    ``cases`` is iterated (a finding for each left out, and a count of those kept)."""
+    """A file's dialogues and cases as ``import_bank`` makes them (``items``): its rows are read
+    and checked at once, each dialogue is built, linted and cut into cases one at a time as
+    ``items`` is iterated, so a writer of each item holds one dialogue and one case. What
+    the linter rejects is not given, and is said in ``findings``."""
 
     path: Path
-    dialogues: list[tuple[int, Dialogue]]
-    findings: list[Finding]
+    gathered: dict[str, Gathered]
+    options: tuple[str | None, str, str | None, str | None, str | None]
+    """``--assistant``, ``--domain``, ``--scene``, ``--relationships``, ``--topic``."""
+    findings: list[Finding] = field(default_factory=list)
+    dialogues_kept: int = 0
     cases_kept: int = 0
 
-    def cases(self) -> Iterator[Case]:
-        """Each dialogue's cases that the linter passes, made as they are asked for: a writer
-        holds one case at a time (each holds its history; all of one long dialogue's cases at
-        once held its history hundreds of times over)."""
-        for line, dialogue in self.dialogues:
+    def _found(self, line: int, item: str, problems: Iterable[tuple[str, str]]) -> bool:
+        """Note each problem as a finding (at the dialogue's first row); whether there was one."""
+        before = len(self.findings)
+        self.findings += [
+            Finding(str(self.path), line, item, where, f"{problem} (not written)")
+            for where, problem in problems
+        ]
+        return len(self.findings) > before
+
+    def items(self) -> Iterator[Dialogue | Case]:
+        """Each dialogue the linter passes, then its cases that it passes (a dialogue that
+        fails is not given, nor its cases; a case that fails is not given). A dialogue's rows
+        are let go once it is built."""
+        while self.gathered:
+            key = next(iter(self.gathered))
+            gathered = self.gathered.pop(key)
+            line = gathered.first_line
+            if gathered.too_long is not None:  # never built: its turns were only counted
+                self._found(line, key, [("messages", gathered.too_long)])
+                continue
+            dialogue = _dialogue(self.path, key, gathered, *self.options)
+            if self._found(line, key, check_dialogue(dialogue, None)):
+                continue
+            self.dialogues_kept += 1
+            yield dialogue
             for case in cuts(dialogue):
-                wrong = [
-                    Finding(str(self.path), line, case.case_id, field, f"{message} (not written)")
-                    for field, message in check_case(case, None)
-                ]
-                self.findings += wrong
-                if not wrong:
+                if not self._found(line, case.case_id, check_case(case, None)):
                     self.cases_kept += 1
                     yield case
 
@@ -270,18 +360,9 @@ def import_bank(
     relationships: str | None = None,
     topic: str | None = None,
 ) -> NativeImport:
-    """The file's dialogues that the linter passes, and a finding (at the dialogue's first
-    row) for each problem of what was left out: a dialogue that fails is not written, nor its
-    cases; a case that fails is not written (issue 31: an import used to write its cases and
-    lint them afterwards). The cases come when ``NativeImport.cases`` is iterated."""
-    kept: list[tuple[int, Dialogue]] = []
-    findings: list[Finding] = []
-    for line, dialogue in _imported(path, assistant, domain, scene, relationships, topic):
-        problems = [
-            Finding(str(path), line, dialogue.dialogue_id, field, f"{message} (not written)")
-            for field, message in check_dialogue(dialogue, None)
-        ]
-        findings += problems
-        if not problems:
-            kept.append((line, dialogue))
-    return NativeImport(path, kept, findings)
+    """The file's rows, read and checked now (a malformed row is an
+    [`InputError`][normlab.core.InputError] before anything is written); its dialogues and
+    cases that the linter passes come from ``NativeImport.items``, with a finding for each
+    problem of what was left out (issue 31: an import used to write its cases and lint them
+    afterwards)."""
+    return NativeImport(path, gather(path), (assistant, domain, scene, relationships, topic))

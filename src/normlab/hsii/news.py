@@ -11,13 +11,16 @@ datasets" (Leeb & Schölkopf's Babel Briefings; Gao et al.), without saying how.
   without an id gets one from its content, so reruns agree;
 - filters: published on or after ``since`` and on or before ``until`` (ISO dates; a row with
   no date fails a date filter), ``source`` and ``language`` (exact, case folded);
-- ranking: TF-IDF (scikit-learn, sublinear tf) fitted on the filtered items' title and text,
+- a JSONL or CSV corpus is read a line at a time, never held whole;
+- ranking: TF-IDF (scikit-learn's, sublinear tf) over the filtered items' title and text,
   each read by ``analyse`` (Unicode NFC, casefolded, "&" as "and", Snowball English stems,
   so "Floods" is found by ``flood``). A keyword is one term however many words it has: "river
   defences" is the phrase (its stems in order, within one clause), never "river" or "defences"
   alone, so the documents' terms are word runs up to the longest keyword's length. An item's
   score is the cosine of its TF-IDF vector with the keywords' (each keyword once, at its idf);
-  items holding no keyword are left out, ties broken by corpus order.
+  items holding no keyword are left out, ties broken by corpus order. It is computed in two
+  reads of the items, with no matrix of all their terms (which took several times the corpus'
+  size).
 """
 
 from __future__ import annotations
@@ -26,18 +29,21 @@ import csv
 import hashlib
 import importlib
 import io
+import math
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import date
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic.dataclasses import dataclass
 
-from normlab.core.csvio import dict_rows
+from normlab.core.csvio import TEXT_CELL_LIMIT, dict_rows
 from normlab.core.errors import InputError
-from normlab.core.jsonio import decode_text, text_rows
-from normlab.core.sources import read_url_bytes
+from normlab.core.jsonio import decoded_lines, line_rows
+from normlab.core.sources import read_url_bytes, read_url_lines
 from normlab.core.text import fold, words
 from normlab.hsii.schemas import NewsParagraph
 
@@ -56,12 +62,15 @@ class FieldMap(BaseModel):
     domain: str = "domain"
 
 
-class NewsItem(BaseModel):
-    """One corpus row, read through a ``FieldMap``."""
+@dataclass(slots=True)
+class NewsItem:
+    """One corpus row, read through a ``FieldMap``. A dataclass with slots, not a model: a
+    corpus holds hundreds of thousands of them, and a model's per-instance dictionaries took
+    more memory than the texts themselves did."""
 
     id: str
-    title: str = ""
     text: str
+    title: str = ""
     date: str | None = None
     source: str = ""
     language: str = ""
@@ -104,11 +113,10 @@ def corpus_format(location: str) -> str:
     )
 
 
-def _read_bytes(location: str) -> bytes:
-    return read_url_bytes(location, "corpus", "--corpus")
-
-
-def _rows(location: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(location: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The corpus' rows as they are read: a JSONL or CSV line by line (a 200 MB JSONL took
+    2.8 GB when its bytes, its text and its lines were held at once), a Parquet file whole
+    (its columns are read together)."""
     kind = corpus_format(location)
     if kind == "parquet":
         try:
@@ -116,22 +124,23 @@ def _rows(location: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
             pq = importlib.import_module("pyarrow.parquet")
         except ImportError as error:
             raise InputError(location, "reading Parquet needs pyarrow installed") from error
+        data = read_url_bytes(location, "corpus", "--corpus")
         try:
             table = pq.read_table(io.BytesIO(data))
         except Exception as error:  # pyarrow raises its own ArrowInvalid and friends
             raise InputError(location, f"not a Parquet file: {error}") from error
         yield from enumerate(table.to_pylist(), start=1)
         return
-    text = decode_text(data, location, "utf-8-sig")
+    lines = decoded_lines(read_url_lines(location, "corpus", "--corpus"), location)
     if kind == "csv":
         dialect = "excel-tab" if ".tsv" in location.lower() else "excel"
         # Strict, with each row's own line: a quote left open is said to be one, at the line
         # its row starts on (it swallowed the rest of the file into a cell, which then read
         # as a row with no text).
-        reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect, strict=True)
-        yield from dict_rows(reader, location)
+        reader = csv.DictReader(lines, dialect=dialect, strict=True)
+        yield from dict_rows(reader, location, TEXT_CELL_LIMIT)
         return
-    yield from text_rows(text, location)
+    yield from line_rows(lines, location)
 
 
 def _text(value: Any) -> str:
@@ -159,7 +168,7 @@ def read_corpus(location: str, fields: FieldMap | None = None) -> list[NewsItem]
     corpus_format(location)  # a wrong suffix says so before any download
     items: list[NewsItem] = []
     seen: set[str] = set()
-    for line, row in _rows(location, _read_bytes(location)):
+    for line, row in _rows(location):
         text = _text(row.get(fields.text))
         if not text:
             known = ", ".join(sorted(map(str, row))[:12])
@@ -269,35 +278,47 @@ def search(
     filters: Filters | None = None,
     top: int = 10,
 ) -> list[Hit]:
-    """The ``top`` items that best match ``keywords`` (see the module docstring)."""
-    import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    """The ``top`` items that best match ``keywords`` (see the module docstring).
 
+    TF-IDF as scikit-learn's ``TfidfVectorizer(sublinear_tf=True)`` computes it (tf 1 + ln
+    count, idf ln((1 + n) / (1 + df)) + 1, each item's vector of unit length), in two reads
+    of the items and no matrix: the first counts each term's documents, the second scores
+    the items holding a keyword. The matrix of every item's terms took several times the
+    corpus' own size (issue 32); this holds one item's terms at a time and the counts."""
     words = [k.strip() for k in keywords if k.strip()]
     if not words:
         raise InputError("--keywords", "give at least one keyword", field="keywords")
     kept = [item for item in items if (filters or Filters()).keeps(item)]
-    if not kept:
-        return []
     phrases = list(dict.fromkeys(term for term in map(keyword_term, words) if term))
-    if not phrases:
+    if not kept or not phrases:
         return []
     longest = max(len(phrase.split()) for phrase in phrases)
-    documents = [f"{item.title}\n{item.text}" for item in kept]
-    vectorizer = TfidfVectorizer(analyzer=lambda text: _terms(text, longest), sublinear_tf=True)
-    try:
-        matrix = vectorizer.fit_transform(documents)
-    except ValueError:  # no words at all
-        return []
-    columns = [vectorizer.vocabulary_[p] for p in phrases if p in vectorizer.vocabulary_]
-    if not columns:
-        return []
+
+    def terms(item: NewsItem) -> list[str]:
+        return _terms(f"{item.title}\n{item.text}", longest)
+
+    documents: Counter[str] = Counter()
+    holding: list[int] = []  # the items holding some keyword: only they are scored
+    for index, item in enumerate(kept):
+        found = set(terms(item))
+        documents.update(found)
+        if not found.isdisjoint(phrases):
+            holding.append(index)
+
+    def idf(term: str) -> float:
+        return math.log((1 + len(kept)) / (1 + documents[term])) + 1
+
     # The keywords as a document of their own: each phrase once (sublinear tf 1), at its idf.
-    weights = np.asarray(vectorizer.idf_)[columns]
-    query = weights / np.linalg.norm(weights)
-    scores = np.asarray(matrix[:, columns] @ query).ravel()
+    query = {phrase: idf(phrase) for phrase in phrases if phrase in documents}
+    length = math.sqrt(sum(weight * weight for weight in query.values()))
+    scores: dict[int, float] = {}
+    for index in holding:
+        counts = Counter(terms(kept[index]))
+        norm = math.sqrt(sum(((1 + math.log(n)) * idf(term)) ** 2 for term, n in counts.items()))
+        dot = sum((1 + math.log(counts[p])) * w * w for p, w in query.items() if p in counts)
+        scores[index] = dot / (norm * length)
     order = sorted(
-        (index for index, score in enumerate(scores) if score > 0),
+        (index for index, score in scores.items() if score > 0),
         key=lambda index: (-scores[index], index),
     )
     return [

@@ -40,7 +40,7 @@ from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
+from normlab.core.csvio import TEXT_CELL_LIMIT, SpreadsheetWriter, read_csv_rows
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.guard import private_folder
@@ -248,7 +248,8 @@ def create_study(
                 os.chmod(path, 0o600)
         items = [
             (row["item_id"], json.dumps(row, ensure_ascii=False))
-            for _, row in read_csv_rows(items_csv, ("item_id",))
+            # Items are texts (a transcript, a whole dialogue): a cell may be long.
+            for _, row in read_csv_rows(items_csv, ("item_id",), cell_limit=TEXT_CELL_LIMIT)
         ]
         study = store.create_study(kind.name, title, str(run), items, max_raters)
         staging.rename(study_folder(state, study))
