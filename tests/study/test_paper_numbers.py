@@ -12,10 +12,11 @@ import yaml
 
 from normlab.hsii import hsii_score
 from normlab.stats import Estimate
+from normlab.study.headline import Headline
 from normlab.study.papers import PaperRow, paper_numbers, paper_rows, setup_note
 from normlab.study.report import _model_notes
 from normlab.study.schema import Subject
-from normlab.study.systems import Cell, Headline
+from normlab.study.systems import Cell
 from tests.study.test_study import REPO
 
 PAPERS = Path("/work/shared/papers")

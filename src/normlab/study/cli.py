@@ -153,10 +153,11 @@ def plan(
     for name, formula in result.formulas.items():
         say(f"{name}: {formula}")
     rate = result.local_rate
+    measured = "measured now" if calibrate else "measured on a 2-core machine; --calibrate"
     say(f"assumed: latency {latency} s, {result.connections} connections, rate {assumed_rate}, "
         f"icc {icc}, pair correlation {pair_correlation}; local model {rate['prompt']:.0f} "
         f"prompt and {rate['generation']:.0f} generated tokens/s "
-        f"({'measured now' if calibrate else 'measured for the design'})")  # fmt: skip
+        f"({measured})")  # fmt: skip
     for cell in result.cells:
         if cell.power and cell.power.rate_source != "assumed":
             say(f"rates of {cell.system}/{cell.subject}: {cell.power.rate_source}")

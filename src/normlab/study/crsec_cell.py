@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from normlab.core.outputs import built_whole
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, merge_usage
 from normlab.stats import Estimate
-
-if TYPE_CHECKING:
-    from normlab.study.systems import Headline
+from normlab.study.headline import Headline
 
 SUBJECT = "agent"
 """CRSEC's name for the role a study's subject takes."""
@@ -243,8 +241,6 @@ def crsec_headline(analysis: Any) -> Headline | None:
     with a bootstrap interval over runs; one run has no interval (its agents are not
     independent units, so a Wilson interval over its agent × norm pairs would be too narrow),
     and says so."""
-    from normlab.study.systems import Headline
-
     runs = [run for run in analysis.runs if run.final]
     if not runs:
         return None

@@ -61,10 +61,8 @@ def pilot_rates(out: str | Path, systems: list[str]) -> PilotRates:
             headline = system.headline(run, analysis)
             measured = None if headline is None else system.measure(headline, analysis)
             if headline is not None and measured is not None:
-                source = (
-                    f"pilot {name}/{subject} ({_describe(measured)}; "
-                    f"n {headline.n} {headline.unit}s)"
-                )
+                units = f"{headline.unit}{'' if headline.n == 1 else 's'}"
+                source = f"pilot {name}/{subject} ({_describe(measured)}; n {headline.n} {units})"
                 found.setdefault(name, {})[subject] = measured.model_copy(update={"source": source})
     if not found:
         raise InputError(root, "the pilot has no finished cell of this study's systems")

@@ -8,13 +8,16 @@ from the logs through ``normlab.models.usage``, the one usage path every report 
 Cells that would dry-run the same way (same system, options, agent and scripts) share one run.
 
 Then: dollars from the prices (the study's ``prices:`` over Inspect's; a model with neither is
-"unknown", never $0); a lower bound on wall time, calls × latency / connections (every
-connection busy for the whole run at the stated latency); and power for each system's headline
-rate at its planned n, from ``normlab.stats``, at an assumed rate or a pilot's
-(``normlab.study.pilot``).
+"unknown", never $0); a lower bound on wall time, remote calls × latency / connections (every
+connection busy for the whole run at the stated latency), and for a local model its tokens at
+its measured rate; and the precision of each system's headline at its planned n, on the scale
+of its own estimator and with its units' clustering (``normlab.study.power``), at assumed
+rates or a pilot's (``normlab.study.pilot``).
 
-The scripted model counts tokens as whitespace-separated words; a real tokenizer gives about
-1.3 tokens per English word, so dollars are a floor on the same count of calls.
+The scripted model counts tokens as whitespace-separated words, so the dollars it gives are a
+floor; the plan states them beside the same count corrected to tokens (``TOKENS_PER_WORD``),
+and the busy scripts (``examples/busy``) write replies of the papers' lengths
+(``benchmarks.study_cost`` sets SCENE's against the paper's printed calls, tokens and dollars).
 """
 
 from __future__ import annotations
@@ -146,9 +149,11 @@ names and transcript markup, which cut into more tokens than prose. Output: the 
 write English replies of realistic length, about 1.3 tokens per word (GPT-4's and Qwen's BPE
 on English prose); the replies of a model that reasons before it answers are longer still."""
 
-EMBEDDED_RATE = {"prompt": 140.0, "generation": 30.0}
-"""Tokens per second of the embedded model on a 2-core machine (llama.cpp, measured for the
-design: Qwen2.5-Coder-0.5B Q4_K_M), one slot; ``--calibrate`` measures this machine instead."""
+EMBEDDED_RATE = {"prompt": 85.0, "generation": 20.0}
+"""Tokens per second of the embedded model (Qwen2.5-Coder-0.5B Q4_K_M through xllamacpp, one
+slot) on the project's 2-core machines, shared with other work: measured by
+``calibrate_embedded`` (``study plan --calibrate``), 85.5 and 20.2. ``--calibrate``
+measures the machine the plan runs on instead."""
 
 FORMULAS = {
     "wall_s_at_least": (

@@ -280,8 +280,10 @@ def precision(
 ) -> Precision:
     """A cell's half-width, paired MDE and the n for ``target``, at its design and rates."""
     n, size = estimator.units(design, assumed)
-    deff = stats.design_effect(size, icc)
     variance = estimator.variance(assumed, size, icc)
+    independent = estimator.variance(assumed, size, 0.0)
+    # The design effect as the variance says it (HSII's stages are clustered unequally).
+    deff = variance / independent if independent > 0 else stats.design_effect(size, icc)
     mde, psi = estimator.mde(assumed, n, variance, deff, correlation)
     needed = estimator.n_for(target, assumed, variance, deff)
     per_sampled = n / design.sampled_n if design.sampled_n and n else 1.0

@@ -29,6 +29,7 @@ from normlab.report import HtmlReport, Table
 from normlab.stats import Interval
 from normlab.study.compare import Comparisons, UnitValues, compare, units_of
 from normlab.study.execute import measured
+from normlab.study.headline import Headline
 from normlab.study.judges import (
     ITEMS,
     VERDICTS,
@@ -43,7 +44,7 @@ from normlab.study.location import local_logs
 from normlab.study.papers import PaperRow, paper_rows, setup_note
 from normlab.study.plan import read_plan
 from normlab.study.schema import Study
-from normlab.study.systems import SYSTEMS, Cell, Headline, cells
+from normlab.study.systems import SYSTEMS, Cell, cells
 
 
 class Ranked(BaseModel):

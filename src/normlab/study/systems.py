@@ -1,10 +1,14 @@
 """What a study needs of each system, reached only through the system's face: its task,
 its run, its read side, and which of its numbers is the headline a study ranks subjects by.
 
-The headline is one rate per system, the one its paper leads with: LoSoNA's accuracy-at-K
-(norm-informed condition where run), SCENE's repair rate, HSII's score, CRSEC's final share of
-agents adhering to the target norms (``normlab.study.crsec_cell``). ``planned_n`` is the
-count of units that rate's interval is over, which the plan's power figures use.
+The headline is one number per system, the one its paper leads with: LoSoNA's accuracy-at-K
+(norm-informed condition where run) over scenarios, SCENE's repair rate over sanctions (its
+interval a bootstrap over scenarios), HSII's score (0–3) over cases in dialogues, CRSEC's final
+share of agents adhering to the target norms over runs (``normlab.study.crsec_cell``). Each
+names the unit its n counts and the clusters its interval resamples, and the settings that make
+it the quantity a paper's number may be set beside. Each system also says how its dry run
+sampled those units (``design``), which estimator the plan sizes it with (``estimator``) and what
+a pilot's run measured for it (``measure``): ``normlab.study.power``.
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ import importlib
 import inspect
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from normlab.core.storage import log_location, within
 from normlab.models.usage import RunUsage, merge_usage
 from normlab.stats import Estimate
+from normlab.study.headline import Headline
 from normlab.study.power import (
     HSII_STAGES,
     Assumed,
@@ -33,26 +38,6 @@ from normlab.study.power import (
 from normlab.study.schema import Study, Subject
 
 HEADLINE_CONDITION = "norm_informed"
-
-
-@dataclass(frozen=True)
-class Headline:
-    metric: str
-    estimate: Estimate
-    n: int
-    """The units behind the metric's interval (scenarios, sanctions, cases, runs)."""
-    unit: str
-    clusters: int | None = None
-    """The independent clusters the interval resamples, where the units are not independent
-    (SCENE's sanctions in scenarios, HSII's cases in dialogues)."""
-    cluster_unit: str | None = None
-    quantity: dict[str, str | int] = field(default_factory=dict)
-    """What else makes the number the quantity it is (LoSoNA's K, SCENE's view, HSII's score
-    form): a paper's number is set beside it only where these agree."""
-    model: str | None = None
-    """The subject as the cell's logs name it (``MODEL + AGENT`` for an agent)."""
-    note: str | None = None
-    """Why the interval is missing, where it is."""
 
 
 def _only(models: dict[str, Any]) -> tuple[str, Any] | None:
