@@ -30,7 +30,8 @@ def invoke(*args: str) -> tuple[int, str]:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    files = (path for path in sorted(root.rglob("*")) if path.is_file())
+    return {str(path.relative_to(root)): path.read_bytes() for path in files}
 
 
 def bank(root: Path) -> Path:

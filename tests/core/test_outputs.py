@@ -66,7 +66,7 @@ def test_a_folder_built_whole_replaces_every_stale_file(tmp_path: Path) -> None:
 
 def test_a_folder_holding_other_files_is_not_replaced(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
-    with pytest.raises(OutputError, match="holds notes.txt, which it would lose"):
+    with pytest.raises(OutputError, match=r"holds notes\.txt, which it would lose"):
         replaceable_folder(tmp_path, ["cases.jsonl"], "--out")
     new = replaceable_folder(tmp_path / "new", ["cases.jsonl"], "--out")
     assert not new.exists()  # made by built_folder once the work is done, not before
