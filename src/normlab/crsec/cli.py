@@ -243,9 +243,9 @@ def crsec_society(
 ) -> None:
     """A society of N agents: the file's agents, then copies of them under new surnames."""
     at_least("--agents", agents, 2)
+    apart_from_inputs(out, [society])
     output_file(out, "--out")
     grown = scaled_society(load_society(society), agents)
-    apart_from_inputs(out, [society])
     replace_file(out, grown.model_dump_json(indent=1) + "\n")
     note(f"{len(grown.agents)} agents: {out.resolve()}")
 
@@ -285,9 +285,9 @@ def questionnaire_export(
     from normlab.crsec.audit import export
 
     at_least("--pairs", pairs, 1)
+    apart_from_inputs(out, folders)
     for folder in folders:
         RunDir(folder).config()
-    apart_from_inputs(out, folders)
     path, rows = export(folders, out, seed, pairs)
     note(f"{rows} questions to rate: {path.resolve()} (questionnaires beside it)")
 
