@@ -20,7 +20,7 @@ from normlab.crsec.export_cli import export_command
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
-from normlab.models import bind_roles
+from normlab.models import DEFAULT_MODEL, bind_roles
 from normlab.models.preflight import check_models
 
 app = typer.Typer(no_args_is_help=True)
@@ -78,7 +78,10 @@ def _ablations(**flags: bool) -> list[Ablation]:
 @shared_options
 def crsec_run(
     *,
-    model: str,
+    model: Annotated[
+        str,
+        typer.Option("--model", "-m", help="Every agent's model (any Inspect model string)."),
+    ] = DEFAULT_MODEL,
     judge: str | None,
     role: list[str] | None,
     out: Annotated[
