@@ -21,6 +21,7 @@ from normlab.crsec.schemas import NormDatabase, NormType, Origin, PersonalNorm
 
 SynthesisTrigger = Literal["paper", "counter"]
 
+
 def normalized(content: str) -> str:
     """Words only, the key of the exact-duplicate pre-check and of export's one norm per
     wording: ``normlab.core.text.words`` with accents stripped, so Unicode form, letter case,
