@@ -29,7 +29,7 @@ from normlab.commands.console import (
 )
 from normlab.commands.folders import default_log_dir, roles_line
 from normlab.core.errors import InputError
-from normlab.core.evalrun import Configuration, Shard, check_folder, run_task
+from normlab.core.evalrun import Configuration, Shard, check_folder, only_samples, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
 from normlab.core.outputs import output_folder
 from normlab.core.storage import (
@@ -121,6 +121,9 @@ class RunOptions:
     report: bool = True
     """Write the report (and name it). A program's run whose folder is thrown away after it
     (``study plan``'s dry runs) writes none: its path would name a folder that is gone."""
+    samples: tuple[str, ...] | None = None
+    """Run only these sample ids of the task (a sequential study's batch of units, into a
+    folder of its own, so a finished sample is never run again)."""
 
 
 def task_roles(task: Task) -> dict[str, str]:
@@ -178,6 +181,8 @@ def finish_run(
         part = Shard.parse(options.shard)
         task = part.apply(task)
         folder = within(folder, part.folder)
+    if options.samples is not None:
+        task = only_samples(task, options.samples)
     # Checked before the run, which may take hours, rather than when its logs are written.
     if isinstance(folder, Path):
         output_folder(folder, "--log-dir")

@@ -14,7 +14,7 @@ import json
 import re
 import shlex
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -176,6 +176,19 @@ class Shard:
         ]
         task.dataset = MemoryDataset(samples, name=task.dataset.name)
         return task
+
+
+def only_samples(task: Task, ids: Sequence[str]) -> Task:
+    """``task`` with only the samples ``ids`` name (every epoch of each), in the dataset's
+    order; an id the dataset lacks is refused on one line."""
+    wanted = set(ids)
+    samples = [sample for sample in task.dataset if str(sample.id) in wanted]
+    if len(samples) != len(wanted):
+        found = {str(sample.id) for sample in samples}
+        missing = sorted(wanted - found)[0]
+        raise InputError("samples", f"the task has no sample {missing!r}")
+    task.dataset = MemoryDataset(samples, name=task.dataset.name)
+    return task
 
 
 def _differences(

@@ -13,6 +13,7 @@ import typer
 
 from normlab.commands.console import note, print_json, print_table, reports_errors, say
 from normlab.commands.options import JsonOption
+from normlab.core.errors import InputError
 from normlab.core.storage import log_location, mirror_folder
 
 if TYPE_CHECKING:
@@ -177,18 +178,56 @@ def run(
         str | None,
         typer.Option(help="An existing Ray cluster (default: a local Ray instance)."),
     ] = None,
+    until_halfwidth: Annotated[
+        float | None,
+        typer.Option(
+            help="Run cells in batches of units and stop each once its headline's confidence "
+            "sequence (valid at every stop) is at most this half-width, on its own scale."
+        ),
+    ] = None,
+    until_decided: Annotated[
+        bool,
+        typer.Option(
+            "--until-decided",
+            help="Also stop a pair of subjects once their paired difference's sequence excludes 0.",
+        ),
+    ] = False,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(help="Stop the whole study before it would spend more US dollars."),
+    ] = None,
+    batch: Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")] = 10,
 ) -> None:
-    """Run every cell (a rerun skips finished cells and resumes unfinished ones)."""
+    """Run every cell (a rerun skips finished cells and resumes unfinished ones); with
+    --until-halfwidth, in batches until each cell's interval is narrow enough."""
     from normlab.study.execute import run_study
+    from normlab.study.sequential import Rule
 
-    results = run_study(_load(study_file), executor, ray_address)
+    rule = None
+    if until_halfwidth is not None:
+        rule = Rule(until_halfwidth, until_decided, max_cost, batch).check()
+    elif until_decided or max_cost is not None:
+        raise InputError("--until-halfwidth", "--until-decided and --max-cost need it")
+    study = _load(study_file)
+    results = run_study(study, executor, ray_address, rule)
+    from normlab.study.sequential_report import summarize
+
+    summary = summarize(study)  # None unless a cell ran in batches
     if as_json:
-        print_json([result.model_dump() for result in results])
+        found = [result.model_dump() for result in results]
+        print_json(
+            {"cells": found, "sequential": summary.model_dump(mode="json")} if summary else found
+        )
         return
     for result in results:
         state = "skipped (finished before)" if result.skipped else "finished"
         say(f"{result.system}/{result.subject}: {state}, {result.samples} samples, "
             f"{result.calls} calls")  # fmt: skip
+    if summary is not None:
+        from normlab.study.sequential_report import sequential_blocks
+
+        for part in sequential_blocks(summary):
+            print_table(part) if not isinstance(part, str) else say(part)
 
 
 @app.command("report")
@@ -221,6 +260,11 @@ def report(
                 print_table(block.table)
             elif block.kind == "note":
                 say(block.text)
+    if result.sequential is not None:
+        from normlab.study.sequential_report import sequential_blocks
+
+        for part in sequential_blocks(result.sequential):
+            print_table(part) if not isinstance(part, str) else say(part)
 
 
 def _mde(value: float | None) -> str:

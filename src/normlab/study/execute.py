@@ -33,6 +33,7 @@ from normlab.core.errors import InputError, OutputError
 from normlab.core.storage import log_location, mirror_folder
 from normlab.study.location import read_text, write_text
 from normlab.study.schema import Study
+from normlab.study.sequential import Rule
 from normlab.study.systems import SYSTEMS, Cell, Part, cells
 
 DONE_FILE = "cell.json"
@@ -208,24 +209,50 @@ def _now() -> str:
 
 
 def run_study(
-    study: Study, executor: str = "local", ray_address: str | None = None
+    study: Study,
+    executor: str = "local",
+    ray_address: str | None = None,
+    rule: Rule | None = None,
 ) -> list[CellResult]:
     """Every unfinished cell's parts through the named executor; every cell's result. One
     study run at a time per out folder (``study_lock``; an out in object storage is locked
-    in its local mirror, so on this machine)."""
+    in its local mirror, so on this machine). With a ``rule`` (or once a study has started
+    so), cells run in batches until the rule stops them (``normlab.study.sequential``)."""
+    if rule is not None and executor != "local":
+        raise InputError("--executor", "a sequential run (--until-halfwidth) runs locally")
     chosen = make_executor(executor, ray_address)  # a refused executor leaves no folder
     location = log_location(study.out)
     with study_lock(location if isinstance(location, Path) else mirror_folder(location)):
-        return _run_study(study, chosen)
+        return _run_study(study, chosen, rule)
 
 
-def _run_study(study: Study, chosen: Executor) -> list[CellResult]:
+def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list[CellResult]:
     from normlab.commands import note
+    from normlab.study.sequential_run import (
+        EVERY_UNIT,
+        batched_result,
+        run_sequential,
+        sequential_cells,
+    )
 
     connections = study.max_connections
     every = cells(study)
     done: dict[str, CellResult] = {}
+    batched = sequential_cells(study, every, rule)
+    if batched:
+        run_sequential(study, batched, rule or EVERY_UNIT, connections)
+        for cell in batched:
+            found = batched_result(study, cell)
+            done[cell.label] = CellResult(
+                system=cell.system,
+                subject=cell.subject.name,
+                folder=str(cell.folder),
+                skipped=False,
+                **found,
+            )
     for cell in every:
+        if cell.label in done:
+            continue
         before = finished_before(cell)
         if before is not None:
             note(f"study: {cell.label} finished before; skipped")

@@ -44,6 +44,7 @@ from normlab.study.location import local_logs
 from normlab.study.papers import PaperRow, paper_rows, setup_note
 from normlab.study.plan import read_plan
 from normlab.study.schema import Study
+from normlab.study.sequential_report import SequentialReport, sequential_blocks, summarize
 from normlab.study.systems import SYSTEMS, Cell, cells
 
 
@@ -101,6 +102,9 @@ class StudyReport(BaseModel):
     """One per system of the study, its subjects ranked."""
     missing: list[str]
     """Cells with no logs yet (``study run`` has not reached them)."""
+    sequential: SequentialReport | None = None
+    """Cells run in batches (``study run --until-halfwidth``): units run of planned, why each
+    stopped, its sequence beside its fixed-n interval, the saving; ``None`` when none were."""
 
 
 REPORT_JSON = "study-report.json"
@@ -335,7 +339,9 @@ def report_study(study: Study) -> StudyReport:
                 ranking=how,
             )
         )
-    return StudyReport(study=study.name, systems=systems, missing=missing)
+    return StudyReport(
+        study=study.name, systems=systems, missing=missing, sequential=summarize(study)
+    )
 
 
 def _number(value: float | None) -> str:
@@ -571,6 +577,13 @@ def write_html(report: StudyReport, folder: Path) -> Path:
                 page.heading(block.text, 3)
             else:
                 page.paragraph(block.text, "note")
+    if report.sequential is not None:
+        page.heading("Sequential run")
+        for part in sequential_blocks(report.sequential):
+            if isinstance(part, Table):
+                page.table(part)
+            else:
+                page.paragraph(part, "note")
     if report.missing:
         page.paragraph(f"Not run yet: {', '.join(report.missing)}")
     folder.mkdir(parents=True, exist_ok=True)

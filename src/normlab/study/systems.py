@@ -155,11 +155,16 @@ class System:
         return tuple(self.face().BENCHMARK.roles)
 
     def run(
-        self, cell: Cell, connections: int, shard: str | None = None, report: bool = True
+        self,
+        cell: Cell,
+        connections: int,
+        shard: str | None = None,
+        report: bool = True,
+        samples: tuple[str, ...] | None = None,
     ) -> Any:
-        """The cell (or one shard of it) run or resumed by the system's own run; its analysis.
-        A shard's report goes beside its logs (``FOLDER/shard-I-of-N``); a remote folder's
-        beside its local mirror; none at all without ``report``."""
+        """The cell (or one shard of it, or only ``samples``) run or resumed by the system's
+        own run; its analysis. A shard's report goes beside its logs (``FOLDER/shard-I-of-N``);
+        a remote folder's beside its local mirror; none at all without ``report``."""
         from normlab.commands import RunOptions
 
         run = getattr(self.face(), self.run_name)
@@ -171,6 +176,7 @@ class System:
             max_connections=connections,
             shard=shard,
             report=report,
+            samples=samples,
         )
         return run(cell.model, cell.roles, settings, **cell.options)
 
@@ -207,7 +213,12 @@ class CrsecSystem(System):
         return ("judge",)
 
     def run(
-        self, cell: Cell, connections: int, shard: str | None = None, report: bool = True
+        self,
+        cell: Cell,
+        connections: int,
+        shard: str | None = None,
+        report: bool = True,
+        samples: tuple[str, ...] | None = None,
     ) -> Any:
         """A CRSEC cell writes no report of its own either way (the study's report reads it)."""
         from normlab.core.errors import InputError

@@ -157,7 +157,22 @@ def page_values(report: StudyReport) -> dict[str, Any]:
             (system, [_redacted(block) for block in report_blocks(system)])
             for system in report.systems
         ],
+        "sequential": _sequential_blocks(report),
     }
+
+
+def _sequential_blocks(report: StudyReport) -> list[Block]:
+    """A sequential run's tables and note (``study run --until-halfwidth``), redacted."""
+    from normlab.report import Table
+    from normlab.study import Block
+    from normlab.study.sequential_report import sequential_blocks
+
+    if report.sequential is None:
+        return []
+    return [
+        _redacted(Block("table", table=part) if isinstance(part, Table) else Block("note", part))
+        for part in sequential_blocks(report.sequential)
+    ]
 
 
 def add_compare_routes(app: FastAPI, pages: Pages) -> None:

@@ -1,0 +1,334 @@
+"""Sequential study runs: each cell runs in batches of units, in a seeded random order fixed up
+front, and stops as soon as its headline's confidence sequence is narrow enough (or, with
+``--until-decided``, as soon as its pair of subjects is told apart); the whole study stops at a
+budget. The sequence ([`confidence_sequence`][normlab.stats.confidence_sequence]) is valid at
+every stopping time, so stopping on what it shows keeps its 95%, which a fixed-n interval
+looked at after every batch does not (``python -m benchmarks.sequential_coverage``).
+
+The units are what the headline's interval treats as independent:
+
+* LoSoNA: a scenario (its conditions and epochs together); its accuracy-at-K a mean of 0/1.
+* SCENE: a scenario with all its repetitions (the report's interval resamples scenarios, and
+  repetitions of one scenario share its difficulty). The repair rate is a pooled ratio,
+  repaired over sanctions; its sequence is the ratio's, each scenario's sanctions bounded by
+  its episodes × rounds × cast (every scripted persona's turn a sanction at most).
+* HSII: a dialogue with all its cases. HSII's score is exactly the mean over cases of a
+  per-case value on [0, ι_max] (ι is linear in the stage counts: ι̂ = (n1 + αβ·n3 + αβγ·n4)/n
+  in Table 1's form), so the dialogue's sum over ι_max over its cases is a pooled ratio, its
+  cases bounded by the largest dialogue of the bank.
+
+CRSEC cells run whole (a run is hours of simulation; its sequence over two or three runs would
+never stop) and are reported as such.
+
+Where each thing lives: the order in ``OUT/SYSTEM/order.json`` (written once; a rerun and an
+extension read it), each cell's batches in ``OUT/SYSTEM/SUBJECT/units-FROM-TO`` (an Inspect
+eval set over only those units' samples, so an interrupted batch resumes in its own folder and
+no finished sample is ever run again), and what the cell did in
+``OUT/SYSTEM/SUBJECT/sequential.json``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from normlab.core.errors import InputError
+from normlab.stats import Interval
+from normlab.stats.sequences import confidence_sequence
+from normlab.study.location import read_text, write_text
+from normlab.study.systems import SYSTEMS, Cell
+
+ORDER_FILE = "order.json"
+STATE_FILE = "sequential.json"
+ALPHA = 0.05
+SEQUENTIAL_SYSTEMS = ("losona", "scene", "hsii")
+"""Systems whose cells run in batches; CRSEC's run whole."""
+
+REASONS = {
+    "halfwidth": "half-width reached",
+    "decided": "decided",
+    "max-cost": "max-cost",
+    "all": "all units",
+    "running": "not stopped yet",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When cells stop: ``halfwidth`` on the headline's own scale; ``decided``: a pair of
+    subjects once its paired difference's sequence excludes 0; ``max_cost``: US dollars for
+    the whole study; ``batch``: units per batch."""
+
+    halfwidth: float
+    decided: bool = False
+    max_cost: float | None = None
+    batch: int = 10
+
+    def check(self) -> Rule:
+        if not self.halfwidth > 0:
+            raise InputError("--until-halfwidth", f"must be positive, got {self.halfwidth}")
+        if self.batch < 1:
+            raise InputError("--batch", f"at least 1 unit, got {self.batch}")
+        if self.max_cost is not None and not self.max_cost > 0:
+            raise InputError("--max-cost", f"US dollars above 0, got {self.max_cost}")
+        return self
+
+
+class Unit(BaseModel):
+    id: str
+    samples: list[str]
+    bound: float
+    """The most its denominator can be (1 for a mean of 0/1 units)."""
+
+
+class Order(BaseModel):
+    """A system's units in the seeded random order every cell of it runs them in."""
+
+    system: str
+    seed: int
+    units: list[Unit]
+
+    @property
+    def bound(self) -> float:
+        return max((unit.bound for unit in self.units), default=1.0)
+
+
+class Batch(BaseModel):
+    start: int
+    end: int
+    done: bool = False
+
+    @property
+    def folder(self) -> str:
+        return f"units-{self.start + 1:04d}-{self.end:04d}"
+
+
+class CellState(BaseModel):
+    """A cell's batches (the units run are those of its finished batches: a prefix of the
+    order) and why it stopped."""
+
+    batches: list[Batch] = []
+    reason: str = "running"
+    rule: dict[str, Any] = {}
+    """The rule of the last run (``Rule``'s fields), for the report."""
+
+    @property
+    def units_run(self) -> int:
+        return max((b.end for b in self.batches if b.done), default=0)
+
+
+# --- the units of a system ------------------------------------------------------------------
+
+
+def _scene_bound(sample: Any, task: Any) -> float:
+    """An episode's sanctions are scripted personas' turns: at most its cast in every round."""
+    cast = len(sample.metadata["scenario"]["scaffold"]["channel"]["cast"])
+    return float(cast * int(task.metadata["max_turns"]))
+
+
+UNIT_OF: dict[str, tuple[Callable[[Any], str], Callable[[Any, Any], float]]] = {
+    "losona": (lambda s: str(s.metadata["scenario_id"]), lambda s, t: 0.0),
+    "scene": (lambda s: str(s.metadata["scenario"]["scenario_id"]), _scene_bound),
+    "hsii": (lambda s: _hsii_dialogue(s), lambda s, t: 1.0),
+}
+"""Per system: a sample's unit, and what the sample adds to its unit's bound (LoSoNA's unit is
+one 0/1 value whatever its samples: bound 1)."""
+
+
+def _hsii_dialogue(sample: Any) -> str:
+    from normlab.hsii import Case
+
+    return str(Case.model_validate(sample.metadata["case"]).cluster)
+
+
+def build_order(cell: Cell, seed: int) -> Order:
+    """The cell's task built as its run builds it, its samples grouped into units, the units
+    shuffled by ``seed`` (sorted first, so the order depends on the seed and the bank alone)."""
+    task = SYSTEMS[cell.system].factory()(**cell.options)
+    key, adds = UNIT_OF[cell.system]
+    grouped: dict[str, Unit] = {}
+    for sample in task.dataset:
+        unit = grouped.setdefault(key(sample), Unit(id=key(sample), samples=[], bound=0.0))
+        unit.samples.append(str(sample.id))
+        unit.bound += adds(sample, task)
+    units = [grouped[name] for name in sorted(grouped)]
+    for unit in units:
+        unit.bound = unit.bound or 1.0
+    random.Random(f"{seed}:{cell.system}").shuffle(units)
+    return Order(system=cell.system, seed=seed, units=units)
+
+
+def order_for(cell: Cell, seed: int) -> Order:
+    """The system's order as written in ``OUT/SYSTEM/order.json``, else built and written
+    there; one whose units are not the bank's now is refused (a resumed or extended study must
+    run the order it started)."""
+    folder = _system_folder(cell)
+    built = build_order(cell, seed)
+    text = read_text(folder, ORDER_FILE)
+    if text is None:
+        write_text(folder, ORDER_FILE, built.model_dump_json(indent=1))
+        return built
+    kept = Order.model_validate_json(text)
+    if sorted(u.id for u in kept.units) != sorted(u.id for u in built.units):
+        raise InputError(
+            f"{folder}/{ORDER_FILE}",
+            f"its {cell.system} units are not those the study's options give now: a "
+            "sequential study extends only the order it started (choose another out)",
+        )
+    return kept
+
+
+def _system_folder(cell: Cell) -> Path | str:
+    """``OUT/SYSTEM``, the folder above the cell's."""
+    folder = cell.folder
+    return folder.parent if isinstance(folder, Path) else folder.rstrip("/").rsplit("/", 1)[0]
+
+
+def read_state(cell: Cell) -> CellState | None:
+    text = read_text(cell.folder, STATE_FILE)
+    return None if text is None else CellState.model_validate_json(text)
+
+
+def write_state(cell: Cell, state: CellState) -> None:
+    write_text(cell.folder, STATE_FILE, state.model_dump_json(indent=1))
+
+
+# --- a cell's units, measured ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Per unit id, (A, B) with 0 ≤ A ≤ B: the numerator and denominator of the headline's
+    pooled ratio over units; ``scale`` the headline's top (HSII's ι_max, else 1)."""
+
+    values: dict[str, tuple[float, float]]
+    scale: float = 1.0
+
+
+def _hsii_weights(result: Any) -> tuple[float, float, float, float]:
+    """The per-case value's weights on r1, r1·r2, r1·r2·r3, r1·r2·r4, read off HSII's own score
+    (it is linear in those products), and its top, ι(1, 1, 1, 1)."""
+    from normlab.hsii import hsii_score
+
+    def score(*rates: float) -> float:
+        return float(
+            hsii_score(
+                *rates,
+                alpha=result.alpha,
+                beta=result.beta,
+                gamma=result.gamma,
+                formula=result.formula,
+            )
+        )
+
+    base = score(1, 1, 0, 0)
+    return base - 1.0, score(1, 1, 1, 0) - base, score(1, 1, 0, 1) - base, score(1, 1, 1, 1)
+
+
+def measure(system: str, run: Any, analysis: Any) -> Measured:
+    """The cell's units as the headline counts them (``normlab.study.compare``'s units)."""
+    from normlab.study.compare import UnitRows, units_of
+
+    found = units_of(system, run, analysis)
+    if found is None:
+        return Measured({})
+    if isinstance(found, UnitRows):
+        result = next(iter(analysis.models.values()))
+        w2, w3, w4, top = _hsii_weights(result)
+        sums: dict[str, list[float]] = {}
+        for case, row in found.rows.items():
+            s1, s2, s3, s4 = (0.0 if np.isnan(v) else float(v) for v in row)
+            score = s1 + w2 * s1 * s2 + w3 * s1 * s2 * s3 + w4 * s1 * s2 * s4
+            entry = sums.setdefault(found.clusters[case], [0.0, 0.0])
+            entry[0] += score / top
+            entry[1] += 1.0
+        return Measured({unit: (a, b) for unit, (a, b) in sums.items()}, scale=top)
+    values: dict[str, tuple[float, float]] = {}
+    for unit, counted in found.items():
+        if isinstance(counted, tuple):
+            values[unit] = (float(counted[0]), float(counted[1]))
+        else:
+            values[unit] = (float(counted), 1.0)
+    return Measured(values)
+
+
+# --- the sequences ---------------------------------------------------------------------------
+
+
+class Sequence(BaseModel):
+    """A headline's confidence sequence after ``units`` units, on the headline's scale."""
+
+    value: float | None
+    ci: Interval
+    units: int
+
+    @property
+    def halfwidth(self) -> float | None:
+        lo, hi = self.ci
+        return None if lo is None or hi is None else (hi - lo) / 2
+
+
+def _ran(order: Order, measured: Measured, count: int) -> list[Unit]:
+    return [unit for unit in order.units[:count] if unit.id in measured.values]
+
+
+def sequence(order: Order, measured: Measured, count: int, alpha: float = ALPHA) -> Sequence:
+    """The cell's sequence over its first ``count`` units of the order (a unit whose samples
+    all failed has no value and is left out)."""
+    units = _ran(order, measured, count)
+    if not units:
+        return Sequence(value=None, ci=(None, None), units=0)
+    a = np.array([measured.values[u.id][0] for u in units])
+    b = np.array([measured.values[u.id][1] for u in units])
+    lower, upper = confidence_sequence(a, alpha, denominators=b, bound=order.bound)
+    scale = measured.scale
+    value = float(a.sum() / b.sum()) * scale if b.sum() > 0 else None
+    return Sequence(
+        value=value, ci=(float(lower[-1]) * scale, float(upper[-1]) * scale), units=len(units)
+    )
+
+
+def paired_sequence(
+    order: Order, first: Measured, second: Measured, count: int, alpha: float
+) -> Sequence:
+    """first − second over the first ``count`` units both ran. Where the two share each
+    unit's denominator (LoSoNA's 1, HSII's cases), the difference is itself a pooled ratio:
+    (A₁ − A₂ + B)/2 lies in [0, B] with ratio (δ/scale + 1)/2. Otherwise (SCENE: each subject
+    draws its own sanctions) the two sequences at α/2 each, their difference's ends the far
+    ends of the two (valid by the union bound, not paired)."""
+    units = [u for u in _ran(order, first, count) if u.id in second.values]
+    if not units:
+        return Sequence(value=None, ci=(None, None), units=0)
+    scale = first.scale
+    b1 = np.array([first.values[u.id][1] for u in units])
+    b2 = np.array([second.values[u.id][1] for u in units])
+    a1 = np.array([first.values[u.id][0] for u in units])
+    a2 = np.array([second.values[u.id][0] for u in units])
+    if np.array_equal(b1, b2):
+        lower, upper = confidence_sequence(
+            (a1 - a2 + b1) / 2, alpha, denominators=b1, bound=order.bound
+        )
+        value = float((a1.sum() - a2.sum()) / b1.sum()) * scale if b1.sum() > 0 else None
+        return Sequence(
+            value=value,
+            ci=((2 * float(lower[-1]) - 1) * scale, (2 * float(upper[-1]) - 1) * scale),
+            units=len(units),
+        )
+    one = sequence(order, first, count, alpha / 2)
+    two = sequence(order, second, count, alpha / 2)
+    if one.value is None or two.value is None:
+        return Sequence(value=None, ci=(None, None), units=len(units))
+    (lo1, hi1), (lo2, hi2) = one.ci, two.ci
+    assert lo1 is not None and hi1 is not None and lo2 is not None and hi2 is not None
+    return Sequence(value=one.value - two.value, ci=(lo1 - hi2, hi1 - lo2), units=len(units))
+
+
+def excludes_zero(found: Sequence) -> bool:
+    lo, hi = found.ci
+    return lo is not None and hi is not None and (lo > 0 or hi < 0)

@@ -1,0 +1,230 @@
+"""``study run --until-halfwidth H``: the batches, the looks after each, and the stops.
+
+Every cell of a system runs the system's order (``normlab.study.sequential``) from its start, a
+batch of units at a time, each batch an eval set of its own over only its units' samples
+(``OUT/SYSTEM/SUBJECT/units-FROM-TO``). A batch is written into the cell's state before it runs
+and marked done after, so a stopped study resumes the batch it was in (Inspect's eval-set
+resume, in the batch's folder) and never starts a unit twice; a rerun with a tighter H, or
+with none (``study run`` alone runs every unit left), extends each cell from the first unit
+it has not run. After every batch each cell is looked at: its sequence, its pairs', and the
+dollars the whole study has spent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from itertools import combinations
+from typing import Any
+
+from normlab.core.errors import InputError
+from normlab.core.storage import within
+from normlab.study.location import local_logs
+from normlab.study.schema import Study
+from normlab.study.sequential import (
+    ALPHA,
+    Batch,
+    CellState,
+    Measured,
+    Order,
+    Rule,
+    excludes_zero,
+    measure,
+    order_for,
+    paired_sequence,
+    read_state,
+    sequence,
+    write_state,
+)
+from normlab.study.systems import SYSTEMS, Cell
+
+EVERY_UNIT = Rule(halfwidth=0.0)
+"""The rule of a plain ``study run`` on a sequential study: every unit left, no stop."""
+
+
+@dataclasses.dataclass
+class Look:
+    """A cell as its logs stand: what its units measured, its calls and its dollars."""
+
+    measured: Measured
+    calls: int
+    samples: int
+    cost: float | None
+    run: Any = None
+    analysis: Any = None
+
+
+def look(study: Study, cell: Cell) -> Look:
+    """The cell's logs read and analyzed by its system, its units measured, its usage priced
+    as the plan prices it (``normlab.study.plan``)."""
+    from normlab.study.execute import measured
+    from normlab.study.plan import plan_cell
+    from normlab.study.power import Assumed
+
+    system = SYSTEMS[cell.system]
+    logs = local_logs(cell.folder, system.logs)
+    if logs is None:
+        return Look(Measured({}), 0, 0, 0.0)
+    run = system.load([logs])
+    analysis = system.analyze_run(run)
+    counted = {"usage": system.usage(analysis), "headline": None, "design": None}
+    priced = plan_cell(cell, counted, study, 0.0, Assumed(), 0.1)
+    part = measured(cell.system, analysis)
+    found = measure(cell.system, run, analysis)
+    return Look(found, part.calls, part.samples, priced.cost, run, analysis)
+
+
+def prepare(study: Study, every: list[Cell], rule: Rule) -> dict[str, Order]:
+    """Each system's order, and each cell's state (a new one, or a stopped one reopened for
+    this rule). A cell run whole before (logs outside any batch) cannot be run in batches."""
+    from normlab.study.execute import finished_before
+
+    orders: dict[str, Order] = {}
+    for cell in every:
+        if cell.system not in orders:
+            orders[cell.system] = order_for(cell, study.seed or 0)
+        state = read_state(cell)
+        if state is None:
+            if finished_before(cell) is None and local_logs(cell.folder, "*.eval") is not None:
+                raise InputError(
+                    str(cell.folder),
+                    f"{cell.label} was started whole, not in batches: finish it with study run "
+                    "(no --until-halfwidth), or give the study another out",
+                )
+            state = CellState()
+            if finished_before(cell) is not None:
+                state.reason = "all"
+        elif state.reason != "all":
+            state.reason = "running"
+        state.rule = dataclasses.asdict(rule)
+        write_state(cell, state)
+    return orders
+
+
+def _stop_reasons(
+    rule: Rule, orders: dict[str, Order], every: list[Cell], looks: dict[str, Look]
+) -> dict[str, str]:
+    """Why each cell still running stops now, if it does."""
+    states = {cell.label: read_state(cell) or CellState() for cell in every}
+    found: dict[str, str] = {}
+    for cell in every:
+        state = states[cell.label]
+        if state.reason != "running":
+            continue
+        order = orders[cell.system]
+        if state.units_run >= len(order.units):
+            found[cell.label] = "all"
+            continue
+        seq = sequence(order, looks[cell.label].measured, state.units_run)
+        width = seq.halfwidth
+        if rule.halfwidth > 0 and width is not None and width <= rule.halfwidth:
+            found[cell.label] = "halfwidth"
+    if rule.decided:
+        for system in {cell.system for cell in every}:
+            mine = [cell for cell in every if cell.system == system]
+            pairs = list(combinations(mine, 2))
+            undecided: set[str] = set()
+            for first, second in pairs:
+                count = min(states[first.label].units_run, states[second.label].units_run)
+                found_pair = paired_sequence(
+                    orders[system],
+                    looks[first.label].measured,
+                    looks[second.label].measured,
+                    count,
+                    ALPHA / len(pairs),
+                )
+                if not excludes_zero(found_pair):
+                    undecided |= {first.label, second.label}
+            for cell in mine:
+                if pairs and cell.label not in undecided | set(found):
+                    found[cell.label] = "decided"
+    return found
+
+
+def _stop(cells: Iterable[Cell], reasons: dict[str, str]) -> None:
+    for cell in cells:
+        if cell.label in reasons:
+            state = read_state(cell) or CellState()
+            state.reason = reasons[cell.label]
+            write_state(cell, state)
+
+
+def run_batch(cell: Cell, order: Order, rule: Rule, connections: int) -> None:
+    """The cell's next batch (the one it was in when it stopped, if any), run and marked."""
+    from normlab.commands import note, stdout_to_stderr
+
+    state = read_state(cell) or CellState()
+    pending = next((b for b in state.batches if not b.done), None)
+    if pending is None:
+        start = state.units_run
+        pending = Batch(start=start, end=min(start + rule.batch, len(order.units)))
+        state.batches.append(pending)
+        write_state(cell, state)  # written before it runs: a stop resumes this very batch
+    ids = tuple(s for unit in order.units[pending.start : pending.end] for s in unit.samples)
+    folder = within(cell.folder, pending.folder)
+    note(f"study: {cell.label} units {pending.start + 1}–{pending.end} of {len(order.units)}")
+    with stdout_to_stderr():
+        SYSTEMS[cell.system].run(
+            dataclasses.replace(cell, folder=folder), connections, report=False, samples=ids
+        )
+    pending.done = True
+    write_state(cell, state)
+
+
+def _cost(looks: dict[str, Look]) -> float | None:
+    costs = [found.cost for found in looks.values()]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
+def run_sequential(study: Study, every: list[Cell], rule: Rule, connections: int) -> None:
+    """Batches for every running cell, round after round, until each has stopped."""
+    orders = prepare(study, every, rule)
+    looks = {cell.label: look(study, cell) for cell in every}
+    if rule.max_cost is not None and _cost(looks) is None:
+        raise InputError("--max-cost", "a model of this study has no price (give prices:)")
+    while True:
+        _stop(every, _stop_reasons(rule, orders, every, looks))
+        running = [c for c in every if (read_state(c) or CellState()).reason == "running"]
+        if not running:
+            return
+        for cell in running:
+            if rule.max_cost is not None and _over_budget(rule.max_cost, cell, looks, orders):
+                _stop(running, {c.label: "max-cost" for c in running})
+                return
+            run_batch(cell, orders[cell.system], rule, connections)
+            looks[cell.label] = look(study, cell)
+
+
+def _over_budget(
+    budget: float, cell: Cell, looks: dict[str, Look], orders: dict[str, Order]
+) -> bool:
+    """Spent already, or would be with this cell's next batch at its mean cost per unit so
+    far (a cell that has run nothing yet is let run its first batch)."""
+    spent = _cost(looks) or 0.0
+    if spent >= budget:
+        return True
+    state = read_state(cell) or CellState()
+    units = state.units_run
+    found = looks[cell.label]
+    if not units or found.cost is None:
+        return False
+    batch = min(int(state.rule.get("batch", 1)), len(orders[cell.system].units) - units)
+    return bool(spent + found.cost / units * batch > budget)
+
+
+def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list[Cell]:
+    """The cells a study run runs in batches: with a rule, or once any cell has started so
+    (a plain rerun then runs every unit left in batches: the whole cell's eval set would run
+    its finished units again), every cell of a system that has an order; CRSEC's run whole."""
+    from normlab.study.sequential import SEQUENTIAL_SYSTEMS
+
+    mine = [cell for cell in every if cell.system in SEQUENTIAL_SYSTEMS]
+    if rule is None and not any(read_state(cell) is not None for cell in mine):
+        return []
+    return mine
+
+
+def batched_result(study: Study, cell: Cell) -> dict[str, Any]:
+    """What the cell's logs hold now, as a [`CellResult`][normlab.study.CellResult]'s fields."""
+    found = look(study, cell)
+    return {"samples": found.samples, "calls": found.calls}
