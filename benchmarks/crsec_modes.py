@@ -46,12 +46,12 @@ from typing import Any
 
 from normlab.crsec.analysis import MEASURES, CrsecAnalysis, RunResult, analyze_runs, load_runs
 from normlab.crsec.judge import cached_matches
-from normlab.crsec.normdb import normalized
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import configure, model_client
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import HOBBS_CAFE
 from normlab.models import DEFAULT_MODEL
+from normlab.norms.normdb import normalized
 from normlab.stats import Estimate
 
 MODES = ("default", "faithful")

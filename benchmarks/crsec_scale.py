@@ -57,13 +57,14 @@ from typing import Any
 from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
 from benchmarks.endpoint import EndpointConfig, EndpointProcess
-from normlab.crsec.events import CallData, Event
+from normlab.crsec.events import Event
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import configure, model_client
 from normlab.crsec.schemas import HourMetrics, WorldState
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import load_society, scaled_society
 from normlab.models import ModelClient
+from normlab.norms.records import CallData
 
 REPO = Path(__file__).resolve().parents[1]
 SERVICE = "crsecscale"

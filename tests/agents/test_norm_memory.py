@@ -19,8 +19,8 @@ from normlab.agents import (
 )
 from normlab.agents.prompts import compliance_block
 from normlab.core.errors import InputError
-from normlab.crsec.prompts import PROMPTS as CRSEC_PROMPTS
 from normlab.models import ModelClient
+from normlab.norms.prompts import PROMPTS as CRSEC_PROMPTS
 from tests.agents.conftest import LOSONA_SCRIPT
 
 pytestmark = pytest.mark.anyio

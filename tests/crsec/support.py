@@ -8,11 +8,11 @@ from typing import Any
 
 from inspect_ai.model import get_model
 
-from normlab.crsec.calls import Caller
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import Ablation, RunConfig
 from normlab.crsec.society import load_society
 from normlab.models import ModelClient
+from normlab.norms.calls import Caller
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BUSY = FIXTURES / "busy.json"

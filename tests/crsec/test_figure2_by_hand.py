@@ -33,12 +33,8 @@ from normlab.crsec.counts import hour_counts
 from normlab.crsec.events import parse_event
 from normlab.crsec.report import counts_table, emergence_table, write_report
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import (
-    AgentState,
-    NormDatabase,
-    PersonalNorm,
-    WorldState,
-)
+from normlab.crsec.schemas import AgentState, WorldState
+from normlab.norms.schemas import NormDatabase, PersonalNorm
 from normlab.report import LineSeries
 from normlab.stats import Rate
 from tests.crsec.support import client, config, write_script

@@ -17,10 +17,17 @@ from pathlib import Path
 import pytest
 
 import normlab.crsec
-from normlab.crsec.prompts import GAPS
+import normlab.norms
 from normlab.crsec.society import load_society
+from normlab.norms.prompts import GAPS
 
-PROMPTS = Path(normlab.crsec.__file__).parent / "prompts"
+FOLDERS = [
+    Path(normlab.norms.__file__).parent / "prompts",
+    Path(normlab.crsec.__file__).parent / "prompts",
+]
+"""The operations' prompts (the norm architecture's) and CRSEC's own (its agents' system
+message, its judge, its export, its questionnaire)."""
+FILES = {path.stem: path for folder in FOLDERS for path in folder.glob("*.txt")}
 PAPER = {
     "create_norm", "detect_conflict", "identify_chat", "identify_thought", "check_consistency",
     "check_duplication", "check_type", "check_conflict", "classify", "abstract", "plan",
@@ -31,11 +38,7 @@ NOT_FOR_AGENTS = {"judge_match", "judge_compliance", "export_losona_ours", "expo
                   "questionnaire"}  # fmt: skip
 """The metrics' judge, the export's generator and the human questionnaire, which must name
 the norms they judge, turn into scenarios or ask about."""
-OURS = sorted(
-    path.stem
-    for path in PROMPTS.glob("*.txt")
-    if path.stem not in PAPER and path.stem not in NOT_FOR_AGENTS
-)
+OURS = sorted(stem for stem in FILES if stem not in PAPER and stem not in NOT_FOR_AGENTS)
 KEYWORDS = re.compile(
     r"\b(?:"
     + "|".join(re.escape(word) for norm in load_society().norms for word in norm.keywords)
@@ -45,18 +48,18 @@ KEYWORDS = re.compile(
 
 
 def test_the_files_are_what_the_test_thinks() -> None:
-    stems = {path.stem for path in PROMPTS.glob("*.txt")}
-    assert stems >= PAPER | NOT_FOR_AGENTS
+    assert set(FILES) >= PAPER | NOT_FOR_AGENTS
+    assert sum(len(list(folder.glob("*.txt"))) for folder in FOLDERS) == len(FILES)  # no stem twice
     assert {"utterance", "generate_thought", "evaluate_ours", "abstract_ours", "actions_ours",
             "detect_conflict_ours", "identify_ours", "classify_ours"} <= set(OURS)  # fmt: skip
     # the keywords do find the paper's own examples: the check is not vacuous
-    assert KEYWORDS.search((PROMPTS / "create_norm.txt").read_text())
-    assert KEYWORDS.search((PROMPTS / "plan.txt").read_text())
+    assert KEYWORDS.search(FILES["create_norm"].read_text())
+    assert KEYWORDS.search(FILES["plan"].read_text())
 
 
 @pytest.mark.parametrize("name", OURS)
 def test_our_prompt_text_names_no_norm_at_stake(name: str) -> None:
-    found = KEYWORDS.findall((PROMPTS / f"{name}.txt").read_text())
+    found = KEYWORDS.findall(FILES[name].read_text())
     assert not found, f"prompts/{name}.txt shows the agents {found}"
 
 

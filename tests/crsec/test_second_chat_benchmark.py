@@ -7,8 +7,9 @@ from pathlib import Path
 
 from benchmarks.crsec_second_chat import measure
 
-from normlab.crsec.events import AssessedItem, EvaluateEvent, of_kind
+from normlab.crsec.events import EvaluateEvent, of_kind
 from normlab.crsec.rundir import RunDir
+from normlab.norms.records import AssessedItem
 
 NORM = "Smoking is not allowed inside the cafe."
 

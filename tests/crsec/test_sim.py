@@ -12,23 +12,22 @@ import pytest
 
 from normlab.core.errors import InputError
 from normlab.crsec.events import (
-    AssessedItem,
     CallEvent,
     ConversationEvent,
     DetectEvent,
     EvaluateEvent,
     Event,
     EventKind,
-    SkippedItem,
     SynthesisEvent,
     of_kind,
     parse_event,
 )
-from normlab.crsec.normdb import normalized
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import Ablation, RunConfig
 from normlab.crsec.sim import Simulation, action_text
 from normlab.crsec.society import load_society
+from normlab.norms.normdb import normalized
+from normlab.norms.records import AssessedItem, SkippedItem
 from tests.crsec.support import client, config, event_lines, new_run
 
 

@@ -123,3 +123,14 @@ def test_a_sequential_option_without_a_halfwidth_is_refused(workdir: Path) -> No
     assert result.exit_code == 2
     assert "--until-halfwidth" in result.stderr
     assert not (workdir / "out" / "losona").exists()
+
+
+def test_plan_predicts_the_saving(workdir: Path) -> None:
+    path = make_study(workdir)
+    plan = invoke("plan", path, "--json", "--assumed-rate", "0.05", "--until-halfwidth", "0.3")
+    for cell in plan["cells"]:
+        found = cell["sequential"]
+        assert found["units"] == SCENARIOS and found["halfwidth"] == 0.3
+        # At a rate near 0 the sequence narrows fast: most units are left unrun.
+        assert 0.3 < found["share_saved"] < 1
+        assert abs(found["calls_saved"] - cell["calls"] * found["share_saved"]) < 0.5

@@ -3,7 +3,7 @@
 The benchmarks hide one norm; the agent writes down what it believes the group's norms
 are. Whether one of its qualified norms expresses the hidden norm is asked of the
 benchmark's ``judge`` role with CRSEC's strict matching prompt
-([`match_prompt`][normlab.crsec.match_prompt], ``judge_match.txt``), once per distinct
+([`match_prompt`][normlab.norms.match_prompt], ``judge_match.txt``), once per distinct
 qualified norm, at temperature 0 through Inspect's cache. From the verdicts follow
 whether it held the norm when it last replied, and the first reply (and chat turn) at
 which it held it. A verdict that never parses counts as no match, and is counted.
@@ -18,8 +18,8 @@ from inspect_ai.model import ChatMessageUser, Model
 from pydantic import BaseModel, Field
 
 from normlab.agents.norm_memory import MemoryLog
-from normlab.crsec import NormMatches, match_prompt, target_line
 from normlab.models import DETERMINISTIC_CACHE, RoleSettings, generate_structured
+from normlab.norms import NormMatches, match_prompt, target_line
 from normlab.stats import Estimate, Rate
 
 HIDDEN_ID = "hidden_norm"

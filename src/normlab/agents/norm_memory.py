@@ -9,10 +9,10 @@ Before each reply it:
    turns marked, so that sanctions aimed at it show), with IdentifyNormativeInformation
    (Figure 9: CRSEC's prompt, schema and operation);
 2. runs the immediate evaluation (consistency, duplication, type, conflict: CRSEC's
-   [`evaluate`][normlab.crsec.evaluate]) on each new item; an item with the
+   [`evaluate`][normlab.norms.evaluate]) on each new item; an item with the
    same words as a qualified norm it already holds is skipped without a call, as in CRSEC;
 3. keeps what passes as qualified personal norms for the rest of the episode, in CRSEC's
-   [`NormDatabase`][normlab.crsec.NormDatabase] (a rejected item stays, with its reason);
+   [`NormDatabase`][normlab.norms.NormDatabase] (a rejected item stays, with its reason);
 4. returns the compliance block (``compliance_block``) that the
    benchmark adds to its own reply prompt; the eval's subject model writes the reply.
 
@@ -32,7 +32,8 @@ from pydantic import BaseModel, Field
 
 from normlab.agents.names import NORM_MEMORY, NORM_MEMORY_ROLE
 from normlab.agents.prompts import compliance_block
-from normlab.crsec import (
+from normlab.models import ModelClient, RoleSettings
+from normlab.norms import (
     Caller,
     EvaluationMode,
     NormDatabase,
@@ -43,7 +44,6 @@ from normlab.crsec import (
     exact_duplicate,
     identify_in_conversation,
 )
-from normlab.models import ModelClient, RoleSettings
 
 MAX_ITEMS_PER_READING = 3
 """At most this many identified items are evaluated per reading (CRSEC sets no cap; a weak

@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import cache
 
 from normlab.core.templates import PromptSet
-from normlab.crsec import ANGLE, numbered
-from normlab.crsec import PROMPTS as CRSEC_PROMPTS
+from normlab.norms import ANGLE, numbered
+from normlab.norms import PROMPTS as CRSEC_PROMPTS
 
 PROMPTS = PromptSet("normlab.agents", ANGLE)
 

@@ -39,7 +39,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
-from normlab.crsec.clock import Clock, clock_of
+from normlab.crsec.clock import clock_of
 from normlab.crsec.counts import EVENT_COUNTS, HourCounter
 from normlab.crsec.events import AgentSnapshot, CallEvent, HourData
 from normlab.crsec.judge import NOT_SHOWN, Judge, Verdict, gather_all
@@ -54,6 +54,7 @@ from normlab.crsec.schemas import (
 from normlab.models import ModelClient, RoleUsage, RunUsage
 from normlab.models.prefix_scheduler import shared_prefix_length
 from normlab.models.usage import usage_by
+from normlab.norms.clock import Clock
 from normlab.stats import Band, Estimate, Rate
 
 EMERGENCE_SHARE = 0.7

@@ -21,10 +21,11 @@ from pydantic import BaseModel
 from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
 from normlab.core.errors import InputError, quoted
 from normlab.core.outputs import replacing, slug
-from normlab.crsec.events import AssessedItem, Event, Finding
+from normlab.crsec.events import Event, Finding
 from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import RunConfig
+from normlab.norms.records import AssessedItem
 from normlab.report import HtmlReport
 from normlab.stats import Estimate
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from normlab.crsec.events import Event, Finding, SkippedItem, Unanswered
-from normlab.crsec.replies import IdentifiedNorm
+from normlab.crsec.events import Event, Finding, Unanswered
 from normlab.crsec.schemas import HourMetrics
+from normlab.norms.records import SkippedItem
+from normlab.norms.replies import IdentifiedNorm
 
 EVENT_COUNTS = (
     "conflicts",

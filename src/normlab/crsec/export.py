@@ -48,14 +48,16 @@ from pydantic import BaseModel, Field
 from normlab.core.errors import InputError
 from normlab.core.provenance import ScenarioProvenance
 from normlab.crsec.analysis import LoadedRun, _hour_flags, held_contents, load_run
-from normlab.crsec.events import AgentSnapshot, AssessedItem, Event, Finding
+from normlab.crsec.events import AgentSnapshot, Event, Finding
 from normlab.crsec.export_threshold import check_threshold
 from normlab.crsec.judge import NOT_SHOWN, Judge, Verdict, gather_all
-from normlab.crsec.normdb import normalized
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import NormType, Society, TargetNorm
+from normlab.crsec.schemas import Society, TargetNorm
 from normlab.crsec.trace import _about, _pattern
 from normlab.models import DEFAULT_MODEL, ModelClient
+from normlab.norms.normdb import normalized
+from normlab.norms.records import AssessedItem
+from normlab.norms.schemas import NormType
 
 SOCIETY_FILE = "society file"
 """A norm's origin when an author wrote it (the society file's norms at stake)."""

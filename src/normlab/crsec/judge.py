@@ -2,12 +2,13 @@
 
 The paper plots shares of agents "holding" and "adhering to" each norm but never says how
 an entry is matched to a norm or how adherence is judged; we ask a ``judge`` role, strictly
-(the prompts are ``prompts/judge_match.txt`` and ``prompts/judge_compliance.txt``; ``crsec
-export`` also asks it which lines demonstrate a norm, ``prompts/judge_demonstration.txt``), at
-temperature 0. Every verdict is cached in the run directory (``judge_cache.jsonl``, keyed
-by judge model and prompt), appended as it arrives: re-analysing costs nothing, and an
-analysis killed half-way resumes where it stopped. A reply that never parses is cached as
-such and counts as no match / not shown, and the analysis reports how many there were.
+(the prompts are ``judge_match.txt``, shared with the norm-learning subject in
+``normlab/norms/prompts/``, and ``prompts/judge_compliance.txt``; ``crsec export`` also asks it
+which lines demonstrate a norm, ``prompts/judge_demonstration.txt``), at temperature 0. Every
+verdict is cached in the run directory (``judge_cache.jsonl``, keyed by judge model and prompt),
+appended as it arrives: re-analysing costs nothing, and an analysis killed half-way resumes
+where it stopped. A reply that never parses is cached as such and counts as no match / not
+shown, and the analysis reports how many there were.
 """
 
 from __future__ import annotations
@@ -17,19 +18,40 @@ import hashlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import append_jsonl, jsonl_lines, parse_json, read_text, write_jsonl
-from normlab.crsec.prompts import render
-from normlab.crsec.replies import ComplianceVerdicts, Demonstration, NormMatches
+from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.schemas import TargetNorm
 from normlab.models import ModelClient
+from normlab.norms.matching import match_prompt, target_line
+from normlab.norms.replies import NormMatches, Reply
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+
+class Demonstration(Reply):
+    """The judge's reply to ``judge_demonstration``: whether one line of a conversation shows
+    the norm (its speaker follows it, asks for it, or states it), and why. Required: a reply
+    that does not say is a parse failure, never a silent no."""
+
+    demonstrates: bool
+    reason: str = ""
+
+
+class ComplianceVerdict(Reply):
+    norm: str
+    plan: Literal["complied", "violated", "not shown"] = "not shown"
+    actions: Literal["complied", "violated", "not shown"] = "not shown"
+
+
+class ComplianceVerdicts(Reply):
+    verdicts: list[ComplianceVerdict] = Field(default_factory=list)
+
 
 JUDGE_ROLE = "judge"
 JUDGE_CACHE = "judge_cache.jsonl"
@@ -69,18 +91,6 @@ def cached_matches(folder: Path, model: str | None = None) -> dict[str, list[str
         parsed = row.get("parsed") or {}
         matches[str(row.get("subject"))] = [str(m) for m in parsed.get("matches", [])]
     return matches
-
-
-def target_line(norm_id: str, statement: str) -> str:
-    """One target norm as the judge's prompts list it."""
-    return f"- {norm_id}: {statement}"
-
-
-def match_prompt(content: str, targets: str) -> str:
-    """``judge_match`` filled: does the personal norm ``content`` express one of ``targets``
-    (lines from [`target_line`][normlab.crsec.target_line])? Shared with the norm-learning subject's
-    inference check."""
-    return render("judge_match", {"personal norm": content, "targets": targets})
 
 
 def targets_text(targets: Iterable[TargetNorm], compliance: bool = False) -> str:
@@ -168,7 +178,7 @@ class Judge:
         """Whether ``line``, said by ``speaker`` in a conversation raised over ``occasion``,
         demonstrates ``target`` (``prompts/judge_demonstration.txt``): what ``crsec export``
         marks as a demonstration turn. A reply that never parses is no."""
-        prompt = render(
+        prompt = PROMPTS.render(
             "judge_demonstration",
             {
                 "norm": target.statement,
@@ -186,7 +196,7 @@ class Judge:
         self, agent: str, plan: str, actions: list[tuple[str, str]]
     ) -> dict[str, Verdict]:
         """Per target norm, whether the hour's plan and actions show compliance or violation."""
-        prompt = render(
+        prompt = PROMPTS.render(
             "judge_compliance",
             {
                 "agent name": agent,

@@ -55,20 +55,13 @@ from normlab.core.outputs import (
 )
 from normlab.crsec.clock import clock_of
 from normlab.crsec.judge import JUDGE_CACHE
-from normlab.crsec.prompts import render
+from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import CHECKPOINT, EVENTS, METRICS, RunDir
-from normlab.crsec.schemas import (
-    MAX_DAYS,
-    AgentSpec,
-    Memory,
-    RunConfig,
-    Society,
-    Usage,
-    WorldState,
-)
+from normlab.crsec.schemas import MAX_DAYS, AgentSpec, RunConfig, Society, Usage, WorldState
 from normlab.crsec.sim import Simulation
 from normlab.crsec.society import SURNAMES
 from normlab.crsec.world import initial_state
+from normlab.norms.schemas import Memory
 
 SUBJECT_ROLE = "subject"
 """The model role of the newcomer's calls (the society's keep ``agent``)."""
@@ -208,7 +201,7 @@ def occasion_text(
             field="occasion",
         )
     return " ".join(
-        render("newcomer_occasion_ours", {"agent first name": first, "occasion": text})
+        PROMPTS.render("newcomer_occasion_ours", {"agent first name": first, "occasion": text})
         for text in chosen
     )
 

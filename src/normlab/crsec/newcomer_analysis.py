@@ -61,7 +61,6 @@ from normlab.crsec.analysis import (
     load_run,
     verdict_word,
 )
-from normlab.crsec.clock import Clock
 from normlab.crsec.events import Event, Finding, HourData
 from normlab.crsec.judge import Judge
 from normlab.crsec.newcomer import CONTROL, NewcomerSetup, newcomer_setup
@@ -70,6 +69,7 @@ from normlab.crsec.schemas import HourMetrics, Usage, WorldState
 from normlab.crsec.sim import budget_outcome
 from normlab.models import ModelClient, RunUsage
 from normlab.models.usage import usage_by
+from normlab.norms.clock import Clock
 from normlab.stats import Estimate, Rate
 
 DRIFT_MEASURES = ("holding", "adhering")

@@ -15,21 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from normlab.crsec.calls import Caller, CallLog
-from normlab.crsec.events import (
-    AbstractData,
-    EvaluateData,
-    IdentifyData,
-    SynthesisData,
-    ThoughtData,
-    taken_from,
-)
-from normlab.crsec.normdb import mark_synthesis_attempt, synthesis_due
-from normlab.crsec.operations.evaluation import synthesize
-from normlab.crsec.operations.spreading import generate_thoughts, identify_from_thoughts
-from normlab.crsec.replies import IdentifiedNorm
-from normlab.crsec.schemas import NormDatabase
+from normlab.crsec.events import AbstractData, IdentifyData, SynthesisData, ThoughtData
 from normlab.crsec.world import World
+from normlab.norms.calls import Caller, CallLog
+from normlab.norms.normdb import mark_synthesis_attempt, synthesis_due
+from normlab.norms.operations.evaluation import synthesize
+from normlab.norms.operations.spreading import generate_thoughts, identify_from_thoughts
+from normlab.norms.records import EvaluateData, taken_from
+from normlab.norms.replies import IdentifiedNorm
+from normlab.norms.schemas import NormDatabase
 
 CLASSIFY_HINT = (
     "(norms are expected to be grouped into categories: smoking-related, noise-related, "

@@ -4,7 +4,7 @@ The web app's CRSEC reader puts a clock slider over the run; each position asks 
 [`moment`][normlab.crsec.moment]. Everything is rebuilt from ``events.jsonl`` alone, so a replay
 needs no checkpoint per tick and works on a run that is still going: the norm database from the
 events that change it (initial norms, immediate evaluations, syntheses, which deactivate
-the norms an abstract replaces, as ``normlab.crsec.normdb.apply_abstract`` does),
+the norms an abstract replaces, as ``normlab.norms.normdb.apply_abstract`` does),
 and the agent's activity from its latest hour of actions, played forward in minutes.
 """
 
@@ -14,9 +14,12 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from normlab.crsec.clock import Clock, clock_of
-from normlab.crsec.events import AbstractData, ActionsEvent, AssessedItem, Event, taken_from
-from normlab.crsec.schemas import Origin, PersonalNorm, RunConfig
+from normlab.crsec.clock import clock_of
+from normlab.crsec.events import AbstractData, ActionsEvent, Event
+from normlab.crsec.schemas import RunConfig
+from normlab.norms.clock import Clock
+from normlab.norms.records import AssessedItem, taken_from
+from normlab.norms.schemas import Origin, PersonalNorm
 
 
 class AgentMoment(BaseModel):

@@ -38,7 +38,6 @@ import re
 from typing import Literal
 
 from normlab.core.errors import NormlabError, RunIncompleteError
-from normlab.crsec.calls import CallLog
 from normlab.crsec.events import (
     ActionsData,
     AgentSnapshot,
@@ -48,14 +47,15 @@ from normlab.crsec.events import (
     PerceiveData,
     PlanData,
 )
-from normlab.crsec.normdb import add_norm
-from normlab.crsec.operations.compliance import PlannedDay, PlannedHour, plan_actions, plan_day
-from normlab.crsec.operations.creation import create_norms
 from normlab.crsec.reflection import reflect_phase
-from normlab.crsec.replies import CreatedNorm
 from normlab.crsec.schemas import AgentSpec, HourMetrics, Usage
 from normlab.crsec.talk import Talk, detect_phase, pair, talk_phase
 from normlab.crsec.world import World
+from normlab.norms.calls import CallLog
+from normlab.norms.normdb import add_norm
+from normlab.norms.operations.compliance import PlannedDay, PlannedHour, plan_actions, plan_day
+from normlab.norms.operations.creation import create_norms
+from normlab.norms.replies import CreatedNorm
 
 Outcome = Literal["finished", "budget", "cost unknown"]
 

@@ -21,20 +21,13 @@ import asyncio
 import random
 from dataclasses import dataclass, field
 
-from normlab.crsec.calls import CallLog, call_seed
-from normlab.crsec.events import (
-    ConversationData,
-    DetectData,
-    EvaluateData,
-    Finding,
-    IdentifyData,
-    Unanswered,
-    taken_from,
-)
-from normlab.crsec.operations.spreading import detect_conflicts, identify_from_chat, utterance
-from normlab.crsec.replies import ConflictFinding, IdentifiedNorm
-from normlab.crsec.schemas import NormDatabase
+from normlab.crsec.events import ConversationData, DetectData, Finding, IdentifyData, Unanswered
 from normlab.crsec.world import World
+from normlab.norms.calls import CallLog, call_seed
+from normlab.norms.operations.spreading import detect_conflicts, identify_from_chat, utterance
+from normlab.norms.records import EvaluateData, taken_from
+from normlab.norms.replies import ConflictFinding, IdentifiedNorm
+from normlab.norms.schemas import NormDatabase
 
 CHARS_PER_MINUTE = 8 * 30
 """The authors' code: a conversation lasts ⌈characters / 8 / 30⌉ minutes."""

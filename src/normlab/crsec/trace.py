@@ -18,10 +18,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.crsec.events import Event, Finding, SkippedItem
+from normlab.crsec.events import Event, Finding
 from normlab.crsec.judge import cached_matches
 from normlab.crsec.rundir import RunDir
 from normlab.crsec.schemas import TargetNorm
+from normlab.norms.records import SkippedItem
 
 
 class TraceEntry(BaseModel):

@@ -4,7 +4,7 @@ The tick loop (``normlab.crsec.sim``), the talk pipeline (``normlab.crsec.talk``
 and the hour's-end reflection (``normlab.crsec.reflection``) are separate modules, each
 a function of a ``World``; this is the bookkeeping they share, so none of them needs
 the others: who the agents are and what they hold, each agent's model access (its seeded
-[`Caller`][normlab.crsec.Caller] behind its stable system message), running a phase's
+[`Caller`][normlab.norms.Caller] behind its stable system message), running a phase's
 agents at once, and emitting events. Every emitted event is also counted by the run's
 ``HourCounter``, the one that ``analyze`` reads a finished run
 with, so the hour's metrics line and the analysis agree by construction.
@@ -16,25 +16,19 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TypeVar
 
-from normlab.crsec.calls import AGENT_ROLE, Caller, CallLog
 from normlab.crsec.clock import clock_of
 from normlab.crsec.counts import HourCounter
-from normlab.crsec.events import EvaluateData, Event, Payload, make_event
-from normlab.crsec.operations.evaluation import assess
-from normlab.crsec.prompts import numbered, render
-from normlab.crsec.replies import IdentifiedNorm
+from normlab.crsec.events import Event, make_event
+from normlab.crsec.prompts import PROMPTS
 from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import (
-    AgentState,
-    EvaluationMode,
-    HourMetrics,
-    NormDatabase,
-    Origin,
-    RunConfig,
-    Usage,
-    WorldState,
-)
+from normlab.crsec.schemas import AgentState, HourMetrics, RunConfig, Usage, WorldState
 from normlab.models import ModelClient
+from normlab.norms.calls import AGENT_ROLE, Caller, CallLog
+from normlab.norms.operations.evaluation import assess
+from normlab.norms.prompts import numbered
+from normlab.norms.records import EvaluateData, Payload
+from normlab.norms.replies import IdentifiedNorm
+from normlab.norms.schemas import EvaluationMode, NormDatabase, Origin
 
 T = TypeVar("T")
 
@@ -201,7 +195,7 @@ class World:
     def prefix(self, name: str) -> str:
         """The agent's stable system message: description first, then its qualified norms."""
         spec = self.specs[name]
-        return render(
+        return PROMPTS.render(
             "agent_ours",
             {
                 "agent name": name,

@@ -1,5 +1,5 @@
 """Statistics shared by every normlab benchmark and simulation (this face; the modules:
-``intervals``, ``labels``, ``power``, ``results``).
+``intervals``, ``labels``, ``power``, ``results``, ``sequences``).
 
 All functions are pure: same inputs (and seed) give the same outputs. Inspect
 metrics, the per-benchmark analyses and the reports all call these, so a number
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         Rate,
         json_interval,
     )
+    from normlab.stats.sequences import confidence_sequence, hedged_log_capital
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 
@@ -86,6 +87,7 @@ __all__ = [
     "bootstrap_ci",
     "cohen_kappa",
     "compliance",
+    "confidence_sequence",
     "connor_mde",
     "connor_n",
     "consistency",
@@ -94,6 +96,7 @@ __all__ = [
     "discordance",
     "effective_cluster_size",
     "finite_or_none",
+    "hedged_log_capital",
     "json_interval",
     "kappa_ci",
     "kendall_tau",

@@ -103,6 +103,14 @@ def plan(
             "(two short calls) instead of the rates measured for the design.",
         ),
     ] = False,
+    until_halfwidth: Annotated[
+        float | None,
+        typer.Option(
+            help="Also predict what study run --until-halfwidth H would save, simulating "
+            "its stopping rule at the plan's rates."
+        ),
+    ] = None,
+    batch: Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")] = 10,
 ) -> None:
     """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
     from normlab.report import Table
@@ -115,6 +123,12 @@ def plan(
     result = plan_study(
         study, latency, assumed_rate, target_halfwidth, rates, icc, pair_correlation, speed
     )
+    if until_halfwidth is not None:
+        from normlab.study.sequential import Rule
+        from normlab.study.sequential_sim import plan_savings
+
+        Rule(until_halfwidth, batch=batch).check()
+        plan_savings(study, result.cells, until_halfwidth, batch)
     note(f"plan: {write_plan(result, log_location(study.out))}")
     if as_json:
         print_json(result)
@@ -164,6 +178,12 @@ def plan(
             say(f"rates of {cell.system}/{cell.subject}: {cell.power.rate_source}")
         if cell.local_s:
             say(f"{cell.system}/{cell.subject}: the local model's time ≈ {cell.local_s:,.0f} s")
+        found = cell.sequential
+        if found is not None:
+            say(f"{cell.system}/{cell.subject} until ±{found.halfwidth}: about "
+                f"{found.expected_units_run:,.1f} of {found.units} units run, "
+                f"{found.share_saved:.0%} saved ({found.calls_saved:,.0f} calls, "
+                f"{_money(found.cost_saved)})")  # fmt: skip
 
 
 @app.command("run")

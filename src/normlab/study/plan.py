@@ -39,6 +39,7 @@ from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.power import ICC, Assumed, precision
 from normlab.study.schema import Price, Study
+from normlab.study.sequential_sim import ExpectedSaving
 from normlab.study.systems import SYSTEMS, Cell, cells
 
 PLAN_FILE = "plan.json"
@@ -118,6 +119,9 @@ class CellPlan(BaseModel):
     cost_corrected: float | None = None
     """``cost`` with the scripted words corrected to tokens (``TOKENS_PER_WORD``)."""
     power: Power | None
+    sequential: ExpectedSaving | None = None
+    """With ``--until-halfwidth``: what a sequential run is expected to leave unrun
+    (``normlab.study.sequential_sim``)."""
 
 
 class StudyPlan(BaseModel):

@@ -39,8 +39,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.stats import Interval
-from normlab.stats.sequences import confidence_sequence
+from normlab.stats import Interval, confidence_sequence
 from normlab.study.location import read_text, write_text
 from normlab.study.systems import SYSTEMS, Cell
 

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normlab.crsec.events import AssessedItem, SkippedItem
-from normlab.crsec.normdb import add_norm, apply_abstract, exact_duplicate
-from normlab.crsec.operations.evaluation import assess, synthesize
-from normlab.crsec.schemas import EvaluationMode, NormDatabase
+from normlab.norms.normdb import add_norm, apply_abstract, exact_duplicate
+from normlab.norms.operations.evaluation import assess, synthesize
+from normlab.norms.records import AssessedItem, SkippedItem
+from normlab.norms.schemas import EvaluationMode, NormDatabase
 from tests.crsec.support import caller, write_script
 
 pytestmark = pytest.mark.anyio

@@ -88,7 +88,6 @@ from normlab.crsec.events import (
     Finding,
     HeldNorm,
     HourData,
-    Payload,
     make_event,
 )
 from normlab.crsec.newcomer import CONTROL, SETUP, NewcomerSetup
@@ -97,6 +96,7 @@ from normlab.crsec.newcomer_report import newcomer_tables
 from normlab.crsec.rundir import CHECKPOINT, CONFIG, EVENTS
 from normlab.crsec.schemas import AgentState, RunConfig, WorldState
 from normlab.crsec.society import load_society
+from normlab.norms.records import Payload
 from tests.crsec.support import client, write_script
 
 BOB, CARLOS, ALEX = "Bob Johnson", "Carlos Gomez", "Alex Adams"

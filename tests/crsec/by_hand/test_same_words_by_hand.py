@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from normlab.crsec.export import wording_key
-from normlab.crsec.normdb import add_norm, exact_duplicate, normalized
-from normlab.crsec.schemas import NormDatabase
+from normlab.norms.normdb import add_norm, exact_duplicate, normalized
+from normlab.norms.schemas import NormDatabase
 
 
 def held(*contents: str) -> NormDatabase:

@@ -11,8 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from normlab.stats import wilson_interval
-from normlab.stats.sequences import confidence_sequence, hedged_log_capital
+from normlab.stats import confidence_sequence, hedged_log_capital, wilson_interval
 from normlab.study.sequential import _hsii_weights
 
 
@@ -108,3 +107,16 @@ def test_coverage_at_every_look_against_wilson() -> None:
     )
     assert sequence_covers >= 0.95
     assert wilson_covers < 0.8
+
+
+def test_simulated_units_have_the_headline_they_were_drawn_at() -> None:
+    # HSII at every stage 0.9: ι = .9·(1 + .9·(.9 + .9)) = 2.358; SCENE's pooled repaired over
+    # sanctions at 0.7; the simulated studies' pooled estimates average to these.
+    from normlab.study.sequential_sim import simulate, true_value
+
+    rng = np.random.default_rng(1)
+    hsii = simulate("hsii", [7.0] * 40, 7.0, 300, rng, 0.9)
+    assert true_value("hsii", 0.9) == pytest.approx(2.358)
+    assert (hsii.a.sum(axis=1) / hsii.b.sum(axis=1) * 3).mean() == pytest.approx(2.358, abs=0.01)
+    scene = simulate("scene", [5.0] * 28, 120.0, 300, rng, 0.7)
+    assert (scene.a.sum(axis=1) / scene.b.sum(axis=1)).mean() == pytest.approx(0.7, abs=0.01)

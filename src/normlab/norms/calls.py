@@ -27,8 +27,8 @@ from typing import Any, TypeVar
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
-from normlab.crsec.events import CallData, taken_from
 from normlab.models import CallRecord, ModelClient, StructuredResult
+from normlab.norms.records import CallData, taken_from
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 T = TypeVar("T")
@@ -92,7 +92,7 @@ class Caller:
     tick: int
     phase: str
     """The tick's phase (``detect``, ``talk``, ``reflect``…); ``reflect/1`` for the second of
-    calls made at once ([`each`][normlab.crsec.Caller.each]). Each call event names it."""
+    calls made at once ([`each`][normlab.norms.Caller.each]). Each call event names it."""
     log: CallLog = field(default_factory=CallLog)
     counter: int = 0
     role: str = AGENT_ROLE
@@ -106,7 +106,7 @@ class Caller:
 
     def branch(self, index: int) -> Caller:
         """A branch of this caller for the ``index``-th of calls made at once: its own seeds
-        (``phase/index``) and its own log, which [`merge`][normlab.crsec.Caller.merge] appends to
+        (``phase/index``) and its own log, which [`merge`][normlab.norms.Caller.merge] appends to
         this one's."""
         return dataclasses.replace(self, log=CallLog(), counter=0, phase=f"{self.phase}/{index}")
 
@@ -117,7 +117,7 @@ class Caller:
             self.log.entries.extend(branch.log.entries)
 
     async def each(self, items: Sequence[T], unit: Callable[[Caller, T], Awaitable[R]]) -> list[R]:
-        """``unit`` for every item at once, each on a [`branch`][normlab.crsec.Caller.branch] of
+        """``unit`` for every item at once, each on a [`branch`][normlab.norms.Caller.branch] of
         this caller, merged in the items' order."""
         branches = [self.branch(index) for index in range(len(items))]
         results = await asyncio.gather(

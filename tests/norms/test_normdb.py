@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from normlab.crsec.normdb import (
+from normlab.norms.normdb import (
     add_norm,
     apply_abstract,
     exact_duplicate,
@@ -10,7 +10,7 @@ from normlab.crsec.normdb import (
     synthesis_due,
     weighted_utility,
 )
-from normlab.crsec.schemas import NormDatabase
+from normlab.norms.schemas import NormDatabase
 
 
 def database(*utilities: int, origin: str = "created") -> NormDatabase:

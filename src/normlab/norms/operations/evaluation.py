@@ -27,11 +27,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from normlab.crsec.calls import Caller
-from normlab.crsec.events import AssessedItem, EvaluateData, SkippedItem
-from normlab.crsec.normdb import add_norm, apply_abstract, exact_duplicate, weighted_utility
-from normlab.crsec.prompts import numbered, render
-from normlab.crsec.replies import (
+from normlab.norms.calls import Caller
+from normlab.norms.normdb import add_norm, apply_abstract, exact_duplicate, weighted_utility
+from normlab.norms.prompts import numbered, render
+from normlab.norms.records import AssessedItem, EvaluateData, SkippedItem
+from normlab.norms.replies import (
     AbstractNorm,
     Categories,
     CheckReply,
@@ -42,7 +42,7 @@ from normlab.crsec.replies import (
     TypeCheck,
     Utility,
 )
-from normlab.crsec.schemas import EvaluationMode, NormDatabase, NormType, Origin, PersonalNorm
+from normlab.norms.schemas import EvaluationMode, NormDatabase, NormType, Origin, PersonalNorm
 
 CHECKS = ("consistency", "duplication", "type", "conflict")
 

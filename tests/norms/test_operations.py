@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from normlab.crsec.clock import Clock
-from normlab.crsec.operations.compliance import fit_subtasks, plan_actions, plan_day
-from normlab.crsec.operations.creation import create_norms
-from normlab.crsec.operations.evaluation import evaluate, synthesize
-from normlab.crsec.operations.spreading import (
+from normlab.crsec.society import load_society
+from normlab.norms.clock import Clock
+from normlab.norms.operations.compliance import fit_subtasks, plan_actions, plan_day
+from normlab.norms.operations.creation import create_norms
+from normlab.norms.operations.evaluation import evaluate, synthesize
+from normlab.norms.operations.spreading import (
     detect_conflicts,
     generate_thoughts,
     identify_from_chat,
     identify_from_thoughts,
     utterance,
 )
-from normlab.crsec.schemas import NormDatabase, PersonalNorm
-from normlab.crsec.society import load_society
+from normlab.norms.schemas import NormDatabase, PersonalNorm
 from tests.crsec.support import caller, write_script
 
 pytestmark = pytest.mark.anyio

@@ -1,6 +1,6 @@
 """The personal norm database: adding, qualifying, deduplicating, and when synthesis is due.
 
-Each agent holds one [`NormDatabase`][normlab.crsec.NormDatabase]. Normative information
+Each agent holds one [`NormDatabase`][normlab.norms.NormDatabase]. Normative information
 enters it once, with its provenance, whatever the immediate evaluation says: a rejected
 item stays, neither activated nor valid, with the reason (the paper's ⟨…, F, F⟩), so the
 trace can show what an agent heard and refused. An exact duplicate (same words once case,
@@ -17,7 +17,7 @@ from collections.abc import Collection
 from typing import Literal
 
 from normlab.core.text import words
-from normlab.crsec.schemas import NormDatabase, NormType, Origin, PersonalNorm
+from normlab.norms.schemas import NormDatabase, NormType, Origin, PersonalNorm
 
 SynthesisTrigger = Literal["paper", "counter"]
 

@@ -3,9 +3,9 @@ identify normative information in what they heard and thought."""
 
 from __future__ import annotations
 
-from normlab.crsec.calls import Caller
-from normlab.crsec.prompts import numbered, render
-from normlab.crsec.replies import (
+from normlab.norms.calls import Caller
+from normlab.norms.prompts import numbered, render
+from normlab.norms.replies import (
     ConflictFinding,
     ConflictFindings,
     Identified,
@@ -13,12 +13,12 @@ from normlab.crsec.replies import (
     Thoughts,
     Utterance,
 )
-from normlab.crsec.schemas import AgentSpec, PersonalNorm
+from normlab.norms.schemas import Actor, PersonalNorm
 
 
 async def detect_conflicts(
     caller: Caller,
-    agent: AgentSpec,
+    agent: Actor,
     identity: str,
     norms: list[PersonalNorm],
     observations: list[str],

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from normlab.crsec.calls import Caller
-from normlab.crsec.prompts import render
-from normlab.crsec.replies import CreatedNorm, CreatedNorms
-from normlab.crsec.schemas import AgentSpec
+from normlab.norms.calls import Caller
+from normlab.norms.prompts import render
+from normlab.norms.replies import CreatedNorm, CreatedNorms
+from normlab.norms.schemas import Actor
 
 
-async def create_norms(caller: Caller, agent: AgentSpec, count: int) -> list[CreatedNorm]:
+async def create_norms(caller: Caller, agent: Actor, count: int) -> list[CreatedNorm]:
     """P ← CreateNorm(G): up to ``count`` norms from the agent description (none if it failed)."""
     prompt = render(
         "create_norm",

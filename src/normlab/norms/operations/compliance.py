@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from normlab.crsec.calls import Caller
-from normlab.crsec.clock import Clock, clock_label
-from normlab.crsec.prompts import numbered, render
-from normlab.crsec.replies import DayPlan, Subtasks
-from normlab.crsec.schemas import AgentSpec, Memory, PersonalNorm, Place, Subtask
+from normlab.norms.calls import Caller
+from normlab.norms.clock import Clock, clock_label
+from normlab.norms.prompts import numbered, render
+from normlab.norms.replies import DayPlan, Subtasks
+from normlab.norms.schemas import Actor, Memory, PersonalNorm, Place, Subtask
 
 
 @dataclass
@@ -37,7 +37,7 @@ def memory_parts(memory: Memory | None) -> tuple[tuple[str, ...], dict[str, str]
     }
 
 
-def agent_profile(agent: AgentSpec) -> str:
+def agent_profile(agent: Actor) -> str:
     """Figure 18's AGENT DESCRIPTION: the description and the daily requirement."""
     if not agent.daily_requirement:
         return agent.description
@@ -46,7 +46,7 @@ def agent_profile(agent: AgentSpec) -> str:
 
 async def plan_day(
     caller: Caller,
-    agent: AgentSpec,
+    agent: Actor,
     norms: list[PersonalNorm],
     clock: Clock,
     day: int,
@@ -140,7 +140,7 @@ def fit_subtasks(
 
 async def plan_actions(
     caller: Caller,
-    agent: AgentSpec,
+    agent: Actor,
     norms: list[PersonalNorm],
     activity: str,
     clock: Clock,

@@ -7,6 +7,6 @@
   utility) and the long-term synthesis (ClassifySpecificNorms, GenerateAbstractNorm);
 - ``compliance``: GenerateNormativePlans, GenerateNormativeActions.
 
-Each is a small async function taking a [`Caller`][normlab.crsec.Caller] (the agent's
+Each is a small async function taking a [`Caller`][normlab.norms.Caller] (the agent's
 access to the models) and returning plain data; the simulation applies it.
 """

@@ -8,11 +8,11 @@ a utility of 120 clipped to 100.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from normlab.crsec.schemas import NormType
+from normlab.norms.schemas import NormType
 
 
 def _flag(value: Any) -> Any:
@@ -91,6 +91,9 @@ class Utterance(Reply):
 
 
 class IdentifiedNorm(Reply):
+    """One item of normative information IdentifyNormativeInformation found (Figures 9–10): its
+    words, its type, and which line or thought it came from."""
+
     content: str = Field(min_length=1)
     type: NormType = "injunctive"
     source: int = 1
@@ -203,22 +206,3 @@ class NormMatches(Reply):
 
     matches: list[str] = Field(default_factory=list)
     reason: str = ""
-
-
-class Demonstration(Reply):
-    """The judge's reply to ``judge_demonstration``: whether one line of a conversation shows
-    the norm (its speaker follows it, asks for it, or states it), and why. Required: a reply
-    that does not say is a parse failure, never a silent no."""
-
-    demonstrates: bool
-    reason: str = ""
-
-
-class ComplianceVerdict(Reply):
-    norm: str
-    plan: Literal["complied", "violated", "not shown"] = "not shown"
-    actions: Literal["complied", "violated", "not shown"] = "not shown"
-
-
-class ComplianceVerdicts(Reply):
-    verdicts: list[ComplianceVerdict] = Field(default_factory=list)
