@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         report_study,
     )
     from normlab.study.schema import Study, load_study
+    from normlab.study.sequential_report import SequentialReport, sequential_blocks
     from normlab.study.systems import Cell, cells
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
@@ -29,6 +30,7 @@ __all__ = [
     "CellResult",
     "Executor",
     "LocalExecutor",
+    "SequentialReport",
     "Study",
     "StudyPlan",
     "StudyReport",
@@ -40,5 +42,6 @@ __all__ = [
     "report_blocks",
     "report_study",
     "run_study",
+    "sequential_blocks",
     "write_plan",
 ]

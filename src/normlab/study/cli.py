@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.console import note, print_json, print_table, reports_errors, say
 from normlab.commands.options import JsonOption
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, mirror_folder
+from normlab.commands.console import note, print_json, print_table, reports_errors, say
 
 if TYPE_CHECKING:
     from normlab.study.plan import Power as PlanPower
@@ -125,7 +125,7 @@ def plan(
     )
     if until_halfwidth is not None:
         from normlab.study.sequential import Rule
-        from normlab.study.sequential_sim import plan_savings
+        from normlab.study.sequential_plan import plan_savings
 
         Rule(until_halfwidth, batch=batch).check()
         plan_savings(study, result.cells, until_halfwidth, batch)

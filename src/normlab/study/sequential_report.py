@@ -73,6 +73,9 @@ class SequentialPair(BaseModel):
 
 
 class SequentialReport(BaseModel):
+    """A sequential run's cells and pairs, with the rule it last ran under (what ``study
+    report --json`` holds as ``sequential``)."""
+
     halfwidth: float | None
     decided: bool
     max_cost: float | None

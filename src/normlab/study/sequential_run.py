@@ -19,7 +19,7 @@ from typing import Any
 
 from normlab.core.errors import InputError
 from normlab.core.storage import within
-from normlab.study.location import local_logs
+from normlab.study.location import local_logs, read_text
 from normlab.study.schema import Study
 from normlab.study.sequential import (
     ALPHA,
@@ -38,6 +38,8 @@ from normlab.study.sequential import (
 )
 from normlab.study.systems import SYSTEMS, Cell
 
+DONE_FILE = "cell.json"
+"""``normlab.study.execute.DONE_FILE``: a cell that ran whole (execute imports this module)."""
 EVERY_UNIT = Rule(halfwidth=0.0)
 """The rule of a plain ``study run`` on a sequential study: every unit left, no stop."""
 
@@ -57,7 +59,6 @@ class Look:
 def look(study: Study, cell: Cell) -> Look:
     """The cell's logs read and analyzed by its system, its units measured, its usage priced
     as the plan prices it (``normlab.study.plan``)."""
-    from normlab.study.execute import measured
     from normlab.study.plan import plan_cell
     from normlab.study.power import Assumed
 
@@ -69,30 +70,28 @@ def look(study: Study, cell: Cell) -> Look:
     analysis = system.analyze_run(run)
     counted = {"usage": system.usage(analysis), "headline": None, "design": None}
     priced = plan_cell(cell, counted, study, 0.0, Assumed(), 0.1)
-    part = measured(cell.system, analysis)
     found = measure(cell.system, run, analysis)
-    return Look(found, part.calls, part.samples, priced.cost, run, analysis)
+    return Look(found, priced.calls, priced.samples, priced.cost, run, analysis)
 
 
 def prepare(study: Study, every: list[Cell], rule: Rule) -> dict[str, Order]:
     """Each system's order, and each cell's state (a new one, or a stopped one reopened for
     this rule). A cell run whole before (logs outside any batch) cannot be run in batches."""
-    from normlab.study.execute import finished_before
-
     orders: dict[str, Order] = {}
     for cell in every:
         if cell.system not in orders:
             orders[cell.system] = order_for(cell, study.seed or 0)
         state = read_state(cell)
         if state is None:
-            if finished_before(cell) is None and local_logs(cell.folder, "*.eval") is not None:
+            whole = read_text(cell.folder, DONE_FILE) is not None
+            if not whole and local_logs(cell.folder, "*.eval") is not None:
                 raise InputError(
                     str(cell.folder),
                     f"{cell.label} was started whole, not in batches: finish it with study run "
                     "(no --until-halfwidth), or give the study another out",
                 )
             state = CellState()
-            if finished_before(cell) is not None:
+            if whole:
                 state.reason = "all"
         elif state.reason != "all":
             state.reason = "running"

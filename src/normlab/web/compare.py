@@ -164,8 +164,7 @@ def page_values(report: StudyReport) -> dict[str, Any]:
 def _sequential_blocks(report: StudyReport) -> list[Block]:
     """A sequential run's tables and note (``study run --until-halfwidth``), redacted."""
     from normlab.report import Table
-    from normlab.study import Block
-    from normlab.study.sequential_report import sequential_blocks
+    from normlab.study import Block, sequential_blocks
 
     if report.sequential is None:
         return []
