@@ -15,7 +15,6 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.commands.console import reports_errors
 from normlab.core import evalrun
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError, OutputError, RunIncompleteError
@@ -24,6 +23,7 @@ from normlab.core.jsonio import read_collection, read_jsonl_rows, read_yaml
 from normlab.core.outputs import output_folder
 from normlab.crsec.society import HOBBS_CAFE
 from normlab.losona.dataset import load_scenarios
+from normlab.runs.console import reports_errors
 from normlab.scene.dataset import SCENARIOS_PATH as SCENE_SCENARIOS
 from tests.helpers.inputs import losona_trial as trial
 

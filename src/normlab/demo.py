@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 from normlab import crsec, hsii, losona, scene
-from normlab.commands.console import note, reports_errors
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.console import note, reports_errors
 
 # Each demo is looked up on its system's face when it runs (the faces load on first use).
 DEMOS: list[tuple[str, str, Callable[[Path], Path]]] = [

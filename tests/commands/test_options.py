@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from normlab.commands.folders import roles_line
 from normlab.models import bind_roles
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.folders import roles_line
 
 
 def test_a_run_names_every_roles_model_before_it_starts() -> None:

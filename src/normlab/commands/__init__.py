@@ -1,8 +1,10 @@
-"""What every ``normlab`` command shares: output conventions, options, the benchmark factory
-(``run``, ``analyze``, ``report``).
+"""The command line's own pieces, typer only: options declared once, the ``run`` command built
+from a task's signature and docstring, the ``analyze``/``report``/``import`` commands, the
+generation commands' writer, plain help.
 
-Above the shared ground (core, models, stats, report) and below the systems:
-each system's ``cli.py`` builds its commands from these pieces.
+Above the runtime (``normlab.runs``: a run from task to report, console output) and below the
+systems: each system's ``cli.py`` builds its commands from these pieces and runs through
+``normlab.runs``.
 """
 
 from typing import TYPE_CHECKING
@@ -10,24 +12,6 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.commands.benchmark import (
-        Benchmark,
-        RunOptions,
-        TaskRun,
-        emit,
-        finish_run,
-        load_some,
-    )
-    from normlab.commands.console import (
-        note,
-        print_json,
-        print_table,
-        report_findings,
-        reports_errors,
-        say,
-        stdout_to_stderr,
-    )
-    from normlab.commands.folders import default_log_dir
     from normlab.commands.generation import write_generated
     from normlab.commands.options import (
         AgentOption,
@@ -54,7 +38,6 @@ else:
 
 __all__ = [
     "AgentOption",
-    "Benchmark",
     "Flag",
     "JsonOption",
     "JudgeOption",
@@ -69,23 +52,10 @@ __all__ = [
     "ReportDirOption",
     "RoleOption",
     "RunCommand",
-    "RunOptions",
     "ShardOption",
-    "TaskRun",
     "add_read_commands",
     "add_run_command",
-    "default_log_dir",
-    "emit",
-    "finish_run",
-    "load_some",
-    "note",
-    "print_json",
-    "print_table",
-    "report_findings",
-    "reports_errors",
     "role_settings",
-    "say",
     "shared_options",
-    "stdout_to_stderr",
     "write_generated",
 ]

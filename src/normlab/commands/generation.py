@@ -11,10 +11,10 @@ import typer
 from inspect_ai.model import Model
 from pydantic import BaseModel
 
-from normlab.commands.console import say
 from normlab.core.batch import run_batch_to_jsonl
 from normlab.core.outputs import output_file
 from normlab.models import Generated
+from normlab.runs.console import say
 
 RequestT = TypeVar("RequestT")
 ValueT = TypeVar("ValueT", bound=BaseModel)

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from normlab.commands.console import reports_errors, say
 from normlab.commands.options import ModelOption
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.console import reports_errors, say
 
 app = typer.Typer(no_args_is_help=True)
 

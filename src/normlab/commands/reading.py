@@ -13,25 +13,25 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
-from normlab.commands.console import note, print_json, reports_errors
 from normlab.commands.options import JsonOption, OutOption, PathsArgument
 from normlab.core.outputs import output_folder
 from normlab.core.storage import log_paths
+from normlab.runs.console import note, print_json, reports_errors
 
 if TYPE_CHECKING:
-    from normlab.commands.benchmark import Benchmark
+    from normlab.runs.benchmark import Benchmark
 
 
 def add_read_commands(app: typer.Typer, benchmark: Callable[[], Benchmark[Any, Any]]) -> None:
     """``analyze`` and ``report`` for the benchmark ``benchmark()`` returns (a system with
     scoring options of its own writes these two itself around
-    [`emit`][normlab.commands.emit])."""
+    [`emit`][normlab.runs.emit])."""
 
     @app.command("analyze")
     @reports_errors
     def analyze(paths: PathsArgument, as_json: JsonOption = False) -> None:
         """Compute the benchmark's metrics, with n and 95% intervals, from logs or records."""
-        from normlab.commands.benchmark import analyze_and_emit, load_some
+        from normlab.runs.benchmark import analyze_and_emit, load_some
 
         bench = benchmark()
         analyze_and_emit(bench, load_some(bench, log_paths(paths)), as_json)
@@ -40,7 +40,7 @@ def add_read_commands(app: typer.Typer, benchmark: Callable[[], Benchmark[Any, A
     @reports_errors
     def report(paths: PathsArgument, out: OutOption = Path(".")) -> None:
         """Write report.html: the paper's figures and tables, usage and cost, sample transcripts."""
-        from normlab.commands.benchmark import load_some
+        from normlab.runs.benchmark import load_some
 
         bench = benchmark()
         output_folder(out, "--out")

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
-from normlab.commands.console import reports_errors
 from normlab.commands.options import (
     HEAD_OPTIONS,
     SHARED_OPTIONS,
@@ -34,15 +33,16 @@ from normlab.commands.options import (
 )
 from normlab.commands.signature import TaskParameter, task_parameters
 from normlab.models import bind_roles
+from normlab.runs.console import reports_errors
 
 if TYPE_CHECKING:
-    from normlab.commands.benchmark import Benchmark
+    from normlab.runs.benchmark import Benchmark
 
 SCALARS: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
 TASK_ARGUMENTS = ("max_tokens", "reasoning_effort", "agent")
 """Shared options that are task arguments too: offered where the task takes them."""
 RUN_OPTIONS = ("log_dir", "report_dir", "as_json", "max_connections", "shard")
-"""Shared options that say how and where to run: [`RunOptions`][normlab.commands.RunOptions]'
+"""Shared options that say how and where to run: [`RunOptions`][normlab.runs.RunOptions]'
 fields."""
 
 
@@ -65,7 +65,7 @@ class RunCommand:
     task: str
     """``module:function`` of the ``@task`` (read as source for ``--help``)."""
     benchmark: str
-    """``module:name`` of its [`Benchmark`][normlab.commands.Benchmark] (imported when a
+    """``module:name`` of its [`Benchmark`][normlab.runs.Benchmark] (imported when a
     command runs)."""
     help: str
     flags: Mapping[str, Flag] = field(default_factory=dict)
@@ -175,7 +175,7 @@ def task_value(value: Any) -> Any:
 
 def run(spec: RunCommand, values: dict[str, Any]) -> None:
     """Bind the roles, then run the task with the options' values as its arguments."""
-    from normlab.commands.benchmark import RunOptions, finish_run
+    from normlab.runs.benchmark import RunOptions, finish_run
 
     factory = spec.factory()
     bench = spec.load_benchmark()

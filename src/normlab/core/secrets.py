@@ -18,7 +18,7 @@ where requests are sent. The write boundaries are Inspect's log and log records
 ([`guard_inspect_logs`][normlab.core.guard_inspect_logs]: before the header, the journal, the log
 index or a line of Inspect's trace file is written), the report
 ([`normlab.report.HtmlReport.write`][normlab.report.HtmlReport.write]), and every line a command
-prints or reports as an error (``normlab.commands.console``, ``normlab.core.progress``).
+prints or reports as an error (``normlab.runs.console``, ``normlab.core.progress``).
 """
 
 from __future__ import annotations

@@ -11,8 +11,6 @@ from typing import Annotated, Any
 
 import typer
 
-from normlab.commands.console import note, print_json, reports_errors, say
-from normlab.commands.folders import default_log_dir, roles_line
 from normlab.commands.options import JsonOption, shared_options
 from normlab.core.errors import at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
@@ -22,6 +20,8 @@ from normlab.crsec.schemas import ABLATIONS, Ablation
 from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
 from normlab.models import DEFAULT_MODEL, bind_roles
 from normlab.models.preflight import check_models
+from normlab.runs.console import note, print_json, reports_errors, say
+from normlab.runs.folders import default_log_dir, roles_line
 
 app = typer.Typer(no_args_is_help=True)
 questionnaire_app = typer.Typer(
@@ -302,9 +302,9 @@ def questionnaire_import(
     as_json: JsonOption = False,
 ) -> None:
     """Figure 4: mean rating per module and overall, with 95% bootstrap intervals and n."""
-    from normlab.commands.console import print_table
     from normlab.crsec.audit import PAPER_FIGURE_4, import_ratings
     from normlab.report import Table, format_estimate
+    from normlab.runs.console import print_table
 
     figure = import_ratings(paths)
     if as_json:

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from normlab.commands.console import note, reports_errors, say
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export_threshold import DEFAULT_MIN_SHARE, check_threshold
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.console import note, reports_errors, say
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model

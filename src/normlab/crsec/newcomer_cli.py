@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.console import note, print_json, print_table, reports_errors
 from normlab.commands.options import shared_options
 from normlab.core.errors import InputError, RunIncompleteError, at_least
 from normlab.core.logs import BASE_AGENT
+from normlab.runs.console import note, print_json, print_table, reports_errors
 
 if TYPE_CHECKING:
     from normlab.crsec.newcomer_analysis import NewcomerSummary

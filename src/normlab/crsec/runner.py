@@ -15,7 +15,6 @@ from typing import Any
 from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import ValidationError
 
-from normlab.commands import note, print_table
 from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.jsonio import validation_field
 from normlab.core.outputs import replace_file
@@ -36,6 +35,7 @@ from normlab.crsec.sim import Outcome, Simulation
 from normlab.crsec.society import HOBBS_CAFE, load_society
 from normlab.models import DEFAULT_MODEL, ModelClient
 from normlab.report import usage_table
+from normlab.runs import note, print_table
 
 
 def model_client(models: dict[str, str], max_connections: int | None = None) -> ModelClient:

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from normlab.commands.console import note, print_json, print_table, reports_errors, say
 from normlab.commands.options import JsonOption, RoleOption, option_group
 from normlab.core.errors import InputError, at_least
 from normlab.models.roles import DEFAULT_MODEL, parse_role_assignments
+from normlab.runs.console import note, print_json, print_table, reports_errors, say
 
 if TYPE_CHECKING:
     from normlab.hsii.news import FieldMap, Filters
@@ -200,11 +200,11 @@ def add_build_commands(app: typer.Typer) -> None:
             raise InputError("--keep", f"keeps {keep} of {k} scenarios: at most --k", field="keep")
         if not 0.0 < duplicate_cosine <= 1.0:
             raise InputError("--duplicate-cosine", "must lie in (0, 1]", field="duplicate_cosine")
-        from normlab.commands.console import note as progress
         from normlab.hsii.build import Build, BuildOptions, model_resolver, stage_rows
         from normlab.models.preflight import check_models
         from normlab.report import embedded_banner
         from normlab.report.html import Table
+        from normlab.runs.console import note as progress
 
         models = {name: model for name in BUILD_ROLES}
         for name, bound in parse_role_assignments(role or []).items():

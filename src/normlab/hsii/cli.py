@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.console import note, print_json, report_findings, reports_errors, say
-from normlab.commands.folders import default_log_dir
 from normlab.commands.options import (
     JsonOption,
     JudgeOption,
@@ -36,6 +34,8 @@ from normlab.hsii.curation_cli import add_curation_commands
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.rules import FORMULAS, Formula
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.console import note, print_json, report_findings, reports_errors, say
+from normlab.runs.folders import default_log_dir
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -99,11 +99,11 @@ def hsii_analyze(
     as_json: JsonOption = False,
 ) -> None:
     """r1–r4 and the HSII score (both forms) with intervals, from logs or trial records."""
-    from normlab.commands.benchmark import emit
-    from normlab.commands.console import print_table
     from normlab.hsii.analysis import analyze, load_analyzable
     from normlab.hsii.report import breakdown_table
     from normlab.hsii.runner import BENCHMARK
+    from normlab.runs.benchmark import emit
+    from normlab.runs.console import print_table
 
     run = load_analyzable(log_paths(paths))
     analysis = analyze(run, weights(formula, tie_weight, alpha, beta, gamma))
@@ -287,14 +287,14 @@ def hsii_cot_command(
     as_json: JsonOption = False,
 ) -> None:
     """COT complexity (Table 2): rounds of guided reflection until the target is right."""
-    from normlab.commands import stdout_to_stderr
-    from normlab.commands.console import print_table
     from normlab.core.evalrun import run_task
     from normlab.core.logs import read_samples
     from normlab.hsii.analysis import HsiiAnalysis
     from normlab.hsii.cot import cot_results
     from normlab.hsii.report import table_two
     from normlab.hsii.task import hsii_cot
+    from normlab.runs import stdout_to_stderr
+    from normlab.runs.console import print_table
 
     settings = role_settings(max_tokens, reasoning_effort, ROLES)
     task = hsii_cot(
@@ -379,10 +379,10 @@ def hsii_play(
     log_dir: LogDirOption = None,
 ) -> None:
     """Answer cases yourself in the terminal (Table 1's human row), scored like any model."""
-    from normlab.commands.benchmark import RunOptions
     from normlab.hsii.play import terminal_answerer
     from normlab.hsii.runner import run_hsii
     from normlab.models import answering, bind_roles
+    from normlab.runs.benchmark import RunOptions
 
     with answering(name, terminal_answerer()):
         run_hsii(

@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from normlab.commands.console import note, print_json, report_findings, reports_errors, say
 from normlab.commands.options import JsonOption
 from normlab.core.errors import InputError
+from normlab.runs.console import note, print_json, report_findings, reports_errors, say
 
 # import-dialogues' options and curate import's argument.
 UtterancesArgument = Annotated[Path, typer.Argument(help="Utterances, one a row (JSONL or CSV).")]

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.commands import Benchmark, TaskRun, print_table
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, analyze, load_run
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, ROLES
 from normlab.hsii.report import table_one, table_two, write_report
 from normlab.hsii.task import hsii
+from normlab.runs import Benchmark, TaskRun, print_table
 
 
 def show(run: HsiiRun, analysis: HsiiAnalysis) -> None:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.console import note, print_json, report_findings, reports_errors, say
 from normlab.commands.options import JsonOption, JudgeOption, ModelOption, PathsArgument
 from normlab.commands.reading import add_read_commands, agreement_said, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
@@ -21,6 +20,7 @@ from normlab.core.outputs import apart_from_inputs, output_folder
 from normlab.core.storage import log_paths
 from normlab.models.preflight import check_models
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.console import note, print_json, report_findings, reports_errors, say
 
 if TYPE_CHECKING:
     from normlab.losona.audit import AuditResult
@@ -95,9 +95,9 @@ def losona_rescore(
     as_json: JsonOption = False,
 ) -> None:
     """Re-judge a run with another judge: agreement, Cohen's kappa, disagreement table."""
-    from normlab.commands.console import print_table
     from normlab.losona.rescore import RESCORED_FILE, rescore
     from normlab.report import Table, format_number, format_rate
+    from normlab.runs.console import print_table
 
     check_models({"--judge": judge})
     logs = log_paths(paths)

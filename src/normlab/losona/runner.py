@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.commands import Benchmark, TaskRun, note, print_table
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
 from normlab.losona.report import (
     absent_table,
@@ -22,6 +21,7 @@ from normlab.losona.report import (
 )
 from normlab.losona.task import ROLES, losona
 from normlab.report import embedded_banner
+from normlab.runs import Benchmark, TaskRun, note, print_table
 
 
 def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.console import report_findings, reports_errors, say
 from normlab.commands.options import ModelOption, PathsArgument
 from normlab.commands.reading import add_read_commands, agreement_said, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.storage import log_paths
 from normlab.models.roles import DEFAULT_MODEL
+from normlab.runs.console import report_findings, reports_errors, say
 from normlab.scene.defaults import SAMPLERS
 
 if TYPE_CHECKING:

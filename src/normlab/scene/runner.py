@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.commands import Benchmark, TaskRun, print_table
+from normlab.runs import Benchmark, TaskRun, print_table
 from normlab.scene.agent_report import agent_inference_table, agent_table
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.defaults import ROLES

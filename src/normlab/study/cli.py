@@ -14,7 +14,7 @@ import typer
 from normlab.commands.options import JsonOption
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, mirror_folder
-from normlab.commands.console import note, print_json, print_table, reports_errors, say
+from normlab.runs.console import note, print_json, print_table, reports_errors, say
 
 if TYPE_CHECKING:
     from normlab.study.plan import Power as PlanPower

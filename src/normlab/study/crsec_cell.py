@@ -147,8 +147,8 @@ def run_folders_in(folders: list[Path]) -> CrsecRuns:
 def crsec_analyze(runs: list[Path]) -> Any:
     """The analysis of the runs by the judge their config names (the first run's), verdicts
     from their caches."""
-    from normlab.commands import stdout_to_stderr
     from normlab.crsec import analyze_folders
+    from normlab.runs import stdout_to_stderr
 
     if isinstance(runs, CrsecRuns) and runs.analysis is not None:
         return runs.analysis
@@ -182,8 +182,8 @@ def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
     ``folder/run-N``, then the analysis of the copies with ``judge`` (its verdicts cached in
     them, so a rerun, or a rescoring killed half-way, pays only for what is missing). A run
     not finished yet is left for a later ``study run``: its copy would go stale."""
-    from normlab.commands import stdout_to_stderr
     from normlab.crsec import RunDir, analyze_folders
+    from normlab.runs import stdout_to_stderr
 
     copies = []
     for run in run_folders_in([cell]):

@@ -110,7 +110,7 @@ def measured(system: str, analysis: Any) -> PartResult:
 def run_part(part: Part, connections: int) -> PartResult:
     """Run (or resume) one part of a cell; what it measured. What the system prints goes to
     stderr: a study's stdout holds only its own result."""
-    from normlab.commands import note, stdout_to_stderr
+    from normlab.runs import note, stdout_to_stderr
 
     cell = part.cell
     note(f"study: {part.label} running ({cell.model}, logs in {cell.folder})")
@@ -144,7 +144,7 @@ def finished_before(cell: Cell) -> CellResult | None:
 
 def finish_cell(cell: Cell, parts: list[PartResult]) -> CellResult:
     """Write ``cell.json`` (whole or not at all) once every part of the cell finished."""
-    from normlab.commands import note
+    from normlab.runs import note
 
     result = CellResult(
         system=cell.system,
@@ -227,7 +227,7 @@ def run_study(
 
 
 def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list[CellResult]:
-    from normlab.commands import note
+    from normlab.runs import note
     from normlab.study.sequential_run import (
         EVERY_UNIT,
         batched_result,

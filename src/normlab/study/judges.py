@@ -105,7 +105,7 @@ def _rescore_logs(
     from inspect_ai.log import write_eval_log
     from inspect_ai.model import ModelConfig
 
-    from normlab.commands import stdout_to_stderr
+    from normlab.runs import stdout_to_stderr
 
     scorer_factory = getattr(SYSTEMS[system].face(), scorer_name)
     folder.mkdir(parents=True, exist_ok=True)
@@ -152,7 +152,7 @@ RESCORE: dict[str, Callable[[Path, str, Path, Cell], None]] = {
 def judge_cells(study: Study, cells: Sequence[Cell]) -> None:
     """Every finished cell of a system with ``judges`` judged again by each (once: what was
     rescored before is kept). A cell with no logs yet is left for a later run."""
-    from normlab.commands import note
+    from normlab.runs import note
 
     for cell in cells:
         judges = study.systems[cell.system].judges  # type: ignore[index]

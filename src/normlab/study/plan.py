@@ -224,7 +224,7 @@ def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> 
     """Run the cell's real task, whole, on scripted models into a temporary folder; its usage by
     role (calls include cache hits: a fresh paid run makes those calls), its headline and how
     it sampled the headline's units. What the system prints goes to stderr."""
-    from normlab.commands import stdout_to_stderr
+    from normlab.runs import stdout_to_stderr
 
     system = SYSTEMS[cell.system]
     with tempfile.TemporaryDirectory(prefix="normlab-plan-") as scratch, stdout_to_stderr():
@@ -420,7 +420,7 @@ def plan_study(
         raise InputError("--icc", f"an intra-cluster correlation in [0, 1), got {icc}")
     if not 0.0 <= correlation < 1.0:
         raise InputError("--pair-correlation", f"a correlation in [0, 1), got {correlation}")
-    from normlab.commands import note
+    from normlab.runs import note
 
     speed = dict(local_rate or EMBEDDED_RATE)
     counted: dict[str, dict[str, Any]] = {}

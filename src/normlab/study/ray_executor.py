@@ -160,7 +160,7 @@ class RayExecutor:
         self.address = address
 
     def run(self, parts: Sequence[Part], run_one: Callable[[Part], R]) -> list[R]:
-        from normlab.commands import stdout_to_stderr
+        from normlab.runs import stdout_to_stderr
 
         # What Ray prints (a lost worker, the instance's start) goes to stderr: a study's
         # stdout holds only its own result.

@@ -150,7 +150,7 @@ def _stop(cells: Iterable[Cell], reasons: dict[str, str]) -> None:
 
 def run_batch(cell: Cell, order: Order, rule: Rule, connections: int) -> None:
     """The cell's next batch (the one it was in when it stopped, if any), run and marked."""
-    from normlab.commands import note, stdout_to_stderr
+    from normlab.runs import note, stdout_to_stderr
 
     state = read_state(cell) or CellState()
     pending = next((b for b in state.batches if not b.done), None)

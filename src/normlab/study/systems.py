@@ -127,7 +127,7 @@ class System:
     task: str
     """The face's ``@task`` function."""
     run_name: str
-    """The face's [`TaskRun`][normlab.commands.TaskRun]."""
+    """The face's [`TaskRun`][normlab.runs.TaskRun]."""
     headline: Callable[[Any, Any], Headline | None]
     """The headline of a cell's run (what ``load`` read) and its analysis."""
     design: Callable[[Any, Any], Design]
@@ -165,7 +165,7 @@ class System:
         """The cell (or one shard of it, or only ``samples``) run or resumed by the system's
         own run; its analysis. A shard's report goes beside its logs (``FOLDER/shard-I-of-N``);
         a remote folder's beside its local mirror; none at all without ``report``."""
-        from normlab.commands import RunOptions
+        from normlab.runs import RunOptions
 
         run = getattr(self.face(), self.run_name)
         folder = cell.folder

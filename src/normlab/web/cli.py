@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from normlab.commands.console import note, reports_errors
 from normlab.commands.options import JudgeOption, RoleOption
 from normlab.core.errors import InputError
+from normlab.runs.console import note, reports_errors
 
 TOKEN_ENV = "NORMLAB_OWNER_TOKEN"
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from inspect_ai.model import ChatMessage
 
 from normlab import hsii, losona, scene
-from normlab.commands import RunOptions
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.models import answering, bind_roles
+from normlab.runs import RunOptions
 from normlab.web.store import new_token
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from normlab.commands import console as output
+from normlab.runs import console as output
 from normlab.report import Table
 
 TABLE = Table(

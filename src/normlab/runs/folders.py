@@ -1,5 +1,5 @@
 """Where a run's logs go and what it says before it starts: needed by the run itself
-(``normlab.commands.benchmark``, which programs and the web app call), so kept apart from
+(``normlab.runs.benchmark``, which programs and the web app call), so kept apart from
 the command line's option declarations and free of typer."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The one command factory: every benchmark's ``run``, ``analyze`` and ``report`` behave alike.
+"""A system's read side and its run, alike for every benchmark and every caller (command, program).
 
-A system describes its read side once ([`Benchmark`][normlab.commands.Benchmark]: its roles, how to
+A system describes its read side once ([`Benchmark`][normlab.runs.Benchmark]: its roles, how to
 load logs, analyze them, show the analysis and write the report);
 [`add_read_commands`][normlab.commands.add_read_commands] gives it ``analyze PATHS [--json]`` and
 ``report PATHS [--out DIR]``, [`add_run_command`][normlab.commands.add_run_command] its ``run``,
-and [`TaskRun`][normlab.commands.TaskRun] the same run for a program (the web app, the demos): each
-ends in [`finish_run`][normlab.commands.finish_run].
+and [`TaskRun`][normlab.runs.TaskRun] the same run for a program (the web app, the demos): each
+ends in [`finish_run`][normlab.runs.finish_run].
 Conventions: ``--json`` prints only JSON on stdout; progress, notes and the
 report path go to stderr; every log is read once and every sample counted once.
 """
@@ -21,13 +21,8 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 from inspect_ai import Task
 from inspect_ai.model import Model
 
-from normlab.commands.console import (
-    note,
-    print_json,
-    print_table,
-    stdout_to_stderr,
-)
-from normlab.commands.folders import default_log_dir, roles_line
+from normlab.runs.console import note, print_json, print_table, stdout_to_stderr
+from normlab.runs.folders import default_log_dir, roles_line
 from normlab.core.errors import InputError
 from normlab.core.evalrun import Configuration, Shard, check_folder, only_samples, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet

@@ -1,0 +1,53 @@
+"""The runtime every system's run uses, below the command line: a system's read side and its run
+from task to report ([`Benchmark`][normlab.runs.Benchmark], [`TaskRun`][normlab.runs.TaskRun],
+[`RunOptions`][normlab.runs.RunOptions]), the log folders runs default to, and console output
+(one-line errors, notes on stderr, tables, JSON on stdout).
+
+Above the shared ground (core, models, stats, report) and below the command line
+(``normlab.commands``, typer only): a system's ``runner.py``, studies, the web app and the demo
+run a system through these, never through a command.
+"""
+
+from typing import TYPE_CHECKING
+
+from normlab._faces import lazy_face
+
+if TYPE_CHECKING:
+    from normlab.runs.benchmark import (
+        Benchmark,
+        RunOptions,
+        TaskRun,
+        emit,
+        finish_run,
+        load_some,
+    )
+    from normlab.runs.console import (
+        note,
+        print_json,
+        print_table,
+        report_findings,
+        reports_errors,
+        say,
+        stdout_to_stderr,
+    )
+    from normlab.runs.folders import default_log_dir, roles_line
+else:
+    __getattr__, __dir__ = lazy_face(__name__, __file__)
+
+__all__ = [
+    "Benchmark",
+    "RunOptions",
+    "TaskRun",
+    "default_log_dir",
+    "emit",
+    "finish_run",
+    "load_some",
+    "note",
+    "print_json",
+    "print_table",
+    "report_findings",
+    "reports_errors",
+    "roles_line",
+    "say",
+    "stdout_to_stderr",
+]
