@@ -32,7 +32,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks import emit
-from normlab.study.power import HSII_STAGES, Assumed, Design, Proportion, StagedScore, precision
+from normlab.hsii.power import HSII_STAGES, StagedScore
+from normlab.scene import SANCTIONS_PER_EPISODE
+from normlab.stats.planning import Assumed, Design, Proportion
+from normlab.study.power import precision
 
 
 def hsii_bank_sizes() -> list[int]:
@@ -109,7 +112,9 @@ def planned_hsii(sizes: list[int], icc: float) -> float:
 def planned_scene(scenarios: int, reps: int, rate: float, per_episode: float, icc: float) -> float:
     design = Design(sampled="episode", cluster="scenario", sizes=[reps] * scenarios)
     assumed = Assumed(rate=rate, sanctions_per_episode=per_episode)
-    width = precision(Proportion("sanction", per_sampled=True), design, assumed, 0.05, icc=icc)
+    width = precision(
+        Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE), design, assumed, 0.05, icc=icc
+    )
     assert width.halfwidth is not None
     return width.halfwidth
 

@@ -2,32 +2,25 @@
 
 Loaded by Inspect through ``[project.entry-points.inspect_ai]``, so that
 ``inspect eval normlab/losona`` (or ``normlab/scene``, ``normlab/hsii``, ``normlab/hsii_cot``,
-``normlab/losona_screen``) and ``--model embedded/…``, ``scripted/…``, ``human/…`` or ``spread/…``
-work, and the plain progress lines of ``normlab.core.progress`` when stderr is not a
-terminal. Its logs record base URLs without their credentials, as a ``normlab`` run's do
-([`normlab.core.guard_inspect_logs`][normlab.core.guard_inspect_logs]). Imports only from the
-packages' public faces.
+``normlab/losona_screen``: every task of every system whose spec names one) and
+``--model embedded/…``, ``scripted/…``, ``human/…`` or ``spread/…`` work, and the plain progress
+lines of ``normlab.core.progress`` when stderr is not a terminal. Its logs record base URLs
+without their credentials, as a ``normlab`` run's do
+([`normlab.core.guard_inspect_logs`][normlab.core.guard_inspect_logs]).
 """
 
 import sys
 
 from normlab.core import guard_inspect_logs, register_progress
-from normlab.hsii import hsii, hsii_cot
-from normlab.losona import losona, losona_screen
 from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel, SpreadModel
-from normlab.scene import scene
+from normlab.specs import specs
 
-__all__ = [
-    "EmbeddedLlamaCpp",
-    "HumanModel",
-    "ScriptedModel",
-    "SpreadModel",
-    "hsii",
-    "hsii_cot",
-    "losona",
-    "losona_screen",
-    "scene",
-]
+__all__ = ["EmbeddedLlamaCpp", "HumanModel", "ScriptedModel", "SpreadModel"]
+
+# Each system's task module, imported: its @task functions register themselves with Inspect.
+for _system in specs():
+    if _system.task is not None:
+        _system.task()
 
 guard_inspect_logs()
 

@@ -4,8 +4,8 @@ Every command reports bad input on one line naming file, line and field and
 exits 2; an incomplete run exits 1 and resumes when run again.
 
 The systems' command groups load when one of their commands (or their ``--help``) runs,
-not before: ``normlab --help`` lists them from the table below without importing Inspect,
-matplotlib or FastAPI, so it answers at once.
+not before: ``normlab --help`` lists them from the systems' specs (light modules) without
+importing Inspect, matplotlib or FastAPI, so it answers at once.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from normlab.commands.help import plain_help
 from normlab.demo import demo
+from normlab.specs import specs
 from normlab.web.cli import serve
 
 HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
@@ -26,25 +27,21 @@ HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and
 Every command reports bad input on one line naming file, line and field and exits 2;
 an incomplete run exits 1 and resumes when run again."""
 
-GROUPS: dict[str, tuple[str, str]] = {
+TOOLS: dict[str, tuple[str, str]] = {
     "models": ("normlab.commands.models", "Check the models normlab can call."),
-    "losona": ("normlab.losona.cli", "LoSoNA: local social norm adaptation (static)."),
-    "scene": ("normlab.scene.cli", "SCENE: interactive norm episodes with sanctions."),
-    "hsii": (
-        "normlab.hsii.cli",
-        "HSII: an assistant among several users picks whom to address and what to say.",
-    ),
-    "crsec": (
-        "normlab.crsec.cli",
-        "CRSEC: a society of agents in which norms are created, spread, evaluated, "
-        "synthesized and obeyed, over simulated days.",
-    ),
     "study": (
         "normlab.study.cli",
         "A study: systems × subjects × roles, planned (calls, cost, power), run and reported.",
     ),
 }
-"""Command group → (module whose ``app`` is the group, the group's help)."""
+"""The command groups that are not a system: group → (module whose ``app`` it is, help)."""
+GROUPS: dict[str, tuple[str, str]] = {
+    "models": TOOLS["models"],
+    **{spec.name: (spec.cli, spec.help) for spec in specs()},
+    "study": TOOLS["study"],
+}
+"""Command group → (module whose ``app`` is the group, the group's help): each system's from
+its spec (``normlab.specs``), then the tools'."""
 
 
 class LazyGroup(TyperGroup):

@@ -4,27 +4,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from normlab import crsec, hsii, losona, scene
 from normlab.models.roles import DEFAULT_MODEL
 from normlab.runs.console import note, reports_errors
-
-# Each demo is looked up on its system's face when it runs (the faces load on first use).
-DEMOS: list[tuple[str, str, Callable[[Path], Path]]] = [
-    ("LoSoNA", "static benchmark: write the next message of a group chat",
-     lambda out: losona.run_demo(out)),
-    ("SCENE", "interactive benchmark: personas enforce a hidden norm",
-     lambda out: scene.run_demo(out)),
-    ("HSII", "multi-user benchmark: whom to address and what to say",
-     lambda out: hsii.run_demo(out)),
-    ("CRSEC", "simulation: norms emerge in a society of agents",
-     lambda out: crsec.run_demo(out)),
-]  # fmt: skip
+from normlab.specs import specs
 
 
 def write_index(out: Path, done: list[tuple[str, str, Path, float]]) -> Path:
@@ -56,10 +43,11 @@ def demo(
 ) -> None:
     """All four systems, small, on the embedded model, offline; one index page links the reports."""
     done: list[tuple[str, str, Path, float]] = []
-    for index, (name, what, run) in enumerate(DEMOS, start=1):
-        note(f"[{index}/{len(DEMOS)}] {name}: {what}")
+    systems = specs()
+    for index, system in enumerate(systems, start=1):
+        note(f"[{index}/{len(systems)}] {system.title}: {system.summary}")
         started = time.perf_counter()
-        report = run(out)
-        done.append((name, what, report, time.perf_counter() - started))
-        note(f"[{index}/{len(DEMOS)}] {name} done in {done[-1][3] / 60:.1f} min")
+        report = system.demo(out)
+        done.append((system.title, system.summary, report, time.perf_counter() - started))
+        note(f"[{index}/{len(systems)}] {system.title} done in {done[-1][3] / 60:.1f} min")
     note(f"index: {write_index(out, done).resolve()}")

@@ -7,8 +7,8 @@ import io
 import pytest
 from rich.console import Console
 
-from normlab.runs import console as output
 from normlab.report import Table
+from normlab.runs import console as output
 
 TABLE = Table(
     caption="Accuracy by model",

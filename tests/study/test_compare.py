@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from normlab.study.compare import UnitRows, compare, hsii_statistic, paired_difference, units_of
+from normlab.hsii.spec import hsii_statistic
+from normlab.runs import UnitRows
+from normlab.study.compare import compare, paired_difference, units_of
 from normlab.study.papers import paper_name, paper_rows
 from tests.study.test_study import invoke, study_file
 
@@ -64,8 +65,7 @@ def test_hsii_paired_difference_of_the_score_is_hand_computed() -> None:
     # b: c1 (1, 1, 0, 0), c2 (1, 1, 1, 0) → r = (1, 1, .5, 0)  → ι = 1·(1 + 1·(.5 + 0)) = 1.5
     # Δ = 0.5. Resamples: {c1, c1} → 3 − 1 = 2 (1/4); {c2, c2} → 1 − 2 = −1 (1/4); {c1, c2}
     # → 0.5 (1/2): the 2.5th and 97.5th percentiles are −1 and 2.
-    weights = SimpleNamespace(alpha=1.0, beta=1.0, gamma=1.0, formula="table")
-    score = hsii_statistic(weights)
+    score = hsii_statistic(alpha=1.0, beta=1.0, gamma=1.0, formula="table")
     a = UnitRows({"c1": (1, 1, 1, 1), "c2": (1, 0, NAN, NAN)}, {"c1": "d1", "c2": "d2"}, score)
     b = UnitRows({"c1": (1, 1, 0, 0), "c2": (1, 1, 1, 0), "c3": (1, 1, 1, 1)}, {}, score)
     assert score(np.array(list(a.rows.values()))) == pytest.approx(2.0)

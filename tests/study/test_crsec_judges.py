@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from normlab.core.outputs import slug
-from normlab.study import crsec_cell
+from normlab.crsec import cell as crsec_cell
 from tests.study.test_cells import run_json
 from tests.study.test_study import REPO, invoke
 

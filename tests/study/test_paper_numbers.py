@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from normlab.hsii import hsii_score
+from normlab.runs.headline import Headline
 from normlab.stats import Estimate
-from normlab.study.headline import Headline
 from normlab.study.papers import PaperRow, paper_numbers, paper_rows, setup_note
 from normlab.study.report import _model_notes
 from normlab.study.schema import Subject

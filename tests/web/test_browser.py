@@ -100,7 +100,7 @@ def test_a_scene_episode_played_live_against_scripted_personas(runs: Path, page:
         runs,
         judge=SCENE_MODEL,
         roles=roles,
-        play=PlayConfig(banks={"scene": SCENE / "scenarios.jsonl"}, scene_rounds=2),
+        play=PlayConfig(banks={"scene": SCENE / "scenarios.jsonl"}, lengths={"scene": 2}),
     )
     with serving(settings) as url:
         page.goto(f"{url}/play?system=scene")

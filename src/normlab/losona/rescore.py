@@ -33,13 +33,12 @@ from normlab.losona.analysis import JUDGE_SCORER, load_run, record_of, records_f
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.schemas import Scenario, TrialRecord
 from normlab.losona.scorer import JUDGE_TEMPERATURE, judge_response, norm_judge
+from normlab.runs.rescore import RESCORED_SUFFIX, score_again
 from normlab.stats import Agreement
 
 RESCORED_FILE = "rescored_trials.jsonl"
 """The trials a second judge labelled, written in the rescore folder (``losona rescore --out``)."""
 PROGRESS_FILE = "rescore_progress.jsonl"
-RESCORED_SUFFIX = ".rescored.eval"
-"""Rescored copies are named ``<log>.<judge>-<addenda>.rescored.eval``."""
 
 
 def trial_key(record: TrialRecord) -> tuple[str, str, str, int]:
@@ -120,7 +119,6 @@ def _appended_scorer(item: LogSample, judge: str, addenda: str) -> str | None:
 
 def rescore_log(path: Path, judge: str, out_dir: Path, addenda: str = "default") -> Path:
     """Append ``judge``'s scores to a copy of the log in ``out_dir`` (once; reruns reuse it)."""
-    from inspect_ai import score
     from inspect_ai.log import write_eval_log
 
     target = out_dir / f"{path.stem}.{slug(judge)}-{addenda}{RESCORED_SUFFIX}"
@@ -129,19 +127,7 @@ def rescore_log(path: Path, judge: str, out_dir: Path, addenda: str = "default")
         if existing.samples and all(_appended_scorer(i, judge, addenda) for i in existing.samples):
             return target
     original = read_log(path)
-    # Inspect's score() builds every role the log names: without them it needs only the new
-    # judge (not the original judge's SDK, key or endpoint); the copy keeps them.
-    roles = original.eval.model_roles
-    original.eval.model_roles = None
-    rescored = score(
-        original,
-        norm_judge(addenda=addenda),
-        action="append",
-        model=judge,
-        model_roles={"judge": judge},
-        display="none",
-    )
-    rescored.eval.model_roles = roles
+    rescored = score_again(original, norm_judge(addenda=addenda), judge, {"judge": judge}, "append")
     write_eval_log(rescored, str(target))
     return target
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
+from normlab.losona.defaults import ROLES
 from normlab.losona.report import (
     absent_table,
     agent_inference_table,
@@ -19,7 +20,7 @@ from normlab.losona.report import (
     paired_table,
     write_report,
 )
-from normlab.losona.task import ROLES, losona
+from normlab.losona.task import losona
 from normlab.report import embedded_banner
 from normlab.runs import Benchmark, TaskRun, note, print_table
 

@@ -33,9 +33,6 @@ from normlab.losona.scorer import norm_judge, trials
 from normlab.losona.solver import SubjectTemperature, subject_reply
 from normlab.models import DEFAULT_MODEL, RoleSettings
 
-ROLES = ("judge",)
-"""The model roles besides the subject; each task declares its models (``model_roles``), so
-a log's header names the judge's model even when nobody named it."""
 TASK_VERSION = 3
 """What Inspect records as the log's task version: a new one when results stop being comparable
 with the old (the README's Changelog says what each changed; ``eval.yaml`` lists it as ``3-A``)."""

@@ -1,7 +1,9 @@
 """The runtime every system's run uses, below the command line: a system's read side and its run
 from task to report ([`Benchmark`][normlab.runs.Benchmark], [`TaskRun`][normlab.runs.TaskRun],
-[`RunOptions`][normlab.runs.RunOptions]), the log folders runs default to, and console output
-(one-line errors, notes on stderr, tables, JSON on stdout).
+[`RunOptions`][normlab.runs.RunOptions]), the log folders runs default to, console output
+(one-line errors, notes on stderr, tables, JSON on stdout), and the one typed description each
+system gives of itself ([`SystemSpec`][normlab.runs.SystemSpec]) with what a study reads of a
+cell ([`Headline`][normlab.runs.Headline]).
 
 Above the shared ground (core, models, stats, report) and below the command line
 (``normlab.commands``, typer only): a system's ``runner.py``, studies, the web app and the demo
@@ -31,13 +33,31 @@ if TYPE_CHECKING:
         stdout_to_stderr,
     )
     from normlab.runs.folders import default_log_dir, roles_line
+    from normlab.runs.headline import Headline, UnitRows
+    from normlab.runs.system import (
+        Pairing,
+        Play,
+        Rating,
+        Rejudge,
+        System,
+        SystemSpec,
+        summed_usage,
+    )
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
     "Benchmark",
+    "Headline",
+    "Pairing",
+    "Play",
+    "Rating",
+    "Rejudge",
     "RunOptions",
+    "System",
+    "SystemSpec",
     "TaskRun",
+    "UnitRows",
     "default_log_dir",
     "emit",
     "finish_run",
@@ -50,4 +70,5 @@ __all__ = [
     "roles_line",
     "say",
     "stdout_to_stderr",
+    "summed_usage",
 ]

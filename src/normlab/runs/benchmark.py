@@ -21,8 +21,6 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 from inspect_ai import Task
 from inspect_ai.model import Model
 
-from normlab.runs.console import note, print_json, print_table, stdout_to_stderr
-from normlab.runs.folders import default_log_dir, roles_line
 from normlab.core.errors import InputError
 from normlab.core.evalrun import Configuration, Shard, check_folder, only_samples, run_task
 from normlab.core.logs import BASE_AGENT, SampleSet
@@ -36,6 +34,8 @@ from normlab.core.storage import (
 from normlab.models import DEFAULT_MODEL, AnalysisBase, RoleSettings
 from normlab.models.preflight import check_models
 from normlab.report import usage_table
+from normlab.runs.console import note, print_json, print_table, stdout_to_stderr
+from normlab.runs.folders import default_log_dir, roles_line
 
 
 class Loaded(Protocol):
@@ -229,6 +229,18 @@ class TaskRun(Generic[P, AnalysisT]):
         """Run (or resume) the task, print the analysis and write the report."""
         named = inspect.signature(self.factory).bind(*args, **kwargs).arguments
         return finish_run(self.bench, self.factory, named, model, roles, options)
+
+    def with_arguments(
+        self,
+        model: str,
+        roles: Mapping[str, str],
+        options: RunOptions,
+        arguments: Mapping[str, object],
+    ) -> AnalysisT:
+        """The same run with the task's arguments as a mapping (a study file's options, the
+        web app's pick): bound to the task's parameters when the task is built, so an unknown
+        one is refused there, before any folder exists."""
+        return finish_run(self.bench, self.factory, arguments, model, roles, options)
 
     def demo(self, out: Path, /, *args: P.args, **kwargs: P.kwargs) -> Path:
         """The benchmark's demo: every role on the embedded model, logs and report in

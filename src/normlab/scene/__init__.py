@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     )
     from normlab.scene.audit import analyze_study, export_study, study_columns
     from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+    from normlab.scene.defaults import SANCTIONS_PER_EPISODE
     from normlab.scene.lint import scaffold_findings
     from normlab.scene.rules import episode_views, label_lists
     from normlab.scene.runner import BENCHMARK, run_demo, run_scene
@@ -40,6 +41,7 @@ else:
 
 __all__ = [
     "BENCHMARK",
+    "SANCTIONS_PER_EPISODE",
     "SCENARIOS_PATH",
     "CastMember",
     "Channel",

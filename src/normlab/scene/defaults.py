@@ -22,3 +22,8 @@ SAMPLERS: tuple[Sampler, ...] = ("coverage", "uniform")
 
 ROLES = ("persona", "orchestrator", "judge", "auditor")
 """The models of a SCENE run besides the subject."""
+
+SANCTIONS_PER_EPISODE = 0.547
+"""SCENE §6: Claude Opus 4.7's repair rate is over 547 sanctions in 1,000 episodes (461 of 547,
+the project's reading notes); the paper's other rows print no n. What a study plan assumes
+where no pilot measured a subject's sanctions per episode."""

@@ -22,34 +22,14 @@ that reads every pair for a winner reads the second.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
 from pydantic import BaseModel
 
-from normlab.stats import Estimate, Interval, Statistic
+from normlab.runs.headline import UnitRows, UnitValues
+from normlab.stats import Estimate, Interval
+from normlab.study.systems import SYSTEMS
 
-
-@dataclass(frozen=True)
-class UnitRows:
-    """Per unit, a row a statistic reads whole (HSII: a case's four stage values, NaN where
-    the case is not in a stage's denominator), each unit's cluster, and the statistic."""
-
-    rows: dict[str, tuple[float, ...]]
-    clusters: dict[str, str]
-    statistic: Statistic
-
-
-UnitValues = dict[str, float] | dict[str, tuple[int, int]] | UnitRows
-"""Per unit id: a value averaged over units, (k, n) counts pooled over units, or rows a
-statistic reads."""
-
-HEADLINE_CONDITION = "norm_informed"
 FAMILY_ALPHA = 0.05
 """The family-wise error rate the Bonferroni intervals keep over a system's comparisons."""
 
@@ -71,83 +51,10 @@ class Comparisons(BaseModel):
     note: str
 
 
-def _losona_units(run: Any, analysis: Any) -> UnitValues:
-    from normlab.losona import scenario_outcomes
-
-    result = next(iter(analysis.models.values()), None)
-    if result is None or not result.conditions:
-        return {}
-    conditions = result.conditions
-    condition = HEADLINE_CONDITION if HEADLINE_CONDITION in conditions else next(iter(conditions))
-    records = [r for r in run.records if r.condition == condition]
-    return {
-        o.scenario_id: float(o.majority)
-        for o in scenario_outcomes(records)
-        if o.majority is not None
-    }
-
-
-def _scene_units(run: Any, analysis: Any) -> UnitValues:
-    from normlab.scene import episode_views
-
-    labelled = [r.outcome for r in run.records if r.outcome.labelled]
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for outcome in episode_views(labelled)[analysis.headline_view]:
-        counts[outcome.scenario_id][0] += outcome.repaired
-        counts[outcome.scenario_id][1] += outcome.sanctions
-    return {scenario: (k, n) for scenario, (k, n) in counts.items()}
-
-
-def hsii_statistic(result: Any) -> Statistic:
-    """HSII's score of a matrix of stage rows, under the weights and formula of the cell's
-    analysis (``result``, its model result): each rate over the cases in its denominator
-    (a rate with none counts 0, as the analysis does), then
-    [`normlab.hsii.hsii_score`][normlab.hsii.hsii_score]."""
-    from normlab.hsii import hsii_score
-
-    def score(rows: NDArray[np.float64]) -> float:
-        rates = []
-        for column in rows.T:
-            reached = column[~np.isnan(column)]
-            rates.append(float(reached.mean()) if reached.size else 0.0)
-        return float(
-            hsii_score(
-                *rates,
-                alpha=result.alpha,
-                beta=result.beta,
-                gamma=result.gamma,
-                formula=result.formula,
-            )
-        )
-
-    return score
-
-
-def _hsii_units(run: Any, analysis: Any) -> UnitValues:
-    from normlab.hsii import stages_of
-
-    result = next(iter(analysis.models.values()), None)
-    if result is None:
-        return {}
-    return UnitRows(
-        rows={r.case_id: tuple(stages_of(r).values()) for r in run.records},
-        clusters={r.case_id: r.cluster for r in run.records},
-        statistic=hsii_statistic(result),
-    )
-
-
-UNITS: dict[str, tuple[Callable[[Any, Any], UnitValues], str]] = {
-    "losona": (_losona_units, "scenario"),
-    "scene": (_scene_units, "scenario"),
-    "hsii": (_hsii_units, "case"),
-}
-"""How each pairable system's headline breaks into units, and what a unit is."""
-
-
-def units_of(system: str, run: Any, analysis: Any) -> UnitValues | None:
-    """The headline per unit of one cell, or None when the system has no paired form."""
-    found = UNITS.get(system)
-    return None if found is None else found[0](run, analysis)
+def units_of(system: str, run: object, analysis: object) -> UnitValues | None:
+    """The headline per unit of one cell (the system's spec's pairing), or None when the system
+    has no paired form."""
+    return SYSTEMS[system].spec.units_of(run, analysis)
 
 
 def _count(values: UnitValues | None) -> int:
@@ -179,13 +86,14 @@ def paired_difference(first: UnitValues, second: UnitValues, confidence: float =
 
 def compare(system: str, ranked: list[tuple[str, UnitValues | None]]) -> Comparisons:
     """Every pair of subjects, in rank order (``ranked`` is best first)."""
-    if system not in UNITS:
+    spec = SYSTEMS[system].spec
+    unit = spec.paired_unit
+    if unit is None:
         note = (
-            f"{system}'s headline unit (a run) is not shared between subjects, so no paired "
-            "difference is computed."
+            f"{system}'s headline unit (a {spec.unit}) is not shared between subjects, so no "
+            "paired difference is computed."
         )
-        return Comparisons(unit="run", pairs=[], comparisons=0, note=note)
-    unit = UNITS[system][1]
+        return Comparisons(unit=spec.unit, pairs=[], comparisons=0, note=note)
     measured = [(name, values) for name, values in ranked if values is not None and _count(values)]
     both = list(combinations(measured, 2))
     m = max(len(both), 1)
@@ -198,13 +106,10 @@ def compare(system: str, ranked: list[tuple[str, UnitValues | None]]) -> Compari
         )
         for (a, va), (b, vb) in both
     ]
-    resampled = f"{unit}s" if system != "hsii" else "cases (whole dialogues at a time)"
     note = (
         f"{len(pairs)} paired comparison(s) over shared {unit}s; 95% bootstrap intervals over "
-        f"{resampled}, unadjusted for multiple comparisons; the family-wise intervals read the "
-        f"same bootstrap at {1 - FAMILY_ALPHA / m:.4f} (Bonferroni, α/m with α = "
+        f"{spec.paired_resampled}, unadjusted for multiple comparisons; the family-wise intervals "
+        f"read the same bootstrap at {1 - FAMILY_ALPHA / m:.4f} (Bonferroni, α/m with α = "
         f"{FAMILY_ALPHA} and m = {m}), so all {m} cover together at least 95% of the time."
     )
-    if system == "hsii":
-        note += " Δ is a difference of HSII scores (not of rates), recomputed on each resample."
-    return Comparisons(unit=unit, pairs=pairs, comparisons=len(pairs), note=note)
+    return Comparisons(unit=unit, pairs=pairs, comparisons=len(pairs), note=note + spec.paired_note)

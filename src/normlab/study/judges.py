@@ -15,7 +15,7 @@ under another. Each system's own scorer re-judges the cell's finished logs:
 * CRSEC, whose judge classifies inside its analysis of the simulation rather than in a
   scorer of a log, by copying each finished run (what the analysis reads, its config naming
   the other judge) and running the analysis on the copies with that judge: the analysis's
-  match and compliance calls again, cached in the copies (``normlab.study.crsec_cell``).
+  match and compliance calls again, cached in the copies (``normlab.crsec.cell``).
 
 Rescored files go to ``OUT/judges/SYSTEM/SUBJECT/JUDGE`` (a remote ``out``: its local
 mirror), outside every cell's folder so a cell's own analysis never reads them; a log (a
@@ -36,37 +36,21 @@ final-hour adherence of each agent to each target norm in each run (clustered by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
-from normlab.core.logs import model_name, read_log, read_samples
-from normlab.core.outputs import built_whole, slug
+from normlab.core.outputs import slug
 from normlab.core.storage import log_location, mirror_folder
+from normlab.runs.headline import Verdicts
 from normlab.stats import Agreement, Estimate, Interval, finite_or_none, kendall_tau
-from normlab.study.crsec_cell import crsec_judged, crsec_verdicts, rescore_crsec
 from normlab.study.location import local_logs
 from normlab.study.schema import Study
 from normlab.study.systems import SYSTEMS, Cell
 
 FOLDER = "judges"
-RESCORED_SUFFIX = ".rescored.eval"
-ITEMS = {
-    "losona": "trials (complies or breach), clustered by scenario",
-    "scene": "turn labels (subject: breach, repair; personas: demonstration, sanction, "
-    "persona breach), clustered by scenario",
-    "hsii": "comparisons (r3 vs the golden, r4 vs the reference: win or not), clustered by "
-    "dialogue",
-    "crsec": "final-hour adherence of each agent to each target norm (adhering or not), "
-    "clustered by run",
-}
-"""What one per-unit verdict is, per system."""
-
-Verdicts = dict[str, tuple[str, bool]]
-"""Item key → (cluster, verdict): one judge's per-unit verdicts on one cell."""
 
 
 def judges_root(study: Study) -> Path:
@@ -83,144 +67,35 @@ def judge_folder(study: Study, cell: Cell, judge: str) -> Path:
 # --- rescoring (study run) ----------------------------------------------------------------
 
 
-def _rescore_losona(logs: Path, judge: str, folder: Path, cell: Cell) -> None:
-    from normlab.losona import rescore_run
-
-    rescore_run([logs], judge, folder, None, str(cell.options.get("judge_addenda", "default")))
-
-
-def _contributing_logs(logs: Path) -> list[Path]:
-    """The logs whose samples the system's loader counts (a killed run's partial log beside
-    the one that resumed it adds nothing and is not judged again)."""
-    found = read_samples(sorted(logs.rglob("*.eval")))
-    return sorted({item.path for item in found.samples})
-
-
-def _rescore_logs(
-    logs: Path, judge: str, folder: Path, system: str, scorer_name: str, keep_roles: Sequence[str]
-) -> None:
-    """Each contributing log scored again by the system's scorer (its recorded options) with
-    ``judge`` in the judge role, overwriting the scores in a copy written to ``folder``."""
-    from inspect_ai import score
-    from inspect_ai.log import write_eval_log
-    from inspect_ai.model import ModelConfig
-
-    from normlab.runs import stdout_to_stderr
-
-    scorer_factory = getattr(SYSTEMS[system].face(), scorer_name)
-    folder.mkdir(parents=True, exist_ok=True)
-    for path in _contributing_logs(logs):
-        target = folder / f"{path.stem}{RESCORED_SUFFIX}"
-        if target.exists():
-            continue
-        original = read_log(path)
-        spec = next(s for s in original.eval.scorers or [] if s.name.endswith(scorer_name))
-        roles = dict(original.eval.model_roles or {})
-        bound = {"judge": judge, **{r: model_name(roles[r]) for r in keep_roles if r in roles}}
-        # Without the header's roles Inspect builds only the models bound here, not the
-        # subject's or the personas' (their SDKs and keys are not needed to judge again).
-        original.eval.model_roles = None
-        with stdout_to_stderr():
-            rescored = score(
-                original,
-                scorer_factory(**(spec.options or {})),
-                action="overwrite",
-                model=judge,
-                model_roles=bound,
-                display="none",
-            )
-        rescored.eval.model_roles = {**roles, "judge": ModelConfig(model=judge)}
-        # Whole or not at all (a kill mid-write leaves nothing the loader reads): a rerun
-        # skips a log whose copy exists.
-        with built_whole(target) as written:
-            write_eval_log(rescored, str(written))
-
-
-RESCORE: dict[str, Callable[[Path, str, Path, Cell], None]] = {
-    "losona": _rescore_losona,
-    "scene": lambda logs, judge, folder, _: _rescore_logs(
-        logs, judge, folder, "scene", "episode_judge", ("auditor",)
-    ),
-    "hsii": lambda logs, judge, folder, _: _rescore_logs(
-        logs, judge, folder, "hsii", "hsii_stages", ()
-    ),
-    "crsec": lambda logs, judge, folder, _: rescore_crsec(logs, judge, folder),
-}
-"""How each system's finished cell is judged again by another model."""
-
-
 def judge_cells(study: Study, cells: Sequence[Cell]) -> None:
     """Every finished cell of a system with ``judges`` judged again by each (once: what was
     rescored before is kept). A cell with no logs yet is left for a later run."""
     from normlab.runs import note
 
     for cell in cells:
-        judges = study.systems[cell.system].judges  # type: ignore[index]
+        judges = study.systems[cell.system].judges
         if not judges:
             continue
-        logs = local_logs(cell.folder, SYSTEMS[cell.system].logs)
+        spec = SYSTEMS[cell.system].spec
+        logs = local_logs(cell.folder, spec.logs)
         if logs is None:
             continue
         for judge in judges:
             note(f"study: {cell.label}: extra judge {judge}")
-            RESCORE[cell.system](logs, judge, judge_folder(study, cell, judge), cell)
+            spec.rescore(logs, judge, judge_folder(study, cell, judge), cell.options)
 
 
 # --- reading (study report) -----------------------------------------------------------------
 
 
-def _losona_verdicts(run: Any) -> Verdicts:
-    return {
-        f"{r.scenario_id}|{r.condition}|{r.trial}": (r.scenario_id, bool(r.complies))
-        for r in run.records
-        if r.complies is not None
-    }
-
-
-SUBJECT_LISTS = ("breaches", "repairs")
-PERSONA_LISTS = ("demonstrations", "sanctions", "persona_breaches")
-
-
-def _scene_verdicts(run: Any) -> Verdicts:
-    verdicts: Verdicts = {}
-    for record in run.records:
-        episode, labels = record.episode, record.labels
-        for entry in episode.entries:
-            lists = SUBJECT_LISTS if entry.actor == episode.subject else PERSONA_LISTS
-            for name in lists:
-                turns = getattr(labels, name)
-                if turns is not None:  # None: this list's reply could not be parsed
-                    key = f"{record.episode_id}|{entry.turn_id}|{name}"
-                    verdicts[key] = (episode.scenario_id, entry.turn_id in turns)
-    return verdicts
-
-
-def _hsii_verdicts(run: Any) -> Verdicts:
-    from normlab.hsii import win_value
-
-    verdicts: Verdicts = {}
-    for record in run.records:
-        weight = record.tie_weight or 0.0
-        for stage, given in (("first", record.first_verdicts), ("long", record.long_verdicts)):
-            if given and all(v is not None for v in given):
-                verdicts[f"{record.case_id}|{stage}"] = (
-                    record.cluster,
-                    win_value(given, weight) >= 1.0,
-                )
-    return verdicts
-
-
-VERDICTS: dict[str, Callable[[Any], Verdicts]] = {
-    "losona": _losona_verdicts,
-    "scene": _scene_verdicts,
-    "hsii": _hsii_verdicts,
-    "crsec": crsec_verdicts,
-}
-
-
-def verdicts_of(system: str, run: Any) -> Verdicts:
+def verdicts_of(system: str, run: object) -> Verdicts:
     """One judge's per-unit verdicts on one cell, as the system's loader read them."""
-    return VERDICTS[system](run)
+    return SYSTEMS[system].spec.verdicts_of(run)
+
+
+def verdict_items(system: str) -> str:
+    """What one per-unit verdict of ``system`` is, in words."""
+    return SYSTEMS[system].spec.verdict_items
 
 
 @dataclass
@@ -235,15 +110,9 @@ class Judged:
 
 def _judged_paths(study: Study, cell: Cell, judge: str) -> list[Path]:
     """What the system's loader reads as the cell judged by ``judge``; none before that."""
-    from normlab.losona import RESCORED_FILE
-
-    folder = judge_folder(study, cell, judge)
-    if cell.system == "losona":
-        return [folder / RESCORED_FILE] if (folder / RESCORED_FILE).is_file() else []
-    if cell.system == "crsec":  # every run's copy, so the headline is over the cell's runs
-        logs = local_logs(cell.folder, SYSTEMS[cell.system].logs)
-        return [folder] if logs is not None and crsec_judged(logs, folder) else []
-    return [folder] if folder.is_dir() and any(folder.glob(f"*{RESCORED_SUFFIX}")) else []
+    spec = SYSTEMS[cell.system].spec
+    logs = local_logs(cell.folder, spec.logs)
+    return [] if logs is None else spec.judged(logs, judge_folder(study, cell, judge))
 
 
 def judged_cell(study: Study, cell: Cell, judge: str) -> Judged | None:

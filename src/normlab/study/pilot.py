@@ -22,8 +22,8 @@ from statistics import fmean
 
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, pull
+from normlab.stats.planning import Assumed
 from normlab.study.location import local_logs
-from normlab.study.power import Assumed
 from normlab.study.systems import SYSTEMS
 
 PilotRates = dict[str, dict[str, Assumed]]

@@ -35,9 +35,10 @@ from pydantic import BaseModel, Field
 from normlab.core.errors import InputError
 from normlab.models.roles import EMBEDDED_MODEL, NORM_MEMORY_ROLE, is_embedded
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
+from normlab.stats.planning import Assumed
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
-from normlab.study.power import ICC, Assumed, precision
+from normlab.study.power import ICC, precision
 from normlab.study.schema import Price, Study
 from normlab.study.sequential_sim import ExpectedSaving
 from normlab.study.systems import SYSTEMS, Cell, cells
@@ -207,7 +208,7 @@ def dry_models(cell: Cell, study: Study) -> tuple[str, dict[str, str]]:
     else the cell's own models when every one is scripted."""
     system = SYSTEMS[cell.system]
     roles = system.roles()
-    dry = study.systems[cell.system].dry_run  # type: ignore[index]
+    dry = study.systems[cell.system].dry_run
     if dry is not None:
         return dry.model, {role: dry.roles.get(role, dry.model) for role in roles}
     own = {role: cell.roles.get(role, "") for role in roles}
@@ -269,7 +270,7 @@ def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, 
     there, so it makes the calls the judge role made in the dry run, with the same prompts (as
     the dry run's judge, a busy script answers every one). SCENE's scorer also asks its
     fidelity auditor again, a cached call at temperature 0: not counted."""
-    judges = study.systems[cell.system].judges  # type: ignore[index]
+    judges = study.systems[cell.system].judges
     if judge is None or not judges:
         return {}
     return {

@@ -26,18 +26,16 @@ from normlab.core.logs import subject_label
 from normlab.core.outputs import replace_file
 from normlab.core.storage import log_location
 from normlab.report import HtmlReport, Table
+from normlab.runs.headline import Headline, UnitValues, Verdicts
 from normlab.stats import Interval
-from normlab.study.compare import Comparisons, UnitValues, compare, units_of
+from normlab.study.compare import Comparisons, compare, units_of
 from normlab.study.execute import measured
-from normlab.study.headline import Headline
 from normlab.study.judges import (
-    ITEMS,
-    VERDICTS,
     JudgeComparison,
     Judged,
-    Verdicts,
     compare_judges,
     judged_cell,
+    verdict_items,
     verdicts_of,
 )
 from normlab.study.location import local_logs
@@ -141,10 +139,10 @@ def _judge_comparisons(
     theirs: dict[str, dict[str, Judged]],
 ) -> list[JudgeComparison]:
     """Each extra judge of ``system`` against its cells' own judge."""
-    judges = study.systems[system].judges  # type: ignore[index]
+    judges = study.systems[system].judges
     values = [(r.subject, r.value) for r in rows]
     return [
-        compare_judges(original, judge, ITEMS[system], values, theirs.get(judge, {}), ours)
+        compare_judges(original, judge, verdict_items(system), values, theirs.get(judge, {}), ours)
         for judge in judges or []
     ]
 
@@ -168,14 +166,14 @@ def _options_quantity(cell: Cell) -> dict[str, str | int]:
 
 def _expected_model(cell: Cell) -> str:
     """The subject as the cell's logs should name it."""
-    if cell.system == "crsec":
+    if not SYSTEMS[cell.system].spec.subject_label:  # CRSEC's runs name every agent's model
         return cell.model
     return subject_label(cell.model, cell.subject.agent)
 
 
 def _measured_model(cell: Cell, headline: Headline) -> str:
     """The model the cell's logs measured (the study file's where the logs name none)."""
-    if headline.model is None or cell.system == "crsec":
+    if headline.model is None or not SYSTEMS[cell.system].spec.subject_label:
         return headline.model or cell.model
     return headline.model.split(" + ", 1)[0]
 
@@ -263,8 +261,8 @@ def report_study(study: Study) -> StudyReport:
         run = system.load([logs])
         analysis = system.analyze_run(run)
         units[cell.system, cell.subject.name] = units_of(cell.system, run, analysis)
-        extra = study.systems[cell.system].judges  # type: ignore[index]
-        if extra and cell.system in VERDICTS:
+        extra = study.systems[cell.system].judges
+        if extra:
             original_judge[cell.system] = cell.roles.get("judge", "(the task's default)")
             verdicts.setdefault(cell.system, {})[cell.subject.name] = verdicts_of(cell.system, run)
             for judge in extra:

@@ -18,9 +18,10 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -33,8 +34,20 @@ from pydantic import (
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_yaml, validate_row, validation_field
 from normlab.core.logs import BASE_AGENT
+from normlab.specs import spec as find_system
+from normlab.specs import specs
 
-SystemName = Literal["losona", "scene", "hsii", "crsec"]
+
+def _known_system(name: str) -> str:
+    """A system a spec declares (``normlab.specs``)."""
+    known = [system.name for system in specs()]
+    if name not in known:
+        raise ValueError(f"no system {name!r}; known: {', '.join(known)}")
+    return name
+
+
+SystemName = Annotated[str, AfterValidator(_known_system)]
+"""The name of a system (``losona``, ``scene``, ``hsii``, ``crsec``)."""
 PATH_OPTIONS = ("scenarios", "cases", "society")
 """Task arguments that name a file or folder (resolved against the study file's folder)."""
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -255,9 +268,11 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                     field=f"systems.{name}.options.{key}",
                 )
             _check_type(parameters[key], spec.options[key], path, f"systems.{name}.options.{key}")
-        if name == "crsec" and spec.shards > 1:
+        if spec.shards > 1 and not find_system(name).shardable:
             raise InputError(
-                path, "a CRSEC cell is not split: give options.runs", field="systems.crsec.shards"
+                path,
+                f"a {find_system(name).title} cell is not split into shards",
+                field=f"systems.{name}.shards",
             )
         for index, subject in enumerate(study.subjects):
             if subject.agent != BASE_AGENT and "agent" not in parameters:

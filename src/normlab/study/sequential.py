@@ -149,7 +149,7 @@ def _hsii_dialogue(sample: Any) -> str:
 def build_order(cell: Cell, seed: int) -> Order:
     """The cell's task built as its run builds it, its samples grouped into units, the units
     shuffled by ``seed`` (sorted first, so the order depends on the seed and the bank alone)."""
-    task = SYSTEMS[cell.system].factory()(**cell.options)
+    task = SYSTEMS[cell.system].task()(**cell.options)
     key, adds = UNIT_OF[cell.system]
     grouped: dict[str, Unit] = {}
     for sample in task.dataset:
@@ -232,7 +232,8 @@ def _hsii_weights(result: Any) -> tuple[float, float, float, float]:
 
 def measure(system: str, run: Any, analysis: Any) -> Measured:
     """The cell's units as the headline counts them (``normlab.study.compare``'s units)."""
-    from normlab.study.compare import UnitRows, units_of
+    from normlab.runs.headline import UnitRows
+    from normlab.study.compare import units_of
 
     found = units_of(system, run, analysis)
     if found is None:

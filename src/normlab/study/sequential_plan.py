@@ -4,8 +4,8 @@ units its bank's order holds (``normlab.study.sequential``)."""
 
 from __future__ import annotations
 
+from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.study.plan import CellPlan
-from normlab.study.power import SANCTIONS_PER_EPISODE
 from normlab.study.schema import Study
 from normlab.study.sequential import SEQUENTIAL_SYSTEMS, Order, build_order
 from normlab.study.sequential_sim import ExpectedSaving, expected_saving

@@ -59,8 +59,8 @@ class Look:
 def look(study: Study, cell: Cell) -> Look:
     """The cell's logs read and analyzed by its system, its units measured, its usage priced
     as the plan prices it (``normlab.study.plan``)."""
+    from normlab.stats.planning import Assumed
     from normlab.study.plan import plan_cell
-    from normlab.study.power import Assumed
 
     system = SYSTEMS[cell.system]
     logs = local_logs(cell.folder, system.logs)

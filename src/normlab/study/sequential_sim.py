@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
+from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.stats import confidence_sequence
-from normlab.study.power import SANCTIONS_PER_EPISODE
 
 Floats = NDArray[np.float64]
 

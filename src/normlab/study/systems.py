@@ -1,158 +1,79 @@
-"""What a study needs of each system, reached only through the system's face: its task,
-its run, its read side, and which of its numbers is the headline a study ranks subjects by.
+"""What a study needs of each system, read from the system's own spec (``normlab.specs``): its
+options, its run, its read side, and which of its numbers is the headline a study ranks subjects
+by.
 
 The headline is one number per system, the one its paper leads with: LoSoNA's accuracy-at-K
 (norm-informed condition where run) over scenarios, SCENE's repair rate over sanctions (its
 interval a bootstrap over scenarios), HSII's score (0–3) over cases in dialogues, CRSEC's final
-share of agents adhering to the target norms over runs (``normlab.study.crsec_cell``). Each
-names the unit its n counts and the clusters its interval resamples, and the settings that make
-it the quantity a paper's number may be set beside. Each system also says how its dry run
-sampled those units (``design``), which estimator the plan sizes it with (``estimator``) and what
-a pilot's run measured for it (``measure``): ``normlab.study.power``.
+share of agents adhering to the target norms over runs. Each names the unit its n counts and the
+clusters its interval resamples, and the settings that make it the quantity a paper's number
+may be set beside. Each system also says how its dry run sampled those units (``design``),
+which estimator the plan sizes it with (``estimator``) and what a pilot's run measured for it
+(``measure``): ``normlab.study.power``. Each is declared once, in the system's ``spec.py``.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from inspect_ai import Task
+from pydantic import BaseModel
 
 from normlab.core.storage import log_location, within
-from normlab.models.usage import RunUsage, merge_usage
-from normlab.stats import Estimate
-from normlab.study.headline import Headline
-from normlab.study.power import (
-    HSII_STAGES,
-    Assumed,
-    Design,
-    Estimator,
-    Proportion,
-    RunMean,
-    StagedScore,
-    conservative,
-)
+from normlab.models.usage import RunUsage
+from normlab.runs.headline import Headline
+from normlab.runs.system import System as Spec
+from normlab.specs import specs
+from normlab.stats.planning import Assumed, Design, Estimator
 from normlab.study.schema import Study, Subject
-
-HEADLINE_CONDITION = "norm_informed"
-
-
-def _only(models: dict[str, Any]) -> tuple[str, Any] | None:
-    """A cell has one subject: its analysis has (at most) one model result."""
-    return next(iter(models.items()), None)
-
-
-def _losona(run: Any, analysis: Any) -> Headline | None:
-    found = _only(analysis.models)
-    if found is None or not found[1].conditions:
-        return None
-    model, result = found
-    condition = (
-        HEADLINE_CONDITION
-        if HEADLINE_CONDITION in result.conditions
-        else next(iter(result.conditions))
-    )
-    chosen = result.conditions[condition]
-    return Headline(
-        f"accuracy ({condition})",
-        chosen.accuracy,
-        chosen.n_scenarios,
-        "scenario",
-        quantity={"K": chosen.k},
-        model=model,
-    )
-
-
-SCENE_VIEWS = {"all_episodes": "all episodes", "valid_only": "VALID episodes only"}
-
-
-def _scene(run: Any, analysis: Any) -> Headline | None:
-    """The repair rate pooled over sanctions, its interval a bootstrap over scenarios (a
-    scenario's sanctions, over all its repetitions, are not independent); n is the sanctions,
-    0 when no sanction was made (no rate then, and no interval)."""
-    from normlab.study.compare import units_of
-
-    found = _only(analysis.models)
-    if found is None:
-        return None
-    counts = units_of("scene", run, analysis)
-    assert isinstance(counts, dict)
-    pooled = [value for value in counts.values() if isinstance(value, tuple)]
-    estimate = Estimate.pooled_rate(pooled)
-    clusters = sum(1 for _, sanctions in pooled if sanctions)
-    note = None
-    if not estimate.n:
-        note = "no sanction was made: the repair rate has no denominator"
-    elif clusters < 2:
-        note = "an interval needs sanctions in at least 2 scenarios (its resampled unit)"
-    return Headline(
-        "repair rate",
-        estimate,
-        estimate.n,
-        "sanction",
-        clusters=clusters,
-        cluster_unit="scenario",
-        quantity={"view": SCENE_VIEWS.get(analysis.headline_view, analysis.headline_view)},
-        model=found[0],
-        note=note,
-    )
-
-
-def _hsii(run: Any, analysis: Any) -> Headline | None:
-    found = _only(analysis.models)
-    if found is None:
-        return None
-    model, result = found
-    estimate = Estimate(value=result.hsii, ci=result.ci.get("hsii", (None, None)), n=result.n)
-    return Headline(
-        "HSII score",
-        estimate,
-        result.n,
-        "case",
-        clusters=result.dialogues,
-        cluster_unit="dialogue",
-        quantity={"formula": result.formula},
-        model=model,
-    )
 
 
 @dataclass(frozen=True)
 class System:
-    """A benchmark run as an Inspect task through its face's ``TaskRun``."""
+    """A system as a study runs and reads its cells: its spec, with the cell's settings."""
 
-    name: str
-    task: str
-    """The face's ``@task`` function."""
-    run_name: str
-    """The face's [`TaskRun`][normlab.runs.TaskRun]."""
-    headline: Callable[[Any, Any], Headline | None]
-    """The headline of a cell's run (what ``load`` read) and its analysis."""
-    design: Callable[[Any, Any], Design]
-    """How the run sampled the headline's units (the plan's dry run)."""
-    estimator: Estimator
-    """The headline's estimator, as the plan sizes it (``normlab.study.power``)."""
-    measure: Callable[[Headline, Any], Assumed | None]
-    """The rates a pilot's cell measured, for a plan's power (``normlab.study.pilot``)."""
-    quantity_options: tuple[str, ...] = ()
-    """Task options that are part of the headline's quantity (HSII's ε)."""
-    shardable: bool = True
-    """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
-    logs: str = "*.eval"
-    """What a cell's folder holds once it has run: its logs."""
+    spec: Spec
 
-    def face(self) -> Any:
-        return importlib.import_module(f"normlab.{self.name}")
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
-    def factory(self) -> Callable[..., Any]:
+    @property
+    def estimator(self) -> Estimator:
+        """The headline's estimator, as the plan sizes it (``normlab.study.power``)."""
+        return self.spec.estimator()
+
+    @property
+    def quantity_options(self) -> tuple[str, ...]:
+        """Task options that are part of the headline's quantity (HSII's ε)."""
+        return self.spec.quantity_options
+
+    @property
+    def shardable(self) -> bool:
+        """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
+        return self.spec.shardable
+
+    @property
+    def logs(self) -> str:
+        """What a cell's folder holds once it has run: its logs."""
+        return self.spec.logs
+
+    def factory(self) -> Callable[..., object]:
         """The function whose parameters are the system's options (the ``@task``)."""
-        return getattr(self.face(), self.task)  # type: ignore[no-any-return]
+        return self.spec.options()
+
+    def task(self) -> Callable[..., Task]:
+        """The system's ``@task`` function (a system that is no Inspect task has none)."""
+        if self.spec.task is None:
+            raise TypeError(f"{self.name} is not an Inspect task")
+        return self.spec.task()
 
     def roles(self) -> tuple[str, ...]:
-        """The roles besides the subject, as the system's read side declares them."""
-        return tuple(self.face().BENCHMARK.roles)
+        """The roles besides the subject, as the system declares them."""
+        return tuple(self.spec.roles)
 
     def run(
         self,
@@ -161,13 +82,12 @@ class System:
         shard: str | None = None,
         report: bool = True,
         samples: tuple[str, ...] | None = None,
-    ) -> Any:
+    ) -> BaseModel:
         """The cell (or one shard of it, or only ``samples``) run or resumed by the system's
         own run; its analysis. A shard's report goes beside its logs (``FOLDER/shard-I-of-N``);
         a remote folder's beside its local mirror; none at all without ``report``."""
         from normlab.runs import RunOptions
 
-        run = getattr(self.face(), self.run_name)
         folder = cell.folder
         report_dir = folder if isinstance(folder, Path) and shard is None else None
         settings = RunOptions(
@@ -178,179 +98,38 @@ class System:
             report=report,
             samples=samples,
         )
-        return run(cell.model, cell.roles, settings, **cell.options)
+        return self.spec.run_cell(cell.model, cell.roles, settings, cell.options)
 
-    def load(self, folders: list[Path]) -> Any:
+    def load(self, folders: list[Path]) -> object:
         """The logs in ``folders``, read by the system's one loader (shards as one run)."""
-        return self.face().load_run(folders)
+        return self.spec.load_cell(folders)
 
-    def analyze_run(self, run: Any) -> Any:
+    def analyze_run(self, run: object) -> BaseModel:
         """The system's own analysis of what ``load`` read."""
-        return self.face().analyze(run)
+        return self.spec.analyze_cell(run)
 
-    def analyze(self, folders: list[Path]) -> Any:
+    def analyze(self, folders: list[Path]) -> BaseModel:
         return self.analyze_run(self.load(folders))
 
-    def usage(self, analysis: Any) -> RunUsage | None:
+    def headline(self, run: object, analysis: object) -> Headline | None:
+        """The headline of a cell's run (what ``load`` read) and its analysis."""
+        return self.spec.headline_of(run, analysis)
+
+    def design(self, run: object, analysis: object) -> Design:
+        """How the run sampled the headline's units (the plan's dry run)."""
+        return self.spec.design_of(run, analysis)
+
+    def measure(self, headline: Headline, analysis: object) -> Assumed | None:
+        """The rates a pilot's cell measured, for a plan's power (``normlab.study.pilot``)."""
+        return self.spec.measure_of(headline, analysis)
+
+    def usage(self, analysis: object) -> RunUsage | None:
         """The cell's usage by role (a cell has one subject: its runs summed)."""
-        if not analysis.usage:
-            return None
-        parts = list(analysis.usage.values())
-        return RunUsage(
-            units=sum(p.units for p in parts), roles=merge_usage(p.roles for p in parts)
-        )
+        return self.spec.usage_of(analysis)
 
 
-class CrsecSystem(System):
-    """CRSEC, a simulation rather than an Inspect task: see ``normlab.study.crsec_cell``."""
-
-    def factory(self) -> Callable[..., Any]:
-        from normlab.study.crsec_cell import crsec_options
-
-        return crsec_options
-
-    def roles(self) -> tuple[str, ...]:
-        return ("judge",)
-
-    def run(
-        self,
-        cell: Cell,
-        connections: int,
-        shard: str | None = None,
-        report: bool = True,
-        samples: tuple[str, ...] | None = None,
-    ) -> Any:
-        """A CRSEC cell writes no report of its own either way (the study's report reads it)."""
-        from normlab.core.errors import InputError
-        from normlab.study.crsec_cell import run_crsec
-
-        if not isinstance(cell.folder, Path):
-            raise InputError("study", "CRSEC runs write to a local folder", field="out")
-        return run_crsec(cell.options, cell.model, cell.roles, cell.folder, connections)
-
-    def load(self, folders: list[Path]) -> Any:
-        """The run folders under the cell folders (CRSEC's analysis reads them itself)."""
-        from normlab.study.crsec_cell import run_folders_in
-
-        return run_folders_in(folders)
-
-    def analyze_run(self, run: Any) -> Any:
-        from normlab.study.crsec_cell import crsec_analyze
-
-        return crsec_analyze(run)
-
-    def usage(self, analysis: Any) -> RunUsage | None:
-        from normlab.study.crsec_cell import crsec_usage
-
-        return crsec_usage(analysis)
-
-
-def _crsec(run: Any, analysis: Any) -> Headline | None:
-    from normlab.study.crsec_cell import crsec_headline
-
-    return crsec_headline(analysis)
-
-
-# --- the plan's design and a pilot's rates, per system -----------------------------------
-
-
-def _losona_design(run: Any, analysis: Any) -> Design:
-    headline = _losona(run, analysis)
-    return Design(sampled="scenario", cluster=None, sizes=[1] * (headline.n if headline else 0))
-
-
-def _scene_design(run: Any, analysis: Any) -> Design:
-    episodes = Counter(record.outcome.scenario_id for record in run.records)
-    return Design(sampled="episode", cluster="scenario", sizes=sorted(episodes.values()))
-
-
-def _hsii_design(run: Any, analysis: Any) -> Design:
-    cases = Counter(record.cluster for record in run.records)
-    return Design(sampled="case", cluster="dialogue", sizes=sorted(cases.values()))
-
-
-def _crsec_design(run: Any, analysis: Any) -> Design:
-    runs = [result for result in analysis.runs if result.final]
-    pairs = max((result.agents * len(result.final) for result in runs), default=0)
-    return Design(sampled="run", cluster="run", sizes=[pairs] * len(runs), pairs_per_run=pairs)
-
-
-def _share(headline: Headline, analysis: Any) -> Assumed | None:
-    """A measured share, made usable for planning (``conservative``)."""
-    value = headline.estimate.value
-    if value is None:
-        return None
-    k_of_n = (value * headline.n, headline.n) if headline.unit != "run" else None
-    rate = conservative(value, k_of_n, headline.estimate.ci)
-    return None if rate is None else Assumed(rate=rate)
-
-
-def _scene_measure(headline: Headline, analysis: Any) -> Assumed | None:
-    found = _only(analysis.models)
-    episodes = getattr(found[1], analysis.headline_view).episodes if found else 0
-    share = _share(headline, analysis)
-    per_episode = headline.n / episodes if episodes else None
-    if share is None and per_episode is None:
-        return None
-    return Assumed(rate=share.rate if share else None, sanctions_per_episode=per_episode)
-
-
-def _hsii_measure(headline: Headline, analysis: Any) -> Assumed | None:
-    """r1–r4, each made usable over its own denominator (n, n1, n2); a stage no case reached
-    keeps the default's rate."""
-    found = _only(analysis.models)
-    if found is None or not found[1].n:
-        return None
-    result = found[1]
-    stages = []
-    for index, (name, n) in enumerate(
-        (("r1", result.n), ("r2", result.n1), ("r3", result.n2), ("r4", result.n2))
-    ):
-        value = getattr(result, name)
-        usable = (
-            None
-            if value is None
-            else conservative(value, (value * n, n), result.ci.get(name, (None, None)))
-        )
-        stages.append(HSII_STAGES[index] if usable is None else usable)
-    return Assumed(stages=(stages[0], stages[1], stages[2], stages[3]))
-
-
-SYSTEMS: dict[str, System] = {
-    "losona": System(
-        "losona", "losona", "run_losona", _losona, _losona_design, Proportion("scenario"), _share
-    ),
-    "scene": System(
-        "scene",
-        "scene",
-        "run_scene",
-        _scene,
-        _scene_design,
-        Proportion("sanction", per_sampled=True),
-        _scene_measure,
-    ),
-    "hsii": System(
-        "hsii",
-        "hsii",
-        "run_hsii",
-        _hsii,
-        _hsii_design,
-        StagedScore(),
-        _hsii_measure,
-        quantity_options=("epsilon",),
-    ),
-    "crsec": CrsecSystem(
-        "crsec",
-        "",
-        "",
-        _crsec,
-        _crsec_design,
-        RunMean(),
-        _share,
-        shardable=False,
-        logs="config.json",
-    ),
-}
+SYSTEMS: Mapping[str, System] = {spec.name: System(spec) for spec in specs()}
+"""Every system a study can name, from its spec."""
 
 
 @dataclass(frozen=True)
@@ -361,7 +140,7 @@ class Cell:
     subject: Subject
     model: str
     roles: dict[str, str]
-    options: dict[str, Any]
+    options: Mapping[str, object]
     """The task's arguments, the agent included where the task takes one."""
     folder: Path | str
     """``OUT/SYSTEM/SUBJECT``: a local folder, or a URL in object storage."""

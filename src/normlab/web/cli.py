@@ -98,8 +98,12 @@ def serve(
     losona_data: Annotated[Path | None, typer.Option(help="LoSoNA scenarios to play.")] = None,
     scene_data: Annotated[Path | None, typer.Option(help="SCENE scenarios to play.")] = None,
     hsii_cases: Annotated[Path | None, typer.Option(help="HSII cases to play.")] = None,
-    scene_rounds: Annotated[int, typer.Option(help="SCENE rounds per played episode.")] = 8,
-    hsii_epsilon: Annotated[int, typer.Option(help="HSII long-run turns when played.")] = 7,
+    scene_rounds: Annotated[
+        int | None, typer.Option(help="SCENE rounds per played episode (default 8).")
+    ] = None,
+    hsii_epsilon: Annotated[
+        int | None, typer.Option(help="HSII long-run turns when played (default 7).")
+    ] = None,
 ) -> None:
     """Read runs, play the subject, and run human rating studies in the browser."""
     import uvicorn
@@ -120,8 +124,11 @@ def serve(
         roles=role or [],
         play=PlayConfig(
             banks={"losona": losona_data, "scene": scene_data, "hsii": hsii_cases},
-            scene_rounds=scene_rounds,
-            hsii_epsilon=hsii_epsilon,
+            lengths={
+                name: length
+                for name, length in (("scene", scene_rounds), ("hsii", hsii_epsilon))
+                if length is not None
+            },
         ),
     )
     app = create_app(settings)

@@ -14,18 +14,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
-from normlab import hsii, losona, scene
+from normlab import hsii, scene
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.models import answering, bind_roles
-from normlab.runs import RunOptions
+from normlab.runs import Play, RunOptions, System
+from normlab.specs import specs
 from normlab.web.store import new_token
 
 log = logging.getLogger(__name__)
@@ -44,24 +44,34 @@ class PlayConfig:
     """What a seat runs beyond the sample: banks to draw from, episode lengths."""
 
     banks: dict[str, Path | None] = field(default_factory=dict)
-    scene_rounds: int = 8
-    """SCENE rounds per episode (paper: 8)."""
-    hsii_epsilon: int = 7
-    """HSII long-run turns (paper: 7)."""
+    """System → the bank of samples a person picks from (its own when none)."""
+    lengths: dict[str, int] = field(default_factory=dict)
+    """System → an episode's length when played (SCENE's rounds, HSII's long-run turns); the
+    system's own default (its spec's) when not given."""
 
 
 @dataclass(frozen=True)
 class PlayKind:
-    system: str
-    title: str
-    roles: tuple[str, ...]
-    options: Callable[[Path | None], list[PlayOption]]
-    runner: Callable[[], Callable[..., object]]
-    """The system's ``run_SYSTEM`` (looked up when a seat opens: it imports Inspect)."""
-    bank: str
-    """The task argument that takes the bank of samples."""
-    sample: Callable[[str, PlayConfig], dict[str, object]]
-    """(option id, config) → the task's other arguments, to play that one sample once."""
+    """A system a person can play: its spec and what its spec says of playing it."""
+
+    spec: System
+    play: Play
+
+    @property
+    def system(self) -> str:
+        return self.spec.name
+
+    @property
+    def title(self) -> str:
+        return self.play.title
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles a seat binds besides the person's: the system's own."""
+        return tuple(self.spec.roles)
+
+    def options(self, bank: Path | None) -> list[PlayOption]:
+        return [PlayOption(id, label) for id, label in self.play.options(bank)]
 
     def run(
         self, model: str, option: str, roles: dict[str, str], folder: Path, config: PlayConfig
@@ -69,8 +79,10 @@ class PlayKind:
         """Run the task with ``model`` as subject to its report, as ``normlab SYSTEM run``
         does; the log and the report land in ``folder``."""
         bank = config.banks.get(self.system)  # as text, as ``inspect eval -T`` gives it
-        arguments = {self.bank: str(bank) if bank else None, **self.sample(option, config)}
-        self.runner()(model, roles, RunOptions(log_dir=folder, report_dir=folder), **arguments)
+        length = config.lengths.get(self.system, self.play.length)
+        picked = self.play.sample(option, length)
+        arguments = {self.play.bank: str(bank) if bank else None, **picked}
+        self.spec.run_cell(model, roles, RunOptions(log_dir=folder, report_dir=folder), arguments)
 
 
 @dataclass
@@ -115,58 +127,10 @@ class Seat:
         return self.status in ("done", "failed")
 
 
-def _losona_options(bank: Path | None) -> list[PlayOption]:
-    return [
-        PlayOption(f"{scenario.scenario_id}::{condition}", f"{scenario.scenario_id} ({condition})")
-        for scenario in losona.load_scenarios(bank or losona.SCENARIOS_PATH)
-        for condition in ("naive", "norm_informed")
-    ]
-
-
-def _losona_sample(option: str, config: PlayConfig) -> dict[str, object]:
-    scenario_id, condition = option.rsplit("::", 1)
-    return {"conditions": [condition], "scenario_ids": [scenario_id], "epochs": 1}
-
-
 KINDS: dict[str, PlayKind] = {
-    "losona": PlayKind(
-        "losona",
-        "LoSoNA: write the next message",
-        ("judge",),
-        _losona_options,
-        lambda: losona.run_losona,
-        "scenarios",
-        _losona_sample,
-    ),
-    "scene": PlayKind(
-        "scene",
-        "SCENE: a live episode with scripted personas",
-        ("persona", "orchestrator", "judge", "auditor"),
-        lambda bank: [
-            PlayOption(s.scenario_id, s.scenario_id)
-            for s in scene.load_scenarios(bank or scene.SCENARIOS_PATH)
-        ],
-        lambda: scene.run_scene,
-        "scenarios",
-        lambda option, config: {
-            "scenario_ids": [option],
-            "reps": 1,
-            "max_turns": config.scene_rounds,
-        },
-    ),
-    "hsii": PlayKind(
-        "hsii",
-        "HSII: pick whom to address and what to say",
-        ("judge", "persona", "reference"),
-        lambda bank: [
-            PlayOption(case.case_id, f"{case.case_id} ({case.domain})")
-            for case in hsii.load_cases(bank or hsii.CASES_PATH)
-        ],
-        lambda: hsii.run_hsii,
-        "cases",
-        lambda option, config: {"case_ids": [option], "epsilon": config.hsii_epsilon},
-    ),
+    spec.name: PlayKind(spec, spec.play) for spec in specs() if spec.play is not None
 }
+"""The systems a person can play (LoSoNA, SCENE live, HSII), from their specs."""
 
 
 class Seats:

@@ -15,10 +15,10 @@ raters answered, so the web app adds collection, never a second definition:
   come from a bank (dialogue and case JSONL under the runs folder), not a run, it has an
   amended-text field and criteria boxes, and the study page shows agreement between curators
 
-A kind names its door, the face's functions it calls: ``door="study"`` (the default) is
-``study_columns``/``export_study``/``analyze_study``; ``door="curation"`` is
-``curation_columns``/``export_curation``/``analyze_curation`` (and, where the face has them,
-``curation_agreement`` and ``curation_criteria``).
+Each kind is a system's [`Rating`][normlab.runs.Rating], declared in its spec
+(``normlab.runs.SystemSpec.ratings``) with the functions it calls: the export's columns, the
+export, the analysis (and, where the system has them, agreement between raters and the criteria
+a rater ticks).
 
 A rater's answers are written back into the kind's CSV (answer column filled), which is
 both the owner's download and the input of the kind's analysis. Study folders hold the
@@ -29,48 +29,79 @@ a temporary file of its own, so two downloads at once never mix or clobber each 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast
+from typing import Literal
 
 from pydantic import BaseModel
 
 from normlab.core.csvio import TEXT_CELL_LIMIT, SpreadsheetWriter, read_csv_rows
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
+from normlab.runs import Rating
+from normlab.specs import specs
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.guard import private_folder
-from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Rating, Store, Study
+from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Store, Study
+from normlab.web.store import Rating as RatingRow
 
 
 @dataclass(frozen=True)
 class StudyKind:
-    name: str
-    title: str
+    """A human rating study of one system's judgements (its spec's ``Rating``)."""
+
     system: str
-    question: str
-    """What the rater is asked, above every item."""
-    answer_column: str
-    choices: tuple[tuple[str, str], ...]
-    """(value written to the CSV, button label)."""
-    notes_column: str | None
-    door: str = "study"
-    """Which of the face's functions the kind calls (``{door}_columns``, ``export_{door}``,
-    ``analyze_{door}``)."""
-    source: Literal["run", "bank"] = "run"
-    """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
-    amended_column: str | None = None
-    """Where an amended text goes (only kinds whose raters may edit the item)."""
-    amended_from: str | None = None
-    """The item's column an amendment starts from (the form's text is prefilled with it)."""
-    criteria_column: str | None = None
-    """Where the criteria a rater ticked go (the face's ``{door}_criteria`` lists them)."""
-    rater_column: str | None = None
-    """Where the rater's name goes in their filled CSV (agreement needs to tell them apart)."""
+    rating: Rating
+
+    @property
+    def name(self) -> str:
+        return self.rating.name
+
+    @property
+    def title(self) -> str:
+        return self.rating.title
+
+    @property
+    def question(self) -> str:
+        """What the rater is asked, above every item."""
+        return self.rating.question
+
+    @property
+    def answer_column(self) -> str:
+        return self.rating.answer_column
+
+    @property
+    def choices(self) -> tuple[tuple[str, str], ...]:
+        """(value written to the CSV, button label)."""
+        return self.rating.choices
+
+    @property
+    def notes_column(self) -> str | None:
+        return self.rating.notes_column
+
+    @property
+    def source(self) -> Literal["run", "bank"]:
+        """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
+        return self.rating.source
+
+    @property
+    def amended_column(self) -> str | None:
+        return self.rating.amended_column
+
+    @property
+    def amended_from(self) -> str | None:
+        return self.rating.amended_from
+
+    @property
+    def criteria_column(self) -> str | None:
+        return self.rating.criteria_column
+
+    @property
+    def rater_column(self) -> str | None:
+        return self.rating.rater_column
 
     @property
     def extra_columns(self) -> list[str]:
@@ -89,48 +120,26 @@ class StudyKind:
         """What the new-study form pairs the kind with: its system's runs, or its banks."""
         return self.system if self.source == "run" else f"{self.system}-bank"
 
-    def _call(self, name: str, *args: Any) -> Any:
-        return getattr(_audit(self.system), name)(*args)
-
     def columns(self) -> list[str]:
-        return cast(list[str], self._call(f"{self.door}_columns"))
+        return self.rating.columns()
 
     def export(self, run: Path, out: Path, n: int, seed: int) -> int:
         """(run folder or bank, CSV to write, how many, seed) → rows written (key beside it)."""
-        return cast(int, self._call(f"export_{self.door}", run, out, n, seed))
+        return self.rating.export(run, out, n, seed)
 
     def analyze(self, filled: Path) -> BaseModel:
         """Filled CSV (key beside it) → the system's analysis."""
-        return cast(BaseModel, self._call(f"analyze_{self.door}", filled, _key(filled)))
+        return self.rating.analyze(filled, _key(filled))
 
     def agreement(self, filled: list[Path]) -> BaseModel | None:
-        """Agreement between raters over their filled CSVs, where the face offers it."""
-        name = f"{self.door}_agreement"
-        if not hasattr(_audit(self.system), name):
-            return None
-        return cast(BaseModel, self._call(name, filled))
+        """Agreement between raters over their filled CSVs, where the system offers it."""
+        return None if self.rating.agreement is None else self.rating.agreement(filled)
 
     def criteria(self) -> list[tuple[str, str]]:
         """(value, label) of the criteria boxes on the rating form (none for most kinds)."""
-        if not self.criteria_column:
+        if not self.criteria_column or self.rating.criteria is None:
             return []
-        return cast(list[tuple[str, str]], self._call(f"{self.door}_criteria"))
-
-
-class AuditDoor(Protocol):
-    """What every system's face offers a rating study (its ``audit.py``, through the face);
-    a kind with another door calls that door's functions of the same shape."""
-
-    def study_columns(self) -> list[str]: ...
-
-    def export_study(self, run: Path, out: Path, n: int, seed: int) -> int: ...
-
-    def analyze_study(self, filled: Path, key: Path) -> BaseModel: ...
-
-
-def _audit(system: str) -> AuditDoor:
-    """The system's face, imported when a study first needs it (the app starts without it)."""
-    return cast(AuditDoor, importlib.import_module(f"normlab.{system}"))
+        return self.rating.criteria()
 
 
 def _key(filled: Path) -> Path:
@@ -139,61 +148,9 @@ def _key(filled: Path) -> Path:
 
 
 KINDS: dict[str, StudyKind] = {
-    kind.name: kind
-    for kind in [
-        StudyKind(
-            "losona-audit",
-            "LoSoNA judge audit (§7)",
-            "losona",
-            "Does the response comply with the group's norm?",
-            "human_complies",
-            (("yes", "Complies"), ("no", "Breaches")),
-            "human_notes",
-        ),
-        StudyKind(
-            "scene-audit",
-            "SCENE label and fidelity audit",
-            "scene",
-            "Answer the question about this episode.",
-            "human_answer",
-            (("yes", "Yes"), ("no", "No")),
-            "human_notes",
-        ),
-        StudyKind(
-            "hsii-grading",
-            "HSII pairwise grading",
-            "hsii",
-            "Which is the more proper next statement of the assistant?",
-            "human_verdict",
-            (("A", "A is better"), ("equal", "Equal"), ("B", "B is better")),
-            "human_notes",
-        ),
-        StudyKind(
-            "crsec-questionnaire",
-            "CRSEC questionnaire (Appendix D)",
-            "crsec",
-            "Rate how well the output fits the input and the agent (1 = not at all, 7 = fully).",
-            "score",
-            tuple((str(n), str(n)) for n in range(1, 8)),
-            None,
-        ),
-        StudyKind(
-            "hsii-curation",
-            "HSII curation (accept, amend or reject)",
-            "hsii",
-            "Accept, amend (edit the text) or reject this item? Tick the criteria it meets.",
-            "curator_decision",
-            (("accept", "Accept"), ("amend", "Amend (save my text)"), ("reject", "Reject")),
-            "curator_notes",
-            door="curation",
-            source="bank",
-            amended_column="curator_amended",
-            amended_from="text",
-            criteria_column="curator_criteria",
-            rater_column="curator",
-        ),
-    ]
+    rating.name: StudyKind(spec.name, rating) for spec in specs() for rating in spec.ratings
 }
+"""Every rating study a system's spec declares, by the kind's name."""
 
 
 MAX_BANK_FILES = 200
@@ -264,7 +221,7 @@ def filled_csv(store: Store, state: Path, study: Study, rater: Rater) -> Path:
     """The study's items CSV with this rater's answers filled in (blank where unanswered),
     ``ratings-RATER_ID.csv`` beside the key, replaced whole (never seen half-written)."""
     kind = KINDS[study.kind]
-    answers: dict[str, Rating] = store.ratings(rater)
+    answers: dict[str, RatingRow] = store.ratings(rater)
     folder = study_folder(state, study)
     path = folder / f"ratings-{rater.id}.csv"
     handle, temporary = tempfile.mkstemp(  # 0600, a name of its own per call

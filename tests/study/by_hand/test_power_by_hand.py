@@ -10,16 +10,10 @@ import math
 import pytest
 
 from normlab import stats
-from normlab.study.power import (
-    HSII_STAGES,
-    Assumed,
-    Design,
-    Proportion,
-    RunMean,
-    StagedScore,
-    hsii_gradient,
-    precision,
-)
+from normlab.hsii.power import HSII_STAGES, StagedScore, hsii_gradient
+from normlab.scene import SANCTIONS_PER_EPISODE
+from normlab.stats.planning import Assumed, Design, Proportion, RunMean
+from normlab.study.power import precision
 
 GPT4 = HSII_STAGES  # HSII Table 1: r1 .701, r2 .732, r3 .67, r4 .69 (ι = 1.399)
 PARENTS = (None, 0, 1, 1)  # Definition 1: r2 over parsed replies, r3 and r4 over right targets
@@ -112,7 +106,8 @@ def test_each_system_plans_on_its_own_scale() -> None:
     # SCENE: 2 scenarios × 5 episodes at .5 sanctions per episode: 2.5 sanctions each,
     # Poisson, m̃ = 1 + Σμ²/Σμ = 1 + 12.5/5 = 3.5; ρ = .1: deff = 1.25; n = 5 sanctions;
     # Wilson at p = .8 over n′ = 5/1.25 = 4.
-    scene = precision(Proportion("sanction", per_sampled=True), Design(sampled="episode",
+    per_episode = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
+    scene = precision(per_episode, Design(sampled="episode",
                       cluster="scenario", sizes=[5, 5]),
                       Assumed(rate=0.8, sanctions_per_episode=0.5), 0.05, icc=0.1)  # fmt: skip
     assert (scene.n, scene.cluster_size, scene.design_effect) == pytest.approx((5, 3.5, 1.25))

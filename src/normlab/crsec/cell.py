@@ -1,6 +1,6 @@
-"""CRSEC as a study's system: the subject is every agent's model, the society's runs are the
-cell's units, and the headline is the share of agents adhering to the society's target norms
-at the end.
+"""CRSEC as a study's system (its spec's study side, ``normlab.crsec.spec``): the subject is every
+agent's model, the society's runs are the cell's units, and the headline is the share of agents
+adhering to the society's target norms at the end.
 
 CRSEC is a simulation, not an Inspect task, so it has no ``@task`` function to read options
 from: ``crsec_options`` stands in for one, with ``normlab crsec run``'s options as its
@@ -26,19 +26,49 @@ final-hour adherence flags the headline is built from, one per (run, agent, targ
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from normlab.core.errors import InputError
 from normlab.core.outputs import built_whole
+from normlab.crsec.analysis import ANALYZED_FILES, CrsecAnalysis
+from normlab.crsec.rundir import RunDir
+from normlab.crsec.runner import analyze as analyze_folders
+from normlab.crsec.runner import configure, simulate
+from normlab.crsec.schemas import Ablation
+from normlab.crsec.society import HOBBS_CAFE
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, merge_usage
+from normlab.runs.console import stdout_to_stderr
+from normlab.runs.headline import Headline
 from normlab.stats import Estimate
-from normlab.study.headline import Headline
 
 SUBJECT = "agent"
 """CRSEC's name for the role a study's subject takes."""
 JUDGE = "judge"
 ANALYSIS_SUFFIX = " (this analysis)"
 METRIC = "adhering share (final)"
+
+
+class CrsecOptions(BaseModel):
+    """A CRSEC cell's options (``crsec_options``'s parameters), checked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    society: str | None = None
+    days: int | None = None
+    hours: str | None = None
+    agents: str | None = None
+    tick_minutes: int | None = None
+    faithful: bool = False
+    ablations: list[Ablation] = []
+    synthesis_trigger: Literal["paper", "counter"] = "paper"
+    max_utterances: int | None = None
+    classify_hint: bool = False
+    runs: int = 1
+    seed: int = 0
 
 
 def crsec_options(
@@ -54,7 +84,7 @@ def crsec_options(
     classify_hint: bool = False,
     runs: int = 1,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> CrsecOptions:
     """A CRSEC cell's options, as ``normlab crsec run`` takes them.
 
     Args:
@@ -72,20 +102,34 @@ def crsec_options(
         runs: Independent runs (seeds seed … seed+N-1).
         seed: Seed of the first run.
     """
-    return {
-        "society": society,
-        "days": days,
-        "hours": hours,
-        "agents": agents,
-        "tick_minutes": tick_minutes,
-        "faithful": faithful,
-        "ablations": list(ablations or []),
-        "synthesis_trigger": synthesis_trigger,
-        "max_utterances": max_utterances,
-        "classify_hint": classify_hint,
-        "runs": runs,
-        "seed": seed,
-    }
+    return checked_options(
+        {
+            "society": society,
+            "days": days,
+            "hours": hours,
+            "agents": agents,
+            "tick_minutes": tick_minutes,
+            "faithful": faithful,
+            "ablations": list(ablations or []),
+            "synthesis_trigger": synthesis_trigger,
+            "max_utterances": max_utterances,
+            "classify_hint": classify_hint,
+            "runs": runs,
+            "seed": seed,
+        }
+    )
+
+
+def checked_options(options: Mapping[str, object]) -> CrsecOptions:
+    """A study file's ``systems.crsec.options``, checked: a bad one is one line naming it."""
+    try:
+        return CrsecOptions.model_validate(dict(options))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"] if isinstance(part, str))
+        raise InputError(
+            "study", first["msg"], field=f"systems.crsec.options.{where}".rstrip(".")
+        ) from None
 
 
 def run_folders(folder: Path, runs: int) -> list[Path]:
@@ -93,36 +137,34 @@ def run_folders(folder: Path, runs: int) -> list[Path]:
 
 
 def run_crsec(
-    options: dict[str, Any], model: str, roles: dict[str, str], folder: Path, connections: int
-) -> Any:
+    options: Mapping[str, object],
+    model: str,
+    roles: Mapping[str, str],
+    folder: Path,
+    connections: int | None,
+) -> CrsecAnalysis:
     """Create the cell's runs (or keep those already there, to resume them), simulate them to
     their end and analyze them; the analysis."""
-    from normlab.core.errors import InputError
-    from normlab.crsec import HOBBS_CAFE, RunDir, analyze_folders, configure, simulate
-
-    given = crsec_options(**options)
-    unknown = [name for name in given["ablations"] if not isinstance(name, str)]
-    if unknown:
-        raise InputError("study", "ablations are names", field="systems.crsec.options.ablations")
+    given = checked_options(options)
     models = {JUDGE: roles.get(JUDGE, model), **roles, SUBJECT: model}
-    folders = run_folders(folder, given["runs"])
+    folders = run_folders(folder, given.runs)
     for index, run_folder in enumerate(folders):
         run = RunDir(run_folder)
         if run.exists():
             continue
         config = configure(
-            Path(given["society"]) if given["society"] else HOBBS_CAFE,
+            Path(given.society) if given.society else HOBBS_CAFE,
             models,
-            seed=given["seed"] + index,
-            days=given["days"],
-            hours=given["hours"],
-            agents=given["agents"],
-            tick_minutes=given["tick_minutes"],
-            faithful=given["faithful"],
-            ablations=given["ablations"],
-            synthesis_trigger=given["synthesis_trigger"],
-            max_utterances=given["max_utterances"],
-            classify_hint=given["classify_hint"],
+            seed=given.seed + index,
+            days=given.days,
+            hours=given.hours,
+            agents=given.agents,
+            tick_minutes=given.tick_minutes,
+            faithful=given.faithful,
+            ablations=list(given.ablations),
+            synthesis_trigger=given.synthesis_trigger,
+            max_utterances=given.max_utterances,
+            classify_hint=given.classify_hint,
         )
         run.create(config)
     simulate(folders, None, None, report=False, max_connections=connections)
@@ -134,7 +176,7 @@ class CrsecRuns(list[Path]):
     the report reads the headline and the judges' per-unit verdicts from one analysis instead
     of reading every run's events twice."""
 
-    analysis: Any = None
+    analysis: CrsecAnalysis | None = None
 
 
 def run_folders_in(folders: list[Path]) -> CrsecRuns:
@@ -144,12 +186,9 @@ def run_folders_in(folders: list[Path]) -> CrsecRuns:
     )
 
 
-def crsec_analyze(runs: list[Path]) -> Any:
+def crsec_analyze(runs: list[Path]) -> CrsecAnalysis:
     """The analysis of the runs by the judge their config names (the first run's), verdicts
     from their caches."""
-    from normlab.crsec import analyze_folders
-    from normlab.runs import stdout_to_stderr
-
     if isinstance(runs, CrsecRuns) and runs.analysis is not None:
         return runs.analysis
     with stdout_to_stderr():
@@ -166,8 +205,6 @@ def _copy_run(source: Path, target: Path, judge: str) -> None:
     """What the analysis reads of ``source``, to ``target``, its config naming ``judge``:
     built beside the judge's folder and moved whole (``built_whole``), so a kill mid-copy
     leaves nothing the judge's analysis or the report reads."""
-    from normlab.crsec import ANALYZED_FILES, RunDir
-
     config = RunDir(source).config()
     with built_whole(target) as built:
         copy = RunDir(built)
@@ -182,9 +219,6 @@ def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
     ``folder/run-N``, then the analysis of the copies with ``judge`` (its verdicts cached in
     them, so a rerun, or a rescoring killed half-way, pays only for what is missing). A run
     not finished yet is left for a later ``study run``: its copy would go stale."""
-    from normlab.crsec import RunDir, analyze_folders
-    from normlab.runs import stdout_to_stderr
-
     copies = []
     for run in run_folders_in([cell]):
         state = RunDir(run).checkpoint()
@@ -201,8 +235,6 @@ def rescore_crsec(cell: Path, judge: str, folder: Path) -> None:
 
 def crsec_judged(cell: Path, folder: Path) -> bool:
     """Whether every run of the cell has its copy in the judge's ``folder``."""
-    from normlab.crsec import RunDir
-
     runs = run_folders_in([cell])
     return bool(runs) and all(RunDir(folder / run.name).exists() for run in runs)
 
@@ -218,7 +250,7 @@ def crsec_verdicts(runs: list[Path]) -> dict[str, tuple[str, bool]]:
     }
 
 
-def crsec_usage(analysis: Any) -> RunUsage | None:
+def crsec_usage(analysis: CrsecAnalysis) -> RunUsage | None:
     """The cell's usage, summed over its runs, with CRSEC's roles under a study's names: the
     agents' calls are the subject's, the judge's calls of the analysis are the judge's. Verdicts
     an earlier analysis cached count as the judge's cache hits (a call a fresh run makes), so a
@@ -236,7 +268,7 @@ def crsec_usage(analysis: Any) -> RunUsage | None:
     return RunUsage(units=len(analysis.runs), roles=roles)
 
 
-def crsec_headline(analysis: Any) -> Headline | None:
+def crsec_headline(analysis: CrsecAnalysis) -> Headline | None:
     """The mean final adhering share over target norms (see the module docstring): over runs,
     with a bootstrap interval over runs; one run has no interval (its agents are not
     independent units, so a Wilson interval over its agent × norm pairs would be too narrow),

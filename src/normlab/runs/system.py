@@ -1,0 +1,345 @@
+"""One typed description per system: what the command line, the web app, studies and the demo
+know of LoSoNA, SCENE, HSII or CRSEC, declared once in the system's own ``spec.py``.
+
+A [`SystemSpec`][normlab.runs.SystemSpec] names the system and its command group's help, its
+roles and their default models, the function whose parameters are its options, its run, the one
+loader of its logs and its analysis, its headline (the number a study ranks subjects by) and that
+number's unit, how a study plans its precision, pairs two subjects and judges a cell again with
+another model, the human rating studies the web app offers, how a person plays the subject, and
+its demo. The top-level ``normlab.specs`` finds every system's spec (a package with a
+``spec.py``); no caller keeps a table keyed by a system's name.
+
+A spec module stays light: the command line lists the groups from it for ``normlab --help``
+without importing Inspect, so every field that needs the system's heavy modules is a function
+that imports them when called (its types named under ``TYPE_CHECKING``).
+
+Callers hold specs of different systems side by side, so they see a spec through
+[`System`][normlab.runs.System], where what the system's loader read and what its analysis made
+are plain objects: each goes back to the system's own functions only after a check that it is
+of the system's own types (``RunT``, ``AnalysisT``), so mypy checks every use inside a system
+and a value from another system fails at once, by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from inspect_ai import Task
+    from pydantic import BaseModel
+
+    from normlab.models.usage import AnalysisBase, RunUsage
+    from normlab.runs.benchmark import RunOptions
+    from normlab.runs.headline import Headline, UnitValues, Verdicts
+    from normlab.stats.planning import Assumed, Design, Estimator
+
+RunT = TypeVar("RunT")
+"""What the system's loader reads from a cell's folders (its logs, or CRSEC's run folders)."""
+AnalysisT = TypeVar("AnalysisT", bound="BaseModel")
+"""What the system's analysis makes of it."""
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A human rating study of the system's judgements (the web app's study kinds): what raters
+    are asked, and the system's own blind export and analysis behind it."""
+
+    name: str
+    """The kind's name (``losona-audit``)."""
+    title: str
+    question: str
+    """What the rater is asked, above every item."""
+    answer_column: str
+    choices: tuple[tuple[str, str], ...]
+    """(value written to the CSV, button label)."""
+    notes_column: str | None
+    columns: Callable[[], list[str]]
+    """The export's columns."""
+    export: Callable[[Path, Path, int, int], int]
+    """(run folder or bank, CSV to write, how many, seed) → rows written (key beside it)."""
+    analyze: Callable[[Path, Path], BaseModel]
+    """(filled CSV, key) → the system's analysis of the ratings."""
+    source: Literal["run", "bank"] = "run"
+    """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
+    agreement: Callable[[list[Path]], BaseModel] | None = None
+    """Agreement between raters over their filled CSVs, where the system offers it."""
+    criteria: Callable[[], list[tuple[str, str]]] | None = None
+    """(value, label) of the criteria boxes on the rating form, where raters tick some."""
+    amended_column: str | None = None
+    """Where an amended text goes (only kinds whose raters may edit the item)."""
+    amended_from: str | None = None
+    """The item's column an amendment starts from (the form's text is prefilled with it)."""
+    criteria_column: str | None = None
+    """Where the criteria a rater ticked go."""
+    rater_column: str | None = None
+    """Where the rater's name goes in their filled CSV (agreement needs to tell them apart)."""
+
+
+@dataclass(frozen=True)
+class Play:
+    """A person in the subject's seat (the web app's play page): what they can pick and the
+    task arguments that play one pick once."""
+
+    title: str
+    options: Callable[[Path | None], list[tuple[str, str]]]
+    """(the bank to draw from, or the system's own) → (option id, label) of each pick."""
+    bank: str
+    """The task argument that takes the bank of samples."""
+    sample: Callable[[str, int | None], dict[str, object]]
+    """(option id, length) → the task's other arguments, to play that one sample once."""
+    length: int | None = None
+    """An episode's length when played (SCENE's rounds, HSII's long-run turns), where the task
+    has one; the web app's ``--…`` option may change it."""
+
+
+@dataclass(frozen=True)
+class Pairing(Generic[RunT, AnalysisT]):
+    """How two subjects on the same units are compared (``normlab.study.compare``): the
+    headline per shared unit, and what a unit is."""
+
+    unit: str
+    units: Callable[[RunT, AnalysisT], UnitValues]
+    resampled: str
+    """What the paired bootstrap resamples, in words (``scenarios``)."""
+    note: str = ""
+    """What else the comparison's note says."""
+
+
+@dataclass(frozen=True)
+class Rejudge(Generic[RunT]):
+    """A finished cell judged again by another model (``normlab.study.judges``)."""
+
+    items: str
+    """What one per-unit verdict is, in words."""
+    rescore: Callable[[Path, str, Path, Mapping[str, object]], None]
+    """(the cell's logs, the other judge, the folder its rescored files go to, the cell's
+    options): judge the logs again, keeping what an earlier rescoring wrote."""
+    judged: Callable[[Path, Path], list[Path]]
+    """(the cell's logs, that folder) → what the loader reads as the cell so judged (none
+    before it was)."""
+    verdicts: Callable[[RunT], Verdicts]
+    """One judge's per-unit verdicts on one cell, as the loader read them."""
+
+
+def summed_usage(analysis: AnalysisBase) -> RunUsage | None:
+    """A cell's usage by role: its runs summed (a cell has one subject)."""
+    from normlab.models.usage import RunUsage, merge_usage
+
+    if not analysis.usage:
+        return None
+    parts = list(analysis.usage.values())
+    return RunUsage(units=sum(p.units for p in parts), roles=merge_usage(p.roles for p in parts))
+
+
+@dataclass(frozen=True)
+class SystemSpec(Generic[RunT, AnalysisT]):
+    """One system, described once (see the module docstring); each system's ``spec.py``
+    declares its ``SPEC``."""
+
+    name: str
+    """The command group and the folder a study writes its cells to (``losona``)."""
+    title: str
+    """The system's name in pages and reports (``LoSoNA``)."""
+    position: int
+    """Where it comes in listings (the command's help, the demo, the web app)."""
+    help: str
+    """The command group's help (``normlab --help``)."""
+    summary: str
+    """What the system is, in a few words (the demo's index)."""
+    roles: Mapping[str, str]
+    """The model roles besides the subject, each with the model it takes by default."""
+    subject_role: str
+    """What the system calls the role a study's subject takes (CRSEC: every ``agent``)."""
+    types: Callable[[], tuple[type[RunT], type[AnalysisT]]]
+    """The loader's and the analysis's types (imported when called)."""
+    options: Callable[[], Callable[..., object]]
+    """The function whose parameters are the system's options (its ``@task``)."""
+    run: Callable[[str, Mapping[str, str], RunOptions, Mapping[str, object]], AnalysisT]
+    """(subject model, roles, where and how, the task's arguments): run or resume the system
+    as its ``run`` command does; its analysis."""
+    load: Callable[[list[Path]], RunT]
+    """The one loader of the system's logs (shards as one run, each sample counted once)."""
+    analyze: Callable[[RunT], AnalysisT]
+    headline: Callable[[RunT, AnalysisT], Headline | None]
+    """The number a study ranks subjects by, with its n, interval and quantity."""
+    unit: str
+    """What the headline's n counts (``scenario``, ``sanction``, ``case``, ``run``)."""
+    design: Callable[[RunT, AnalysisT], Design]
+    """How a run sampled the headline's units (a study plan's dry run)."""
+    estimator: Callable[[], Estimator]
+    """The headline's estimator, as a study plan sizes it."""
+    measure: Callable[[Headline, AnalysisT], Assumed | None]
+    """The rates a pilot's cell measured, for a study plan's power."""
+    usage: Callable[[AnalysisT], RunUsage | None]
+    """A cell's usage by role under a study's role names (``summed_usage`` for a task's)."""
+    rejudge: Rejudge[RunT]
+    demo: Callable[[Path], Path]
+    """The system small, on the embedded model, into ``OUT/NAME``; the report's path."""
+    pairing: Pairing[RunT, AnalysisT] | None = None
+    """How two subjects pair up on shared units; None where they share none (CRSEC's runs)."""
+    quantity_options: tuple[str, ...] = ()
+    """Task options that are part of the headline's quantity (HSII's ε)."""
+    shardable: bool = True
+    """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
+    logs: str = "*.eval"
+    """What a cell's folder holds once it has run."""
+    task: Callable[[], Callable[..., Task]] | None = None
+    """The system's ``@task`` function, where it is an Inspect task (CRSEC is a simulation)."""
+    ratings: tuple[Rating, ...] = ()
+    play: Play | None = None
+    subject_label: bool = True
+    """Whether the logs name the subject as ``MODEL + AGENT`` (an Inspect task's subject);
+    CRSEC's runs name every agent's model alone."""
+
+    @property
+    def cli(self) -> str:
+        """The module whose ``app`` is the command group."""
+        return f"normlab.{self.name}.cli"
+
+    # --- the same, for a caller that holds several systems' specs (``System``) -----------
+
+    @property
+    def paired_unit(self) -> str | None:
+        """What two subjects pair up on, or None where they share no unit."""
+        return None if self.pairing is None else self.pairing.unit
+
+    @property
+    def paired_resampled(self) -> str:
+        return "" if self.pairing is None else self.pairing.resampled
+
+    @property
+    def paired_note(self) -> str:
+        return "" if self.pairing is None else self.pairing.note
+
+    @property
+    def verdict_items(self) -> str:
+        return self.rejudge.items
+
+    def rescore(self, logs: Path, judge: str, folder: Path, options: Mapping[str, object]) -> None:
+        self.rejudge.rescore(logs, judge, folder, options)
+
+    def judged(self, logs: Path, folder: Path) -> list[Path]:
+        return self.rejudge.judged(logs, folder)
+
+    def checked_run(self, run: object) -> RunT:
+        """``run`` as this system's loader's type, or a TypeError naming both."""
+        expected = self.types()[0]
+        if not isinstance(run, expected):
+            raise TypeError(f"{self.name}: a {expected.__name__} expected, not {type(run)}")
+        return run
+
+    def checked_analysis(self, analysis: object) -> AnalysisT:
+        expected = self.types()[1]
+        if not isinstance(analysis, expected):
+            raise TypeError(f"{self.name}: a {expected.__name__} expected, not {type(analysis)}")
+        return analysis
+
+    def run_cell(
+        self,
+        model: str,
+        roles: Mapping[str, str],
+        options: RunOptions,
+        arguments: Mapping[str, object],
+    ) -> BaseModel:
+        return self.run(model, roles, options, arguments)
+
+    def load_cell(self, folders: list[Path]) -> object:
+        return self.load(folders)
+
+    def analyze_cell(self, run: object) -> BaseModel:
+        return self.analyze(self.checked_run(run))
+
+    def headline_of(self, run: object, analysis: object) -> Headline | None:
+        return self.headline(self.checked_run(run), self.checked_analysis(analysis))
+
+    def design_of(self, run: object, analysis: object) -> Design:
+        return self.design(self.checked_run(run), self.checked_analysis(analysis))
+
+    def measure_of(self, headline: Headline, analysis: object) -> Assumed | None:
+        return self.measure(headline, self.checked_analysis(analysis))
+
+    def usage_of(self, analysis: object) -> RunUsage | None:
+        return self.usage(self.checked_analysis(analysis))
+
+    def units_of(self, run: object, analysis: object) -> UnitValues | None:
+        if self.pairing is None:
+            return None
+        return self.pairing.units(self.checked_run(run), self.checked_analysis(analysis))
+
+    def verdicts_of(self, run: object) -> Verdicts:
+        return self.rejudge.verdicts(self.checked_run(run))
+
+
+class System(Protocol):
+    """A [`SystemSpec`][normlab.runs.SystemSpec] as a caller holding several systems sees it:
+    its loader's and analysis's values are plain objects, checked when they come back."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def help(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def roles(self) -> Mapping[str, str]: ...
+    @property
+    def subject_role(self) -> str: ...
+    @property
+    def options(self) -> Callable[[], Callable[..., object]]: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def estimator(self) -> Callable[[], Estimator]: ...
+    @property
+    def demo(self) -> Callable[[Path], Path]: ...
+    @property
+    def quantity_options(self) -> tuple[str, ...]: ...
+    @property
+    def shardable(self) -> bool: ...
+    @property
+    def logs(self) -> str: ...
+    @property
+    def task(self) -> Callable[[], Callable[..., Task]] | None: ...
+    @property
+    def ratings(self) -> tuple[Rating, ...]: ...
+    @property
+    def play(self) -> Play | None: ...
+    @property
+    def subject_label(self) -> bool: ...
+    @property
+    def cli(self) -> str: ...
+    @property
+    def paired_unit(self) -> str | None: ...
+    @property
+    def paired_resampled(self) -> str: ...
+    @property
+    def paired_note(self) -> str: ...
+    @property
+    def verdict_items(self) -> str: ...
+
+    def rescore(
+        self, logs: Path, judge: str, folder: Path, options: Mapping[str, object]
+    ) -> None: ...
+    def judged(self, logs: Path, folder: Path) -> list[Path]: ...
+    def run_cell(
+        self,
+        model: str,
+        roles: Mapping[str, str],
+        options: RunOptions,
+        arguments: Mapping[str, object],
+    ) -> BaseModel: ...
+    def load_cell(self, folders: list[Path]) -> object: ...
+    def analyze_cell(self, run: object) -> BaseModel: ...
+    def headline_of(self, run: object, analysis: object) -> Headline | None: ...
+    def design_of(self, run: object, analysis: object) -> Design: ...
+    def measure_of(self, headline: Headline, analysis: object) -> Assumed | None: ...
+    def usage_of(self, analysis: object) -> RunUsage | None: ...
+    def units_of(self, run: object, analysis: object) -> UnitValues | None: ...
+    def verdicts_of(self, run: object) -> Verdicts: ...
