@@ -25,12 +25,12 @@ from typing import Any
 from inspect_ai.model import get_model
 
 from benchmarks import emit
-from normlab.crsec.analysis import prompt_prefix_shares
-from normlab.crsec.events import CallEvent
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import RunConfig
-from normlab.crsec.sim import Simulation
-from normlab.crsec.society import load_society
+from normlab.crsec.analysis.figure2 import prompt_prefix_shares
+from normlab.crsec.sim.events import CallEvent
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import RunConfig
+from normlab.crsec.sim.society import load_society
 from normlab.models import ModelClient
 
 TOPICS = ["smoking", "noise", "tipping", "litter", "queueing", "phones"]

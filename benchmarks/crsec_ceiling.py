@@ -37,11 +37,11 @@ from typing import Any
 
 from benchmarks import emit
 from benchmarks.crsec_second_chat import NORM_ID, create, write_script
-from normlab.crsec.analysis import analyze_runs, load_runs
-from normlab.crsec.judge import Judge
+from normlab.crsec.analysis.figure2 import analyze_runs, load_runs
+from normlab.crsec.analysis.judge import Judge
 from normlab.crsec.runner import model_client
-from normlab.crsec.schemas import TargetNorm
-from normlab.crsec.sim import Simulation
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.schemas import TargetNorm
 
 HOURS = "9-13"
 """An hour more than the second-chat benchmark: Carlos, who accepts the norm at 11:00, has

@@ -44,12 +44,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from normlab.crsec.analysis import MEASURES, CrsecAnalysis, RunResult, analyze_runs, load_runs
-from normlab.crsec.judge import cached_matches
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.analysis.figure2 import (
+    MEASURES,
+    CrsecAnalysis,
+    RunResult,
+    analyze_runs,
+    load_runs,
+)
+from normlab.crsec.analysis.judge import cached_matches
 from normlab.crsec.runner import configure, model_client
-from normlab.crsec.sim import Simulation
-from normlab.crsec.society import HOBBS_CAFE
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.society import HOBBS_CAFE
 from normlab.models import DEFAULT_MODEL
 from normlab.norms.normdb import normalized
 from normlab.stats import Estimate

@@ -32,14 +32,14 @@ from typing import Any
 
 from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
-from normlab.crsec.clock import clock_of
-from normlab.crsec.events import CallEvent
-from normlab.crsec.newcomer import newcomer_setup, plan
-from normlab.crsec.newcomer_analysis import newcomer_hours
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.newcomer.measure import newcomer_hours
+from normlab.crsec.newcomer.setup import newcomer_setup, plan
 from normlab.crsec.runner import configure, simulate_runs
 from normlab.crsec.runner import simulate as simulate_society
-from normlab.crsec.society import HOBBS_CAFE
+from normlab.crsec.sim.clock import clock_of
+from normlab.crsec.sim.events import CallEvent
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.society import HOBBS_CAFE
 from normlab.models import DEFAULT_MODEL
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "crsec" / "fixtures"

@@ -3,12 +3,13 @@
     python -m benchmarks.crsec_scale [--agents 10,25,50,100] [--hours 9-10] [--days 1]
         [--latency 0.5] [--jitter fixed] [--max-connections 64] [--faithful] [--out F]
 
-For each size, Hobbs Cafe grown to that many agents (:func:`normlab.crsec.society.scaled_society`:
-the ten agents, then copies under new surnames) is simulated in a child process against
-``benchmarks/endpoint.py`` as ``openai-api/…`` (the provider path of any OpenAI-compatible URL),
-through the client ``normlab crsec run --max-connections`` builds. The endpoint answers from
-the "busy" script of :mod:`benchmarks.crsec_calls`, the upper bound: every observation
-conflicts, every observer talks, conversations run to their cap. The default is one simulated
+For each size, Hobbs Cafe grown to that many agents
+(:func:`normlab.crsec.sim.society.scaled_society`: the ten agents, then copies under new surnames)
+is simulated in a child process against ``benchmarks/endpoint.py`` as ``openai-api/…`` (the
+provider path of any OpenAI-compatible URL), through the client ``normlab crsec run
+--max-connections`` builds. The endpoint answers from the "busy" script of
+:mod:`benchmarks.crsec_calls`, the upper bound: every observation conflicts, every observer talks,
+conversations run to their cap. The default is one simulated
 hour (12 ticks) per size; ``--hours 8-16`` is the society's whole day. Per size:
 
 * ``calls_per_tick``: model calls per tick (mean); ``requests`` counts retried ones too;
@@ -57,12 +58,12 @@ from typing import Any
 from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
 from benchmarks.endpoint import EndpointConfig, EndpointProcess
-from normlab.crsec.events import Event
-from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import configure, model_client
-from normlab.crsec.schemas import HourMetrics, WorldState
-from normlab.crsec.sim import Simulation
-from normlab.crsec.society import load_society, scaled_society
+from normlab.crsec.sim.events import Event
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import HourMetrics, WorldState
+from normlab.crsec.sim.society import load_society, scaled_society
 from normlab.models import ModelClient
 from normlab.norms.records import CallData
 

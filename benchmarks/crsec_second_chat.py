@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.analysis.trace import TraceEntry, trace
 from normlab.crsec.runner import configure, model_client
-from normlab.crsec.sim import Simulation
-from normlab.crsec.society import HOBBS_CAFE
-from normlab.crsec.trace import TraceEntry, trace
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.society import HOBBS_CAFE
 
 CONVERGE = Path(__file__).resolve().parents[1] / "tests" / "crsec" / "fixtures" / "converge.json"
 AGENTS = "Bob Johnson,Carlos Gomez,Tamara Rodriguez"

@@ -19,7 +19,7 @@ from typing import Any
 from tests.hsii.test_generator import SCENE, dialogue
 
 from benchmarks import emit
-from normlab.hsii.build import Build, BuildOptions, model_resolver
+from normlab.hsii.bank.build import Build, BuildOptions, model_resolver
 from normlab.hsii.dataset import NEWS_PATH
 from normlab.hsii.prompts import PROMPTS
 

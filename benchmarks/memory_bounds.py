@@ -44,7 +44,7 @@ cap = int(sys.argv[3])
 if cap:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 import numpy, snowballstemmer, sklearn.feature_extraction.text  # what some commands import
-import normlab.hsii.cli, normlab.hsii.native, normlab.hsii.news, normlab.hsii.dataset
+import normlab.hsii.cli, normlab.hsii.bank.native, normlab.hsii.bank.news, normlab.hsii.dataset
 from normlab.cli import app
 
 def peak():

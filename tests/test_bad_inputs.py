@@ -21,7 +21,7 @@ from normlab.core.errors import InputError, OutputError, RunIncompleteError
 from normlab.core.evalrun import failure_reason, run_task
 from normlab.core.jsonio import read_collection, read_jsonl_rows, read_yaml
 from normlab.core.outputs import output_folder
-from normlab.crsec.society import HOBBS_CAFE
+from normlab.crsec.sim.society import HOBBS_CAFE
 from normlab.losona.dataset import load_scenarios
 from normlab.runs.console import reports_errors
 from normlab.scene.dataset import SCENARIOS_PATH as SCENE_SCENARIOS

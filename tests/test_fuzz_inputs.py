@@ -29,9 +29,9 @@ import pytest
 import yaml
 
 from normlab.core.errors import NormlabError
-from normlab.crsec.audit import COLUMNS as RATING_COLUMNS
-from normlab.crsec.audit import MODULES, import_ratings
-from normlab.crsec.society import HOBBS_CAFE, load_society
+from normlab.crsec.analysis.questionnaire import COLUMNS as RATING_COLUMNS
+from normlab.crsec.analysis.questionnaire import MODULES, import_ratings
+from normlab.crsec.sim.society import HOBBS_CAFE, load_society
 from normlab.hsii.analysis import load_run as load_hsii_run
 from normlab.hsii.audit import GRADING_COLUMNS, import_grading
 from normlab.hsii.dataset import CASES_PATH, load_cases, load_dialogues

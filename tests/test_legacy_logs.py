@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.crsec import RunDir
-from normlab.crsec.replay import moment
+from normlab.crsec.analysis.replay import moment
 from normlab.losona import analyze as analyze_losona
 from normlab.losona import load_run as load_losona
 from normlab.scene import analyze as analyze_scene

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.society import HOBBS_CAFE
+from normlab.crsec.sim.society import HOBBS_CAFE
 
 TESTS = Path(__file__).parent
 FORUM = TESTS / "hsii" / "fixtures" / "native_forum.csv"

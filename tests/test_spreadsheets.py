@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.csvio import FORMULA_STARTS
-from normlab.hsii.curation import read_curation
+from normlab.hsii.curation.decisions import read_curation
 
 EVIL = "=cmd|' /C calc'!A0"
 NATIVE = f"""dialogue_id,turn,speaker,addressee,text,scene

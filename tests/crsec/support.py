@@ -8,9 +8,9 @@ from typing import Any
 
 from inspect_ai.model import get_model
 
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import Ablation, RunConfig
-from normlab.crsec.society import load_society
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import Ablation, RunConfig
+from normlab.crsec.sim.society import load_society
 from normlab.models import ModelClient
 from normlab.norms.calls import Caller
 

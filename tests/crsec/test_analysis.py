@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from normlab.crsec.analysis import (
+from normlab.crsec.analysis.figure2 import (
     CrsecAnalysis,
     Emergence,
     HourShares,
@@ -19,11 +19,11 @@ from normlab.crsec.analysis import (
     load_runs,
     prompt_prefix_shares,
 )
-from normlab.crsec.events import CallEvent, Event, parse_event
-from normlab.crsec.judge import JUDGE_CACHE
-from normlab.crsec.report import figure_ablations
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import AgentState, HourMetrics, Usage, WorldState
+from normlab.crsec.analysis.judge import JUDGE_CACHE
+from normlab.crsec.analysis.report import figure_ablations
+from normlab.crsec.sim.events import CallEvent, Event, parse_event
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import AgentState, HourMetrics, Usage, WorldState
 from normlab.stats import Rate
 from tests.crsec.support import client, config, write_script
 

@@ -10,8 +10,14 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.audit import COLUMNS, MODULES, export, import_ratings, template
-from normlab.crsec.sim import Simulation
+from normlab.crsec.analysis.questionnaire import (
+    COLUMNS,
+    MODULES,
+    import_ratings,
+    template,
+    write_questionnaires,
+)
+from normlab.crsec.sim.loop import Simulation
 from tests.crsec.support import client, config, new_run
 
 runner = CliRunner()
@@ -40,7 +46,7 @@ def test_the_template_is_the_papers_with_our_gaps_filled() -> None:
 
 
 def test_export_samples_pairs_of_every_task_per_agent(run_folder: Path, tmp_path: Path) -> None:
-    path, count = export([run_folder], tmp_path / "q", seed=1, per_task=3)
+    path, count = write_questionnaires([run_folder], tmp_path / "q", seed=1, per_task=3)
     written = rows(path)
     assert len(written) == count and list(written[0]) == COLUMNS
     assert {row["module"] for row in written} == set(MODULES.values())
@@ -54,12 +60,12 @@ def test_export_samples_pairs_of_every_task_per_agent(run_folder: Path, tmp_path
     assert not [row for row in carlos if row["module"] == "Creation"]  # not an entrepreneur
     page = (tmp_path / "q" / "run-1" / "Bob-Johnson.html").read_text()
     assert "AGENT NAME: Bob Johnson" in page and "TASK 8: (Compliance, Action)" in page
-    again, _ = export([run_folder], tmp_path / "q2", seed=1, per_task=3)
+    again, _ = write_questionnaires([run_folder], tmp_path / "q2", seed=1, per_task=3)
     assert rows(again) == written  # the same seed draws the same pairs
 
 
 def test_import_gives_figure_4_by_hand(run_folder: Path, tmp_path: Path) -> None:
-    path, _ = export([run_folder], tmp_path / "q", per_task=2)
+    path, _ = write_questionnaires([run_folder], tmp_path / "q", per_task=2)
     filled = rows(path)
     for index, row in enumerate(filled):
         row["score"] = {"Creation": "7", "Plan": str(5 + index % 2)}.get(row["module"], "")

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.sim.rundir import RunDir
 from tests.crsec.support import BUSY, BUSY_MODEL, SMALL, event_lines, write_script
 from tests.helpers.interrupt import kill_when
 
@@ -105,7 +105,7 @@ def test_a_budget_stop_exits_1_and_resume_keeps_it_until_raised(workdir: Path) -
 def test_a_model_that_fails_mid_run_leaves_a_resumable_checkpoint(
     workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from normlab.crsec.sim import Simulation
+    from normlab.crsec.sim.loop import Simulation
 
     real_step = Simulation.step
 
@@ -152,7 +152,7 @@ def test_trace_follows_an_agent_and_a_norm(workdir: Path) -> None:
 
 
 def test_a_malformed_society_file_is_one_line_naming_file_and_field(workdir: Path) -> None:
-    from normlab.crsec.society import HOBBS_CAFE
+    from normlab.crsec.sim.society import HOBBS_CAFE
 
     bad = workdir / "society.json"
     society = json.loads(HOBBS_CAFE.read_text())
@@ -173,7 +173,7 @@ def test_a_malformed_society_file_is_one_line_naming_file_and_field(workdir: Pat
 def test_a_society_in_yaml_runs(workdir: Path) -> None:
     import yaml
 
-    from normlab.crsec.society import HOBBS_CAFE
+    from normlab.crsec.sim.society import HOBBS_CAFE
 
     society = json.loads(HOBBS_CAFE.read_text())
     society["agents"] = society["agents"][:3]
@@ -218,7 +218,7 @@ def test_a_society_that_would_run_wrong_is_refused(
 ) -> None:
     """Each of these ran before: a date that is none (a traceback), a negative age, two
     norms with one id, two agents whose names print alike."""
-    from normlab.crsec.society import HOBBS_CAFE
+    from normlab.crsec.sim.society import HOBBS_CAFE
 
     society = json.loads(HOBBS_CAFE.read_text())
     change(society)

@@ -26,13 +26,13 @@ from inspect_ai.model import get_model
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.export import select_emerged
-from normlab.crsec.export_cli import export_command
-from normlab.crsec.export_losona import LosonaFill, plan_losona
-from normlab.crsec.export_scene import plan_scene
-from normlab.crsec.export_threshold import DEFAULT_MIN_SHARE
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.sim import Simulation
+from normlab.crsec.export.cli import export_command
+from normlab.crsec.export.emerged import select_emerged
+from normlab.crsec.export.losona import LosonaFill, plan_losona
+from normlab.crsec.export.scene import plan_scene
+from normlab.crsec.export.threshold import DEFAULT_MIN_SHARE
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.rundir import RunDir
 from normlab.losona import lint_paths as losona_lint
 from normlab.losona import load_scenarios as load_losona
 from normlab.models import ModelClient

@@ -20,9 +20,9 @@ from benchmarks.endpoint import Faults
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.clock import clock_of
-from normlab.crsec.events import CallEvent
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.sim.clock import clock_of
+from normlab.crsec.sim.events import CallEvent
+from normlab.crsec.sim.rundir import RunDir
 from tests.crsec.support import BUSY, SMALL, event_lines
 from tests.helpers.endpoint import model_name, serving
 from tests.helpers.interrupt import kill_when

@@ -22,18 +22,13 @@ from typing import Any
 
 import pytest
 
-import normlab.crsec.report as report_module
-from normlab.crsec.analysis import (
-    CrsecAnalysis,
-    analyze_runs,
-    emergence_hour,
-    load_runs,
-)
-from normlab.crsec.counts import hour_counts
-from normlab.crsec.events import parse_event
-from normlab.crsec.report import counts_table, emergence_table, write_report
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import AgentState, WorldState
+import normlab.crsec.analysis.report as report_module
+from normlab.crsec.analysis.figure2 import CrsecAnalysis, analyze_runs, emergence_hour, load_runs
+from normlab.crsec.analysis.report import counts_table, emergence_table, write_report
+from normlab.crsec.sim.counts import hour_counts
+from normlab.crsec.sim.events import parse_event
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import AgentState, WorldState
 from normlab.norms.schemas import NormDatabase, PersonalNorm
 from normlab.report import LineSeries
 from normlab.stats import Rate
@@ -479,7 +474,7 @@ def test_emergence_needs_more_than_70_percent() -> None:
 def test_the_simulations_own_counts_agree_with_the_event_log(tmp_path: Path) -> None:
     """``metrics.jsonl`` (what ``run`` prints per hour) and :func:`hour_counts` (what the
     analysis reads) are the same numbers on a simulated run."""
-    from normlab.crsec.sim import Simulation
+    from normlab.crsec.sim.loop import Simulation
 
     run = RunDir(tmp_path / "run")
     run.create(config())

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from benchmarks.crsec_modes import MODES, Setup, compare_modes, table
 
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.sim.rundir import RunDir
 from tests.crsec.support import BUSY_MODEL
 
 

@@ -31,11 +31,11 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.crsec.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent, of_kind
-from normlab.crsec.newcomer import CONTROL, newcomer_spec, occasion_text
-from normlab.crsec.newcomer_analysis import adoption_hour, occasion_shown
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.society import load_society
+from normlab.crsec.newcomer.measure import adoption_hour, occasion_shown
+from normlab.crsec.newcomer.setup import CONTROL, newcomer_spec, occasion_text
+from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent, of_kind
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.society import load_society
 from tests.crsec.support import FIXTURES, event_lines
 
 runner = CliRunner()

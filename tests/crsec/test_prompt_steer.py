@@ -18,7 +18,7 @@ import pytest
 
 import normlab.crsec
 import normlab.norms
-from normlab.crsec.society import load_society
+from normlab.crsec.sim.society import load_society
 from normlab.norms.prompts import GAPS
 
 FOLDERS = [

@@ -13,12 +13,12 @@ from benchmarks.crsec_scale import chains
 from typer.testing import CliRunner
 
 from normlab.cli import app
-from normlab.crsec.events import CallEvent
-from normlab.crsec.rundir import RunDir
 from normlab.crsec.runner import model_client
-from normlab.crsec.schemas import RunConfig
-from normlab.crsec.sim import Simulation
-from normlab.crsec.society import load_society, scaled_society
+from normlab.crsec.sim.events import CallEvent
+from normlab.crsec.sim.loop import Simulation
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import RunConfig
+from normlab.crsec.sim.society import load_society, scaled_society
 from normlab.norms.calls import Caller
 from normlab.norms.replies import Utterance
 from tests.crsec.support import BUSY_MODEL, client, config, new_run, write_script

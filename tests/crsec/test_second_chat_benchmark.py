@@ -7,8 +7,8 @@ from pathlib import Path
 
 from benchmarks.crsec_second_chat import measure
 
-from normlab.crsec.events import EvaluateEvent, of_kind
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.sim.events import EvaluateEvent, of_kind
+from normlab.crsec.sim.rundir import RunDir
 from normlab.norms.records import AssessedItem
 
 NORM = "Smoking is not allowed inside the cafe."

@@ -11,7 +11,7 @@ from typing import Any, get_args
 import pytest
 
 from normlab.core.errors import InputError
-from normlab.crsec.events import (
+from normlab.crsec.sim.events import (
     CallEvent,
     ConversationEvent,
     DetectEvent,
@@ -22,10 +22,10 @@ from normlab.crsec.events import (
     of_kind,
     parse_event,
 )
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import Ablation, RunConfig
-from normlab.crsec.sim import Simulation, action_text
-from normlab.crsec.society import load_society
+from normlab.crsec.sim.loop import Simulation, action_text
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import Ablation, RunConfig
+from normlab.crsec.sim.society import load_society
 from normlab.norms.normdb import normalized
 from normlab.norms.records import AssessedItem, SkippedItem
 from tests.crsec.support import client, config, event_lines, new_run

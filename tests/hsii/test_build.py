@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.hsii.aliases import fill_aliases
-from normlab.hsii.news import FieldMap, Filters, Hit, NewsItem, read_corpus, search
-from normlab.hsii.newsprep import dedupe, screen_toxicity
+from normlab.hsii.bank.news import FieldMap, Filters, Hit, NewsItem, read_corpus, search
+from normlab.hsii.bank.newsprep import dedupe, screen_toxicity
+from normlab.hsii.bank.topk import top_k_scenarios
 from normlab.hsii.parse import target_correct
 from normlab.hsii.prompts import PROMPTS
 from normlab.hsii.schemas import Statement
-from normlab.hsii.topk import top_k_scenarios
 from normlab.models.client import ModelClient
 from tests.hsii.test_generator import SCENE, dialogue
 

@@ -15,10 +15,10 @@ from normlab.cli import app
 from normlab.core.csvio import TEXT_CELL_LIMIT
 from normlab.core.errors import InputError
 from normlab.hsii import load_cases, load_dialogues
-from normlab.hsii.bank import load_bank
-from normlab.hsii.criteria import CRITERIA
-from normlab.hsii.curated import amended_turns, apply_curation
-from normlab.hsii.curation import LINE, CuratorRow, dialogue_lines, read_curation
+from normlab.hsii.bank.files import load_bank
+from normlab.hsii.curation.apply import amended_turns, apply_curation
+from normlab.hsii.curation.criteria import CRITERIA
+from normlab.hsii.curation.decisions import LINE, CuratorRow, dialogue_lines, read_curation
 from normlab.hsii.schemas import Message
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -126,7 +126,7 @@ def test_validate_command_exit_codes(tmp_path: Path) -> None:
 
 
 def test_the_shipped_dataset_card_counts_the_shipped_files() -> None:
-    from normlab.hsii.card import CARD_PATH, render_card
+    from normlab.hsii.bank.card import CARD_PATH, render_card
 
     expected = render_card(load_news(), load_dialogues(), load_cases(CASES_PATH))
     assert CARD_PATH.read_text(encoding="utf-8") == expected, "run: normlab hsii card --out …"

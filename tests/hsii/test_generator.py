@@ -92,7 +92,7 @@ def test_a_scene_that_stays_invalid_is_reported_not_written(tmp_path: Path) -> N
 def test_a_dialogue_spelling_and_as_an_ampersand_is_kept() -> None:
     """Issue 31: the generator wrote "Health & Safety Inspector" for the scene's HEALTH AND
     SAFETY INSPECTOR; the speaker was no character, lint failed and the dialogue was dropped."""
-    from normlab.hsii.generator import DialogueDraft, dialogue_findings
+    from normlab.hsii.bank.generator import DialogueDraft, dialogue_findings
     from normlab.hsii.schemas import Background
 
     cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR"]

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.hsii.bank import load_bank
+from normlab.hsii.bank.files import load_bank
 from normlab.hsii.dataset import (
     DIALOGUES_PATH,
     NEWS_PATH,

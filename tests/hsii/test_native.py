@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.hsii import load_cases, load_dialogues
+from normlab.hsii.bank.native import import_dialogues
 from normlab.hsii.dataset import MAX_TURNS, cuts
-from normlab.hsii.native import import_dialogues
 from normlab.hsii.schemas import ASSISTANT, Case, Dialogue
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -215,7 +215,7 @@ def test_cases_are_written_one_at_a_time_each_with_its_whole_history(
     so one long dialogue's cases held its history hundreds of times over (21 GB). Now each
     case is written before the next is made: at most the one being written is alive. The bank's
     format is the same: each written case holds every turn before its golden."""
-    import normlab.hsii.native as native
+    import normlab.hsii.bank.native as native
 
     alive: list[weakref.ref[Case]] = []
     most = 0

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from normlab.core import sources
-from normlab.hsii import news
-from normlab.hsii.news import NewsItem, _terms, keyword_term, read_corpus, search
+from normlab.hsii.bank import news
+from normlab.hsii.bank.news import NewsItem, _terms, keyword_term, read_corpus, search
 from tests.helpers.reads import Reads
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from normlab.crsec.society import load_society
+from normlab.crsec.sim.society import load_society
 from normlab.norms.clock import Clock
 from normlab.norms.operations.compliance import fit_subtasks, plan_actions, plan_day
 from normlab.norms.operations.creation import create_norms

@@ -99,7 +99,7 @@ def test_the_crsec_replay_rebuilds_the_norm_databases_the_hour_snapshots_recorde
     runs: Path,
 ) -> None:
     from normlab.crsec import RunDir, moment
-    from normlab.crsec.events import HourEvent
+    from normlab.crsec.sim.events import HourEvent
 
     run = RunDir(runs / "crsec")
     events = list(run.events())

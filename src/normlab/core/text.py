@@ -2,9 +2,9 @@
 
 Four places compare text written by models or authors with text written elsewhere: HSII's
 names (a reply's addressee against the cast, ``normlab.hsii.names.normalise_name``), HSII's
-news retrieval (keywords against news text, ``normlab.hsii.news.analyse``), and CRSEC's norms
+news retrieval (keywords against news text, ``normlab.hsii.bank.news.analyse``), and CRSEC's norms
 (the duplicate pre-check, ``normlab.norms.normdb.normalized``, and export's one norm per
-wording, ``normlab.crsec.export.wording_key``). Each once folded text its own way, and they
+wording, ``normlab.crsec.export.emerged.wording_key``). Each once folded text its own way, and they
 drifted apart: "O'Brien" was one word in one place and two in another, and export's docstring
 promised "Café" and "CAFE" were one norm while the NFC step after its NFKD step put the accent
 back. Every one of them now folds through ``fold`` (and ``words``):

@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING
 from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
-    from normlab.crsec.analysis import (
+    from normlab.crsec.analysis.figure2 import (
         ANALYZED_FILES,
         CrsecAnalysis,
         analyze_runs,
         load_run,
         load_runs,
     )
-    from normlab.crsec.audit import analyze_study, export_study, study_columns
-    from normlab.crsec.events import Event, parse_event
-    from normlab.crsec.replay import moment
-    from normlab.crsec.rundir import RunDir
+    from normlab.crsec.analysis.questionnaire import analyze_study, export_study, study_columns
+    from normlab.crsec.analysis.replay import moment
     from normlab.crsec.runner import analyze as analyze_folders
     from normlab.crsec.runner import configure, run_demo, simulate
-    from normlab.crsec.schemas import RunConfig, Society
-    from normlab.crsec.sim import Simulation
-    from normlab.crsec.society import HOBBS_CAFE, load_society
+    from normlab.crsec.sim.events import Event, parse_event
+    from normlab.crsec.sim.loop import Simulation
+    from normlab.crsec.sim.rundir import RunDir
+    from normlab.crsec.sim.schemas import RunConfig, Society
+    from normlab.crsec.sim.society import HOBBS_CAFE, load_society
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 

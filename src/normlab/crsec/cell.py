@@ -34,12 +34,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from normlab.core.errors import InputError
 from normlab.core.outputs import built_whole
-from normlab.crsec.analysis import ANALYZED_FILES, CrsecAnalysis
-from normlab.crsec.rundir import RunDir
+from normlab.crsec.analysis.figure2 import ANALYZED_FILES, CrsecAnalysis
 from normlab.crsec.runner import analyze as analyze_folders
 from normlab.crsec.runner import configure, simulate
-from normlab.crsec.schemas import Ablation
-from normlab.crsec.society import HOBBS_CAFE
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import Ablation
+from normlab.crsec.sim.society import HOBBS_CAFE
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, merge_usage
 from normlab.runs.console import stdout_to_stderr
 from normlab.runs.headline import Headline

@@ -14,10 +14,11 @@ import typer
 from normlab.commands.options import JsonOption, shared_options
 from normlab.core.errors import at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
-from normlab.crsec.export_cli import export_command
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import ABLATIONS, Ablation
-from normlab.crsec.society import HOBBS_CAFE, load_society, scaled_society
+from normlab.crsec.export.cli import export_command
+from normlab.crsec.newcomer.cli import newcomer_command
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import ABLATIONS, Ablation
+from normlab.crsec.sim.society import HOBBS_CAFE, load_society, scaled_society
 from normlab.models import DEFAULT_MODEL, bind_roles
 from normlab.models.preflight import check_models
 from normlab.runs.console import note, print_json, reports_errors, say
@@ -228,7 +229,7 @@ def crsec_report(
     judge: str | None,
 ) -> None:
     """Write report.html: Figure 2's panels, emergence, ablations, norm databases, cost."""
-    from normlab.crsec.report import write_report
+    from normlab.crsec.analysis.report import write_report
     from normlab.crsec.runner import analyze
 
     path = write_report(analyze(folders, judge), out or folders[0])
@@ -264,7 +265,7 @@ def crsec_trace(
     as_json: JsonOption = False,
 ) -> None:
     """Figure 3's case study: one agent and one norm through the run, as a timeline."""
-    from normlab.crsec.trace import trace
+    from normlab.crsec.analysis.trace import trace
 
     entries = trace(folder, agent, norm)
     if as_json:
@@ -285,13 +286,13 @@ def questionnaire_export(
     seed: Annotated[int, typer.Option(help="Seed of the random choice of pairs.")] = 0,
 ) -> None:
     """One questionnaire per agent and run (8 tasks, random pairs), and ratings.csv to fill."""
-    from normlab.crsec.audit import export
+    from normlab.crsec.analysis.questionnaire import write_questionnaires
 
     at_least("--pairs", pairs, 1)
     apart_from_inputs(out, folders)
     for folder in folders:
         RunDir(folder).config()
-    path, rows = export(folders, out, seed, pairs)
+    path, rows = write_questionnaires(folders, out, seed, pairs)
     note(f"{rows} questions to rate: {path.resolve()} (questionnaires beside it)")
 
 
@@ -302,7 +303,7 @@ def questionnaire_import(
     as_json: JsonOption = False,
 ) -> None:
     """Figure 4: mean rating per module and overall, with 95% bootstrap intervals and n."""
-    from normlab.crsec.audit import PAPER_FIGURE_4, import_ratings
+    from normlab.crsec.analysis.questionnaire import PAPER_FIGURE_4, import_ratings
     from normlab.report import Table, format_estimate
     from normlab.runs.console import print_table
 
@@ -339,6 +340,5 @@ def crsec_demo(
     run_demo(out)
 
 
-from normlab.crsec.newcomer_cli import newcomer_command  # noqa: E402 (a command of its own module)
-
+# Last in the group's help, as before the command moved to its own module.
 app.command("newcomer")(newcomer_command)

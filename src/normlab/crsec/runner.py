@@ -19,20 +19,21 @@ from normlab.core.errors import InputError, RunIncompleteError
 from normlab.core.jsonio import validation_field
 from normlab.core.outputs import replace_file
 from normlab.core.progress import bars, on_terminal
-from normlab.crsec.analysis import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
-from normlab.crsec.newcomer import joined, newcomer_folders, read_setup
-from normlab.crsec.newcomer_analysis import NewcomerSummary, analyze_newcomers
-from normlab.crsec.report import (
+from normlab.crsec.analysis.figure2 import CrsecAnalysis, analyze_runs, judge_jobs, load_runs
+from normlab.crsec.analysis.report import (
     counts_table,
     emergence_table,
     operations_table,
     runs_table,
     write_report,
 )
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.schemas import Ablation, RunConfig, Society
-from normlab.crsec.sim import Outcome, Simulation
-from normlab.crsec.society import HOBBS_CAFE, load_society
+from normlab.crsec.newcomer.analysis import NewcomerSummary, analyze_newcomers
+from normlab.crsec.newcomer.report import NewcomerSection
+from normlab.crsec.newcomer.setup import joined, newcomer_folders, read_setup
+from normlab.crsec.sim.loop import Outcome, Simulation
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import Ablation, RunConfig, Society
+from normlab.crsec.sim.society import HOBBS_CAFE, load_society
 from normlab.models import DEFAULT_MODEL, ModelClient
 from normlab.report import usage_table
 from normlab.runs import note, print_table
@@ -238,7 +239,7 @@ def measure_newcomers(
     client = model_client({"judge": model}, max_connections)
     summary, analysis = asyncio.run(analyze_newcomers(folders, client, model, out, progress))
     replace_file(out / NEWCOMER_SUMMARY, summary.model_dump_json(indent=1) + "\n")
-    return summary, write_report(analysis, out, summary)
+    return summary, write_report(analysis, out, NewcomerSection(summary))
 
 
 def analyze(

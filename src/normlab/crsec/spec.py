@@ -20,7 +20,7 @@ from normlab.runs.system import Rating, Rejudge, SystemSpec
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from normlab.crsec.analysis import CrsecAnalysis
+    from normlab.crsec.analysis.figure2 import CrsecAnalysis
     from normlab.crsec.cell import CrsecRuns
     from normlab.models.usage import RunUsage
     from normlab.runs.benchmark import RunOptions
@@ -32,7 +32,7 @@ ROLES = ("judge",)
 
 
 def _types() -> tuple[type[CrsecRuns], type[CrsecAnalysis]]:
-    from normlab.crsec.analysis import CrsecAnalysis
+    from normlab.crsec.analysis.figure2 import CrsecAnalysis
     from normlab.crsec.cell import CrsecRuns
 
     return CrsecRuns, CrsecAnalysis
@@ -121,19 +121,19 @@ def _verdicts(runs: CrsecRuns) -> Verdicts:
 
 
 def _study_columns() -> list[str]:
-    from normlab.crsec.audit import study_columns
+    from normlab.crsec.analysis.questionnaire import study_columns
 
     return study_columns()
 
 
 def _export_study(run: Path, out: Path, n: int, seed: int) -> int:
-    from normlab.crsec.audit import export_study
+    from normlab.crsec.analysis.questionnaire import export_study
 
     return export_study(run, out, n, seed)
 
 
 def _analyze_study(filled: Path, key: Path) -> BaseModel:
-    from normlab.crsec.audit import analyze_study
+    from normlab.crsec.analysis.questionnaire import analyze_study
 
     return analyze_study(filled, key)
 

@@ -16,9 +16,10 @@ if TYPE_CHECKING:
         stages_of,
     )
     from normlab.hsii.audit import analyze_study, export_study, study_columns
-    from normlab.hsii.criteria import CRITERIA
-    from normlab.hsii.curated import apply_curation
-    from normlab.hsii.curation import (
+    from normlab.hsii.bank.native import import_dialogues
+    from normlab.hsii.curation.apply import apply_curation
+    from normlab.hsii.curation.criteria import CRITERIA
+    from normlab.hsii.curation.decisions import (
         analyze_curation,
         curation_agreement,
         curation_columns,
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
         export_curation,
     )
     from normlab.hsii.dataset import CASES_PATH, cut_dialogue, load_cases, load_dialogues, load_news
-    from normlab.hsii.native import import_dialogues
     from normlab.hsii.parse import parse_statement, resolve_target, target_correct
     from normlab.hsii.play import case_settings
     from normlab.hsii.play import reply as play_reply

@@ -29,8 +29,8 @@ from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import apart_from_inputs, output_folder, replace_bytes, replace_file
 from normlab.core.storage import log_paths
-from normlab.hsii.build_cli import add_build_commands
-from normlab.hsii.curation_cli import add_curation_commands
+from normlab.hsii.bank.cli import add_build_commands
+from normlab.hsii.curation.cli import add_curation_commands
 from normlab.hsii.defaults import DEMO_EPSILON, DEMO_LIMIT, EPSILON, ROLES
 from normlab.hsii.rules import FORMULAS, Formula
 from normlab.models.roles import DEFAULT_MODEL
@@ -209,7 +209,7 @@ def hsii_card(
     out: Annotated[Path | None, typer.Option(help="Where to write (default: print).")] = None,
 ) -> None:
     """The bank's dataset card: counts per domain, characters, history lengths, transitions."""
-    from normlab.hsii.card import render_card
+    from normlab.hsii.bank.card import render_card
     from normlab.hsii.dataset import load_cases, load_dialogues, load_news
 
     card = render_card(load_news(), load_dialogues(), load_cases())
@@ -240,8 +240,8 @@ def hsii_generate(
 
     from normlab.commands.generation import write_generated
     from normlab.core.jsonio import write_jsonl
+    from normlab.hsii.bank.generator import generate_dialogue
     from normlab.hsii.dataset import NEWS_PATH, cut_dialogues, load_dialogues, load_news
-    from normlab.hsii.generator import generate_dialogue
     from normlab.models.preflight import check_models
 
     target = cases_out or out.with_name(f"{out.stem}_cases.jsonl")

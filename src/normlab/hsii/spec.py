@@ -204,31 +204,31 @@ def _analyze_study(filled: Path, key: Path) -> BaseModel:
 
 
 def _curation_columns() -> list[str]:
-    from normlab.hsii.curation import curation_columns
+    from normlab.hsii.curation.decisions import curation_columns
 
     return curation_columns()
 
 
 def _export_curation(bank: Path, out: Path, n: int, seed: int) -> int:
-    from normlab.hsii.curation import export_curation
+    from normlab.hsii.curation.decisions import export_curation
 
     return export_curation(bank, out, n, seed)
 
 
 def _analyze_curation(filled: Path, key: Path) -> BaseModel:
-    from normlab.hsii.curation import analyze_curation
+    from normlab.hsii.curation.decisions import analyze_curation
 
     return analyze_curation(filled, key)
 
 
 def _curation_agreement(filled: list[Path]) -> BaseModel:
-    from normlab.hsii.curation import curation_agreement
+    from normlab.hsii.curation.decisions import curation_agreement
 
     return curation_agreement(filled)
 
 
 def _curation_criteria() -> list[tuple[str, str]]:
-    from normlab.hsii.curation import curation_criteria
+    from normlab.hsii.curation.decisions import curation_criteria
 
     return curation_criteria()
 

@@ -5,7 +5,7 @@ A tick is ``tick_minutes`` of simulated time (5 by default: the paper's actions 
 authors' agents are "active in the coffee shop from 8 am to 4 pm"); nights cost nothing.
 Ticks are numbered globally from 0 across days, so a checkpoint is one integer. The compliance
 operations plan a day and an hour against it; a CRSEC run sets it from its society
-(``normlab.crsec.clock.clock_of``).
+(``normlab.crsec.sim.clock.clock_of``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The judge's match prompt: does a personal norm express one of the target norms?
 
-CRSEC's metrics ask it of every norm an agent holds (``normlab.crsec.judge``); the norm-learning
-subject asks it of the norms it inferred, against the scenario's hidden norm
+CRSEC's metrics ask it of every norm an agent holds (``normlab.crsec.analysis.judge``); the
+norm-learning subject asks it of the norms it inferred, against the scenario's hidden norm
 (``normlab.agents.inference``). One prompt (``prompts/judge_match.txt``), one reply shape
 ([`NormMatches`][normlab.norms.NormMatches]), so the two read the same way.
 """

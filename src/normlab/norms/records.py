@@ -1,6 +1,6 @@
 """What the norm operations record of themselves: a model call, an evaluated item.
 
-These are payloads of CRSEC's ``events.jsonl`` lines (``normlab.crsec.events`` puts them in
+These are payloads of CRSEC's ``events.jsonl`` lines (``normlab.crsec.sim.events`` puts them in
 their events: ``call`` and ``evaluate``), built by the operations that make them (a call's in
 ``normlab.norms.calls``, an evaluation's in ``normlab.norms.operations.evaluation``), and the
 norm-learning subject (``normlab.agents``) reads them from its caller's log. On disk a payload

@@ -1,6 +1,6 @@
 """What CRSEC's operations and its metrics' judge ask the model for, parsed leniently.
 
-Kept apart from ``normlab.crsec.schemas`` (the society file, the norm database, the run's
+Kept apart from ``normlab.crsec.sim.schemas`` (the society file, the norm database, the run's
 state): these shapes change with the prompts, those with the experiment. Every reply is
 lenient about what weak models write: "yes"/"no" for booleans, "prescriptive" for injunctive,
 a utility of 120 clipped to 100.

@@ -4,7 +4,7 @@ The readers show what the papers' figures and appendices show (the brief's list)
 chat with its demonstrations and elicitor and every condition's replies with the judge's
 verdict; SCENE's episode with the labels on the turns, precedent turns set apart, and the
 fidelity verdict; HSII's history with who speaks to whom and the subject's pick beside the
-golden; CRSEC's replay (``normlab.crsec.replay``). One chat row shape serves all three
+golden; CRSEC's replay (``normlab.crsec.analysis.replay``). One chat row shape serves all three
 chats, so one template renders them.
 
 What a sample's score means is read through its system's loader (``record_of``), the one reader

@@ -30,9 +30,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from normlab.crsec.export import Selection, select_emerged, wording_key
-from normlab.crsec.export_losona import plan_losona
-from normlab.crsec.export_scene import plan_scene
+from normlab.crsec.export.emerged import Selection, select_emerged, wording_key
+from normlab.crsec.export.losona import plan_losona
+from normlab.crsec.export.scene import plan_scene
 from tests.crsec.support import client, write_script
 from tests.crsec.test_figure2_by_hand import (
     evaluated,

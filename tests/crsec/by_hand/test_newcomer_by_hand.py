@@ -79,8 +79,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from normlab.crsec.clock import clock_of
-from normlab.crsec.events import (
+from normlab.crsec.newcomer.analysis import NewcomerSummary, analyze_newcomers
+from normlab.crsec.newcomer.report import newcomer_tables
+from normlab.crsec.newcomer.setup import CONTROL, SETUP, NewcomerSetup
+from normlab.crsec.sim.clock import clock_of
+from normlab.crsec.sim.events import (
     AgentSnapshot,
     ConversationData,
     DetectData,
@@ -90,12 +93,9 @@ from normlab.crsec.events import (
     HourData,
     make_event,
 )
-from normlab.crsec.newcomer import CONTROL, SETUP, NewcomerSetup
-from normlab.crsec.newcomer_analysis import NewcomerSummary, analyze_newcomers
-from normlab.crsec.newcomer_report import newcomer_tables
-from normlab.crsec.rundir import CHECKPOINT, CONFIG, EVENTS
-from normlab.crsec.schemas import AgentState, RunConfig, WorldState
-from normlab.crsec.society import load_society
+from normlab.crsec.sim.rundir import CHECKPOINT, CONFIG, EVENTS
+from normlab.crsec.sim.schemas import AgentState, RunConfig, WorldState
+from normlab.crsec.sim.society import load_society
 from normlab.norms.records import Payload
 from tests.crsec.support import client, write_script
 

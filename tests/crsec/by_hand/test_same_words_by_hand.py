@@ -23,7 +23,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normlab.crsec.export import wording_key
+from normlab.crsec.export.emerged import wording_key
 from normlab.norms.normdb import add_norm, exact_duplicate, normalized
 from normlab.norms.schemas import NormDatabase
 

@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.crsec.events import DetectEvent, Finding, Unanswered, parse_event
-from normlab.crsec.rundir import RunDir
-from normlab.crsec.world import initial_state
+from normlab.crsec.sim.events import DetectEvent, Finding, Unanswered, parse_event
+from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.world import initial_state
 from tests.crsec.support import config, new_run, write_script
 
 BOB, TAMARA, CARLOS = "Bob Johnson", "Tamara Rodriguez", "Carlos Gomez"

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from normlab.hsii.news import NewsItem, analyse, keyword_term, search
+from normlab.hsii.bank.news import NewsItem, analyse, keyword_term, search
 
 
 def items(*texts: str) -> list[NewsItem]:
