@@ -19,8 +19,9 @@ from normlab.core import evalrun
 from normlab.core.csvio import read_csv_rows
 from normlab.core.errors import InputError, OutputError, RunIncompleteError
 from normlab.core.evalrun import failure_reason, run_task
-from normlab.core.jsonio import read_collection, read_jsonl_rows, read_yaml
+from normlab.core.jsonio import read_collection, read_jsonl_rows
 from normlab.core.outputs import output_folder
+from normlab.core.yamlio import read_yaml
 from normlab.crsec.sim.society import HOBBS_CAFE
 from normlab.losona.dataset import load_scenarios
 from normlab.runs.console import reports_errors

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from inspect_ai.model import get_model
 
+from normlab.crsec.sim.events import Event, EventBase
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.schemas import Ablation, RunConfig
 from normlab.crsec.sim.society import load_society
@@ -85,3 +87,11 @@ def new_run(folder: Path, run_config: RunConfig) -> RunDir:
 
 def event_lines(folder: Path) -> list[str]:
     return (folder / "events.jsonl").read_text().splitlines()
+
+
+EventT = TypeVar("EventT", bound=EventBase)
+
+
+def of_kind(events: Iterable[Event], kind: type[EventT]) -> list[EventT]:
+    """The events of one kind, typed as such."""
+    return [event for event in events if isinstance(event, kind)]

@@ -33,10 +33,10 @@ from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.crsec.newcomer.measure import adoption_hour, occasion_shown
 from normlab.crsec.newcomer.setup import CONTROL, newcomer_spec, occasion_text
-from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent, of_kind
+from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.society import load_society
-from tests.crsec.support import FIXTURES, event_lines
+from tests.crsec.support import FIXTURES, event_lines, of_kind
 
 runner = CliRunner()
 SOCIETY = f"scripted/{FIXTURES / 'newcomer_society.json'}"

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from benchmarks.crsec_second_chat import measure
 
-from normlab.crsec.sim.events import EvaluateEvent, of_kind
+from normlab.crsec.sim.events import EvaluateEvent
 from normlab.crsec.sim.rundir import RunDir
 from normlab.norms.records import AssessedItem
+from tests.crsec.support import of_kind
 
 NORM = "Smoking is not allowed inside the cafe."
 

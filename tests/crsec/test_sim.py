@@ -19,7 +19,6 @@ from normlab.crsec.sim.events import (
     Event,
     EventKind,
     SynthesisEvent,
-    of_kind,
     parse_event,
 )
 from normlab.crsec.sim.loop import Simulation, action_text
@@ -28,7 +27,7 @@ from normlab.crsec.sim.schemas import Ablation, RunConfig
 from normlab.crsec.sim.society import load_society
 from normlab.norms.normdb import normalized
 from normlab.norms.records import AssessedItem, SkippedItem
-from tests.crsec.support import client, config, event_lines, new_run
+from tests.crsec.support import client, config, event_lines, new_run, of_kind
 
 
 def simulate(folder: Path, run_config: RunConfig | None = None, **budget: Any) -> str:

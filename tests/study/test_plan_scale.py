@@ -102,7 +102,7 @@ def test_the_command_lines_default_icc_is_the_plans() -> None:
 def test_calibrate_times_the_embedded_model_here(workdir: Path) -> None:
     """``--calibrate`` measures the embedded model on this machine (two timed calls) and the
     plan's local time uses what it measured."""
-    from normlab.study.plan import calibrate_embedded
+    from normlab.study.calibrate import calibrate_embedded
 
     rate = calibrate_embedded()
     assert 1 < rate["prompt"] < 100_000 and 0.5 < rate["generation"] < 10_000

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from normlab.stats import Estimate
 from normlab.study.compare import Comparisons, PairedDifference
-from normlab.study.report import Ranked, SystemReport, rank_subjects, rows_of
+from normlab.study.report import Ranked, SystemReport, rank_subjects
+from normlab.study.tables import rows_of
 from tests.study.test_study import REPO, invoke
 
 SCENE = REPO / "tests" / "scene" / "fixtures"

@@ -2,7 +2,8 @@
 
 - ``normlab.core.chat``: the one multi-party transcript and its renderer;
 - ``normlab.core.errors``: the error types commands report on one line;
-- ``normlab.core.jsonio``: JSON/JSONL reading and writing with file/line/field errors;
+- ``normlab.core.jsonio``, ``normlab.core.yamlio``: JSON/JSONL and YAML reading and writing
+  with file/line/field errors;
 - ``normlab.core.fields``: a row's unknown names, kept as metadata or refused as near misses;
 - ``normlab.core.templates``: prompt files with each paper's placeholder names;
 - ``normlab.core.leaks``: leak checks for data linters;

@@ -6,7 +6,6 @@ from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
     from normlab.losona.analysis import (
-        LosonaAnalysis,
         analyze,
         analyze_records,
         load_records,
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from normlab.losona.prompts import CONDITIONS
     from normlab.losona.rescore import RESCORED_FILE
     from normlab.losona.rescore import rescore as rescore_run
+    from normlab.losona.results import LosonaAnalysis
     from normlab.losona.runner import BENCHMARK, run_demo, run_losona
     from normlab.losona.schemas import Scenario, TrialRecord
     from normlab.losona.task import losona, losona_screen

@@ -16,14 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from normlab.agents import MEMORY_KEY, MemoryLog, inference_table, memory_trace
-from normlab.losona.analysis import (
-    BASELINE_CONDITION,
-    LosonaAnalysis,
-    LosonaRun,
-    PairedResult,
-    headline_conditions,
-)
+from normlab.losona.analysis import BASELINE_CONDITION, LosonaRun, headline_conditions
 from normlab.losona.prompts import DEVELOPMENT_CONDITIONS
+from normlab.losona.results import LosonaAnalysis, PairedResult
 from normlab.report import (
     BarSeries,
     HtmlReport,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normlab.losona.analysis import LosonaAnalysis, LosonaRun, analyze, load_run
+from normlab.losona.analysis import LosonaRun, analyze, load_run
 from normlab.losona.defaults import ROLES
 from normlab.losona.report import (
     absent_table,
@@ -20,6 +20,7 @@ from normlab.losona.report import (
     paired_table,
     write_report,
 )
+from normlab.losona.results import LosonaAnalysis
 from normlab.losona.task import losona
 from normlab.report import embedded_banner
 from normlab.runs import Benchmark, TaskRun, note, print_table

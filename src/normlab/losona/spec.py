@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from inspect_ai import Task
     from pydantic import BaseModel
 
-    from normlab.losona.analysis import LosonaAnalysis, LosonaRun
+    from normlab.losona.analysis import LosonaRun
+    from normlab.losona.results import LosonaAnalysis
     from normlab.runs.benchmark import RunOptions
     from normlab.runs.headline import Headline, UnitValues, Verdicts
     from normlab.stats.planning import Assumed, Design, Estimator
@@ -33,7 +34,8 @@ HEADLINE_CONDITION = "norm_informed"
 
 
 def _types() -> tuple[type[LosonaRun], type[LosonaAnalysis]]:
-    from normlab.losona.analysis import LosonaAnalysis, LosonaRun
+    from normlab.losona.analysis import LosonaRun
+    from normlab.losona.results import LosonaAnalysis
 
     return LosonaRun, LosonaAnalysis
 

@@ -28,7 +28,9 @@ Values = Sequence[float] | NDArray[np.float64]
 """Numbers, one per unit: a sequence or a NumPy vector."""
 
 
-def _z(confidence: float) -> float:
+def z_quantile(confidence: float) -> float:
+    """The standard normal quantile whose two-sided interval covers ``confidence``
+    (1.96 at 0.95): every normal-approximation interval and sample size here uses it."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
@@ -46,7 +48,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> FloatIn
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
         return (math.nan, math.nan)
-    z = _z(confidence)
+    z = z_quantile(confidence)
     p = successes / n
     denominator = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
@@ -155,7 +157,7 @@ def bootstrap_ci(
     which the statistic is undefined into an undefined interval, where leaving that
     resample out is what a paired rate or a ρ needs.
     """
-    _z(confidence)
+    z_quantile(confidence)
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:
         return (math.nan, math.nan)
@@ -410,7 +412,7 @@ def spearman_ci(
     rho = spearman_rho(x, y)
     if len(x) < 2:
         return rho, (math.nan, math.nan)
-    _z(confidence)
+    z_quantile(confidence)
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
     indexes = _resample_indexes(seed, xs.size, n_resamples)

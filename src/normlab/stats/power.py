@@ -28,7 +28,7 @@ import math
 from collections.abc import Sequence
 from statistics import NormalDist
 
-from normlab.stats.intervals import _z
+from normlab.stats.intervals import z_quantile
 
 # --- planning: the interval and the power a planned n buys ------------------------------
 
@@ -36,14 +36,14 @@ from normlab.stats.intervals import _z
 def wilson_halfwidth(rate: float, n: float, confidence: float = 0.95) -> float:
     """Wilson half-width at an assumed rate p over n units, z·√(p(1−p)/n + z²/4n²)/(1 + z²/n).
     ``n`` may be an effective n (n / deff) and need not be whole."""
-    z = _z(confidence)
+    z = z_quantile(confidence)
     return z * math.sqrt(rate * (1 - rate) / n + z * z / 4 / n / n) / (1 + z * z / n)
 
 
 def n_for_halfwidth(target: float, rate: float = 0.5, confidence: float = 0.95) -> int:
     """The smallest n whose Wilson half-width at rate p is at most t: the larger root of
     t²n² + (2t²z² − z²p(1−p))·n + t²z⁴ − z⁴/4 = 0 (the width's equation, squared), rounded up."""
-    z2, t2 = _z(confidence) ** 2, target * target
+    z2, t2 = z_quantile(confidence) ** 2, target * target
     b, c = 2 * t2 * z2 - z2 * rate * (1 - rate), t2 * z2 * z2 - z2 * z2 / 4
     return max(1, math.ceil((-b + math.sqrt(b * b - 4 * t2 * c)) / (2 * t2) - 1e-9))
 
@@ -109,12 +109,12 @@ def staged_variance(
 def delta_halfwidth(unit_variance: float, n: float, confidence: float = 0.95) -> float:
     """The normal half-width z·√(σ²/n) of an estimator with variance σ²/n (σ² per unit, the
     design effect included: [`staged_variance`][normlab.stats.staged_variance])."""
-    return _z(confidence) * math.sqrt(unit_variance / n)
+    return z_quantile(confidence) * math.sqrt(unit_variance / n)
 
 
 def n_for_delta_halfwidth(target: float, unit_variance: float, confidence: float = 0.95) -> int:
     """The smallest n with z·√(σ²/n) ≤ t: n = ⌈z²σ²/t²⌉."""
-    return max(1, math.ceil(_z(confidence) ** 2 * unit_variance / target / target - 1e-9))
+    return max(1, math.ceil(z_quantile(confidence) ** 2 * unit_variance / target / target - 1e-9))
 
 
 def t_halfwidth(unit_variance: float, n: int, confidence: float = 0.95) -> float | None:
@@ -140,7 +140,7 @@ def n_for_t_halfwidth(target: float, unit_variance: float, confidence: float = 0
 
 
 def _power_z(alpha: float, power: float) -> tuple[float, float]:
-    return _z(1 - alpha), NormalDist().inv_cdf(power)
+    return z_quantile(1 - alpha), NormalDist().inv_cdf(power)
 
 
 def connor_n(delta: float, discordance: float, alpha: float = 0.05, power: float = 0.8) -> int:

@@ -114,8 +114,9 @@ def plan(
 ) -> None:
     """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
     from normlab.report import Table
+    from normlab.study.calibrate import calibrate_embedded
     from normlab.study.pilot import pilot_rates
-    from normlab.study.plan import calibrate_embedded, plan_study, write_plan
+    from normlab.study.plan import plan_study, write_plan
 
     study = _load(study_file)
     rates = pilot_rates(pilot, list(study.systems)) if pilot else None
@@ -261,7 +262,8 @@ def report(
 ) -> None:
     """Per system, the subjects ranked by the headline metric, with intervals and calls; the
     paired differences between subjects; a second judge's agreement and ranking."""
-    from normlab.study.report import report_blocks, report_study, write_html, write_json
+    from normlab.study.report import report_study, write_json
+    from normlab.study.tables import report_blocks, write_html
 
     study = _load(study_file)
     result = report_study(study)

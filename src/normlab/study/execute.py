@@ -8,8 +8,8 @@ options. A cell of a system with ``shards: N`` runs as N parts, ``--shard I/N`` 
 ``OUT/SYSTEM/SUBJECT/shard-I-of-N``; the system's analysis of the cell's folder reads the
 shards as one run, so a part run twice (a retried Ray task) still counts each sample once.
 
-Where parts run is an [`Executor`][normlab.study.Executor], a one-method protocol: ``local`` runs
-them one after another in this process (each keeps its connections busy); ``ray``
+Where parts run is an ``Executor``, a one-method protocol: ``local`` runs them one after
+another in this process (each keeps its connections busy); ``ray``
 (``normlab.study.ray_executor``) submits the same ``run_part`` as one Ray task per part.
 A cell's ``cell.json`` is written by the study's own process once every part of it finished.
 """

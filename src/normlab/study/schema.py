@@ -32,8 +32,9 @@ from pydantic import (
 )
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_yaml, validate_row, validation_field
+from normlab.core.jsonio import validate_row, validation_field
 from normlab.core.logs import BASE_AGENT
+from normlab.core.yamlio import read_yaml
 from normlab.specs import spec as find_system
 from normlab.specs import specs
 
@@ -298,7 +299,7 @@ MAX_STUDY_BYTES = 1_000_000
 
 def load_study(path: Path) -> Study:
     """Read and validate a study file; relative paths resolved against its folder. Read as
-    every YAML file is (``normlab.core.jsonio.read_yaml``): a regular file of UTF-8 text,
+    every YAML file is (``normlab.core.yamlio.read_yaml``): a regular file of UTF-8 text,
     no key twice in one mapping, aliases within a small budget."""
     raw = read_yaml(path, MAX_STUDY_BYTES)
     if not isinstance(raw, dict):

@@ -224,6 +224,6 @@ def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list
 
 
 def batched_result(study: Study, cell: Cell) -> dict[str, Any]:
-    """What the cell's logs hold now, as a [`CellResult`][normlab.study.CellResult]'s fields."""
+    """What the cell's logs hold now, as a ``CellResult``'s fields."""
     found = look(study, cell)
     return {"samples": found.samples, "calls": found.calls}

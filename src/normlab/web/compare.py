@@ -27,8 +27,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_yaml
 from normlab.core.secrets import redact_text
+from normlab.core.yamlio import read_yaml
 from normlab.report import Table
 from normlab.web.pages import Pages
 from normlab.web.runs import inside
@@ -59,7 +59,7 @@ def _report_name() -> str:
 
 def _study_name(path: Path) -> str | None:
     """The study's name if ``path`` is a study file (a mapping with systems and subjects).
-    Read as every YAML file is (``normlab.core.jsonio.read_yaml``): a regular file only
+    Read as every YAML file is (``normlab.core.yamlio.read_yaml``): a regular file only
     (a FIFO would hang the page for good, a link to ``/dev/zero`` grow the server without
     end), at most ``MAX_STUDY_FILE`` bytes, aliases within a small budget ("billion
     laughs" is refused, not expanded); anything else is simply not a study."""

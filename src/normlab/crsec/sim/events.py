@@ -17,9 +17,8 @@ thoughts' and syntheses' in ``normlab.crsec.sim.reflection``, the rest in the ti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, cast, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -346,11 +345,3 @@ def parse_event(row: Any, path: Path | None = None, line: int | None = None) -> 
         raise InputError(
             path or Path("events.jsonl"), first["msg"], line=line, field=".".join(location) or None
         ) from error
-
-
-EventT = TypeVar("EventT", bound=EventBase)
-
-
-def of_kind(events: Iterable[Event], kind: type[EventT]) -> list[EventT]:
-    """The events of one kind, typed as such."""
-    return [event for event in events if isinstance(event, kind)]

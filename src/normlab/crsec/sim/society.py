@@ -13,7 +13,8 @@ from importlib.resources import files
 from pathlib import Path
 
 from normlab.core.errors import InputError
-from normlab.core.jsonio import read_document, validate_row
+from normlab.core.jsonio import validate_row
+from normlab.core.yamlio import read_document
 from normlab.crsec.sim.schemas import AgentSpec, Society
 
 HOBBS_CAFE = Path(str(files("normlab.crsec") / "data" / "hobbs_cafe.json"))

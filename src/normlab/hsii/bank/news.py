@@ -47,8 +47,6 @@ from normlab.core.sources import read_url_bytes, read_url_lines
 from normlab.core.text import fold, words
 from normlab.hsii.schemas import NewsParagraph
 
-FORMATS = ("jsonl", "csv", "parquet")
-
 
 class FieldMap(BaseModel):
     """Which corpus column holds what (``--id-field``, ``--text-field``, …)."""
