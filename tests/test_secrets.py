@@ -159,3 +159,60 @@ def test_an_unreachable_endpoint_is_named_without_its_password(
     checked = _invoke("models", "check", "--model", "openai-api/down/m", "--timeout", "2")
     assert checked.exit_code == 2, checked.output
     assert not (workdir / "logs").exists()
+
+
+LOSONA = Path(__file__).parent / "losona" / "fixtures"
+
+
+def test_inspect_eval_redacts_normlab_tasks_and_leaves_other_tasks_as_inspect_wrote_them(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``inspect eval normlab/losona`` through Inspect's own ``eval`` (the registry name, the
+    entry point), then a task that is not normlab's in the same process: the normlab task's
+    files hold no credential, its header the URL redacted; the other task's header keeps its
+    URL as Inspect wrote it (before, loading the entry point redacted every task's)."""
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelConfig
+    from inspect_ai.solver import generate
+
+    import normlab._registry  # noqa: F401 (what Inspect loads for ``normlab/…``)
+
+    monkeypatch.setenv("NORMLAB_CANARY_TOKEN", ENV_SECRET)
+    with serving(workdir / "endpoint", LOSONA / "script.json", monkeypatch) as endpoint:
+        prefix = service(endpoint).upper()
+        url = _with_credentials(endpoint.base_url)
+        monkeypatch.setenv(f"{prefix}_BASE_URL", url)
+        monkeypatch.setenv(f"{prefix}_API_KEY", KEY)
+        model = model_name(endpoint)
+        (ours,) = inspect_eval(
+            "normlab/losona",
+            model=model,
+            model_roles={"judge": model},
+            task_args={"scenarios": str(LOSONA / "scenarios.jsonl"), "conditions": "naive"},
+            epochs=1,
+            log_dir=str(workdir / "logs"),
+            display="none",
+        )
+        other_task = Task(dataset=[Sample(input="Your next message:")], solver=generate())
+        (other,) = inspect_eval(
+            other_task,
+            model=model,
+            model_roles={"judge": model},
+            log_dir=str(workdir / "other"),
+            display="none",
+        )
+        assert endpoint.stats()["replies"] > 0  # the calls went through the URL
+    assert (ours.status, other.status) == ("success", "success")
+    written = _written(workdir / "logs")
+    leaks = [
+        f"{name}: {c}" for name, data in written.items() for c in CANARIES if c.encode() in data
+    ]
+    assert not leaks, "\n".join(leaks)
+    (header,) = (data for name, data in written.items() if name.endswith(".eval!header.json"))
+    redacted = url.replace(PASSWORD, "***")
+    assert json.loads(header)["eval"]["model_roles"]["judge"]["base_url"] == redacted
+    # Not normlab's task: not normlab's to rewrite (Inspect records a role's URL whole).
+    roles = other.eval.model_roles or {}
+    assert isinstance(roles["judge"], ModelConfig) and roles["judge"].base_url == url

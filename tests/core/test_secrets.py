@@ -146,3 +146,52 @@ def test_log_records_carry_their_urls_redacted_once_guarded(
     first, second = caplog.records
     assert first.getMessage() == 'POST http://u:***@h/v1/chat "HTTP/1.1 200 OK"'
     assert (second.msg, second.args) == ("no URL here, %d args kept", (1,))
+
+
+def _run(code: str) -> list[str]:
+    """``code`` in a fresh interpreter (this process's Inspect and logging may have been
+    guarded already by another test); its printed lines."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    return done.stdout.split()
+
+
+def test_loading_the_entry_point_patches_nothing_and_registers_no_hook() -> None:
+    """Inspect loads normlab's entry point in any process that looks a task up in its
+    registry; that process runs other tasks as Inspect made it (before: Inspect's private
+    TaskLogger.__init__ patched, a global log-record factory and a progress hook installed)."""
+    code = (
+        "import logging\n"
+        "from inspect_ai._eval.task.log import TaskLogger\n"
+        "from inspect_ai.hooks._hooks import get_all_hooks\n"
+        "factory, init = logging.getLogRecordFactory(), TaskLogger.__init__\n"
+        "import normlab._registry\n"
+        "print(logging.getLogRecordFactory() is factory, TaskLogger.__init__ is init,"
+        " len(get_all_hooks()))\n"
+    )
+    assert _run(code) == ["True", "True", "0"]
+
+
+def test_a_task_built_redacts_only_normlab_specs_and_records() -> None:
+    """Building a normlab task (``inspect eval normlab/…``) guards normlab's logs only: a log
+    record made outside a normlab task's samples keeps its URL, and a spec is redacted only
+    when it is a normlab task's."""
+    code = (
+        "import logging\n"
+        "from inspect_ai.log import EvalSpec\n"
+        "from normlab.core.progress import normlab_task_built\n"
+        "from normlab.core.secrets import is_normlab_task\n"
+        "normlab_task_built()\n"
+        "record = logging.getLogRecordFactory()('x', 20, 'f', 1, 'POST %s', ('http://u:pw@h/v1',),"
+        " None)\n"
+        "print(record.getMessage().split()[-1])\n"
+        "ours = EvalSpec.model_construct(task='normlab/losona',"
+        " task_registry_name='normlab/losona')\n"
+        "other = EvalSpec.model_construct(task='mine/task', task_registry_name='mine/task')\n"
+        "print(is_normlab_task(ours), is_normlab_task(other))\n"
+    )
+    assert _run(code) == ["http://u:pw@h/v1", "True", "False"]

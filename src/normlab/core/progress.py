@@ -17,11 +17,11 @@ command, ``drawing_bars``); ``NORMLAB_PROGRESS=0`` silences both, and a ``normla
 command then leaves the terminal to Inspect's display.
 
 It is registered with Inspect by [`register`][normlab.core.register_progress]: when a ``normlab``
-command starts a run (``normlab.core.evalrun.run_task``), and for ``inspect eval normlab/…`` when
-Inspect loads normlab's entry point. Inspect prints a banner naming the registered hooks, to stdout,
-when it first builds a model; registering only when a run starts keeps that banner out of
-``normlab`` commands (whose ``--json`` promises stdout holds only JSON), where the model was built
-before.
+command starts a run (``normlab.core.evalrun.run_task``), and for ``inspect eval normlab/…`` when a
+normlab task is built (``normlab_task_built``); it follows normlab's tasks only. Inspect prints a
+banner naming the registered hooks, to stdout, when it first builds a model; registering only when
+a run starts keeps that banner out of ``normlab`` commands (whose ``--json`` promises stdout holds
+only JSON), where the model was built before.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from rich.progress import (
 
 from normlab.core.errors import flat
 from normlab.core.logs import sample_retries
-from normlab.core.secrets import redact_text
+from normlab.core.secrets import NORMLAB_TASKS, guard_inspect_logs, is_normlab_task, redact_text
 
 PROGRESS_ENV = "NORMLAB_PROGRESS"
 HEARTBEAT_S = 60.0
@@ -188,6 +188,8 @@ class LineProgress(Hooks):
 
     async def on_task_start(self, data: TaskStart) -> None:
         spec = data.spec
+        if not is_normlab_task(spec):
+            return  # another task run in the same process: Inspect's own display says it
         name = spec.task.split("/")[-1]
         samples = spec.dataset.samples or 0
         epochs = spec.config.epochs or 1
@@ -210,6 +212,8 @@ class LineProgress(Hooks):
             )
 
     async def on_sample_end(self, data: SampleEnd) -> None:
+        if data.eval_id not in self._tasks:
+            return
         sample = data.sample
         if sample.error and sample.error.message.startswith("CancelledError"):
             return  # stopped by an interrupt, not finished: the run says what is safe
@@ -230,6 +234,8 @@ class LineProgress(Hooks):
 
     async def on_model_retry(self, data: ModelRetry) -> None:
         eval_id = data.eval_id or ""
+        if eval_id not in self._tasks and not (data.task_name or "").startswith(NORMLAB_TASKS):
+            return
         self._retries[eval_id] += 1
         if self._bars is not None:
             self._bar_update(eval_id)
@@ -243,11 +249,13 @@ class LineProgress(Hooks):
         )
 
     async def on_task_end(self, data: TaskEnd) -> None:
+        if data.eval_id not in self._tasks:
+            return
         beat = self._heartbeats.pop(data.eval_id, None)
         if beat is not None:
             beat.cancel()
         log = data.log
-        name = self._tasks.pop(data.eval_id, log.eval.task.split("/")[-1])
+        name = self._tasks.pop(data.eval_id)
         done = log.results.completed_samples if log.results else self._finished[data.eval_id]
         total = f" of {log.results.total_samples}" if log.results else ""
         self.say(f"{name}: {log.status}, {done}{total} in the log ({log.location})")
@@ -269,3 +277,15 @@ def register() -> None:
             LineProgress
         )
         _registered = True
+
+
+def normlab_task_built() -> None:
+    """What building a normlab task does to the process it runs in (``inspect eval normlab/…``
+    or a normlab run): normlab's redaction of its own tasks' logs
+    ([`guard_inspect_logs`][normlab.core.guard_inspect_logs], scoped to normlab's tasks) and its
+    progress lines off a terminal for them. A ``normlab`` command registers the progress lines
+    itself when its run starts (see the module docstring on Inspect's banner). Loading
+    normlab's entry point alone does neither."""
+    guard_inspect_logs(scoped=True)
+    if "normlab.cli" not in sys.modules:
+        register()

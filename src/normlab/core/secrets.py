@@ -161,7 +161,7 @@ _GUARDED = "__normlab_redacts__"
 
 def _redact_spec_when_built() -> None:
     """Inspect's task logger builds the spec it writes once per task, from the live models;
-    redact it as soon as it is built, before anything is written."""
+    redact a normlab task's as soon as it is built, before anything is written."""
     try:
         from inspect_ai._eval.task.log import TaskLogger
     except ImportError:  # an Inspect that moved it: runs still work; tests/test_secrets.py fails
@@ -173,14 +173,15 @@ def _redact_spec_when_built() -> None:
     @functools.wraps(original)
     def init(self: TaskLogger, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
-        _redact_spec(self.eval)
+        if is_normlab_task(self.eval):
+            _redact_spec(self.eval)
 
     setattr(init, _GUARDED, True)
     TaskLogger.__init__ = init  # type: ignore[method-assign]
 
 
 def _redact_log_records() -> None:
-    """Every log record made from now on carries its URLs redacted. Inspect logs each HTTP
+    """Every normlab log record made from now on carries its URLs redacted. Inspect logs each HTTP
     response as ``POST http://user:PASSWORD@host/v1/chat/completions "HTTP/1.1 200 OK"`` to its
     trace file (``~/.local/share/inspect_ai/traces``), and records at the transcript level go
     into the ``.eval`` log; the record is the one place all of them pass through."""
@@ -190,6 +191,8 @@ def _redact_log_records() -> None:
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = original(*args, **kwargs)
+        if not _ours():
+            return record
         try:
             message = record.getMessage()
         except Exception:  # a malformed record fails where it is formatted, as it would have
@@ -205,21 +208,59 @@ def _redact_log_records() -> None:
     logging.setLogRecordFactory(factory)
 
 
-def guard_inspect_logs() -> None:
-    """Make Inspect write every model's base URL and arguments, and every log line, with
-    credentials redacted, in this process.
+NORMLAB_TASKS = "normlab/"
+"""What every normlab task's registry name starts with (``normlab/losona``…), as Inspect
+records it in a log's header and names a running sample's task."""
+
+_whole_process = False
+"""Set by normlab's own runs: every log record of this process is normlab's to redact."""
+
+
+def guard_inspect_logs(scoped: bool = False) -> None:
+    """Make Inspect write normlab's tasks' specs (each model's base URL and arguments) and
+    normlab's log lines with credentials redacted.
 
     Inspect builds the spec it writes (the ``.eval`` header, ``_journal/start.json``, and
     through the headers the eval set's ``logs.json``) once per task from the live models:
-    each role's ``base_url`` as the provider resolved it, credentials and all. The spec is
-    redacted as soon as it is built, while the providers, already built, keep sending
-    requests to the real URL. Inspect resumes an eval set with the models it is given (not
-    those a log names, and a role's ``base_url`` is no part of a task's identity), so a
+    each role's ``base_url`` as the provider resolved it, credentials and all. A normlab
+    task's spec is redacted as soon as it is built, while the providers, already built, keep
+    sending requests to the real URL. Inspect resumes an eval set with the models it is given
+    (not those a log names, and a role's ``base_url`` is no part of a task's identity), so a
     redacted log resumes as before. Log records (Inspect's trace file, the transcript's log
     events) are redacted as they are made.
 
-    Called wherever normlab makes Inspect models or runs (a run, the model client, the
-    checks) and when Inspect loads normlab's entry point; idempotent and cheap.
+    Nothing is installed until normlab runs something: loading normlab's Inspect entry point
+    changes nothing. ``scoped`` (a normlab task being built, as ``inspect eval normlab/…``
+    does, in a process that may run other tasks too): only normlab tasks' specs, and the log
+    records made while a normlab task's sample runs, are redacted; another task's are left as
+    Inspect writes them. Unscoped (a normlab command or program running a system, the model
+    client, the checks: the process is normlab's): every log record too. Idempotent, cheap.
     """
+    global _whole_process
+    if not scoped:
+        _whole_process = True
     _redact_spec_when_built()
     _redact_log_records()
+
+
+def is_normlab_task(spec: EvalSpec) -> bool:
+    """Whether a log's spec is a normlab task's (its registry name, or its name)."""
+    name = spec.task_registry_name or spec.task or ""
+    return name.startswith(NORMLAB_TASKS)
+
+
+def _in_normlab_sample() -> bool:
+    """Whether the record is being made inside a running sample of a normlab task."""
+    from inspect_ai.log._samples import sample_active
+
+    active = sample_active()
+    return active is not None and active.task.startswith(NORMLAB_TASKS)
+
+
+def _ours() -> bool:
+    """Whether a log record made now is normlab's: in its own process, or inside one of its
+    samples."""
+    try:
+        return _whole_process or _in_normlab_sample()
+    except ImportError:  # an Inspect that moved it: redact, as a normlab run would
+        return True

@@ -36,6 +36,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel, Field
 
 from normlab.core.logs import SampleSet
+from normlab.hsii.defaults import PAPER_CAP
 from normlab.hsii.parse import cast_of, parse_statement, target_correct
 from normlab.hsii.prompts import PROMPTS, Cot, testing_prompt
 from normlab.hsii.schemas import Case
@@ -43,8 +44,6 @@ from normlab.hsii.solver import STATEMENT_MAX_TOKENS
 from normlab.models import RoleSettings, StructuredResult, generate_structured
 from normlab.stats import Estimate
 
-PAPER_CAP = 128
-"""N∞ (§6.4): rounds of reasoning and reflection before a case counts as unsolved."""
 TARGET_ACCURACY = 0.70
 STEP_MAX_TOKENS = 400
 

@@ -11,6 +11,9 @@ MAX_EPSILON = 64
 """The longest long run accepted: each turn re-sends the whole history, so a mistyped ε
 (1,000,000,000) would grow a sample by megabytes a second and never end."""
 
+PAPER_CAP = 128
+"""N∞ (§6.4): rounds of reasoning and reflection before a case counts as unsolved."""
+
 ROLES = ("judge", "persona", "reference")
 """The models of an HSII run besides the subject."""
 

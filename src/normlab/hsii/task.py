@@ -15,18 +15,13 @@ target (played by the ``persona`` role) its decision-round statement with the
 from __future__ import annotations
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
 
 from normlab.core.errors import InputError
-from normlab.core.selection import comma_list
-from normlab.core.sources import DATA_KEY
-from normlab.hsii.cot import PAPER_CAP, cot_reflection, cot_rounds
-from normlab.hsii.dataset import CASES_PATH, build_dataset, read_cases, select_cases
-from normlab.hsii.defaults import EPSILON, MAX_EPSILON, ROLES
-from normlab.hsii.prompts import load_cots, testing_prompt
-from normlab.hsii.scorer import hsii_stages
-from normlab.hsii.solver import long_run, next_statement
-from normlab.models import DEFAULT_MODEL, RoleSettings
+from normlab.hsii.defaults import EPSILON, MAX_EPSILON, PAPER_CAP, ROLES
+from normlab.models.roles import DEFAULT_MODEL
+
+# The dataset, solvers and scorers are imported when a task is built, not when Inspect loads
+# the entry point that registers it (``normlab._registry``).
 
 TASK_VERSION = 2
 """What Inspect records as the log's task version (``hsii`` and ``hsii_cot`` alike): a new one
@@ -62,6 +57,15 @@ def hsii(
             300, persona 160, judge 300).
         reasoning_effort: reasoning effort by role (default: none sent).
     """
+    from normlab.core.progress import normlab_task_built
+    from normlab.core.selection import comma_list
+    from normlab.core.sources import DATA_KEY
+    from normlab.hsii.dataset import CASES_PATH, build_dataset, read_cases, select_cases
+    from normlab.hsii.scorer import hsii_stages
+    from normlab.hsii.solver import long_run, next_statement
+    from normlab.models import RoleSettings
+
+    normlab_task_built()
     if not 2 <= epsilon <= MAX_EPSILON:
         raise InputError(
             "--epsilon",
@@ -110,6 +114,17 @@ def hsii_cot(
         max_tokens: output caps by role.
         reasoning_effort: reasoning effort by role.
     """
+    from inspect_ai.dataset import MemoryDataset, Sample
+
+    from normlab.core.progress import normlab_task_built
+    from normlab.core.selection import comma_list
+    from normlab.core.sources import DATA_KEY
+    from normlab.hsii.cot import cot_reflection, cot_rounds
+    from normlab.hsii.dataset import CASES_PATH, read_cases, select_cases
+    from normlab.hsii.prompts import load_cots, testing_prompt
+    from normlab.models import RoleSettings
+
+    normlab_task_built()
     if cap < 1:
         raise InputError("--cap", "must be at least 1", field="cap")
     available = {cot.id: cot for cot in load_cots()}

@@ -15,23 +15,12 @@ from collections.abc import Sequence
 
 from inspect_ai import Epochs, Task, task
 
-from normlab.agents import resolve_agent
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
-from normlab.core.selection import comma_list
-from normlab.core.sources import DATA_KEY
-from normlab.losona.dataset import (
-    SCENARIOS_PATH,
-    build_dataset,
-    load_scenarios,
-    read_scenarios,
-    select_scenarios,
-    without_demonstrations,
-)
-from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
-from normlab.losona.scorer import norm_judge, trials
-from normlab.losona.solver import SubjectTemperature, subject_reply
-from normlab.models import DEFAULT_MODEL, RoleSettings
+from normlab.models.roles import DEFAULT_MODEL
+
+# The dataset, solver, scorer and the norm-learning subject are imported when a task is built,
+# not when Inspect loads the entry point that registers it (``normlab._registry``).
 
 TASK_VERSION = 3
 """What Inspect records as the log's task version: a new one when results stop being comparable
@@ -47,6 +36,9 @@ and fills memory before the first call (3.4 GB in 36 s)."""
 
 def resolve_conditions(conditions: str | Sequence[str] | None) -> list[str]:
     """``None``/"all" → the four reported conditions; otherwise validate each name."""
+    from normlab.core.selection import comma_list
+    from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS
+
     names = comma_list(conditions)
     if not names or names == ["all"]:
         return list(CONDITIONS)
@@ -102,6 +94,22 @@ def losona(
             subject around the same model; its own calls use the ``norm_memory`` role); the
             report pairs a norm-memory run with the base run given with it.
     """
+    from normlab.agents import resolve_agent
+    from normlab.core.progress import normlab_task_built
+    from normlab.core.selection import comma_list
+    from normlab.core.sources import DATA_KEY
+    from normlab.losona.dataset import (
+        SCENARIOS_PATH,
+        build_dataset,
+        read_scenarios,
+        select_scenarios,
+    )
+    from normlab.losona.prompts import JUDGE_ADDENDA
+    from normlab.losona.scorer import norm_judge, trials
+    from normlab.losona.solver import SubjectTemperature, subject_reply
+    from normlab.models import RoleSettings
+
+    normlab_task_built()
     resolve_agent(agent)
     # A whole number first: ``-T epochs=three`` (or a study's ``epochs: three``) arrives as
     # text, and comparing it with 1 would end in a TypeError.
@@ -149,6 +157,12 @@ def losona_screen(scenarios: str, samples: int = 1) -> Task:
         scenarios: candidate scenarios, JSONL file or folder.
         samples: baseline replies per screening model.
     """
+    from normlab.core.progress import normlab_task_built
+    from normlab.losona.dataset import build_dataset, load_scenarios, without_demonstrations
+    from normlab.losona.scorer import norm_judge
+    from normlab.losona.solver import subject_reply
+
+    normlab_task_built()
     controls = [without_demonstrations(s) for s in load_scenarios(scenarios)]
     return Task(
         dataset=build_dataset(controls, [BASELINE_CONDITION], name="losona_screen"),

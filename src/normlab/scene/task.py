@@ -12,21 +12,22 @@ it (B.6 per-turn labeller or §5.1 four-list classifier) and audits fidelity (B.
 
 from __future__ import annotations
 
-from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
+from typing import TYPE_CHECKING
 
-from normlab.agents import resolve_agent
+from inspect_ai import Task, task
+
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
-from normlab.core.schedule import longest_first
-from normlab.core.sources import DATA_KEY
-from normlab.models import DEFAULT_MODEL, RoleSettings
-from normlab.scene.dataset import SCENARIOS_PATH, read_scenarios, select_for_sweep
+from normlab.models.roles import DEFAULT_MODEL
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS, ROLES
-from normlab.scene.prompts import scaffold_turns, subject_messages
-from normlab.scene.schemas import SceneScenario
-from normlab.scene.scorer import LABELLERS, episode_judge
-from normlab.scene.solver import play_episode
+
+if TYPE_CHECKING:
+    from inspect_ai.dataset import Sample
+
+    from normlab.scene.schemas import SceneScenario
+
+# The dataset, solver, scorer and the norm-learning subject are imported when a task is built,
+# not when Inspect loads the entry point that registers it (``normlab._registry``).
 
 TASK_VERSION = 3
 """What Inspect records as the log's task version: a new one when results stop being comparable
@@ -46,6 +47,10 @@ def episode_calls(scenario: SceneScenario, max_turns: int) -> int:
 
 def episode_sample(scenario: SceneScenario, rep: int) -> Sample:
     """One episode; its input is the subject's first view (the scaffold, never hidden fields)."""
+    from inspect_ai.dataset import Sample
+
+    from normlab.scene.prompts import scaffold_turns, subject_messages
+
     return Sample(
         id=f"{scenario.scenario_id}::rep{rep}",
         input=[*subject_messages(scenario, scaffold_turns(scenario))],
@@ -90,6 +95,18 @@ def scene(
             subject around the same model; its own calls use the ``norm_memory`` role); the
             report sets a norm-memory run beside the base run given with it.
     """
+    from inspect_ai.dataset import MemoryDataset
+
+    from normlab.agents import resolve_agent
+    from normlab.core.progress import normlab_task_built
+    from normlab.core.schedule import longest_first
+    from normlab.core.sources import DATA_KEY
+    from normlab.models import RoleSettings
+    from normlab.scene.dataset import SCENARIOS_PATH, read_scenarios, select_for_sweep
+    from normlab.scene.scorer import LABELLERS, episode_judge
+    from normlab.scene.solver import play_episode
+
+    normlab_task_built()
     resolve_agent(agent)
     if labeller not in LABELLERS:
         raise InputError("--labeller", f"choose one of {', '.join(LABELLERS)}", field="labeller")
