@@ -33,7 +33,7 @@ from typing import Any
 from benchmarks import emit
 from benchmarks.crsec_calls import busy_script
 from normlab.crsec.newcomer.measure import newcomer_hours
-from normlab.crsec.newcomer.setup import newcomer_setup, plan
+from normlab.crsec.newcomer.setup import Newcomers, newcomer_setup, plan
 from normlab.crsec.runner import configure, simulate_runs
 from normlab.crsec.runner import simulate as simulate_society
 from normlab.crsec.sim.clock import clock_of
@@ -76,8 +76,7 @@ def society_run(
 
 def newcomer_calls(source: Path, out: Path, subject: str, hours: int) -> dict[str, Any]:
     """Per arm: calls per newcomer hour (all, the newcomer's, by operation)."""
-    folders = plan(source, out, subject=subject, agents=["base", "norm-memory"], seeds=[0],
-                   hours=hours)  # fmt: skip
+    folders = plan(Newcomers(source, out, subject, ["base", "norm-memory"], [0], hours))
     started = time.perf_counter()
     simulate_runs(folders, None, None)
     seconds = time.perf_counter() - started

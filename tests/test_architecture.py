@@ -57,5 +57,7 @@ def test_every_system_is_found_by_its_spec() -> None:
     assert all(isinstance(spec, SystemSpec) for spec in found)
     for spec in found:
         assert (SOURCE / spec.name / "spec.py").is_file()
-        assert spec.help and spec.summary and spec.unit and spec.roles
-        assert spec.verdict_items and spec.ratings
+        assert spec.help and spec.summary and spec.roles
+        parts = spec.parts()
+        assert parts.unit and parts.verdict_items and parts.ratings
+        assert (spec.task is None) == (not parts.shardable)  # CRSEC: no task, no shards

@@ -19,4 +19,4 @@ __all__ = ["EmbeddedLlamaCpp", "HumanModel", "ScriptedModel", "SpreadModel"]
 # Each system's task module, imported: its @task functions register themselves with Inspect.
 for _system in specs():
     if _system.task is not None:
-        _system.task()
+        _system.task_function()

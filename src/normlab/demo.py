@@ -47,7 +47,7 @@ def demo(
     for index, system in enumerate(systems, start=1):
         note(f"[{index}/{len(systems)}] {system.title}: {system.summary}")
         started = time.perf_counter()
-        report = system.demo(out)
+        report = system.parts().demo(out)
         done.append((system.title, system.summary, report, time.perf_counter() - started))
         note(f"[{index}/{len(systems)}] {system.title} done in {done[-1][3] / 60:.1f} min")
     note(f"index: {write_index(out, done).resolve()}")

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import normlab
 from normlab.core.errors import InputError
-from normlab.runs.system import System, SystemSpec
+from normlab.runs.system import SystemSpec
 
 
 @functools.cache
-def specs() -> tuple[System, ...]:
+def specs() -> tuple[SystemSpec, ...]:
     """Every system's spec, in their ``position`` order."""
-    found: list[System] = []
+    found: list[SystemSpec] = []
     # Looked for on disk, not imported: a package without a spec (report, web…) stays unloaded.
     folders = sorted(folder for root in normlab.__path__ for folder in Path(root).iterdir())
     for folder in folders:
@@ -35,7 +35,7 @@ def specs() -> tuple[System, ...]:
     return tuple(sorted(found, key=lambda spec: spec.position))
 
 
-def spec(name: str) -> System:
+def spec(name: str) -> SystemSpec:
     """The system named ``name``; one line naming the known systems if there is none."""
     for candidate in specs():
         if candidate.name == name:

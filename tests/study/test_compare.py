@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from normlab.hsii.spec import hsii_statistic
+from normlab.hsii.parts import hsii_statistic
 from normlab.runs import UnitRows
 from normlab.study.compare import compare, paired_difference, units_of
 from normlab.study.papers import paper_name, paper_rows
@@ -57,6 +57,26 @@ def test_family_wise_intervals_read_the_same_bootstrap_at_bonferronis_level() ->
         assert pair.familywise == wide
         assert wide[0] <= low <= high <= wide[1]  # type: ignore[operator]
         assert wide[1] - wide[0] > high - low  # type: ignore[operator]
+
+
+def test_the_family_wise_interval_is_bonferronis_by_hand() -> None:
+    # Five subjects: m = 5·4/2 = 10 comparisons, so each family-wise interval is the paired
+    # bootstrap's 1 − 0.05/10 = 99.5% interval (tails of 0.25%), the plain one its 95%.
+    # a − b per scenario: (0, 0, 0, 1), Δ = 0.25. A resample of the 4 scenarios holds the
+    # one 1 k times, k ~ Binomial(4, 1/4), its mean k/4: P(k=0) = 81/256 = .316,
+    # P(k=3) = 12/256 = .047, P(k=4) = 1/256 = .0039.
+    # 95%: lower tail 2.5% < P(0) → 0; upper: P(k ≥ 3) = .051 > .025 > P(4) → 3/4.
+    # 99.5%: lower → 0; upper: P(4) = .0039 > .0025 → 4/4 = 1.
+    # (10,000 seeded resamples put 39 ± 6 of them at 1, well past the 25 the tail needs.)
+    a = {"s1": 1.0, "s2": 1.0, "s3": 1.0, "s4": 1.0}
+    b = {"s1": 1.0, "s2": 1.0, "s3": 1.0, "s4": 0.0}
+    others = [(name, {"s1": 0.0, "s2": 1.0, "s3": 0.0, "s4": 0.0}) for name in "cde"]
+    result = compare("losona", [("a", a), ("b", b), *others])
+    assert result.comparisons == 10 and "m = 10" in result.note and "0.9950" in result.note
+    pair = next(p for p in result.pairs if (p.first, p.second) == ("a", "b"))
+    assert pair.delta.value == pytest.approx(0.25)
+    assert pair.delta.ci == (0.0, 0.75)
+    assert pair.familywise == (0.0, 1.0)
 
 
 def test_hsii_paired_difference_of_the_score_is_hand_computed() -> None:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
         load_run,
         load_runs,
     )
-    from normlab.crsec.analysis.questionnaire import analyze_study, export_study, study_columns
     from normlab.crsec.analysis.replay import moment
     from normlab.crsec.runner import analyze as analyze_folders
     from normlab.crsec.runner import configure, run_demo, simulate
@@ -42,9 +41,7 @@ __all__ = [
     "Society",
     "analyze_folders",
     "analyze_runs",
-    "analyze_study",
     "configure",
-    "export_study",
     "load_run",
     "load_runs",
     "load_society",
@@ -52,5 +49,4 @@ __all__ = [
     "parse_event",
     "run_demo",
     "simulate",
-    "study_columns",
 ]

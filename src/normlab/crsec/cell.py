@@ -1,4 +1,4 @@
-"""CRSEC as a study's system (its spec's study side, ``normlab.crsec.spec``): the subject is every
+"""CRSEC as a study's system (its parts' study side, ``normlab.crsec.parts``): the subject is every
 agent's model, the society's runs are the cell's units, and the headline is the share of agents
 adhering to the society's target norms at the end.
 

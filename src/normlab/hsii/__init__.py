@@ -15,7 +15,6 @@ if TYPE_CHECKING:
         record_of,
         stages_of,
     )
-    from normlab.hsii.audit import analyze_study, export_study, study_columns
     from normlab.hsii.bank.native import import_dialogues
     from normlab.hsii.curation.apply import apply_curation
     from normlab.hsii.curation.criteria import CRITERIA
@@ -49,7 +48,6 @@ __all__ = [
     "analyze",
     "analyze_curation",
     "analyze_records",
-    "analyze_study",
     "apply_curation",
     "case_settings",
     "comparisons_of",
@@ -58,7 +56,6 @@ __all__ = [
     "curation_criteria",
     "cut_dialogue",
     "export_curation",
-    "export_study",
     "hsii",
     "hsii_cot",
     "hsii_score",
@@ -75,7 +72,6 @@ __all__ = [
     "run_demo",
     "run_hsii",
     "stages_of",
-    "study_columns",
     "target_correct",
     "win_value",
 ]

@@ -338,18 +338,3 @@ def import_grading(csv_path: Path, key_path: Path | None = None) -> GradingResul
         subject_models=sorted({key.subject_model for key in answers.keys}),
         judge_models=sorted({key.judge_model for key in answers.keys if key.judge_model}),
     )
-
-
-def study_columns() -> list[str]:
-    """The columns of a web rating study's items: the grading CSV's."""
-    return GRADING_COLUMNS
-
-
-def export_study(run: Path, out: Path, n: int, seed: int) -> int:
-    """A web rating study's items: ``n`` comparisons of one run folder (key beside ``out``)."""
-    return export_grading([run], out, n, seed)
-
-
-def analyze_study(filled: Path, key: Path) -> GradingResult:
-    """A web rating study's answers, scored as the CLI's ``grading import`` scores them."""
-    return import_grading(filled, key)

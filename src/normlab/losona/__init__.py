@@ -13,7 +13,6 @@ if TYPE_CHECKING:
         record_of,
         scenario_outcomes,
     )
-    from normlab.losona.audit import analyze_study, export_study, study_columns
     from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios
     from normlab.losona.lint import (
         MAX_TURNS,
@@ -47,9 +46,7 @@ __all__ = [
     "TrialRecord",
     "analyze",
     "analyze_records",
-    "analyze_study",
     "check_scenario",
-    "export_study",
     "lint_paths",
     "load_records",
     "load_run",
@@ -62,5 +59,4 @@ __all__ = [
     "run_demo",
     "run_losona",
     "scenario_outcomes",
-    "study_columns",
 ]

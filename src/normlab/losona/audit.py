@@ -168,19 +168,9 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
     )
 
 
-def study_columns() -> list[str]:
-    """The columns of a web rating study's items: the audit CSV's."""
-    return AUDIT_COLUMNS
-
-
 def export_study(run: Path, out: Path, n: int, seed: int) -> int:
     """A web rating study's items: ``n`` trials of one run folder (the key beside ``out``)."""
     from normlab.losona.rescore import records_and_scenarios
 
     records, scenarios = records_and_scenarios([run], None)
     return export_audit(records, scenarios, n, out, seed)
-
-
-def analyze_study(filled: Path, key: Path) -> AuditResult:
-    """A web rating study's answers, scored as the CLI's ``audit import`` scores them."""
-    return import_audit(filled, key)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         Rating,
         Rejudge,
         System,
+        SystemParts,
         SystemSpec,
         summed_usage,
     )
@@ -55,6 +56,7 @@ __all__ = [
     "Rejudge",
     "RunOptions",
     "System",
+    "SystemParts",
     "SystemSpec",
     "TaskRun",
     "UnitRows",

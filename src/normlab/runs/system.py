@@ -1,19 +1,19 @@
 """One typed description per system: what the command line, the web app, studies and the demo
-know of LoSoNA, SCENE, HSII or CRSEC, declared once in the system's own ``spec.py``.
+know of LoSoNA, SCENE, HSII or CRSEC, declared once in the system's own package.
 
-A [`SystemSpec`][normlab.runs.SystemSpec] names the system and its command group's help, its
-roles and their default models, the function whose parameters are its options, its run, the one
-loader of its logs and its analysis, its headline (the number a study ranks subjects by) and that
-number's unit, how a study plans its precision, pairs two subjects and judges a cell again with
-another model, the human rating studies the web app offers, how a person plays the subject, and
-its demo. The top-level ``normlab.specs`` finds every system's spec (a package with a
-``spec.py``); no caller keeps a table keyed by a system's name.
+A system's ``spec.py`` declares its [`SystemSpec`][normlab.runs.SystemSpec]: its name and
+command group's help, its title and summary, its roles and their default models, its Inspect
+task. Light on purpose (the command line lists the groups from it for ``normlab --help``, and
+Inspect's entry point registers the tasks from it, neither importing the system). Its
+``parts.py`` declares the rest, its [`SystemParts`][normlab.runs.SystemParts], loaded on first
+use (``SystemSpec.parts``): the function whose parameters are its options, its run, the one
+loader of its logs and its analysis, its headline (the number a study ranks subjects by) and
+that number's unit, how a study plans its precision, pairs two subjects and judges a cell again
+with another model, the human rating studies the web app offers, how a person plays the
+subject, and its demo. The top-level ``normlab.specs`` finds every system's spec (a package
+with a ``spec.py``); no caller keeps a table keyed by a system's name.
 
-A spec module stays light: the command line lists the groups from it for ``normlab --help``
-without importing Inspect, so every field that needs the system's heavy modules is a function
-that imports them when called (its types named under ``TYPE_CHECKING``).
-
-Callers hold specs of different systems side by side, so they see a spec through
+Callers hold the parts of different systems side by side, so they see them through
 [`System`][normlab.runs.System], where what the system's loader read and what its analysis made
 are plain objects: each goes back to the system's own functions only after a check that it is
 of the system's own types (``RunT``, ``AnalysisT``), so mypy checks every use inside a system
@@ -22,6 +22,8 @@ and a value from another system fails at once, by name.
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,27 +137,13 @@ def summed_usage(analysis: AnalysisBase) -> RunUsage | None:
 
 
 @dataclass(frozen=True)
-class SystemSpec(Generic[RunT, AnalysisT]):
-    """One system, described once (see the module docstring); each system's ``spec.py``
-    declares its ``SPEC``."""
+class SystemParts(Generic[RunT, AnalysisT]):
+    """What a system's spec points to (its ``parts.py`` declares ``PARTS``), typed by what its
+    loader reads (``RunT``) and its analysis makes (``AnalysisT``)."""
 
-    name: str
-    """The command group and the folder a study writes its cells to (``losona``)."""
-    title: str
-    """The system's name in pages and reports (``LoSoNA``)."""
-    position: int
-    """Where it comes in listings (the command's help, the demo, the web app)."""
-    help: str
-    """The command group's help (``normlab --help``)."""
-    summary: str
-    """What the system is, in a few words (the demo's index)."""
-    roles: Mapping[str, str]
-    """The model roles besides the subject, each with the model it takes by default."""
-    subject_role: str
-    """What the system calls the role a study's subject takes (CRSEC: every ``agent``)."""
-    types: Callable[[], tuple[type[RunT], type[AnalysisT]]]
-    """The loader's and the analysis's types (imported when called)."""
-    options: Callable[[], Callable[..., object]]
+    run_type: type[RunT]
+    analysis_type: type[AnalysisT]
+    options: Callable[..., object]
     """The function whose parameters are the system's options (its ``@task``)."""
     run: Callable[[str, Mapping[str, str], RunOptions, Mapping[str, object]], AnalysisT]
     """(subject model, roles, where and how, the task's arguments): run or resume the system
@@ -163,18 +151,18 @@ class SystemSpec(Generic[RunT, AnalysisT]):
     load: Callable[[list[Path]], RunT]
     """The one loader of the system's logs (shards as one run, each sample counted once)."""
     analyze: Callable[[RunT], AnalysisT]
+    usage: Callable[[AnalysisT], RunUsage | None]
+    """A cell's usage by role under a study's role names (``summed_usage`` for a task's)."""
     headline: Callable[[RunT, AnalysisT], Headline | None]
     """The number a study ranks subjects by, with its n, interval and quantity."""
     unit: str
     """What the headline's n counts (``scenario``, ``sanction``, ``case``, ``run``)."""
     design: Callable[[RunT, AnalysisT], Design]
     """How a run sampled the headline's units (a study plan's dry run)."""
-    estimator: Callable[[], Estimator]
+    estimator: Estimator
     """The headline's estimator, as a study plan sizes it."""
     measure: Callable[[Headline, AnalysisT], Assumed | None]
     """The rates a pilot's cell measured, for a study plan's power."""
-    usage: Callable[[AnalysisT], RunUsage | None]
-    """A cell's usage by role under a study's role names (``summed_usage`` for a task's)."""
     rejudge: Rejudge[RunT]
     demo: Callable[[Path], Path]
     """The system small, on the embedded model, into ``OUT/NAME``; the report's path."""
@@ -186,20 +174,24 @@ class SystemSpec(Generic[RunT, AnalysisT]):
     """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
     logs: str = "*.eval"
     """What a cell's folder holds once it has run."""
-    task: Callable[[], Callable[..., Task]] | None = None
-    """The system's ``@task`` function, where it is an Inspect task (CRSEC is a simulation)."""
     ratings: tuple[Rating, ...] = ()
     play: Play | None = None
     subject_label: bool = True
     """Whether the logs name the subject as ``MODEL + AGENT`` (an Inspect task's subject);
     CRSEC's runs name every agent's model alone."""
 
-    @property
-    def cli(self) -> str:
-        """The module whose ``app`` is the command group."""
-        return f"normlab.{self.name}.cli"
+    # --- the same, for a caller that holds several systems' parts (``System``) -----------
 
-    # --- the same, for a caller that holds several systems' specs (``System``) -----------
+    def checked_run(self, run: object) -> RunT:
+        """``run`` as this system's loader's type, or a TypeError naming both."""
+        if not isinstance(run, self.run_type):
+            raise TypeError(f"a {self.run_type.__name__} expected, not {type(run)}")
+        return run
+
+    def checked_analysis(self, analysis: object) -> AnalysisT:
+        if not isinstance(analysis, self.analysis_type):
+            raise TypeError(f"a {self.analysis_type.__name__} expected, not {type(analysis)}")
+        return analysis
 
     @property
     def paired_unit(self) -> str | None:
@@ -223,31 +215,6 @@ class SystemSpec(Generic[RunT, AnalysisT]):
 
     def judged(self, logs: Path, folder: Path) -> list[Path]:
         return self.rejudge.judged(logs, folder)
-
-    def checked_run(self, run: object) -> RunT:
-        """``run`` as this system's loader's type, or a TypeError naming both."""
-        expected = self.types()[0]
-        if not isinstance(run, expected):
-            raise TypeError(f"{self.name}: a {expected.__name__} expected, not {type(run)}")
-        return run
-
-    def checked_analysis(self, analysis: object) -> AnalysisT:
-        expected = self.types()[1]
-        if not isinstance(analysis, expected):
-            raise TypeError(f"{self.name}: a {expected.__name__} expected, not {type(analysis)}")
-        return analysis
-
-    def run_cell(
-        self,
-        model: str,
-        roles: Mapping[str, str],
-        options: RunOptions,
-        arguments: Mapping[str, object],
-    ) -> BaseModel:
-        return self.run(model, roles, options, arguments)
-
-    def load_cell(self, folders: list[Path]) -> object:
-        return self.load(folders)
 
     def analyze_cell(self, run: object) -> BaseModel:
         return self.analyze(self.checked_run(run))
@@ -274,29 +241,22 @@ class SystemSpec(Generic[RunT, AnalysisT]):
 
 
 class System(Protocol):
-    """A [`SystemSpec`][normlab.runs.SystemSpec] as a caller holding several systems sees it:
-    its loader's and analysis's values are plain objects, checked when they come back."""
+    """A system's [`SystemParts`][normlab.runs.SystemParts] as a caller holding several
+    systems sees them: its loader's and analysis's values are plain objects, checked when they
+    come back."""
 
     @property
-    def name(self) -> str: ...
+    def options(self) -> Callable[..., object]: ...
     @property
-    def title(self) -> str: ...
+    def run(
+        self,
+    ) -> Callable[[str, Mapping[str, str], RunOptions, Mapping[str, object]], BaseModel]: ...
     @property
-    def position(self) -> int: ...
-    @property
-    def help(self) -> str: ...
-    @property
-    def summary(self) -> str: ...
-    @property
-    def roles(self) -> Mapping[str, str]: ...
-    @property
-    def subject_role(self) -> str: ...
-    @property
-    def options(self) -> Callable[[], Callable[..., object]]: ...
+    def load(self) -> Callable[[list[Path]], object]: ...
     @property
     def unit(self) -> str: ...
     @property
-    def estimator(self) -> Callable[[], Estimator]: ...
+    def estimator(self) -> Estimator: ...
     @property
     def demo(self) -> Callable[[Path], Path]: ...
     @property
@@ -306,15 +266,11 @@ class System(Protocol):
     @property
     def logs(self) -> str: ...
     @property
-    def task(self) -> Callable[[], Callable[..., Task]] | None: ...
-    @property
     def ratings(self) -> tuple[Rating, ...]: ...
     @property
     def play(self) -> Play | None: ...
     @property
     def subject_label(self) -> bool: ...
-    @property
-    def cli(self) -> str: ...
     @property
     def paired_unit(self) -> str | None: ...
     @property
@@ -328,14 +284,6 @@ class System(Protocol):
         self, logs: Path, judge: str, folder: Path, options: Mapping[str, object]
     ) -> None: ...
     def judged(self, logs: Path, folder: Path) -> list[Path]: ...
-    def run_cell(
-        self,
-        model: str,
-        roles: Mapping[str, str],
-        options: RunOptions,
-        arguments: Mapping[str, object],
-    ) -> BaseModel: ...
-    def load_cell(self, folders: list[Path]) -> object: ...
     def analyze_cell(self, run: object) -> BaseModel: ...
     def headline_of(self, run: object, analysis: object) -> Headline | None: ...
     def design_of(self, run: object, analysis: object) -> Design: ...
@@ -343,3 +291,54 @@ class System(Protocol):
     def usage_of(self, analysis: object) -> RunUsage | None: ...
     def units_of(self, run: object, analysis: object) -> UnitValues | None: ...
     def verdicts_of(self, run: object) -> Verdicts: ...
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """One system, described once (see the module docstring); each system's ``spec.py``
+    declares its ``SPEC``. Light: the rest is its ``parts``, loaded on first use."""
+
+    name: str
+    """The command group and the folder a study writes its cells to (``losona``)."""
+    title: str
+    """The system's name in pages and reports (``LoSoNA``)."""
+    position: int
+    """Where it comes in listings (the command's help, the demo, the web app)."""
+    help: str
+    """The command group's help (``normlab --help``)."""
+    summary: str
+    """What the system is, in a few words (the demo's index)."""
+    roles: Mapping[str, str]
+    """The model roles besides the subject, each with the model it takes by default."""
+    subject_role: str = "subject"
+    """What the system calls the role a study's subject takes (CRSEC: every ``agent``)."""
+    task: str | None = None
+    """Its ``@task`` function in ``normlab.NAME.task`` (the module registers every task of the
+    system with Inspect); None for a system that is no Inspect task (CRSEC, a simulation)."""
+
+    @property
+    def cli(self) -> str:
+        """The module whose ``app`` is the command group."""
+        return f"normlab.{self.name}.cli"
+
+    def task_function(self) -> Callable[..., Task]:
+        """The ``@task`` function (importing the system's task module registers its tasks)."""
+        if self.task is None:
+            raise TypeError(f"{self.name} is not an Inspect task")
+        found: Callable[..., Task] = getattr(
+            importlib.import_module(f"normlab.{self.name}.task"), self.task
+        )
+        return found
+
+    def parts(self) -> System:
+        """The rest of the description, ``normlab.NAME.parts``'s ``PARTS`` (imported once)."""
+        return _parts(self.name)
+
+
+@functools.cache
+def _parts(name: str) -> System:
+    module = f"normlab.{name}.parts"
+    declared = getattr(importlib.import_module(module), "PARTS", None)
+    if not isinstance(declared, SystemParts):
+        raise TypeError(f"{module} declares no PARTS (a SystemParts)")
+    return declared

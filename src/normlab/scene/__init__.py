@@ -13,7 +13,6 @@ if TYPE_CHECKING:
         load_run,
         record_of,
     )
-    from normlab.scene.audit import analyze_study, export_study, study_columns
     from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
     from normlab.scene.defaults import SANCTIONS_PER_EPISODE
     from normlab.scene.lint import scaffold_findings
@@ -59,10 +58,8 @@ __all__ = [
     "SceneScenario",
     "SceneTuple",
     "analyze",
-    "analyze_study",
     "episode_judge",
     "episode_views",
-    "export_study",
     "label_lists",
     "load_dimensions",
     "load_episode_records",
@@ -73,6 +70,5 @@ __all__ = [
     "run_scene",
     "scaffold_findings",
     "scene",
-    "study_columns",
     "with_own_norms",
 ]

@@ -256,18 +256,3 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> SceneAuditResu
         subject_models=sorted({key.subject_model for key in answers.keys}),
         judge_models=sorted({key.judge_model for key in answers.keys if key.judge_model}),
     )
-
-
-def study_columns() -> list[str]:
-    """The columns of a web rating study's items: the audit CSV's."""
-    return AUDIT_COLUMNS
-
-
-def export_study(run: Path, out: Path, n: int, seed: int) -> int:
-    """A web rating study's items: ``n`` episodes of one run folder (the key beside ``out``)."""
-    return export_audit([run], out, n, seed)
-
-
-def analyze_study(filled: Path, key: Path) -> SceneAuditResult:
-    """A web rating study's answers, scored as the CLI's ``audit import`` scores them."""
-    return import_audit(filled, key)

@@ -54,7 +54,7 @@ class Comparisons(BaseModel):
 def units_of(system: str, run: object, analysis: object) -> UnitValues | None:
     """The headline per unit of one cell (the system's spec's pairing), or None when the system
     has no paired form."""
-    return SYSTEMS[system].spec.units_of(run, analysis)
+    return SYSTEMS[system].parts.units_of(run, analysis)
 
 
 def _count(values: UnitValues | None) -> int:
@@ -86,14 +86,14 @@ def paired_difference(first: UnitValues, second: UnitValues, confidence: float =
 
 def compare(system: str, ranked: list[tuple[str, UnitValues | None]]) -> Comparisons:
     """Every pair of subjects, in rank order (``ranked`` is best first)."""
-    spec = SYSTEMS[system].spec
-    unit = spec.paired_unit
+    parts = SYSTEMS[system].parts
+    unit = parts.paired_unit
     if unit is None:
         note = (
-            f"{system}'s headline unit (a {spec.unit}) is not shared between subjects, so no "
+            f"{system}'s headline unit (a {parts.unit}) is not shared between subjects, so no "
             "paired difference is computed."
         )
-        return Comparisons(unit=spec.unit, pairs=[], comparisons=0, note=note)
+        return Comparisons(unit=parts.unit, pairs=[], comparisons=0, note=note)
     measured = [(name, values) for name, values in ranked if values is not None and _count(values)]
     both = list(combinations(measured, 2))
     m = max(len(both), 1)
@@ -108,8 +108,10 @@ def compare(system: str, ranked: list[tuple[str, UnitValues | None]]) -> Compari
     ]
     note = (
         f"{len(pairs)} paired comparison(s) over shared {unit}s; 95% bootstrap intervals over "
-        f"{spec.paired_resampled}, unadjusted for multiple comparisons; the family-wise intervals "
+        f"{parts.paired_resampled}, unadjusted for multiple comparisons; the family-wise intervals "
         f"read the same bootstrap at {1 - FAMILY_ALPHA / m:.4f} (Bonferroni, α/m with α = "
         f"{FAMILY_ALPHA} and m = {m}), so all {m} cover together at least 95% of the time."
     )
-    return Comparisons(unit=unit, pairs=pairs, comparisons=len(pairs), note=note + spec.paired_note)
+    return Comparisons(
+        unit=unit, pairs=pairs, comparisons=len(pairs), note=note + parts.paired_note
+    )

@@ -76,13 +76,13 @@ def judge_cells(study: Study, cells: Sequence[Cell]) -> None:
         judges = study.systems[cell.system].judges
         if not judges:
             continue
-        spec = SYSTEMS[cell.system].spec
-        logs = local_logs(cell.folder, spec.logs)
+        parts = SYSTEMS[cell.system].parts
+        logs = local_logs(cell.folder, parts.logs)
         if logs is None:
             continue
         for judge in judges:
             note(f"study: {cell.label}: extra judge {judge}")
-            spec.rescore(logs, judge, judge_folder(study, cell, judge), cell.options)
+            parts.rescore(logs, judge, judge_folder(study, cell, judge), cell.options)
 
 
 # --- reading (study report) -----------------------------------------------------------------
@@ -90,12 +90,12 @@ def judge_cells(study: Study, cells: Sequence[Cell]) -> None:
 
 def verdicts_of(system: str, run: object) -> Verdicts:
     """One judge's per-unit verdicts on one cell, as the system's loader read them."""
-    return SYSTEMS[system].spec.verdicts_of(run)
+    return SYSTEMS[system].parts.verdicts_of(run)
 
 
 def verdict_items(system: str) -> str:
     """What one per-unit verdict of ``system`` is, in words."""
-    return SYSTEMS[system].spec.verdict_items
+    return SYSTEMS[system].parts.verdict_items
 
 
 @dataclass
@@ -110,9 +110,9 @@ class Judged:
 
 def _judged_paths(study: Study, cell: Cell, judge: str) -> list[Path]:
     """What the system's loader reads as the cell judged by ``judge``; none before that."""
-    spec = SYSTEMS[cell.system].spec
-    logs = local_logs(cell.folder, spec.logs)
-    return [] if logs is None else spec.judged(logs, judge_folder(study, cell, judge))
+    parts = SYSTEMS[cell.system].parts
+    logs = local_logs(cell.folder, parts.logs)
+    return [] if logs is None else parts.judged(logs, judge_folder(study, cell, judge))
 
 
 def judged_cell(study: Study, cell: Cell, judge: str) -> Judged | None:

@@ -163,14 +163,14 @@ def _options_quantity(cell: Cell) -> dict[str, str | int]:
 
 def _expected_model(cell: Cell) -> str:
     """The subject as the cell's logs should name it."""
-    if not SYSTEMS[cell.system].spec.subject_label:  # CRSEC's runs name every agent's model
+    if not SYSTEMS[cell.system].parts.subject_label:  # CRSEC's runs name every agent's model
         return cell.model
     return subject_label(cell.model, cell.subject.agent)
 
 
 def _measured_model(cell: Cell, headline: Headline) -> str:
     """The model the cell's logs measured (the study file's where the logs name none)."""
-    if headline.model is None or not SYSTEMS[cell.system].spec.subject_label:
+    if headline.model is None or not SYSTEMS[cell.system].parts.subject_label:
         return headline.model or cell.model
     return headline.model.split(" + ", 1)[0]
 

@@ -269,7 +269,7 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                     field=f"systems.{name}.options.{key}",
                 )
             _check_type(parameters[key], spec.options[key], path, f"systems.{name}.options.{key}")
-        if spec.shards > 1 and not find_system(name).shardable:
+        if spec.shards > 1 and not find_system(name).parts().shardable:
             raise InputError(
                 path,
                 f"a {find_system(name).title} cell is not split into shards",

@@ -25,7 +25,8 @@ from pydantic import BaseModel
 from normlab.core.storage import log_location, within
 from normlab.models.usage import RunUsage
 from normlab.runs.headline import Headline
-from normlab.runs.system import System as Spec
+from normlab.runs.system import System as Parts
+from normlab.runs.system import SystemSpec
 from normlab.specs import specs
 from normlab.stats.planning import Assumed, Design, Estimator
 from normlab.study.schema import Study, Subject
@@ -35,41 +36,44 @@ from normlab.study.schema import Study, Subject
 class System:
     """A system as a study runs and reads its cells: its spec, with the cell's settings."""
 
-    spec: Spec
+    spec: SystemSpec
 
     @property
     def name(self) -> str:
         return self.spec.name
 
     @property
+    def parts(self) -> Parts:
+        """What the spec points to (the system's run, loader, analysis, headline…)."""
+        return self.spec.parts()
+
+    @property
     def estimator(self) -> Estimator:
         """The headline's estimator, as the plan sizes it (``normlab.study.power``)."""
-        return self.spec.estimator()
+        return self.parts.estimator
 
     @property
     def quantity_options(self) -> tuple[str, ...]:
         """Task options that are part of the headline's quantity (HSII's ε)."""
-        return self.spec.quantity_options
+        return self.parts.quantity_options
 
     @property
     def shardable(self) -> bool:
         """A cell can run as ``--shard I/N`` parts (an Inspect task's samples can be split)."""
-        return self.spec.shardable
+        return self.parts.shardable
 
     @property
     def logs(self) -> str:
         """What a cell's folder holds once it has run: its logs."""
-        return self.spec.logs
+        return self.parts.logs
 
     def factory(self) -> Callable[..., object]:
         """The function whose parameters are the system's options (the ``@task``)."""
-        return self.spec.options()
+        return self.parts.options
 
     def task(self) -> Callable[..., Task]:
         """The system's ``@task`` function (a system that is no Inspect task has none)."""
-        if self.spec.task is None:
-            raise TypeError(f"{self.name} is not an Inspect task")
-        return self.spec.task()
+        return self.spec.task_function()
 
     def roles(self) -> tuple[str, ...]:
         """The roles besides the subject, as the system declares them."""
@@ -98,34 +102,34 @@ class System:
             report=report,
             samples=samples,
         )
-        return self.spec.run_cell(cell.model, cell.roles, settings, cell.options)
+        return self.parts.run(cell.model, cell.roles, settings, cell.options)
 
     def load(self, folders: list[Path]) -> object:
         """The logs in ``folders``, read by the system's one loader (shards as one run)."""
-        return self.spec.load_cell(folders)
+        return self.parts.load(folders)
 
     def analyze_run(self, run: object) -> BaseModel:
         """The system's own analysis of what ``load`` read."""
-        return self.spec.analyze_cell(run)
+        return self.parts.analyze_cell(run)
 
     def analyze(self, folders: list[Path]) -> BaseModel:
         return self.analyze_run(self.load(folders))
 
     def headline(self, run: object, analysis: object) -> Headline | None:
         """The headline of a cell's run (what ``load`` read) and its analysis."""
-        return self.spec.headline_of(run, analysis)
+        return self.parts.headline_of(run, analysis)
 
     def design(self, run: object, analysis: object) -> Design:
         """How the run sampled the headline's units (the plan's dry run)."""
-        return self.spec.design_of(run, analysis)
+        return self.parts.design_of(run, analysis)
 
     def measure(self, headline: Headline, analysis: object) -> Assumed | None:
         """The rates a pilot's cell measured, for a plan's power (``normlab.study.pilot``)."""
-        return self.spec.measure_of(headline, analysis)
+        return self.parts.measure_of(headline, analysis)
 
     def usage(self, analysis: object) -> RunUsage | None:
         """The cell's usage by role (a cell has one subject: its runs summed)."""
-        return self.spec.usage_of(analysis)
+        return self.parts.usage_of(analysis)
 
 
 SYSTEMS: Mapping[str, System] = {spec.name: System(spec) for spec in specs()}

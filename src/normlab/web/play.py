@@ -12,6 +12,7 @@ in ``normlab SYSTEM analyze``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -52,23 +53,18 @@ class PlayConfig:
 
 @dataclass(frozen=True)
 class PlayKind:
-    """A system a person can play: its spec and what its spec says of playing it."""
+    """A system a person can play: its name and roles (its spec's), its parts, and what they
+    say of playing it."""
 
-    spec: System
+    system: str
+    roles: tuple[str, ...]
+    """The roles a seat binds besides the person's: the system's own."""
+    parts: System
     play: Play
-
-    @property
-    def system(self) -> str:
-        return self.spec.name
 
     @property
     def title(self) -> str:
         return self.play.title
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """The roles a seat binds besides the person's: the system's own."""
-        return tuple(self.spec.roles)
 
     def options(self, bank: Path | None) -> list[PlayOption]:
         return [PlayOption(id, label) for id, label in self.play.options(bank)]
@@ -82,7 +78,7 @@ class PlayKind:
         length = config.lengths.get(self.system, self.play.length)
         picked = self.play.sample(option, length)
         arguments = {self.play.bank: str(bank) if bank else None, **picked}
-        self.spec.run_cell(model, roles, RunOptions(log_dir=folder, report_dir=folder), arguments)
+        self.parts.run(model, roles, RunOptions(log_dir=folder, report_dir=folder), arguments)
 
 
 @dataclass
@@ -127,10 +123,16 @@ class Seat:
         return self.status in ("done", "failed")
 
 
-KINDS: dict[str, PlayKind] = {
-    spec.name: PlayKind(spec, spec.play) for spec in specs() if spec.play is not None
-}
-"""The systems a person can play (LoSoNA, SCENE live, HSII), from their specs."""
+@functools.cache
+def play_kinds() -> dict[str, PlayKind]:
+    """The systems a person can play (LoSoNA, SCENE live, HSII), from their specs; read when
+    the play page is first asked for (a system's parts import its task)."""
+    found = {}
+    for spec in specs():
+        parts = spec.parts()
+        if parts.play is not None:
+            found[spec.name] = PlayKind(spec.name, tuple(spec.roles), parts, parts.play)
+    return found
 
 
 class Seats:
@@ -151,13 +153,13 @@ class Seats:
         self._lock = threading.Lock()
 
     def options(self, system: str) -> list[PlayOption]:
-        return KINDS[system].options(self.config.banks.get(system))
+        return play_kinds()[system].options(self.config.banks.get(system))
 
     def get(self, seat_id: str) -> Seat | None:
         return self._seats.get(seat_id)
 
     def open(self, system: str, player: str, option: str) -> Seat:
-        kind = KINDS[system]
+        kind = play_kinds()[system]
         # Only what the play page offers: anything else reached the task and failed in the
         # seat's thread with a traceback (``nonsense`` has no ``::`` to split at).
         if option not in {choice.id for choice in self.options(system)}:

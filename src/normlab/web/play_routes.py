@@ -9,8 +9,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from normlab.web.pages import Pages, found
-from normlab.web.play import KINDS as PLAY_KINDS
-from normlab.web.play import Seat, hsii_characters, scene_answer
+from normlab.web.play import Seat, hsii_characters, play_kinds, scene_answer
 
 
 def add_play_routes(app: FastAPI, pages: Pages) -> None:
@@ -20,12 +19,12 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
     @app.get("/play")
     def play_index(request: Request, system: str = "losona") -> HTMLResponse:
         pages.owner_only(request)
-        if system not in PLAY_KINDS:
+        if system not in play_kinds():
             raise HTTPException(404, "no such system")
         return pages.page(
             request,
             "play_index.html",
-            kinds=PLAY_KINDS,
+            kinds=play_kinds(),
             system=system,
             options=pages.seats.options(system),
         )
@@ -35,7 +34,7 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
         pages.owner_only(request)
         data = await pages.form(request)
         system, player = str(data.get("system", "")), str(data.get("player", "")).strip()
-        if system not in PLAY_KINDS:
+        if system not in play_kinds():
             raise HTTPException(400, "choose a system")
         if not player or not player.replace("-", "").replace("_", "").isalnum():
             raise HTTPException(400, "name: letters, digits, - and _ only (it becomes human/NAME)")

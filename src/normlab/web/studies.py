@@ -29,13 +29,13 @@ a temporary file of its own, so two downloads at once never mix or clobber each 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel
 
@@ -50,58 +50,17 @@ from normlab.web.store import Rating as RatingRow
 
 
 @dataclass(frozen=True)
-class StudyKind:
-    """A human rating study of one system's judgements (its spec's ``Rating``)."""
+class StudyKind(Rating):
+    """A human rating study of one system's judgements: its spec's ``Rating``, and the system
+    whose runs (or banks) it offers."""
 
-    system: str
-    rating: Rating
+    system: str = ""
 
-    @property
-    def name(self) -> str:
-        return self.rating.name
-
-    @property
-    def title(self) -> str:
-        return self.rating.title
-
-    @property
-    def question(self) -> str:
-        """What the rater is asked, above every item."""
-        return self.rating.question
-
-    @property
-    def answer_column(self) -> str:
-        return self.rating.answer_column
-
-    @property
-    def choices(self) -> tuple[tuple[str, str], ...]:
-        """(value written to the CSV, button label)."""
-        return self.rating.choices
-
-    @property
-    def notes_column(self) -> str | None:
-        return self.rating.notes_column
-
-    @property
-    def source(self) -> Literal["run", "bank"]:
-        """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
-        return self.rating.source
-
-    @property
-    def amended_column(self) -> str | None:
-        return self.rating.amended_column
-
-    @property
-    def amended_from(self) -> str | None:
-        return self.rating.amended_from
-
-    @property
-    def criteria_column(self) -> str | None:
-        return self.rating.criteria_column
-
-    @property
-    def rater_column(self) -> str | None:
-        return self.rating.rater_column
+    @classmethod
+    def of(cls, system: str, rating: Rating) -> StudyKind:
+        return cls(
+            **{field.name: getattr(rating, field.name) for field in fields(rating)}, system=system
+        )
 
     @property
     def extra_columns(self) -> list[str]:
@@ -120,26 +79,19 @@ class StudyKind:
         """What the new-study form pairs the kind with: its system's runs, or its banks."""
         return self.system if self.source == "run" else f"{self.system}-bank"
 
-    def columns(self) -> list[str]:
-        return self.rating.columns()
-
-    def export(self, run: Path, out: Path, n: int, seed: int) -> int:
-        """(run folder or bank, CSV to write, how many, seed) → rows written (key beside it)."""
-        return self.rating.export(run, out, n, seed)
-
-    def analyze(self, filled: Path) -> BaseModel:
+    def analysis(self, filled: Path) -> BaseModel:
         """Filled CSV (key beside it) → the system's analysis."""
-        return self.rating.analyze(filled, _key(filled))
+        return self.analyze(filled, _key(filled))
 
-    def agreement(self, filled: list[Path]) -> BaseModel | None:
+    def agreement_of(self, filled: list[Path]) -> BaseModel | None:
         """Agreement between raters over their filled CSVs, where the system offers it."""
-        return None if self.rating.agreement is None else self.rating.agreement(filled)
+        return None if self.agreement is None else self.agreement(filled)
 
-    def criteria(self) -> list[tuple[str, str]]:
+    def criteria_boxes(self) -> list[tuple[str, str]]:
         """(value, label) of the criteria boxes on the rating form (none for most kinds)."""
-        if not self.criteria_column or self.rating.criteria is None:
+        if not self.criteria_column or self.criteria is None:
             return []
-        return self.rating.criteria()
+        return self.criteria()
 
 
 def _key(filled: Path) -> Path:
@@ -147,10 +99,15 @@ def _key(filled: Path) -> Path:
     return filled.parent / "items.key.jsonl"
 
 
-KINDS: dict[str, StudyKind] = {
-    rating.name: StudyKind(spec.name, rating) for spec in specs() for rating in spec.ratings
-}
-"""Every rating study a system's spec declares, by the kind's name."""
+@functools.cache
+def study_kinds() -> dict[str, StudyKind]:
+    """Every rating study a system declares (its parts' ratings), by the kind's name; read when
+    the studies page is first asked for (a system's parts import the system)."""
+    return {
+        rating.name: StudyKind.of(spec.name, rating)
+        for spec in specs()
+        for rating in spec.parts().ratings
+    }
 
 
 MAX_BANK_FILES = 200
@@ -220,7 +177,7 @@ def create_study(
 def filled_csv(store: Store, state: Path, study: Study, rater: Rater) -> Path:
     """The study's items CSV with this rater's answers filled in (blank where unanswered),
     ``ratings-RATER_ID.csv`` beside the key, replaced whole (never seen half-written)."""
-    kind = KINDS[study.kind]
+    kind = study_kinds()[study.kind]
     answers: dict[str, RatingRow] = store.ratings(rater)
     folder = study_folder(state, study)
     path = folder / f"ratings-{rater.id}.csv"

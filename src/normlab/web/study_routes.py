@@ -24,8 +24,14 @@ from normlab.web.store import (
     Study,
     StudyFullError,
 )
-from normlab.web.studies import KINDS as STUDY_KINDS
-from normlab.web.studies import StudyKind, create_study, discover_banks, filled_csv, summary_lines
+from normlab.web.studies import (
+    StudyKind,
+    create_study,
+    discover_banks,
+    filled_csv,
+    study_kinds,
+    summary_lines,
+)
 
 MAX_RATERS_LIMIT = 10_000
 
@@ -35,16 +41,16 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
     def studies_page(request: Request) -> HTMLResponse:
         pages.owner_only(request)
         # Only runs a kind of study can use: their system has one, and they finished something.
-        systems = {kind.system for kind in STUDY_KINDS.values()}
+        systems = {kind.system for kind in study_kinds().values()}
         runs = [run for run in discover(pages.settings.runs) if run.system in systems and run.units]
         return pages.page(
             request,
             "studies.html",
             studies=pages.store.studies(),
-            kinds=STUDY_KINDS,
+            kinds=study_kinds(),
             runs=runs,
             banks=discover_banks(pages.settings.runs)
-            if any(kind.source == "bank" for kind in STUDY_KINDS.values())
+            if any(kind.source == "bank" for kind in study_kinds().values())
             else [],
             max_raters=DEFAULT_MAX_RATERS,
         )
@@ -53,7 +59,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
     async def studies_create(request: Request) -> Response:
         pages.owner_only(request)
         data = await pages.form(request)
-        kind = STUDY_KINDS.get(str(data.get("kind", "")))
+        kind = study_kinds().get(str(data.get("kind", "")))
         if kind is None:
             raise HTTPException(400, "choose a kind of study")
         run = inside(pages.settings.runs, str(data.get("run", "")))
@@ -86,7 +92,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
     def study_page(request: Request, study_id: str) -> HTMLResponse:
         pages.owner_only(request)
         study = _study(study_id)
-        kind = STUDY_KINDS[study.kind]
+        kind = study_kinds()[study.kind]
         raters = [_progress(study, kind, rater) for rater in pages.store.raters(study.id)]
         agreement, problem = _agreement(study, kind, [rater for rater, n, _, _ in raters if n])
         return pages.page(
@@ -110,7 +116,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             return [], ""
         state = pages.settings.state
         try:
-            result = kind.agreement([filled_csv(pages.store, state, study, r) for r in answered])
+            result = kind.agreement_of([filled_csv(pages.store, state, study, r) for r in answered])
         except NormlabError as error:
             return [], str(error)
         return (summary_lines(result) if result is not None else []), ""
@@ -126,7 +132,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         if answered:
             try:
                 lines = summary_lines(
-                    kind.analyze(filled_csv(pages.store, pages.settings.state, study, rater))
+                    kind.analysis(filled_csv(pages.store, pages.settings.state, study, rater))
                 )
             except NormlabError as error:
                 problem = str(error)
@@ -195,7 +201,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         request: Request, rater: Rater, study: Study, item_id: str, done: int, total: int
     ) -> HTMLResponse:
         item = _item(study, item_id)
-        kind = STUDY_KINDS[study.kind]
+        kind = study_kinds()[study.kind]
         payload = json.loads(item.payload)
         shown = [
             (column, payload.get(column, ""))
@@ -221,7 +227,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             total=total,
             current=current,
             amend_text=amend_text,
-            criteria=[(value, label, value in ticked) for value, label in kind.criteria()],
+            criteria=[(value, label, value in ticked) for value, label in kind.criteria_boxes()],
             max_amended=MAX_AMENDED,
         )
 
@@ -248,7 +254,7 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         rater, study = _rater(token)
         _item(study, item_id)
         data = await pages.form(request)
-        kind = STUDY_KINDS[study.kind]
+        kind = study_kinds()[study.kind]
         answer = str(data.get("answer", ""))
         if answer not in {value for value, _ in kind.choices}:
             raise HTTPException(400, "choose one of the answers")
@@ -270,10 +276,10 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
             if answer != "amend":
                 amended = ""
         if kind.criteria_column:
-            allowed = {value for value, _ in kind.criteria()}
+            allowed = {value for value, _ in kind.criteria_boxes()}
             ticked = [str(value) for value in data.getlist("criteria")]
             if not set(ticked) <= allowed:
                 raise HTTPException(400, "tick only the criteria listed")
-            criteria = ",".join(value for value, _ in kind.criteria() if value in ticked)
+            criteria = ",".join(value for value, _ in kind.criteria_boxes() if value in ticked)
         pages.store.rate(rater, item_id, answer, notes, amended, criteria)
         return RedirectResponse(f"/rate/{rater.token}", status_code=303)

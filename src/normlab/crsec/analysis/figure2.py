@@ -224,6 +224,39 @@ def usage_by_operation(calls: list[CallEvent]) -> dict[str, RoleUsage]:
     return usage_by((call.data for call in calls), lambda data: data.operation)
 
 
+Matches = dict[str, list[str]]
+"""A qualified norm's words → the ids of the norms at stake the judge deems it to express."""
+Verdicts = dict[tuple[int, str], dict[str, Verdict]]
+"""(hour, agent) → norm id → the judge's (plan, actions) verdict."""
+
+
+async def judge_matches(
+    judge: Judge, contents: list[str], progress: Callable[[], None] | None = None
+) -> Matches:
+    """Each qualified norm's words → the judge's matches among ``judge.targets``."""
+    jobs = [lambda content=content: judge.matches(content) for content in contents]
+    return dict(zip(contents, await gather_all(jobs, progress), strict=True))
+
+
+async def compliance_verdicts(
+    loaded: LoadedRun,
+    judge: Judge,
+    names: list[str],
+    progress: Callable[[], None] | None = None,
+) -> Verdicts:
+    """Every agent-hour's compliance verdicts on ``judge.targets`` (cached in the run's judge
+    cache, so asking again for the same targets costs nothing)."""
+    cells = [(hour.hour, name) for hour in loaded.hours for name in names]
+    snapshot = {hour.hour: hour.agents for hour in loaded.hours}
+
+    def job(hour: int, name: str) -> Callable[[], Any]:
+        state = snapshot[hour].get(name, AgentSnapshot())
+        return lambda: judge.compliance(name, state.plan, list(state.actions))
+
+    answers = await gather_all([job(hour, name) for hour, name in cells], progress)
+    return dict(zip(cells, answers, strict=True))
+
+
 async def analyze_run(
     loaded: LoadedRun, judge: Judge, progress: Callable[[], None] | None = None
 ) -> RunResult:
@@ -233,20 +266,12 @@ async def analyze_run(
     agents = [agent.name for agent in loaded.config.society.agents]
     contents = sorted(held_contents(loaded))
     cached_before = len(judge.cache)
-    match_jobs = [lambda content=content: judge.matches(content) for content in contents]
-    matched = dict(zip(contents, await gather_all(match_jobs, progress), strict=True))
-    cells = [(hour.hour, name) for hour in loaded.hours for name in agents]
-    snapshot = {hour.hour: hour.agents for hour in loaded.hours}
-
-    def compliance_job(hour: int, name: str) -> Callable[[], Any]:
-        state = snapshot[hour].get(name, AgentSnapshot())
-        return lambda: judge.compliance(name, state.plan, list(state.actions))
-
-    verdicts_list = await gather_all([compliance_job(h, n) for h, n in cells], progress)
-    verdicts: dict[tuple[int, str], dict[str, Verdict]] = dict(
-        zip(cells, verdicts_list, strict=True)
-    )
-    shares = [_hour_shares(hour, agents, targets, matched, verdicts) for hour in loaded.hours]
+    matched = await judge_matches(judge, contents, progress)
+    verdicts = await compliance_verdicts(loaded, judge, agents, progress)
+    shares = [
+        _hour_shares(hour, hour_flags(hour, agents, targets, matched, verdicts))
+        for hour in loaded.hours
+    ]
     emergence = {
         target.id: Emergence(
             holding=emergence_hour([s.holding[target.id] for s in shares]),
@@ -312,14 +337,8 @@ def hour_flags(
     return result
 
 
-def _hour_shares(
-    hour: HourData,
-    agents: list[str],
-    targets: list[TargetNorm],
-    matched: dict[str, list[str]],
-    verdicts: dict[tuple[int, str], dict[str, Verdict]],
-) -> HourShares:
-    flags = hour_flags(hour, agents, targets, matched, verdicts)
+def _hour_shares(hour: HourData, flags: dict[str, dict[str, dict[str, bool]]]) -> HourShares:
+    """The hour's shares of agents, per measure and target norm, from its ``hour_flags``."""
     shares = {
         measure: {target: _share(list(by_agent.values())) for target, by_agent in found.items()}
         for measure, found in flags.items()

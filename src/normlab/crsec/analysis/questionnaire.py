@@ -357,9 +357,3 @@ def export_study(run: Path, out: Path, n: int, seed: int) -> int:
             row = {"item_id": f"Q{index:04d}", **{c: line.row[c] for c in COLUMNS}}
             writer.writerow({**row, "pair_text": line.text, "introduction": line.introduction})
     return len(rows)
-
-
-def analyze_study(filled: Path, key: Path) -> Figure4:
-    """A web rating study's ratings, scored as ``crsec questionnaire import`` scores them (the
-    questionnaire keeps no key file)."""
-    return import_ratings([filled])

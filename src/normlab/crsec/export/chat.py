@@ -10,20 +10,25 @@ out around the society's own. The generator's prompts are ours (``prompts/export
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from pydantic import BaseModel, Field
 
 from normlab.core.outputs import slug
 from normlab.crsec.export.emerged import EmergedNorm, Selection
 from normlab.crsec.sim.schemas import AgentSpec, Society
+from normlab.models import Generated, generate_checked
 
 NEWCOMER_NAMES = ("Alex", "Jordan", "Riley", "Casey", "Robin", "Morgan", "Quinn", "Avery")
 """The newcomer's name: the first no member of the society has, in full or as first name."""
 
 GENERATOR_TEMPERATURE = 0.8
 GENERATOR_MAX_TOKENS = 3000
+
+FillT = TypeVar("FillT", bound=BaseModel)
+ScenarioT = TypeVar("ScenarioT")
 
 
 class TurnDraft(BaseModel):
@@ -101,3 +106,33 @@ def example_actors(names: list[str]) -> dict[str, str]:
 
 def cast_lines(names: list[str], society: Society) -> str:
     return "\n".join(f"- {name}: {bio(society.agent(name), society)}" for name in names)
+
+
+def society_values(selection: Selection, cast: list[str], subject: str) -> dict[str, str]:
+    """What both generator prompts open with: the society and its places, the members cast
+    in the chat (each with a bio from the society file), the newcomer, and two members' real
+    names for the JSON shape."""
+    return {
+        "society": selection.society.name,
+        "places": places(selection.society),
+        "cast": cast_lines(cast, selection.society),
+        "subject": subject,
+        **example_actors(cast),
+    }
+
+
+async def generate_scenario(
+    model: Model,
+    norm: str,
+    prompt: str,
+    fill: type[FillT],
+    check: Callable[[FillT], tuple[ScenarioT | None, list[str]]],
+    repairs: int,
+) -> Generated[ScenarioT]:
+    """The generator's part of a scenario for the norm ``norm``: its reply as ``fill``, then
+    ``check`` (the benchmark's own lint) with ``repairs`` rounds of the findings sent back."""
+    config = GenerateConfig(temperature=GENERATOR_TEMPERATURE, max_tokens=GENERATOR_MAX_TOKENS)
+    result = await generate_checked(
+        model, [ChatMessageUser(content=prompt)], fill, check, config, repairs
+    )
+    return Generated(norm, result.value, result.problems, result.calls)

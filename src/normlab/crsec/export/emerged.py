@@ -30,21 +30,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
 from normlab.core.provenance import ScenarioProvenance
-from normlab.crsec.analysis.figure2 import LoadedRun, held_contents, hour_flags, load_run
-from normlab.crsec.analysis.judge import Judge, gather_all
-from normlab.crsec.export.evidence import (
-    Evidence,
+from normlab.crsec.analysis.figure2 import (
+    LoadedRun,
     Matches,
     Verdicts,
-    gather_evidence,
-    mark_demonstrations,
+    compliance_verdicts,
+    held_contents,
+    hour_flags,
+    judge_matches,
+    load_run,
 )
+from normlab.crsec.analysis.judge import Judge
+from normlab.crsec.export.evidence import Evidence, gather_evidence, mark_demonstrations
 from normlab.crsec.export.threshold import check_threshold
 from normlab.crsec.sim.events import AgentSnapshot
 from normlab.crsec.sim.rundir import RunDir
@@ -196,14 +198,14 @@ async def select_emerged(
     names = [agent.name for agent in society.agents]
     contents = sorted(held_contents(loaded))
     judge = Judge(client, model, folder, society.norms)
-    matched = await _matches(judge, contents, progress)
-    verdicts = await _verdicts(loaded, judge, names, progress)
+    matched = await judge_matches(judge, contents, progress)
+    verdicts = await compliance_verdicts(loaded, judge, names, progress)
     own = own_norms(loaded, matched)
     own_matched = await _own_matches(loaded, own, client, model, progress)
     judged = [norm.target for norm in own if not norm.same_as]
     judged = [norm for norm in judged if _held_widely(loaded, names, norm, own_matched, min_share)]
     own_verdicts = (
-        await _verdicts(loaded, Judge(client, model, folder, judged), names, progress)
+        await compliance_verdicts(loaded, Judge(client, model, folder, judged), names, progress)
         if judged
         else {}
     )
@@ -258,30 +260,6 @@ async def select_emerged(
         )
     selection.demonstration_calls = lines.calls
     return selection
-
-
-async def _matches(
-    judge: Judge, contents: list[str], progress: Callable[[], None] | None
-) -> Matches:
-    """Each qualified norm's words → the judge's matches among ``judge.targets``."""
-    jobs = [lambda content=content: judge.matches(content) for content in contents]
-    return dict(zip(contents, await gather_all(jobs, progress), strict=True))
-
-
-async def _verdicts(
-    loaded: LoadedRun, judge: Judge, names: list[str], progress: Callable[[], None] | None
-) -> Verdicts:
-    """Every agent-hour's compliance verdicts on ``judge.targets``: for the society file's
-    norms, ``analyze`` asked the same questions, so they come from the judge's cache."""
-    cells = [(hour.hour, name) for hour in loaded.hours for name in names]
-    snapshot = {hour.hour: hour.agents for hour in loaded.hours}
-
-    def job(hour: int, name: str) -> Callable[[], Any]:
-        state = snapshot[hour].get(name, AgentSnapshot())
-        return lambda: judge.compliance(name, state.plan, list(state.actions))
-
-    answers = await gather_all([job(hour, name) for hour, name in cells], progress)
-    return dict(zip(cells, answers, strict=True))
 
 
 def _hourly(
@@ -375,7 +353,7 @@ async def _own_matches(
         return {}
     judge = Judge(client, model, loaded.folder, [norm.target for norm in own])
     contents = sorted(held_contents(loaded))
-    found = await _matches(judge, contents, progress)
+    found = await judge_matches(judge, contents, progress)
     by_key = {wording_key(norm.target.statement): norm.target.id for norm in own}
     for index, norm in enumerate(own):
         earlier = [o.target.id for o in own[:index] if not o.same_as]

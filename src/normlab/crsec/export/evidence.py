@@ -21,17 +21,12 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from normlab.crsec.analysis.figure2 import LoadedRun
-from normlab.crsec.analysis.judge import NOT_SHOWN, Judge, Verdict, gather_all
+from normlab.crsec.analysis.figure2 import LoadedRun, Matches, Verdicts
+from normlab.crsec.analysis.judge import NOT_SHOWN, Judge, gather_all
 from normlab.crsec.analysis.trace import about_target, keyword_pattern
 from normlab.crsec.sim.events import Event, Finding
 from normlab.crsec.sim.schemas import TargetNorm
 from normlab.norms.records import AssessedItem
-
-Matches = dict[str, list[str]]
-"""A qualified norm's words → the ids of the norms at stake the judge deems it to express."""
-Verdicts = dict[tuple[int, str], dict[str, Verdict]]
-"""(hour, agent) → norm id → the judge's (plan, actions) verdict."""
 
 
 class Conversation(BaseModel):

@@ -19,25 +19,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field, ValidationError
 
 from normlab.core.chat import Participant, Turn
 from normlab.core.jsonio import validation_field
 from normlab.core.leaks import copied_runs
 from normlab.crsec.export.chat import (
-    GENERATOR_MAX_TOKENS,
-    GENERATOR_TEMPERATURE,
     TurnDraft,
     bio,
-    cast_lines,
     cast_names,
     channel_description,
-    example_actors,
+    generate_scenario,
     interleave,
     newcomer_name,
-    places,
     scenario_suffix,
+    society_values,
 )
 from normlab.crsec.export.emerged import EmergedNorm, Selection
 from normlab.crsec.export.evidence import Conversation
@@ -50,7 +47,7 @@ from normlab.losona import (
     check_scenario,
     load_taxonomy,
 )
-from normlab.models import Generated, generate_checked
+from normlab.models import Generated
 
 EVENT_ID = "new_joiner_intro"
 VENUE = "neighbourhood group chat"
@@ -116,10 +113,7 @@ class LosonaPlan:
         return PROMPTS.render(
             "export_losona_ours",
             {
-                "society": self.selection.society.name,
-                "places": places(self.selection.society),
-                "cast": cast_lines(self.cast, self.selection.society),
-                "subject": self.subject,
+                **society_values(self.selection, self.cast, self.subject),
                 "norm statement": target.statement,
                 "compliance": target.compliance,
                 "violation": target.violation,
@@ -139,7 +133,6 @@ class LosonaPlan:
                     if self.demonstrations
                     else "[]"
                 ),
-                **example_actors(self.cast),
             },
         )
 
@@ -315,8 +308,6 @@ async def export_losona(
 ) -> Generated[Scenario]:
     """One LoSoNA scenario for ``emerged``: plan from the run, generate the rest, lint, repair."""
     plan = plan_losona(emerged, selection)
-    config = GenerateConfig(temperature=GENERATOR_TEMPERATURE, max_tokens=GENERATOR_MAX_TOKENS)
-    result = await generate_checked(
-        model, [ChatMessageUser(content=plan.prompt())], LosonaFill, plan.check, config, repairs
+    return await generate_scenario(
+        model, emerged.target.id, plan.prompt(), LosonaFill, plan.check, repairs
     )
-    return Generated(emerged.target.id, result.value, result.problems, result.calls)

@@ -22,27 +22,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field, ValidationError
 
 from normlab.core.jsonio import validation_field
 from normlab.crsec.export.chat import (
-    GENERATOR_MAX_TOKENS,
-    GENERATOR_TEMPERATURE,
     TurnDraft,
     bio,
-    cast_lines,
     cast_names,
     channel_description,
-    example_actors,
+    generate_scenario,
     newcomer_name,
-    places,
     scenario_suffix,
+    society_values,
 )
 from normlab.crsec.export.emerged import EmergedNorm, Selection
 from normlab.crsec.export.evidence import Conversation
 from normlab.crsec.prompts import PROMPTS
-from normlab.models import Generated, generate_checked
+from normlab.models import Generated
 from normlab.scene import (
     CastMember,
     Channel,
@@ -114,13 +111,9 @@ class ScenePlan:
         return PROMPTS.render(
             "export_scene_ours",
             {
-                "society": self.selection.society.name,
-                "places": places(self.selection.society),
+                **society_values(self.selection, self.cast, self.subject),
                 "event": dimensions.events[EVENT].setting,
                 "elicitor": dimensions.elicitors[ELICITOR].description,
-                "cast": cast_lines(self.cast, self.selection.society),
-                "subject": self.subject,
-                **example_actors(self.cast),
             },
         )
 
@@ -258,8 +251,6 @@ async def export_scene(
     plan = plan_scene(emerged, selection)
     if isinstance(plan, str):
         return Generated(emerged.target.id, None, [plan], 0)
-    config = GenerateConfig(temperature=GENERATOR_TEMPERATURE, max_tokens=GENERATOR_MAX_TOKENS)
-    result = await generate_checked(
-        model, [ChatMessageUser(content=plan.prompt())], SceneFill, plan.check, config, repairs
+    return await generate_scenario(
+        model, emerged.target.id, plan.prompt(), SceneFill, plan.check, repairs
     )
-    return Generated(emerged.target.id, result.value, result.problems, result.calls)

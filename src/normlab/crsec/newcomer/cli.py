@@ -19,6 +19,7 @@ from normlab.runs.console import note, print_json, print_table, reports_errors
 
 if TYPE_CHECKING:
     from normlab.crsec.newcomer.analysis import NewcomerSummary
+    from normlab.crsec.newcomer.setup import Newcomers
 
 DEFAULT_HOURS = 4
 """Simulated hours after the newcomer arrives: half of the paper's 8-hour day, time for a
@@ -52,22 +53,12 @@ def parse_seeds(seeds: str | None, runs: int | None) -> list[int]:
 
 
 def join(
-    source: Path,
-    out: Path,
-    *,
-    subject: str,
-    agents: list[str],
-    seeds: list[int],
-    hours: int,
-    like: str | None = None,
-    agent_model: str | None = None,
+    request: Newcomers,
     judge: str | None = None,
     max_connections: int | None = None,
-    no_communication: bool = False,
-    occasion: str | None = None,
     max_calls: int | None = None,
 ) -> tuple[NewcomerSummary, Path, list[Path]]:
-    """Make or find every run in ``out`` (each agent and the control, with and without
+    """Make or find every run the request names (each agent and the control, with and without
     communication, each seed), run each to its end or its budget, measure them, and write
     ``newcomer_summary.json`` and the CRSEC report with its Newcomer section; the runs that
     stopped at their budget."""
@@ -75,20 +66,9 @@ def join(
     from normlab.crsec.runner import measure_newcomers, simulate_runs
     from normlab.models import DEFAULT_MODEL
 
-    config, _ = finished_source(source)
+    config, _ = finished_source(request.source)
     judge_model = judge or config.models.get("judge", DEFAULT_MODEL)
-    folders = plan(
-        source,
-        out,
-        subject=subject,
-        agents=agents,
-        seeds=seeds,
-        hours=hours,
-        like=like,
-        agent_model=agent_model,
-        no_communication=no_communication,
-        occasion=occasion,
-    )
+    folders = plan(request)
     note(f"newcomer runs: {', '.join(str(folder) for folder in folders)}")
     stopped = simulate_runs(folders, max_calls, None, max_connections)
     if stopped and not any(hours_done(folder) for folder in folders):
@@ -96,7 +76,7 @@ def join(
             f"{len(stopped)} run(s) stopped at their budget before their first hour was over: "
             "nothing to measure yet; give the same command again with a larger --max-calls"
         )
-    summary, path = measure_newcomers(out, folders, judge_model, max_connections)
+    summary, path = measure_newcomers(request.out, folders, judge_model, max_connections)
     return summary, path, stopped
 
 
@@ -189,21 +169,12 @@ def newcomer_command(
         }
     )
     folder = out or run.resolve().with_name(f"{run.resolve().name}-newcomer")
-    summary, path, stopped = join(
-        run,
-        folder,
-        subject=subject,
-        agents=agents,
-        seeds=chosen,
-        hours=hours,
-        like=like,
-        agent_model=model,
-        judge=judge,
-        max_connections=max_connections,
-        no_communication=no_communication,
-        occasion=occasion,
-        max_calls=max_calls,
+    from normlab.crsec.newcomer.setup import Newcomers
+
+    request = Newcomers(
+        run, folder, subject, agents, chosen, hours, like, model, no_communication, occasion
     )
+    summary, path, stopped = join(request, judge, max_connections, max_calls)
     if as_json:
         print_json(summary)
     else:

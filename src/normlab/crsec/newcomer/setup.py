@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -336,38 +337,50 @@ def prepare(
     run.create(config)
 
 
-def plan(
-    source: Path,
-    out: Path,
-    *,
-    subject: str,
-    agents: list[str],
-    seeds: list[int],
-    hours: int,
-    like: str | None = None,
-    agent_model: str | None = None,
-    no_communication: bool = False,
-    occasion: str | None = None,
-) -> list[Path]:
+@dataclass(frozen=True)
+class Newcomers:
+    """What ``crsec newcomer`` is asked: which newcomers (``agents``, each beside a control)
+    join the finished run ``source`` as ``subject``, like whom, for how long, with which seeds,
+    with or without communication; their runs go to ``out``."""
+
+    source: Path
+    out: Path
+    subject: str
+    agents: list[str]
+    seeds: list[int]
+    hours: int
+    like: str | None = None
+    agent_model: str | None = None
+    no_communication: bool = False
+    occasion: str | None = None
+
+
+def plan(request: Newcomers) -> list[Path]:
     """Every run (each agent and the control × communication × seed) made or found in
     ``out``; their folders."""
+    source, out, subject, agent_model = (
+        request.source,
+        request.out,
+        request.subject,
+        request.agent_model,
+    )
     config, state = finished_source(source)
     apart_from_inputs(out, [source])
-    template = _template(config.society, like, source)
-    spec = newcomer_spec(config.society, template, occasion)
+    template = _template(config.society, request.like, source)
+    spec = newcomer_spec(config.society, template, request.occasion)
     if not (out / JUDGE_CACHE).exists():
         # The day before the arrival is the source's: its verdicts are the newcomer runs' too.
         output_folder(out, "--out")
         _copy_lines(source / JUDGE_CACHE, out / JUDGE_CACHE, None)
     folders = []
-    arms = [*agents, CONTROL]
-    settings = [True, False] if no_communication else [True]
-    for communication, agent, seed in itertools.product(settings, arms, seeds):
+    arms = [*request.agents, CONTROL]
+    settings = [True, False] if request.no_communication else [True]
+    for communication, agent, seed in itertools.product(settings, arms, request.seeds):
         control = agent == CONTROL
         setup = NewcomerSetup(
             source=str(source),
             start_tick=state.tick,
-            hours=hours,
+            hours=request.hours,
             name="" if control else spec.name,
             like="" if control else template.name,
             agent=agent,

@@ -1,0 +1,168 @@
+"""SCENE as the command line, the web app, studies and the demo use it
+([`SystemParts`][normlab.runs.SystemParts], what ``normlab.scene.spec`` points to).
+
+The headline is the repair rate pooled over sanctions, its interval a bootstrap over scenarios
+(a scenario's sanctions, over all its repetitions, are not independent); n is the sanctions, 0
+when no sanction was made (no rate then, and no interval). Two subjects pair up on the
+scenarios both ran (repaired over sanctions, pooled over the scenario's episodes in the
+headline view).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+
+from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
+from normlab.runs.rescore import rescore_logs, rescored_folder
+from normlab.runs.system import Pairing, Play, Rating, Rejudge, SystemParts, summed_usage
+from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
+from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
+from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
+from normlab.scene.defaults import DEFAULT_MAX_TURNS, SANCTIONS_PER_EPISODE
+from normlab.scene.rules import episode_views
+from normlab.scene.runner import run_demo, run_scene
+from normlab.scene.scorer import episode_judge
+from normlab.scene.task import scene
+from normlab.stats import Estimate
+from normlab.stats.planning import Assumed, Design, Proportion
+
+VIEWS = {"all_episodes": "all episodes", "valid_only": "VALID episodes only"}
+"""The headline view's name in a study's quantity."""
+SUBJECT_LISTS = ("breaches", "repairs")
+"""The label lists of the subject's turns, one verdict each per turn."""
+PERSONA_LISTS = ("demonstrations", "sanctions", "persona_breaches")
+"""The label lists of the personas' turns."""
+
+
+def sanctions(run: SceneRun, analysis: SceneAnalysis) -> dict[str, tuple[int, int]]:
+    """Per scenario: (repaired, sanctions), pooled over its episodes in the headline view."""
+    labelled = [r.outcome for r in run.records if r.outcome.labelled]
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for outcome in episode_views(labelled)[analysis.headline_view]:
+        counts[outcome.scenario_id][0] += outcome.repaired
+        counts[outcome.scenario_id][1] += outcome.sanctions
+    return {scenario: (k, n) for scenario, (k, n) in counts.items()}
+
+
+def units(run: SceneRun, analysis: SceneAnalysis) -> UnitValues:
+    return sanctions(run, analysis)
+
+
+def headline(run: SceneRun, analysis: SceneAnalysis) -> Headline | None:
+    """The repair rate pooled over the cell's sanctions, clustered by scenario."""
+    found = next(iter(analysis.models), None)  # a cell has one subject
+    if found is None:
+        return None
+    pooled = list(sanctions(run, analysis).values())
+    estimate = Estimate.pooled_rate(pooled)
+    clusters = sum(1 for _, made in pooled if made)
+    note = None
+    if not estimate.n:
+        note = "no sanction was made: the repair rate has no denominator"
+    elif clusters < 2:
+        note = "an interval needs sanctions in at least 2 scenarios (its resampled unit)"
+    return Headline(
+        "repair rate",
+        estimate,
+        estimate.n,
+        "sanction",
+        clusters=clusters,
+        cluster_unit="scenario",
+        quantity={"view": VIEWS.get(analysis.headline_view, analysis.headline_view)},
+        model=found,
+        note=note,
+    )
+
+
+def design(run: SceneRun, analysis: SceneAnalysis) -> Design:
+    """Episodes, clustered by scenario."""
+    episodes = Counter(record.outcome.scenario_id for record in run.records)
+    return Design(sampled="episode", cluster="scenario", sizes=sorted(episodes.values()))
+
+
+def measure(found: Headline, analysis: SceneAnalysis) -> Assumed | None:
+    """The repair rate and the sanctions per episode a pilot's cell measured."""
+    result = next(iter(analysis.models.values()), None)
+    episodes = getattr(result, analysis.headline_view).episodes if result else 0
+    share = measured_share(found)
+    per_episode = found.n / episodes if episodes else None
+    if share is None and per_episode is None:
+        return None
+    return Assumed(rate=share.rate if share else None, sanctions_per_episode=per_episode)
+
+
+def rejudge(logs: Path, judge: str, folder: Path, options: Mapping[str, object]) -> None:
+    """Inspect's ``score`` with SCENE's scorer, the judge role bound to ``judge`` and the
+    fidelity auditor to the run's own (a cached call at temperature 0)."""
+    rescore_logs(logs, judge, folder, episode_judge, "episode_judge", ("auditor",))
+
+
+def verdicts(run: SceneRun) -> Verdicts:
+    """Per turn and label list, whether the judge put the turn in it, clustered by scenario."""
+    found: Verdicts = {}
+    for record in run.records:
+        episode, labels = record.episode, record.labels
+        for entry in episode.entries:
+            lists = SUBJECT_LISTS if entry.actor == episode.subject else PERSONA_LISTS
+            for name in lists:
+                turns = getattr(labels, name)
+                if turns is not None:  # None: this list's reply could not be parsed
+                    key = f"{record.episode_id}|{entry.turn_id}|{name}"
+                    found[key] = (episode.scenario_id, entry.turn_id in turns)
+    return found
+
+
+def play_options(bank: Path | None) -> list[tuple[str, str]]:
+    return [(s.scenario_id, s.scenario_id) for s in load_scenarios(bank or SCENARIOS_PATH)]
+
+
+def play_sample(option: str, length: int | None) -> dict[str, object]:
+    return {"scenario_ids": [option], "reps": 1, "max_turns": length or DEFAULT_MAX_TURNS}
+
+
+PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
+    run_type=SceneRun,
+    analysis_type=SceneAnalysis,
+    options=scene,
+    run=run_scene.with_arguments,
+    load=load_run,
+    analyze=analyze,
+    usage=summed_usage,
+    headline=headline,
+    unit="sanction",
+    design=design,
+    estimator=Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE),
+    measure=measure,
+    pairing=Pairing("scenario", units, "scenarios"),
+    rejudge=Rejudge(
+        "turn labels (subject: breach, repair; personas: demonstration, sanction, "
+        "persona breach), clustered by scenario",
+        rejudge,
+        lambda logs, folder: rescored_folder(folder),
+        verdicts,
+    ),
+    ratings=(
+        Rating(
+            "scene-audit",
+            "SCENE label and fidelity audit",
+            "Answer the question about this episode.",
+            "human_answer",
+            (("yes", "Yes"), ("no", "No")),
+            "human_notes",
+            lambda: AUDIT_COLUMNS,
+            lambda run, out, n, seed: export_audit([run], out, n, seed),
+            import_audit,
+        ),
+    ),
+    play=Play(
+        "SCENE: a live episode with scripted personas",
+        play_options,
+        "scenarios",
+        play_sample,
+        length=DEFAULT_MAX_TURNS,
+    ),
+    demo=run_demo,
+)
+"""SCENE's parts ([`SystemParts`][normlab.runs.SystemParts])."""
