@@ -85,14 +85,24 @@ def test_the_installed_wheel_runs_from_outside_the_repository(wheel: Path, tmp_p
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     assert (outside / "logs" / "report.html").exists()
-    shipped = subprocess.run(  # the shipped scenario set, prompts and templates load too
-        [str(python), "-c",
-         "from normlab.losona import load_scenarios; from normlab.losona.dataset import "
-         "SCENARIOS_PATH; from normlab.hsii import load_cases; "
-         "print(len(load_scenarios(SCENARIOS_PATH)), len(load_cases()))"],
-        capture_output=True, text=True, cwd=outside, env=env, timeout=120,
+    counted = (  # the shipped banks and prompts, as the wheel's copy of normlab reads them
+        "from normlab.losona import load_scenarios; from normlab.losona.dataset import "
+        "SCENARIOS_PATH; from normlab.hsii import load_cases; from normlab.norms import PROMPTS; "
+        "from normlab.crsec.prompts import PROMPTS as OWN; "
+        "print(len(load_scenarios(SCENARIOS_PATH)), len(load_cases()), "
+        "len(PROMPTS.load('create_norm')), len(OWN.load('questionnaire')))"
+    )
+    shipped = subprocess.run(
+        [str(python), "-c", counted], capture_output=True, text=True, cwd=outside, env=env,
+        timeout=120,
     )  # fmt: skip
     assert shipped.returncode == 0, shipped.stderr[-2000:]
+    here = subprocess.run(  # the same, read from this checkout
+        [sys.executable, "-c", counted], capture_output=True, text=True, check=True, timeout=120
+    )
+    scenarios, cases, norm_prompt, questionnaire = map(int, shipped.stdout.split())
+    assert shipped.stdout == here.stdout
+    assert scenarios > 0 and cases > 0 and norm_prompt > 0 and questionnaire > 0
     inspect = subprocess.run(
         [str(python), "-m", "inspect_ai", "eval", "normlab/losona", "--model", model,
          "--model-role", f"judge={model}", "-T", f"scenarios={FIXTURES / 'scenarios.jsonl'}",

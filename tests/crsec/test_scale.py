@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
+import pytest
 from benchmarks.crsec_scale import chains
 from typer.testing import CliRunner
 
@@ -19,7 +20,7 @@ from normlab.crsec.sim.loop import Simulation
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.schemas import RunConfig
 from normlab.crsec.sim.society import load_society, scaled_society
-from normlab.norms.calls import Caller
+from normlab.norms.calls import Caller, call_seed
 from normlab.norms.replies import Utterance
 from tests.crsec.support import BUSY_MODEL, client, config, new_run, write_script
 
@@ -65,22 +66,53 @@ def test_attention_goes_to_the_nearest_so_every_agent_is_watched_by_as_many(
     assert first[:4] == ["Abigail Chen", "Carlos Collins", "Francisco Lopez", "Jennifer Cooper"]
 
 
-def test_calls_made_at_once_are_logged_in_order_with_seeds_of_their_own(tmp_path: Path) -> None:
+def test_calls_made_at_once_are_logged_in_order_with_seeds_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three calls made at once: the first is made only after the other two have finished,
+    which calls made one after another never could, so they ran at once; the log keeps the
+    order they were made in, and each carries the seed of its own branch (``detect/0``…),
+    never another's. No clock is read: a loaded machine slows them all alike."""
     model = write_script(tmp_path, [("line", [json.dumps({"utterance": "hm"})])])
-    caller = Caller(client(model), "Bob Johnson", seed=0, tick=0, phase="detect")
+    models = client(model)
+    caller = Caller(models, "Bob Johnson", seed=0, tick=0, phase="detect")
+    seeds: dict[str, int | None] = {}
+    structured = models.structured
 
-    async def unit(branch: Caller, pause: float) -> Utterance | None:
-        await asyncio.sleep(pause)  # the first item finishes last
-        return await branch.ask("utterance", f"Say a line ({pause})", Utterance)
+    async def seen(*args: Any, **kwargs: Any) -> Any:
+        prompt, config = args[2][-1].text, args[4]
+        seeds[prompt] = config.seed
+        return await structured(*args, **kwargs)
 
-    started = time.perf_counter()
-    replies = asyncio.run(caller.each([0.3, 0.0, 0.1], unit))
-    assert time.perf_counter() - started < 0.35 and all(reply for reply in replies)
+    monkeypatch.setattr(models, "structured", seen)
+
+    async def made_at_once() -> list[Utterance | None]:
+        others_done = asyncio.Event()
+        finished: list[int] = []
+
+        async def unit(branch: Caller, index: int) -> Utterance | None:
+            if index == 0:  # waits for the two after it: only calls made at once get past
+                await asyncio.wait_for(others_done.wait(), timeout=60)
+            reply = await branch.ask("utterance", f"Say line {index}", Utterance)
+            finished.append(index)
+            if sorted(finished) == [1, 2]:
+                others_done.set()
+            return reply
+
+        replies = await caller.each([0, 1, 2], unit)
+        assert finished[-1] == 0
+        return replies
+
+    assert all(asyncio.run(made_at_once()))
     entries = caller.log.entries
     assert [entry.data.phase for entry in entries] == ["detect/0", "detect/1", "detect/2"]
-    assert [entry.data.prompt for entry in entries] == [
-        "Say a line (0.3)", "Say a line (0.0)", "Say a line (0.1)"
-    ]  # fmt: skip
+    assert [entry.data.prompt for entry in entries] == ["Say line 0", "Say line 1", "Say line 2"]
+    # Each branch's seed, as a resumed run recomputes it from the branch alone.
+    assert seeds == {
+        f"Say line {index}": call_seed(0, 0, f"detect/{index}", "Bob Johnson", "utterance", 1)
+        for index in range(3)
+    }
+    assert len(set(seeds.values())) == 3
 
 
 def test_max_connections_reaches_the_models() -> None:

@@ -69,30 +69,56 @@ def row(**changes: object) -> dict[str, object]:
 
 
 def lint_row(tmp_path: Path, data: dict[str, object]) -> list[str]:
+    """The linter's findings on one case row, each its one line after the file's name."""
     path = tmp_path / "cases.jsonl"
     path.write_text(json.dumps(data) + "\n")
-    return [finding.one_line() for finding in lint_paths([path], news_path=None)[1]]
+    found = [finding.one_line() for finding in lint_paths([path], news_path=None)[1]]
+    return [line.removeprefix(f"{path}:") for line in found]
 
 
 def test_linter_findings_one_line_each(tmp_path: Path) -> None:
+    """Each broken row gets exactly the findings it earns, each on one line naming the row,
+    the case and the field (an unbroken row gets none): not one true finding among others."""
+    assert lint_row(tmp_path, row()) == []
     background = row()["background"]
     assert isinstance(background, dict)
     six = {**background, "characters": ["F", "G", "H", "I", "J", "K"]}
-    assert any("6 characters, expected 2–5" in f for f in lint_row(tmp_path, row(background=six)))
+    assert lint_row(tmp_path, row(background=six)) == [
+        "1: c1: background.characters: 6 characters, expected 2–5 (the assistant is not listed)"
+    ]
+    # F, G and the assistant listed: H, I and J, who speak, are then strangers too.
     with_ia = {**background, "characters": ["F", "G", "Intelligent Assistant"]}
-    assert any("not listed" in f for f in lint_row(tmp_path, row(background=with_ia)))
+    assert lint_row(tmp_path, row(background=with_ia)) == [
+        "1: c1: background.characters: 'Intelligent Assistant': only one assistant, and it is "
+        "not listed",
+        "1: c1: messages.1: addressee 'I' is not one character or the assistant",
+        "1: c1: messages.2: speaker 'I' is not a character or the assistant",
+        "1: c1: messages.5: addressee 'H' is not one character or the assistant",
+        "1: c1: messages.6: speaker 'H' is not a character or the assistant",
+        "1: c1: messages.7: speaker 'J' is not a character or the assistant",
+        "1: c1: messages.7: addressee 'I' is not one character or the assistant",
+        "1: c1: messages.8: speaker 'I' is not a character or the assistant",
+        "1: c1: messages.8: addressee 'J' is not one character or the assistant",
+        "1: c1: golden: the golden's addressee 'I' is not one character",
+    ]
     stranger = row(golden={"role_from": "Intelligent Assistant", "role_to": "Z", "content": "x"})
-    assert any("addressee 'Z'" in f or "'Z' is not one character" in f
-               for f in lint_row(tmp_path, stranger))  # fmt: skip
+    assert lint_row(tmp_path, stranger) == [
+        "1: c1: golden: the golden's addressee 'Z' is not one character"
+    ]
     not_ia = row(golden={"role_from": "F", "role_to": "G", "content": "x"})
-    assert any("not the Intelligent Assistant" in f for f in lint_row(tmp_path, not_ia))
+    assert lint_row(tmp_path, not_ia) == [
+        "1: c1: golden: the golden is by 'F', not the Intelligent Assistant"
+    ]
     two = row(golden={"role_from": "Intelligent Assistant", "role_to": "F, G", "content": "x"})
-    assert any(":1: c1: golden:" in f for f in lint_row(tmp_path, two))
+    assert lint_row(tmp_path, two) == [
+        "1: c1: golden: the golden's addressee 'F, G' is not one character"
+    ]
     unknown_speaker = row()
     messages = list(unknown_speaker["messages"])  # type: ignore[call-overload]
     messages[0] = {**messages[0], "role-from": "NOBODY"}
-    found = lint_row(tmp_path, row(messages=messages))
-    assert any("messages.1: speaker 'NOBODY'" in f for f in found)
+    assert lint_row(tmp_path, row(messages=messages)) == [
+        "1: c1: messages.1: speaker 'NOBODY' is not a character or the assistant"
+    ]
 
 
 def test_a_dialogue_where_the_assistant_talks_to_one_character_is_flagged(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -44,8 +45,10 @@ async def test_embedded_model_answers_offline_with_usage_and_prompt_cache() -> N
     first = await model.generate(prompt, config=config)
     second = await model.generate(prompt, config=config)
     assert first.completion.strip()
+    # Temperature 0: the same prompt, the same reply.
+    assert second.completion == first.completion
     assert first.usage is not None and second.usage is not None
-    assert first.usage.output_tokens > 0
+    assert 0 < first.usage.output_tokens <= 24 and first.usage.input_tokens > 0
     # The identical second prompt is served from llama.cpp's prompt cache.
     assert (second.usage.input_tokens_cache_read or 0) > 0
 
@@ -58,7 +61,12 @@ async def test_embedded_model_follows_a_json_schema() -> None:
         Greeting,
         config=GenerateConfig(max_tokens=80, temperature=0.0),
     )
+    # The schema is enforced (llama.cpp's json_schema grammar): the first reply is the object
+    # itself, both fields filled, no repair round and no cut.
     assert result.value is not None, result.error
+    assert result.value.greeting.strip() and isinstance(result.value.is_friendly, bool)
+    assert len(result.replies) == 1 and not result.truncated
+    assert set(json.loads(result.replies[0])) == {"greeting", "is_friendly"}
 
 
 class _FakeServer:
