@@ -10,6 +10,7 @@ from pathlib import Path
 
 import normlab
 from normlab.runs import SystemSpec
+from normlab.specs import parts as system_parts
 from normlab.specs import specs
 from tests.test_layers import ORDER
 
@@ -58,6 +59,6 @@ def test_every_system_is_found_by_its_spec() -> None:
     for spec in found:
         assert (SOURCE / spec.name / "spec.py").is_file()
         assert spec.help and spec.summary and spec.roles
-        parts = spec.parts()
+        parts = system_parts(spec)
         assert parts.unit and parts.verdict_items and parts.ratings
         assert (spec.task is None) == (not parts.shardable)  # CRSEC: no task, no shards

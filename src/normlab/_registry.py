@@ -12,11 +12,11 @@ than Inspect itself (``python -m benchmarks.startup``).
 """
 
 from normlab.models import EmbeddedLlamaCpp, HumanModel, ScriptedModel, SpreadModel
-from normlab.specs import specs
+from normlab.specs import specs, task_function
 
 __all__ = ["EmbeddedLlamaCpp", "HumanModel", "ScriptedModel", "SpreadModel"]
 
 # Each system's task module, imported: its @task functions register themselves with Inspect.
 for _system in specs():
     if _system.task is not None:
-        _system.task_function()
+        task_function(_system)

@@ -11,7 +11,7 @@ import typer
 
 from normlab.models.roles import DEFAULT_MODEL
 from normlab.runs.console import note, reports_errors
-from normlab.specs import specs
+from normlab.specs import parts, specs
 
 
 def write_index(out: Path, done: list[tuple[str, str, Path, float]]) -> Path:
@@ -47,7 +47,7 @@ def demo(
     for index, system in enumerate(systems, start=1):
         note(f"[{index}/{len(systems)}] {system.title}: {system.summary}")
         started = time.perf_counter()
-        report = system.parts().demo(out)
+        report = parts(system).demo(out)
         done.append((system.title, system.summary, report, time.perf_counter() - started))
         note(f"[{index}/{len(systems)}] {system.title} done in {done[-1][3] / 60:.1f} min")
     note(f"index: {write_index(out, done).resolve()}")

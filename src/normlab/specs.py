@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import normlab
 from normlab.core.errors import InputError
-from normlab.runs.system import SystemSpec
+from normlab.runs.system import System, SystemParts, SystemSpec
+
+if TYPE_CHECKING:
+    from inspect_ai import Task
 
 
 @functools.cache
@@ -42,3 +47,29 @@ def spec(name: str) -> SystemSpec:
             return candidate
     known = ", ".join(candidate.name for candidate in specs())
     raise InputError("system", f"no system {name!r} (known: {known})")
+
+
+def parts(system: SystemSpec) -> System:
+    """The rest of ``system``'s description: ``normlab.NAME.parts``'s ``PARTS`` (imported on
+    first use: it imports the system)."""
+    return _parts(system.name)
+
+
+@functools.cache
+def _parts(name: str) -> System:
+    module = f"normlab.{name}.parts"
+    declared = getattr(importlib.import_module(module), "PARTS", None)
+    if not isinstance(declared, SystemParts):
+        raise TypeError(f"{module} declares no PARTS (a SystemParts)")
+    return declared
+
+
+def task_function(system: SystemSpec) -> Callable[..., Task]:
+    """``system``'s ``@task`` function (importing its task module registers every task of the
+    system with Inspect)."""
+    if system.task is None:
+        raise TypeError(f"{system.name} is not an Inspect task")
+    found: Callable[..., Task] = getattr(
+        importlib.import_module(f"normlab.{system.name}.task"), system.task
+    )
+    return found

@@ -1,17 +1,17 @@
 """One typed description per system: what the command line, the web app, studies and the demo
 know of LoSoNA, SCENE, HSII or CRSEC, declared once in the system's own package.
 
-A system's ``spec.py`` declares its [`SystemSpec`][normlab.runs.SystemSpec]: its name and
-command group's help, its title and summary, its roles and their default models, its Inspect
-task. Light on purpose (the command line lists the groups from it for ``normlab --help``, and
-Inspect's entry point registers the tasks from it, neither importing the system). Its
-``parts.py`` declares the rest, its [`SystemParts`][normlab.runs.SystemParts], loaded on first
-use (``SystemSpec.parts``): the function whose parameters are its options, its run, the one
-loader of its logs and its analysis, its headline (the number a study ranks subjects by) and
-that number's unit, how a study plans its precision, pairs two subjects and judges a cell again
-with another model, the human rating studies the web app offers, how a person plays the
-subject, and its demo. The top-level ``normlab.specs`` finds every system's spec (a package
-with a ``spec.py``); no caller keeps a table keyed by a system's name.
+A system's ``spec.py`` declares its [`SystemSpec`][normlab.runs.SystemSpec]: its name and command
+group's help, its title and summary, its roles and their default models, its Inspect task. Light on
+purpose (the command line lists the groups from it for ``normlab --help``, and Inspect's entry
+point registers the tasks from it, neither importing the system). Its ``parts.py`` declares the
+rest, its [`SystemParts`][normlab.runs.SystemParts], loaded on first use (``normlab.specs.parts``,
+above the systems): the function whose parameters are its options, its run, the one loader of its
+logs and its analysis, its headline (the number a study ranks subjects by) and that number's unit,
+how a study plans its precision, pairs two subjects and judges a cell again with another model, the
+human rating studies the web app offers, how a person plays the subject, and its demo. The
+top-level ``normlab.specs`` finds every system's spec (a package with a ``spec.py``); no caller
+keeps a table keyed by a system's name.
 
 Callers hold the parts of different systems side by side, so they see them through
 [`System`][normlab.runs.System], where what the system's loader read and what its analysis made
@@ -22,15 +22,12 @@ and a value from another system fails at once, by name.
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from inspect_ai import Task
     from pydantic import BaseModel
 
     from normlab.models.usage import AnalysisBase, RunUsage
@@ -296,7 +293,8 @@ class System(Protocol):
 @dataclass(frozen=True)
 class SystemSpec:
     """One system, described once (see the module docstring); each system's ``spec.py``
-    declares its ``SPEC``. Light: the rest is its ``parts``, loaded on first use."""
+    declares its ``SPEC``. Light: the rest is its ``parts.py``, loaded on first use
+    (``normlab.specs.parts``)."""
 
     name: str
     """The command group and the folder a study writes its cells to (``losona``)."""
@@ -320,25 +318,3 @@ class SystemSpec:
     def cli(self) -> str:
         """The module whose ``app`` is the command group."""
         return f"normlab.{self.name}.cli"
-
-    def task_function(self) -> Callable[..., Task]:
-        """The ``@task`` function (importing the system's task module registers its tasks)."""
-        if self.task is None:
-            raise TypeError(f"{self.name} is not an Inspect task")
-        found: Callable[..., Task] = getattr(
-            importlib.import_module(f"normlab.{self.name}.task"), self.task
-        )
-        return found
-
-    def parts(self) -> System:
-        """The rest of the description, ``normlab.NAME.parts``'s ``PARTS`` (imported once)."""
-        return _parts(self.name)
-
-
-@functools.cache
-def _parts(name: str) -> System:
-    module = f"normlab.{name}.parts"
-    declared = getattr(importlib.import_module(module), "PARTS", None)
-    if not isinstance(declared, SystemParts):
-        raise TypeError(f"{module} declares no PARTS (a SystemParts)")
-    return declared

@@ -35,8 +35,8 @@ from normlab.core.errors import InputError
 from normlab.core.jsonio import validate_row, validation_field
 from normlab.core.logs import BASE_AGENT
 from normlab.core.yamlio import read_yaml
+from normlab.specs import parts, specs
 from normlab.specs import spec as find_system
-from normlab.specs import specs
 
 
 def _known_system(name: str) -> str:
@@ -269,7 +269,7 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                     field=f"systems.{name}.options.{key}",
                 )
             _check_type(parameters[key], spec.options[key], path, f"systems.{name}.options.{key}")
-        if spec.shards > 1 and not find_system(name).parts().shardable:
+        if spec.shards > 1 and not parts(find_system(name)).shardable:
             raise InputError(
                 path,
                 f"a {find_system(name).title} cell is not split into shards",

@@ -27,7 +27,7 @@ from normlab.models.usage import RunUsage
 from normlab.runs.headline import Headline
 from normlab.runs.system import System as Parts
 from normlab.runs.system import SystemSpec
-from normlab.specs import specs
+from normlab.specs import parts, specs, task_function
 from normlab.stats.planning import Assumed, Design, Estimator
 from normlab.study.schema import Study, Subject
 
@@ -45,7 +45,7 @@ class System:
     @property
     def parts(self) -> Parts:
         """What the spec points to (the system's run, loader, analysis, headline…)."""
-        return self.spec.parts()
+        return parts(self.spec)
 
     @property
     def estimator(self) -> Estimator:
@@ -73,7 +73,7 @@ class System:
 
     def task(self) -> Callable[..., Task]:
         """The system's ``@task`` function (a system that is no Inspect task has none)."""
-        return self.spec.task_function()
+        return task_function(self.spec)
 
     def roles(self) -> tuple[str, ...]:
         """The roles besides the subject, as the system declares them."""

@@ -26,7 +26,7 @@ from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.models import answering, bind_roles
 from normlab.runs import Play, RunOptions, System
-from normlab.specs import specs
+from normlab.specs import parts, specs
 from normlab.web.store import new_token
 
 log = logging.getLogger(__name__)
@@ -129,9 +129,9 @@ def play_kinds() -> dict[str, PlayKind]:
     the play page is first asked for (a system's parts import its task)."""
     found = {}
     for spec in specs():
-        parts = spec.parts()
-        if parts.play is not None:
-            found[spec.name] = PlayKind(spec.name, tuple(spec.roles), parts, parts.play)
+        found_parts = parts(spec)
+        if found_parts.play is not None:
+            found[spec.name] = PlayKind(spec.name, tuple(spec.roles), found_parts, found_parts.play)
     return found
 
 

@@ -42,7 +42,7 @@ from pydantic import BaseModel
 from normlab.core.csvio import TEXT_CELL_LIMIT, SpreadsheetWriter, read_csv_rows
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.runs import Rating
-from normlab.specs import specs
+from normlab.specs import parts, specs
 from normlab.stats import Agreement, Estimate, Rate
 from normlab.web.guard import private_folder
 from normlab.web.store import DEFAULT_MAX_RATERS, Rater, Store, Study
@@ -106,7 +106,7 @@ def study_kinds() -> dict[str, StudyKind]:
     return {
         rating.name: StudyKind.of(spec.name, rating)
         for spec in specs()
-        for rating in spec.parts().ratings
+        for rating in parts(spec).ratings
     }
 
 
