@@ -29,14 +29,23 @@ app = typer.Typer(
 )
 
 StudyArgument = Annotated[Path, typer.Argument(help="The study file (YAML).")]
+StudyOutOption = Annotated[
+    str | None,
+    typer.Option(
+        "--out",
+        help="The study's folder, instead of the file's out: a path from here (or an s3://… "
+        "URL); plan, run and report given the same --out agree. A shipped example runs as it is.",
+    ),
+]
 
 
-def _load(path: Path) -> Study:
-    """The study file, read and each system's options checked against its task."""
+def _load(path: Path, out: str | None = None) -> Study:
+    """The study file, read and each system's options checked against its task; ``out`` (the
+    command line's ``--out``) replaces the file's own."""
     from normlab.study.schema import check_options, check_roles, load_study
     from normlab.study.systems import SYSTEMS
 
-    study = load_study(path)
+    study = load_study(path, out)
     check_roles(study, path, {name: SYSTEMS[name].roles() for name in study.systems})
     check_options(study, path, {name: SYSTEMS[name].factory() for name in study.systems})
     return study
@@ -111,6 +120,7 @@ def plan(
         ),
     ] = None,
     batch: Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")] = 10,
+    out: StudyOutOption = None,
 ) -> None:
     """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
     from normlab.report import Table
@@ -118,7 +128,7 @@ def plan(
     from normlab.study.pilot import pilot_rates
     from normlab.study.plan import plan_study, write_plan
 
-    study = _load(study_file)
+    study = _load(study_file, out)
     rates = pilot_rates(pilot, list(study.systems)) if pilot else None
     speed = calibrate_embedded() if calibrate else None
     result = plan_study(
@@ -218,6 +228,7 @@ def run(
         typer.Option(help="Stop the whole study before it would spend more US dollars."),
     ] = None,
     batch: Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")] = 10,
+    out: StudyOutOption = None,
 ) -> None:
     """Run every cell (a rerun skips finished cells and resumes unfinished ones); with
     --until-halfwidth, in batches until each cell's interval is narrow enough."""
@@ -229,7 +240,7 @@ def run(
         rule = Rule(until_halfwidth, until_decided, max_cost, batch).check()
     elif until_decided or max_cost is not None:
         raise InputError("--until-halfwidth", "--until-decided and --max-cost need it")
-    study = _load(study_file)
+    study = _load(study_file, out)
     results = run_study(study, executor, ray_address, rule)
     from normlab.study.sequential_report import summarize
 
@@ -256,18 +267,16 @@ def run(
 def report(
     study_file: StudyArgument,
     as_json: JsonOption = False,
-    out: Annotated[
-        Path | None, typer.Option(help="Folder for study-report.html (default: the study's out).")
-    ] = None,
+    out: StudyOutOption = None,
 ) -> None:
     """Per system, the subjects ranked by the headline metric, with intervals and calls; the
     paired differences between subjects; a second judge's agreement and ranking."""
     from normlab.study.report import report_study, write_json
     from normlab.study.tables import report_blocks, write_html
 
-    study = _load(study_file)
+    study = _load(study_file, out)
     result = report_study(study)
-    folder = out or local_folder(study.out)
+    folder = local_folder(study.out)
     path = write_html(result, folder)
     write_json(result, folder)
     note(f"report: {path.resolve()}")

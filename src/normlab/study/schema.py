@@ -297,11 +297,20 @@ MAX_STUDY_BYTES = 1_000_000
 """A study file is a page of YAML; a larger one is refused unread."""
 
 
-def load_study(path: Path) -> Study:
+def load_study(path: Path, out: str | None = None) -> Study:
     """Read and validate a study file; relative paths resolved against its folder. Read as
     every YAML file is (``normlab.core.yamlio.read_yaml``): a regular file of UTF-8 text,
-    no key twice in one mapping, aliases within a small budget."""
+    no key twice in one mapping, aliases within a small budget. ``out`` (the command line's
+    ``--out``) replaces the file's own, a relative path taken from the working folder as any
+    path typed on a command line is."""
     raw = read_yaml(path, MAX_STUDY_BYTES)
     if not isinstance(raw, dict):
         raise InputError(path, "a study file is a mapping (name, out, systems, subjects, …)")
-    return _resolve(validate_row(Study, raw, path), path.resolve().parent, path)
+    study = _resolve(validate_row(Study, raw, path), path.resolve().parent, path)
+    if out is None:
+        return study
+    if not out.strip():
+        raise InputError("--out", "name the study's folder")
+    here = Path.cwd()
+    folder = out if "://" in out else _local_path(out, here, Path("--out"), "--out", False)
+    return study.model_copy(update={"out": folder})
