@@ -145,3 +145,25 @@ def test_a_file_url_log_dir_is_that_folder_and_a_newline_is_refused(
     )  # fmt: skip
     assert code == 2 and "--log-dir: 'runs\\nx' holds a control character" in output
     assert not (workdir / "runs\nx").exists()
+
+
+def test_a_demo_folder_of_another_task_version_is_started_over(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``normlab demo`` after an upgrade: its own folder holds the old version's demo, which a
+    run may not resume or sit beside; the demo starts over there instead of failing."""
+    import normlab.losona.task
+    import normlab.runs.benchmark
+    from normlab.losona import run_losona
+
+    monkeypatch.setattr(normlab.runs.benchmark, "DEFAULT_MODEL", MODEL)
+    monkeypatch.setattr(normlab.runs.benchmark, "task_roles", lambda task: {"judge": MODEL})
+    data = {"scenarios": str(SCENARIOS), "conditions": ["naive"], "epochs": 1}
+    report = run_losona.demo(workdir, **data)  # type: ignore[arg-type]
+    old = sorted((workdir / "losona").glob("*.eval"))
+    assert report.exists() and len(old) == 1
+    version = normlab.losona.task.TASK_VERSION
+    monkeypatch.setattr(normlab.losona.task, "TASK_VERSION", version + 1)
+    report = run_losona.demo(workdir, **data)  # type: ignore[arg-type]
+    new = sorted((workdir / "losona").glob("*.eval"))
+    assert report.exists() and len(new) == 1 and new != old

@@ -213,6 +213,11 @@ def _differences(
     return found
 
 
+class OtherRunInFolder(InputError):
+    """A log folder holds a run of another task version, task, options or models: it cannot
+    be resumed, and a run beside it would be mixed with it."""
+
+
 def check_folder(
     log_dir: Path | str,
     task: Task,
@@ -230,7 +235,7 @@ def check_folder(
     for info in list_eval_logs(str(log_dir), recursive=False):
         log = read_eval_log(info.name, header_only=True)
         if log.eval.task_version != task.version:
-            raise InputError(
+            raise OtherRunInFolder(
                 "--log-dir",
                 f"{log_dir} holds a run of task version {log.eval.task_version}, and this is "
                 f"version {task.version}, whose results are not comparable with it: choose "
@@ -241,7 +246,7 @@ def check_folder(
         else:
             found = _differences(log, configuration, model, roles)
         if found:
-            raise InputError(
+            raise OtherRunInFolder(
                 "--log-dir",
                 f"{log_dir} holds a run with other options ({'; '.join(found[:3])}): rerun "
                 "with the same options to resume it, or choose another --log-dir",

@@ -13,6 +13,7 @@ report path go to stderr; every log is read once and every sample counted once.
 from __future__ import annotations
 
 import inspect
+import shutil
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,14 @@ from inspect_ai import Task
 from inspect_ai.model import Model
 
 from normlab.core.errors import InputError
-from normlab.core.evalrun import Configuration, Shard, check_folder, only_samples, run_task
+from normlab.core.evalrun import (
+    Configuration,
+    OtherRunInFolder,
+    Shard,
+    check_folder,
+    only_samples,
+    run_task,
+)
 from normlab.core.logs import BASE_AGENT, SampleSet
 from normlab.core.outputs import output_folder
 from normlab.core.storage import (
@@ -246,5 +254,14 @@ class TaskRun(Generic[P, AnalysisT]):
         """The benchmark's demo: every role on the embedded model, logs and report in
         ``OUT/NAME``; the report's path."""
         folder = out / self.bench.name
-        self(DEFAULT_MODEL, {}, RunOptions(log_dir=folder, report_dir=folder), *args, **kwargs)
+        options = RunOptions(log_dir=folder, report_dir=folder)
+        try:
+            self(DEFAULT_MODEL, {}, options, *args, **kwargs)
+        except OtherRunInFolder:
+            # The demo's own folder, from an older normlab (another task version) or other
+            # demo options: nothing there is a user's, and a demo that refused to run after
+            # an upgrade would be a demo that fails; start it over.
+            note(f"{folder}: a demo of another version or options was there; starting over")
+            shutil.rmtree(folder)
+            self(DEFAULT_MODEL, {}, options, *args, **kwargs)
         return folder / "report.html"
