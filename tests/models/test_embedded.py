@@ -123,3 +123,28 @@ def test_a_stopped_attempt_stops_generating_at_its_next_chunk() -> None:
     progress.stop()
     complete_streaming(server, {"messages": []}, progress)
     assert server.sent == 1, "nobody waits for the reply: llama.cpp is told to stop"
+
+
+def test_every_free_string_of_a_reply_schema_is_bounded() -> None:
+    """A 0.5B judge looped inside its "reasoning" string to the token cap, twice (the cut-off
+    retry doubles the cap): 1,200 of a LoSoNA demo's 1,630 output tokens. The grammar built
+    from the schema now closes each free string at ``MAX_STRING_CHARS``."""
+    from normlab.models.embedded import MAX_STRING_CHARS, bounded_strings
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["injunctive", "descriptive"]},
+            "reasoning": {"type": "string"},
+            "quote": {"type": "string", "maxLength": 80},
+            "items": {"type": "array", "items": {"type": "string"}},
+            "complies": {"type": "boolean"},
+        },
+    }
+    bounded = bounded_strings(schema)
+    properties = bounded["properties"]
+    assert properties["reasoning"]["maxLength"] == MAX_STRING_CHARS
+    assert properties["items"]["items"]["maxLength"] == MAX_STRING_CHARS
+    assert properties["quote"]["maxLength"] == 80, "its own bound is kept"
+    assert "maxLength" not in properties["type"] and "maxLength" not in properties["complies"]
+    assert "maxLength" not in schema["properties"]["reasoning"], "the caller's schema untouched"

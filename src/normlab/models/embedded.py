@@ -154,6 +154,27 @@ def complete_streaming(server: Any, request: dict[str, Any], progress: Progress)
     }
 
 
+MAX_STRING_CHARS = 600
+"""Longest string the embedded model may write in a JSON reply: a 0.5B model sometimes loops
+inside a string ("reasoning" repeating a sentence) until its token cap, then is retried with
+twice the cap and loops again; the grammar llama.cpp builds from the schema closes such a
+string here instead (a judge's quoted evidence or reasoning stays far shorter)."""
+
+
+def bounded_strings(schema: Any) -> Any:
+    """``schema`` with every free string given ``maxLength`` ``MAX_STRING_CHARS`` (one
+    that has its own bound, an enum or a pattern is left as it is)."""
+    if isinstance(schema, list):
+        return [bounded_strings(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    bounded = {key: bounded_strings(value) for key, value in schema.items()}
+    free = not {"maxLength", "enum", "const", "pattern"} & bounded.keys()
+    if bounded.get("type") == "string" and free:
+        bounded["maxLength"] = MAX_STRING_CHARS
+    return bounded
+
+
 def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
     """Translate an Inspect generate call into an OpenAI chat-completions request."""
     request: dict[str, Any] = {
@@ -174,7 +195,7 @@ def build_request(messages: list[ChatMessage], config: GenerateConfig) -> dict[s
             "type": "json_schema",
             "json_schema": {
                 "name": schema.name,
-                "schema": schema.json_schema.model_dump(exclude_none=True),
+                "schema": bounded_strings(schema.json_schema.model_dump(exclude_none=True)),
                 "strict": True,
             },
         }
