@@ -32,6 +32,7 @@ from normlab.core.fields import validate_known
 from normlab.core.jsonio import read_collection
 from normlab.core.selection import check_limit, pick_by_id
 from normlab.core.sources import Sourced, read_sourced
+from normlab.core.variants import VARIANT_KEY
 from normlab.hsii.prompts import testing_prompt
 from normlab.hsii.schemas import ASSISTANT, Case, Dialogue, NewsParagraph
 
@@ -172,19 +173,26 @@ def draw_cases(cases: Sequence[Case], limit: int, seed: int = 0) -> list[Case]:
     return [cases[index] for index in sorted(chosen[:limit])]
 
 
-def build_dataset(cases: Sequence[Case], name: str = "hsii") -> MemoryDataset:
-    """One sample per case: Testing Prompt-1 and the case; the target is the golden addressee."""
+def build_dataset(
+    cases: Sequence[Case],
+    name: str = "hsii",
+    instruction: str | None = None,
+    variant: dict[str, str] | None = None,
+) -> MemoryDataset:
+    """One sample per case: Testing Prompt-1 (or a prompt variant's ``instruction``) and the
+    case; the target is the golden addressee; a variant's record in the metadata."""
     return MemoryDataset(
         samples=[
             Sample(
                 id=case.case_id,
-                input=testing_prompt(case),
+                input=testing_prompt(case, instruction=instruction),
                 target=case.golden.role_to,
                 metadata={
                     "case_id": case.case_id,
                     "domain": case.domain,
                     "characters": len(case.characters),
                     "case": case.model_dump(mode="json"),
+                    **({VARIANT_KEY: variant} if variant else {}),
                 },
             )
             for case in cases

@@ -32,6 +32,7 @@ from normlab.hsii.rules import Formula, hsii_score, win_value
 from normlab.hsii.runner import run_demo, run_hsii
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.task import hsii
+from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
 from normlab.runs.rescore import rescore_logs, rescored_folder
 from normlab.runs.system import Pairing, Play, Rating, Rejudge, SystemParts, summed_usage
@@ -204,5 +205,6 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
         length=EPSILON,
     ),
     demo=run_demo,
+    variants=check_variant,
 )
 """HSII's parts ([`SystemParts`][normlab.runs.SystemParts])."""

@@ -40,10 +40,14 @@ def case_line(topic: str, messages: Sequence[Message], background: Background) -
     )
 
 
-def testing_prompt(case: Case, messages: Sequence[Message] | None = None) -> str:
-    """Testing Prompt-1 verbatim, then the case (or the case's history extended)."""
+def testing_prompt(
+    case: Case, messages: Sequence[Message] | None = None, instruction: str | None = None
+) -> str:
+    """Testing Prompt-1 verbatim (or a prompt variant's ``instruction``,
+    ``normlab.hsii.variants``), then the case (or the case's history extended)."""
     history = case.messages if messages is None else messages
-    return f"{PROMPTS.load('testing')}\n{case_line(case.topic, history, case.background)}"
+    head = PROMPTS.load("testing") if instruction is None else instruction
+    return f"{head}\n{case_line(case.topic, history, case.background)}"
 
 
 def scene_prompt(news: NewsParagraph) -> str:

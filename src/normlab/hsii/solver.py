@@ -51,10 +51,19 @@ def result_of(state: TaskState) -> CaseResult:
 class CaseRun:
     """The calls of one case, through one role- and actor-tagged client."""
 
-    def __init__(self, case: Case, client: ModelClient, settings: RoleSettings) -> None:
+    def __init__(
+        self,
+        case: Case,
+        client: ModelClient,
+        settings: RoleSettings,
+        instruction: str | None = None,
+    ) -> None:
         self.case = case
         self.client = client
         self.settings = settings
+        self.instruction = instruction
+        """A prompt variant's wording of Testing Prompt-1, for the subject only: the
+        reference, r4's yardstick, answers the paper's."""
 
     async def statement(
         self, role: str, history: list[Message], temperature: float | None = None
@@ -63,7 +72,13 @@ class CaseRun:
         result = await self.client.text(
             role,
             role,
-            [ChatMessageUser(content=testing_prompt(self.case, history))],
+            [
+                ChatMessageUser(
+                    content=testing_prompt(
+                        self.case, history, self.instruction if role == "subject" else None
+                    )
+                )
+            ],
             self.settings.config(role, STATEMENT_MAX_TOKENS, temperature),
             cache=DETERMINISTIC_CACHE if temperature == 0 else False,
         )
@@ -122,15 +137,17 @@ class CaseRun:
 
 
 @solver
-def next_statement(settings: RoleSettings | None = None) -> Solver:
-    """The subject's next statement for the case: parsed (r1) and its target matched (r2)."""
+def next_statement(settings: RoleSettings | None = None, instruction: str | None = None) -> Solver:
+    """The subject's next statement for the case: parsed (r1) and its target matched (r2);
+    ``instruction``: a prompt variant's wording of Testing Prompt-1."""
     chosen = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         case = case_of(state)
         subject = get_model()
         client = ModelClient(lambda role: subject if role == "subject" else role_model(role))
-        raw, statement = await CaseRun(case, client, chosen).statement("subject", case.messages)
+        run = CaseRun(case, client, chosen, instruction)
+        raw, statement = await run.statement("subject", case.messages)
         state.output = ModelOutput.from_content(model=str(subject), content=raw)
         state.messages.append(ChatMessageAssistant(content=raw, model=str(subject)))
         ok = (
@@ -146,8 +163,11 @@ def next_statement(settings: RoleSettings | None = None) -> Solver:
 
 
 @solver
-def long_run(epsilon: int = EPSILON, settings: RoleSettings | None = None) -> Solver:
-    """r4's conversation: ε turns with the target, then the reference's statement."""
+def long_run(
+    epsilon: int = EPSILON, settings: RoleSettings | None = None, instruction: str | None = None
+) -> Solver:
+    """r4's conversation: ε turns with the target, then the reference's statement;
+    ``instruction``: a prompt variant's wording of Testing Prompt-1 (the subject's only)."""
     chosen = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -157,7 +177,7 @@ def long_run(epsilon: int = EPSILON, settings: RoleSettings | None = None) -> So
         case = case_of(state)
         subject = get_model()
         client = ModelClient(lambda role: subject if role == "subject" else role_model(role))
-        run = CaseRun(case, client, chosen)
+        run = CaseRun(case, client, chosen, instruction)
         conversation = await run.long_run(result.parsed, epsilon)
         result.long_run = conversation
         state.metadata["hsii"] = result.model_dump(mode="json")

@@ -17,6 +17,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 
 from normlab.core.errors import InputError
+from normlab.core.variants import VARIANT_KEY
 from normlab.hsii.defaults import EPSILON, MAX_EPSILON, PAPER_CAP, ROLES
 from normlab.models.roles import DEFAULT_MODEL
 
@@ -39,6 +40,7 @@ def hsii(
     tie_weight: float = 0.0,
     max_tokens: dict[str, int] | str | None = None,
     reasoning_effort: dict[str, str] | str | None = None,
+    variant: str | None = None,
 ) -> Task:
     """HSII task.
 
@@ -56,6 +58,11 @@ def hsii(
         max_tokens: output caps by role (default: the statements of subject and reference
             300, persona 160, judge 300).
         reasoning_effort: reasoning effort by role (default: none sent).
+        variant: the subject's prompt: none or "paper" (Testing Prompt-1 as printed),
+            ``file:PATH`` (reworded in PATH), ``rename:SEED`` (the characters renamed,
+            seeded, in the history, the golden target and the aliases alike) or
+            ``format:NAME`` (the reply asked for as ``json`` or ``key-lines``, both of which
+            r1 reads); the reference answers the paper's prompt.
     """
     from normlab.core.progress import normlab_task_built
     from normlab.core.selection import comma_list
@@ -63,9 +70,11 @@ def hsii(
     from normlab.hsii.dataset import CASES_PATH, build_dataset, read_cases, select_cases
     from normlab.hsii.scorer import hsii_stages
     from normlab.hsii.solver import long_run, next_statement
+    from normlab.hsii.variants import variant_of
     from normlab.models import RoleSettings
 
     normlab_task_built()
+    chosen = variant_of(variant)
     if not 2 <= epsilon <= MAX_EPSILON:
         raise InputError(
             "--epsilon",
@@ -76,10 +85,13 @@ def hsii(
         raise InputError("--tie-weight", "must lie between 0 and 1", field="tie_weight")
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     data = read_cases(cases or CASES_PATH)
-    selected = select_cases(data.items, comma_list(case_ids), limit, seed)
+    selected = chosen.apply(select_cases(data.items, comma_list(case_ids), limit, seed))
+    # The paper's prompt passes nothing new to the solvers: their plan, and so its logs'
+    # identity in an eval set, stay as they were.
+    worded = {} if chosen.instruction is None else {"instruction": chosen.instruction}
     return Task(
-        dataset=build_dataset(selected),
-        solver=[next_statement(settings), long_run(epsilon, settings)],
+        dataset=build_dataset(selected, instruction=chosen.instruction, variant=chosen.record),
+        solver=[next_statement(settings, **worded), long_run(epsilon, settings, **worded)],
         scorer=hsii_stages(tie_weight, settings.max_tokens, dict(settings.reasoning_effort)),
         model_roles={role: DEFAULT_MODEL for role in ROLES},
         metadata={
@@ -87,6 +99,7 @@ def hsii(
             "epsilon": epsilon,
             "tie_weight": tie_weight,
             DATA_KEY: data.source.model_dump(),
+            **({VARIANT_KEY: chosen.record} if chosen.record else {}),
         },
         version=TASK_VERSION,
     )

@@ -30,6 +30,7 @@ from normlab.core.fields import model_fields, unknown_fields
 from normlab.core.jsonio import validate_row
 from normlab.core.selection import check_limit, pick_by_id
 from normlab.core.sources import Sourced, read_sourced
+from normlab.core.variants import VARIANT_KEY
 from normlab.losona.prompts import render_subject_prompt
 from normlab.losona.schemas import DEFAULT_BIO, Scenario
 
@@ -173,23 +174,30 @@ def parse_sample_id(ident: str) -> tuple[str, str] | None:
 
 
 def build_dataset(
-    scenarios: Sequence[Scenario], conditions: Sequence[str], name: str = "losona"
+    scenarios: Sequence[Scenario],
+    conditions: Sequence[str],
+    name: str = "losona",
+    instruction: str | None = None,
+    variant: dict[str, str] | None = None,
 ) -> MemoryDataset:
     """One Inspect sample per scenario × condition; the subject prompt is the input.
 
     The whole scenario rides in the sample's metadata, so the judge and any later
-    re-analysis of the log need nothing but the log.
+    re-analysis of the log need nothing but the log. A prompt variant
+    (``normlab.losona.variants``) gives its ``instruction`` (a ``file:`` variant's wording)
+    and its ``variant`` record, kept in each sample's metadata.
     """
     samples = [
         Sample(
             id=sample_id(scenario.scenario_id, condition),
-            input=render_subject_prompt(scenario, condition),
+            input=render_subject_prompt(scenario, condition, instruction=instruction),
             metadata={
                 "scenario_id": scenario.scenario_id,
                 "event_id": scenario.event_id,
                 "norm_id": scenario.norm_id,
                 "condition": condition,
                 "scenario": scenario.model_dump(mode="json"),
+                **({VARIANT_KEY: variant} if variant else {}),
             },
         )
         for scenario in scenarios

@@ -19,6 +19,7 @@ from normlab.losona.rescore import RESCORED_FILE, rescore
 from normlab.losona.results import LosonaAnalysis
 from normlab.losona.runner import run_demo, run_losona
 from normlab.losona.task import losona
+from normlab.losona.variants import check_variant
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
 from normlab.runs.system import Pairing, Play, Rating, Rejudge, SystemParts, summed_usage
 from normlab.stats.planning import Design, Proportion
@@ -136,5 +137,6 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     ),
     play=Play("LoSoNA: write the next message", play_options, "scenarios", play_sample),
     demo=run_demo,
+    variants=check_variant,
 )
 """LoSoNA's parts ([`SystemParts`][normlab.runs.SystemParts])."""

@@ -36,13 +36,17 @@ def condition_prefix(condition: str, elicitor_actor: str) -> str:
     return fill(load_template(f"condition_{condition}"), {"elicitor_actor": elicitor_actor})
 
 
-def render_subject_prompt(scenario: Scenario, condition: str, norms: str = "") -> str:
+def render_subject_prompt(
+    scenario: Scenario, condition: str, norms: str = "", instruction: str | None = None
+) -> str:
     """The subject-visible prompt: never the norm, its statement, demos or notes.
 
     ``norms``: a norm-learning subject's compliance block (its qualified norms), placed after
     the messages and before "Your next message:", where the reply is asked for.
+    ``instruction``: a ``file:`` prompt variant's wording in place of ``subject_base.txt``
+    (``normlab.losona.variants``), filled the same way.
     """
-    template = load_template("subject_base")
+    template = load_template("subject_base") if instruction is None else instruction
     cast = "\n".join(
         CAST_LINE.replace("{name}", member.name).replace("{bio}", member.bio)
         for member in scenario.cast

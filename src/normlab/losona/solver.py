@@ -88,16 +88,19 @@ def temperature_label(value: float | None) -> str:
     return "provider default" if value is None else f"{value:g}"
 
 
-async def read_norms(state: TaskState, subject: Model, settings: RoleSettings) -> None:
+async def read_norms(
+    state: TaskState, subject: Model, settings: RoleSettings, instruction: str | None = None
+) -> None:
     """The norm-learning subject reads the chat the prompt shows and keeps the norms that pass;
-    the prompt gains its compliance block and the metadata its norm database."""
+    the prompt (``instruction``: a prompt variant's wording) gains its compliance block and
+    the metadata its norm database."""
     scenario = Scenario.model_validate(state.metadata["scenario"])
     client = ModelClient({NORM_MEMORY_ROLE: memory_model(subject)})
     memory = NormMemory.for_sample(state, client, scenario.subject, settings)
     block = await memory.before_reply(
         render_transcript(scenario.visible_turns), scenario.elicitor_turn_id
     )
-    prompt = render_subject_prompt(scenario, str(state.metadata["condition"]), block)
+    prompt = render_subject_prompt(scenario, str(state.metadata["condition"]), block, instruction)
     state.messages = [ChatMessageUser(content=prompt)]
     state.metadata[MEMORY_KEY] = memory.log.model_dump(mode="json")
 
@@ -107,16 +110,18 @@ def subject_reply(
     temperature: SubjectTemperature | None = None,
     settings: RoleSettings | None = None,
     agent: str = BASE_AGENT,
+    instruction: str | None = None,
 ) -> Solver:
     """The subject's next message, at the subject's temperature, cap and reasoning effort;
-    under ``agent="norm-memory"``, written with the agent's qualified norms in view."""
+    under ``agent="norm-memory"``, written with the agent's qualified norms in view (in the
+    prompt a ``file:`` variant's ``instruction`` words, where it gives one)."""
     chosen = temperature or SubjectTemperature("paper")
     roles = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
         if agent == NORM_MEMORY:
-            await read_norms(state, model, roles)
+            await read_norms(state, model, roles, instruction)
         value = chosen.for_model(str(model))
         result: StructuredResult[BaseModel] = await generate_structured(
             model,

@@ -17,6 +17,7 @@ from inspect_ai import Epochs, Task, task
 
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
+from normlab.core.variants import VARIANT_KEY
 from normlab.models.roles import DEFAULT_MODEL
 
 # The dataset, solver, scorer and the norm-learning subject are imported when a task is built,
@@ -66,6 +67,7 @@ def losona(
     max_tokens: dict[str, int] | str | None = None,
     reasoning_effort: dict[str, str] | str | None = None,
     agent: str = BASE_AGENT,
+    variant: str | None = None,
 ) -> Task:
     """LoSoNA task.
 
@@ -93,6 +95,10 @@ def losona(
         agent: the subject: "base" (the model alone) or "norm-memory" (the norm-learning
             subject around the same model; its own calls use the ``norm_memory`` role); the
             report pairs a norm-memory run with the base run given with it.
+        variant: the prompt: none or "paper" (Appendix C as printed), ``file:PATH`` (the
+            subject's instruction reworded in PATH, with the paper's placeholders),
+            ``rename:SEED`` (subject and cast renamed, seeded) or ``reorder:SEED`` (the
+            demonstration exchanges in a seeded other order); each checked by the linter.
     """
     from normlab.agents import resolve_agent
     from normlab.core.progress import normlab_task_built
@@ -107,10 +113,12 @@ def losona(
     from normlab.losona.prompts import JUDGE_ADDENDA
     from normlab.losona.scorer import norm_judge, trials
     from normlab.losona.solver import SubjectTemperature, subject_reply
+    from normlab.losona.variants import variant_of
     from normlab.models import RoleSettings
 
     normlab_task_built()
     resolve_agent(agent)
+    chosen = variant_of(variant)
     # A whole number first: ``-T epochs=three`` (or a study's ``epochs: three``) arrives as
     # text, and comparing it with 1 would end in a TypeError.
     if isinstance(epochs, bool) or not isinstance(epochs, int) or not 1 <= epochs <= MAX_EPOCHS:
@@ -126,10 +134,18 @@ def losona(
     subject_temperature = SubjectTemperature.parse(temperature)
     settings = RoleSettings.of(max_tokens, reasoning_effort)
     data = read_scenarios(scenarios or SCENARIOS_PATH)
-    selected = select_scenarios(data.items, comma_list(scenario_ids), limit_scenarios)
+    selected = chosen.apply(select_scenarios(data.items, comma_list(scenario_ids), limit_scenarios))
+    # The paper's prompt passes nothing new to the solver: its plan, and so its logs' identity
+    # in an eval set, stay as they were.
+    worded = {} if chosen.instruction is None else {"instruction": chosen.instruction}
     return Task(
-        dataset=build_dataset(selected, resolve_conditions(conditions)),
-        solver=subject_reply(subject_temperature, settings, agent),
+        dataset=build_dataset(
+            selected,
+            resolve_conditions(conditions),
+            instruction=chosen.instruction,
+            variant=chosen.record,
+        ),
+        solver=subject_reply(subject_temperature, settings, agent, **worded),
         scorer=norm_judge(
             judge_model=judge,
             addenda=judge_addenda,
@@ -144,6 +160,7 @@ def losona(
             "judge_addenda": judge_addenda,
             AGENT_KEY: agent,
             DATA_KEY: data.source.model_dump(),
+            **({VARIANT_KEY: chosen.record} if chosen.record else {}),
         },
         version=TASK_VERSION,
     )

@@ -176,6 +176,10 @@ class SystemParts(Generic[RunT, AnalysisT]):
     subject_label: bool = True
     """Whether the logs name the subject as ``MODEL + AGENT`` (an Inspect task's subject);
     CRSEC's runs name every agent's model alone."""
+    variants: Callable[[str], str] | None = None
+    """Checks a prompt variant of the system (its task's ``variant``: ``rename:1``), a bad one
+    a one-line ``InputError``, and gives it back as the task writes it; None where the system
+    has no prompt variants (``normlab.core.variants``)."""
 
     # --- the same, for a caller that holds several systems' parts (``System``) -----------
 
@@ -268,6 +272,8 @@ class System(Protocol):
     def play(self) -> Play | None: ...
     @property
     def subject_label(self) -> bool: ...
+    @property
+    def variants(self) -> Callable[[str], str] | None: ...
     @property
     def paired_unit(self) -> str | None: ...
     @property

@@ -25,6 +25,7 @@ from normlab.scene.rules import episode_views
 from normlab.scene.runner import run_demo, run_scene
 from normlab.scene.scorer import episode_judge
 from normlab.scene.task import scene
+from normlab.scene.variants import check_variant
 from normlab.stats import Estimate
 from normlab.stats.planning import Assumed, Design, Proportion
 
@@ -164,5 +165,6 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
         length=DEFAULT_MAX_TURNS,
     ),
     demo=run_demo,
+    variants=check_variant,
 )
 """SCENE's parts ([`SystemParts`][normlab.runs.SystemParts])."""

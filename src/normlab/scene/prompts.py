@@ -176,23 +176,30 @@ def cast_text(scenario: SceneScenario) -> str:
 
 
 def subject_messages(
-    scenario: SceneScenario, entries: list[Turn], open_floor: bool = False, norms: str = ""
+    scenario: SceneScenario,
+    entries: list[Turn],
+    open_floor: bool = False,
+    norms: str = "",
+    instruction: str | None = None,
 ) -> list[ChatMessage]:
     """B.4 for the subject: channel-visible context only, never hidden fields.
 
     ``norms``: a norm-learning subject's compliance block (its qualified norms), placed after
     the transcript and before B.4's closing line, where the action is asked for.
+    ``instruction``: a ``file:`` prompt variant's wording in place of B.4
+    (``normlab.scene.variants``), filled and laid out the same way.
     """
     channel = scenario.scaffold.channel
-    filled = system_text(
-        "subject",
-        {
-            "channel.description": channel.description,
-            "channel.cast": f"{cast_text(scenario)}. You are {scenario.subject.name} "
-            f"({scenario.subject.bio_oneline}).",
-            "transcript": "\x00",
-        },
-    )
+    values = {
+        "channel.description": channel.description,
+        "channel.cast": f"{cast_text(scenario)}. You are {scenario.subject.name} "
+        f"({scenario.subject.bio_oneline}).",
+        "transcript": "\x00",
+    }
+    if instruction is None:
+        filled = system_text("subject", values)
+    else:
+        filled = PROMPTS.fill(instruction, values).removeprefix(SYSTEM_PREFIX)
     head, tail = filled.split(f"{TRANSCRIPT_MARKER} \x00")
     user = f"{TRANSCRIPT_MARKER}\n{transcript_text(entries)}"
     if open_floor:

@@ -91,6 +91,8 @@ class EpisodeRun:
     settings: RoleSettings = field(default_factory=RoleSettings)
     memory: NormMemory | None = None
     """The norm-learning subject's database, when the subject is that agent."""
+    instruction: str | None = None
+    """A ``file:`` prompt variant's wording of B.4 (``normlab.scene.variants``)."""
     episode: Episode = field(init=False)
     _round: int = 0
 
@@ -176,7 +178,9 @@ class EpisodeRun:
     async def subject_turn(self, open_floor: bool = False) -> Turn | None:
         name = self.scenario.subject.name
         norms = await self.read_norms(self.memory) if self.memory else ""
-        messages = subject_messages(self.scenario, self.episode.entries, open_floor, norms)
+        messages = subject_messages(
+            self.scenario, self.episode.entries, open_floor, norms, self.instruction
+        )
         self.log("prompt", name, open_floor=open_floor)
         self.log("subject_view", name, messages=[m.text for m in messages])
         action = await self.call("subject", name, messages, ChatAction, ACTION_MAX_TOKENS)
@@ -262,19 +266,24 @@ async def run_episode(
     max_turns: int = DEFAULT_MAX_TURNS,
     settings: RoleSettings | None = None,
     memory: NormMemory | None = None,
+    instruction: str | None = None,
 ) -> Episode:
     """Play one episode of ``scenario`` and return its full record; with ``memory``, the
-    subject is the norm-learning agent (its client must bind the ``norm_memory`` role)."""
+    subject is the norm-learning agent (its client must bind the ``norm_memory`` role);
+    ``instruction``: a prompt variant's wording of B.4."""
     client = models.client() if isinstance(models, EpisodeModels) else models
     return await EpisodeRun(
-        scenario, dimensions, client, max_turns, settings or RoleSettings(), memory
+        scenario, dimensions, client, max_turns, settings or RoleSettings(), memory, instruction
     ).run()
 
 
-def subject_chat(scenario: SceneScenario, episode: Episode) -> list[ChatMessage]:
-    """The episode as the subject lived it, for ``inspect view``: B.4's framing as the system
-    message, others' turns as user messages, the subject's own as assistant messages."""
-    system = subject_messages(scenario, [])[0]
+def subject_chat(
+    scenario: SceneScenario, episode: Episode, instruction: str | None = None
+) -> list[ChatMessage]:
+    """The episode as the subject lived it, for ``inspect view``: B.4's framing (or a prompt
+    variant's) as the system message, others' turns as user messages, the subject's own as
+    assistant messages."""
+    system = subject_messages(scenario, [], instruction=instruction)[0]
     messages: list[ChatMessage] = [ChatMessageSystem(content=system.text)]
     for entry in episode.entries:
         if entry.actor == episode.subject and entry.kind == "message":
@@ -289,9 +298,10 @@ def play_episode(
     max_turns: int = DEFAULT_MAX_TURNS,
     settings: RoleSettings | None = None,
     agent: str = BASE_AGENT,
+    instruction: str | None = None,
 ) -> Solver:
     """Run the episode with the subject (the eval's model, or the norm-learning agent around
-    it), personas and orchestrator."""
+    it), personas and orchestrator; ``instruction``: a prompt variant's wording of B.4."""
     roles = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -309,9 +319,11 @@ def play_episode(
             if agent == NORM_MEMORY
             else None
         )
-        episode = await run_episode(scenario, load_dimensions(), client, max_turns, roles, memory)
+        episode = await run_episode(
+            scenario, load_dimensions(), client, max_turns, roles, memory, instruction
+        )
         state.metadata["episode"] = episode.model_dump(mode="json")
-        state.messages = subject_chat(scenario, episode)
+        state.messages = subject_chat(scenario, episode, instruction)
         state.output = ModelOutput.from_content(
             model=str(subject), content=transcript_text(episode.entries)
         )

@@ -18,6 +18,7 @@ from inspect_ai import Task, task
 
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
+from normlab.core.variants import VARIANT_KEY
 from normlab.models.roles import DEFAULT_MODEL
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS, ROLES
 
@@ -45,16 +46,27 @@ def episode_calls(scenario: SceneScenario, max_turns: int) -> int:
     return precedent + 1 + max_turns * (1 + 2 * cast)
 
 
-def episode_sample(scenario: SceneScenario, rep: int) -> Sample:
-    """One episode; its input is the subject's first view (the scaffold, never hidden fields)."""
+def episode_sample(
+    scenario: SceneScenario,
+    rep: int,
+    instruction: str | None = None,
+    variant: dict[str, str] | None = None,
+) -> Sample:
+    """One episode; its input is the subject's first view (the scaffold, never hidden fields),
+    in a prompt variant's wording (``instruction``) where it gives one, its record
+    (``variant``) in the metadata."""
     from inspect_ai.dataset import Sample
 
     from normlab.scene.prompts import scaffold_turns, subject_messages
 
     return Sample(
         id=f"{scenario.scenario_id}::rep{rep}",
-        input=[*subject_messages(scenario, scaffold_turns(scenario))],
-        metadata={"scenario": scenario.model_dump(mode="json"), "rep": rep},
+        input=[*subject_messages(scenario, scaffold_turns(scenario), instruction=instruction)],
+        metadata={
+            "scenario": scenario.model_dump(mode="json"),
+            "rep": rep,
+            **({VARIANT_KEY: variant} if variant else {}),
+        },
     )
 
 
@@ -71,6 +83,7 @@ def scene(
     reasoning_effort: dict[str, str] | str | None = None,
     scenario_ids: list[str] | None = None,
     agent: str = BASE_AGENT,
+    variant: str | None = None,
 ) -> Task:
     """SCENE task.
 
@@ -94,6 +107,10 @@ def scene(
         agent: the subject: "base" (the model alone) or "norm-memory" (the norm-learning
             subject around the same model; its own calls use the ``norm_memory`` role); the
             report sets a norm-memory run beside the base run given with it.
+        variant: the prompt: none or "paper" (Appendix B as printed), ``file:PATH`` (the
+            subject's instruction, B.4, reworded in PATH with the paper's placeholders) or
+            ``rename:SEED`` (the subject and the personas renamed, seeded); each checked by
+            the linter.
     """
     from inspect_ai.dataset import MemoryDataset
 
@@ -105,9 +122,11 @@ def scene(
     from normlab.scene.dataset import SCENARIOS_PATH, read_scenarios, select_for_sweep
     from normlab.scene.scorer import LABELLERS, episode_judge
     from normlab.scene.solver import play_episode
+    from normlab.scene.variants import variant_of
 
     normlab_task_built()
     resolve_agent(agent)
+    chosen = variant_of(variant)
     if labeller not in LABELLERS:
         raise InputError("--labeller", f"choose one of {', '.join(LABELLERS)}", field="labeller")
     for option, value, most in (("--reps", reps, MAX_REPS), ("--max-turns", max_turns, MAX_TURNS)):
@@ -126,17 +145,20 @@ def scene(
         if missing:
             raise InputError("--scenario", f"no scenario {missing[0]!r}", field="scenario_id")
         loaded = [scenario for scenario in loaded if scenario.scenario_id in scenario_ids]
-    chosen = select_for_sweep(loaded, tuples, sampler, seed)
+    drawn = chosen.apply(select_for_sweep(loaded, tuples, sampler, seed))
+    # The paper's prompt passes nothing new to the solver: its plan, and so its logs' identity
+    # in an eval set, stay as they were.
+    worded = {} if chosen.instruction is None else {"instruction": chosen.instruction}
     return Task(
         dataset=MemoryDataset(
             samples=[
-                episode_sample(scenario, rep)
-                for scenario in longest_first(chosen, lambda s: episode_calls(s, max_turns))
+                episode_sample(scenario, rep, chosen.instruction, chosen.record)
+                for scenario in longest_first(drawn, lambda s: episode_calls(s, max_turns))
                 for rep in range(1, reps + 1)
             ],
             name="scene",
         ),
-        solver=play_episode(max_turns, settings, agent),
+        solver=play_episode(max_turns, settings, agent, **worded),
         scorer=episode_judge(labeller, settings.max_tokens, dict(settings.reasoning_effort)),
         model_roles={role: DEFAULT_MODEL for role in ROLES},
         metadata={
@@ -147,6 +169,7 @@ def scene(
             "reps": reps,
             AGENT_KEY: agent,
             DATA_KEY: data.source.model_dump(),
+            **({VARIANT_KEY: chosen.record} if chosen.record else {}),
         },
         version=TASK_VERSION,
     )

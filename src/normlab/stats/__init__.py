@@ -1,5 +1,5 @@
 """Statistics shared by every normlab benchmark and simulation (this face; the modules:
-``intervals``, ``labels``, ``power``, ``results``, ``sequences``).
+``intervals``, ``labels``, ``power``, ``results``, ``sensitivity``, ``sequences``).
 
 All functions are pure: same inputs (and seed) give the same outputs. Inspect
 metrics, the per-benchmark analyses and the reports all call these, so a number
@@ -22,11 +22,14 @@ if TYPE_CHECKING:
     from normlab.stats.intervals import (
         DEFAULT_RESAMPLES,
         DEFAULT_SEED,
+        POOLED_RATE,
+        UNIT_MEAN,
         FloatInterval,
         Interval,
         Statistic,
         Values,
         bootstrap_ci,
+        cluster_resamples,
         finite_or_none,
         kappa_ci,
         kendall_tau,
@@ -68,6 +71,12 @@ if TYPE_CHECKING:
         Rate,
         json_interval,
     )
+    from normlab.stats.sensitivity import (
+        headline_range,
+        kendall_tau_b_rows,
+        ranking_taus,
+        variant_headlines,
+    )
     from normlab.stats.sequences import confidence_sequence, hedged_log_capital
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
@@ -75,6 +84,8 @@ else:
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "POOLED_RATE",
+    "UNIT_MEAN",
     "Agreement",
     "Band",
     "Estimate",
@@ -85,6 +96,7 @@ __all__ = [
     "Values",
     "agreement",
     "bootstrap_ci",
+    "cluster_resamples",
     "cohen_kappa",
     "compliance",
     "confidence_sequence",
@@ -96,10 +108,12 @@ __all__ = [
     "discordance",
     "effective_cluster_size",
     "finite_or_none",
+    "headline_range",
     "hedged_log_capital",
     "json_interval",
     "kappa_ci",
     "kendall_tau",
+    "kendall_tau_b_rows",
     "majority",
     "n_for_delta_halfwidth",
     "n_for_halfwidth",
@@ -110,10 +124,12 @@ __all__ = [
     "paired_statistic_delta",
     "pooled_rate_ci",
     "proportion",
+    "ranking_taus",
     "spearman_ci",
     "spearman_rho",
     "staged_variance",
     "t_halfwidth",
+    "variant_headlines",
     "wilson_halfwidth",
     "wilson_interval",
 ]

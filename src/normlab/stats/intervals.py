@@ -113,6 +113,12 @@ def _pooled_rates(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(totals[:, 1] != 0, rates, np.nan)
 
 
+UNIT_MEAN: Statistic = _mean
+"""The mean of per-unit values (LoSoNA's accuracy-at-K over scenarios), as a statistic."""
+POOLED_RATE: Statistic = _pooled_rate
+"""Σk/Σn over per-unit ``(k, n)`` rows (SCENE's repaired over sanctions), as a statistic."""
+
+
 def _batch_estimates(
     data: NDArray[np.float64], indexes: NDArray[np.int64], statistic: Statistic
 ) -> NDArray[np.float64]:
@@ -166,17 +172,27 @@ def bootstrap_ci(
         return _percentile_interval(_batch_estimates(data, indexes, statistic), confidence)
     if len(clusters) != data.shape[0]:
         raise ValueError(f"{len(clusters)} cluster labels for {data.shape[0]} units")
-    members: dict[str, list[int]] = {}
-    for index, label in enumerate(clusters):
-        members.setdefault(label, []).append(index)
-    groups = [np.asarray(group) for group in members.values()]
-    picks = _resample_indexes(seed, len(groups), n_resamples)
     # Resamples hold different numbers of units, so one call per resample.
     estimates = np.array(
-        [statistic(data[np.concatenate([groups[i] for i in row])]) for row in picks],
+        [statistic(data[row]) for row in cluster_resamples(clusters, n_resamples, seed)],
         dtype=np.float64,
     )
     return _percentile_interval(estimates, confidence)
+
+
+def cluster_resamples(
+    clusters: Sequence[str], n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> list[NDArray[np.int64]]:
+    """The units of each cluster-bootstrap resample, as
+    [`bootstrap_ci`][normlab.stats.bootstrap_ci] draws them: the clusters (in order of first
+    appearance) drawn with replacement, each with all its units. Every statistic computed on
+    one seed's resamples is computed on the same units."""
+    members: dict[str, list[int]] = {}
+    for index, label in enumerate(clusters):
+        members.setdefault(label, []).append(index)
+    groups = [np.asarray(group, dtype=np.int64) for group in members.values()]
+    picks = _resample_indexes(seed, len(groups), n_resamples)
+    return [np.concatenate([groups[i] for i in row]) for row in picks]
 
 
 def paired_bootstrap_delta(

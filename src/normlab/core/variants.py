@@ -1,0 +1,204 @@
+"""Prompt variants: the paper's prompt, or one reworded, renamed, reordered or reformatted.
+
+How much does a headline move when the instruction is worded otherwise, the participants are
+called otherwise, the demonstrations come in another order, or the reply is asked for in
+another format? Each Inspect task that answers this (LoSoNA, SCENE, HSII) takes one argument,
+``variant``, a spec string:
+
+- ``paper``: the paper's prompt and data, byte for byte (the default);
+- ``file:PATH``: the subject's instruction read from PATH instead of the paper's prompt file,
+  checked to hold exactly the paper file's placeholders (and any line the renderer cuts at);
+- ``rename:SEED``: every participant renamed, consistently, from a name bank
+  (``normlab.core.renaming``), seeded per item;
+- ``reorder:SEED``: the demonstrations in a seeded other order (LoSoNA);
+- ``format:NAME``: the reply asked for in another output format the parser reads (HSII).
+
+Each system says which kinds it takes (its ``variants.py``) and applies them; the shared
+parts are here: the spec's grammar, the instruction file's check, the gate that refuses a
+transformation whose data its system's linter finds new problems in, and the record the
+log carries (task metadata and each sample's metadata). The spec itself is in the log
+header's ``task_args``, so ``inspect eval normlab/losona -T variant=rename:1`` says it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from normlab.core.errors import InputError
+from normlab.core.jsonio import read_text
+
+PAPER = "paper"
+"""The paper's prompt: what every task runs when no variant is given."""
+VARIANT_KEY = "variant"
+"""Where the variant's record goes in the task's and each sample's metadata (not for the
+paper's prompt, whose logs stay as they were)."""
+OPTION = "--variant"
+KINDS: Mapping[str, str] = {
+    PAPER: "",
+    "file": "PATH",
+    "rename": "SEED",
+    "reorder": "SEED",
+    "format": "NAME",
+}
+"""Every kind of variant and what its argument is (the systems take some of them)."""
+MAX_INSTRUCTION_BYTES = 256 << 10
+"""An instruction file is a page of text; a larger file under the name is not one."""
+_SEED = re.compile(r"^[0-9]{1,9}$")
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """A parsed ``variant`` argument: its kind and its argument, as given."""
+
+    kind: str
+    argument: str = ""
+
+    @property
+    def text(self) -> str:
+        """The spec as a task argument writes it (``rename:1``)."""
+        return self.kind if not self.argument else f"{self.kind}:{self.argument}"
+
+    @property
+    def is_paper(self) -> bool:
+        return self.kind == PAPER
+
+    @property
+    def seed(self) -> int:
+        """A seeded kind's seed (``rename:SEED``, ``reorder:SEED``)."""
+        return int(self.argument)
+
+    @property
+    def slug(self) -> str:
+        """A folder name for the variant (``rename-1``, ``file-reworded``): a study runs each
+        variant's cells into a folder of their own."""
+        argument = Path(self.argument).stem if self.kind == "file" else self.argument
+        tail = _SLUG.sub("-", argument).strip("-.")
+        return f"{self.kind}-{tail}" if tail else self.kind
+
+
+def _forms(kinds: Iterable[str]) -> str:
+    return ", ".join(kind + (f":{KINDS[kind]}" if KINDS[kind] else "") for kind in kinds)
+
+
+def parse_variant(
+    text: object, kinds: Sequence[str], formats: Sequence[str] = (), system: str = ""
+) -> VariantSpec:
+    """``text`` as a variant of one of ``kinds`` (``formats``: the names ``format:`` takes),
+    or a one-line [`InputError`][normlab.core.InputError] naming ``--variant``."""
+    taken = f"{system + ' ' if system else ''}takes: {_forms(kinds)}"
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(OPTION, f"a variant is one of {_forms(kinds)}", field=VARIANT_KEY)
+    kind, colon, argument = text.strip().partition(":")
+    if kind not in kinds:
+        raise InputError(OPTION, f"unknown variant {text.strip()!r}; {taken}", field=VARIANT_KEY)
+    expected = KINDS[kind]
+    if not expected:
+        if colon:
+            raise InputError(OPTION, f"{kind} takes no argument, got {text!r}", field=VARIANT_KEY)
+        return VariantSpec(kind)
+    if not argument.strip():
+        raise InputError(
+            OPTION, f"{kind} needs its {expected} ({kind}:{expected})", field=VARIANT_KEY
+        )
+    if expected == "SEED" and not _SEED.match(argument):
+        raise InputError(
+            OPTION,
+            f"{kind} takes a whole-number seed ({kind}:1), got {argument!r}",
+            field=VARIANT_KEY,
+        )
+    if expected == "NAME" and argument not in formats:
+        raise InputError(
+            OPTION,
+            f"unknown format {argument!r}; choose from {', '.join(formats)}",
+            field=VARIANT_KEY,
+        )
+    return VariantSpec(kind, argument)
+
+
+def instruction_path(spec: VariantSpec) -> Path:
+    """A ``file:`` variant's file, ``~`` expanded as a shell would."""
+    return Path(os.path.expanduser(spec.argument))
+
+
+def read_instruction(
+    spec: VariantSpec,
+    paper: str,
+    placeholder: re.Pattern[str],
+    literal_lines: Sequence[str] = (),
+) -> str:
+    """A ``file:`` variant's instruction: the file's text (its final newline dropped, as the
+    paper's prompt files are read), refused on one line naming the file when it does not hold
+    exactly the placeholders of ``paper`` (the paper's prompt file): a missing one would leave
+    the subject without what the paper's prompt shows it, an unknown one would reach the model
+    unfilled. ``literal_lines``: lines the renderer finds by their text (LoSoNA's cast line,
+    SCENE's transcript line), which the file must hold as they stand."""
+    path = instruction_path(spec)
+    if not path.is_file():
+        raise InputError(path, "no such instruction file", field=VARIANT_KEY)
+    text = read_text(path, limit=MAX_INSTRUCTION_BYTES).rstrip("\n")
+    wanted = set(placeholder.findall(paper))
+    found = set(placeholder.findall(text))
+    if wanted - found:
+        missing = ", ".join(sorted(wanted - found))
+        raise InputError(
+            path, f"lacks the paper prompt's placeholder(s): {missing}", field=VARIANT_KEY
+        )
+    if found - wanted:
+        extra = ", ".join(sorted(found - wanted))
+        raise InputError(
+            path, f"holds placeholder(s) the paper prompt does not fill: {extra}", field=VARIANT_KEY
+        )
+    for line in literal_lines:
+        if line not in text.splitlines():
+            raise InputError(
+                path, f"lacks the line {line!r}, as the paper prompt has it", field=VARIANT_KEY
+            )
+    if not text.strip():
+        raise InputError(path, "is empty", field=VARIANT_KEY)
+    return text
+
+
+def variant_record(
+    spec: VariantSpec, description: str, instruction: str | None = None
+) -> dict[str, str]:
+    """What the log says of the variant (task metadata and each sample's): the spec, what it
+    did, and, for an instruction file, the SHA-256 of the text the subject was given."""
+    record = {"spec": spec.text, "kind": spec.kind, "description": description}
+    if instruction is not None:
+        record["sha256"] = hashlib.sha256(instruction.encode("utf-8")).hexdigest()
+    return record
+
+
+def added_findings(before: Iterable[str], after: Iterable[str]) -> list[str]:
+    """The linter's findings on the transformed data that the paper's data does not have
+    (``before`` mapped through the same transformation first, so a finding that names a
+    renamed participant is the same finding), in the transformed data's order."""
+    extra = Counter(after)
+    extra.subtract(Counter(before))
+    found = []
+    for finding in after:
+        if extra[finding] > 0:
+            found.append(finding)
+            extra[finding] -= 1
+    return found
+
+
+def refuse_added(spec: VariantSpec, before: Iterable[str], after: Iterable[str]) -> None:
+    """A one-line refusal of a variant whose transformed data the system's linter finds a
+    problem in that the paper's data does not have: a transformation must change the words,
+    never what the test is (who speaks, where the demonstrations stand, what the norm is)."""
+    found = added_findings(before, after)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise InputError(
+            OPTION,
+            f"{spec.text}: the transformed data fails the linter: {found[0]}{more}",
+            field=VARIANT_KEY,
+        )
