@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Statistic,
         Values,
         bootstrap_ci,
+        bootstrap_estimates,
         cluster_resamples,
         finite_or_none,
         kappa_ci,
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from normlab.stats.sensitivity import (
         headline_range,
         kendall_tau_b_rows,
+        paper_differences,
         ranking_taus,
         variant_headlines,
     )
@@ -96,6 +98,7 @@ __all__ = [
     "Values",
     "agreement",
     "bootstrap_ci",
+    "bootstrap_estimates",
     "cluster_resamples",
     "cohen_kappa",
     "compliance",
@@ -122,6 +125,7 @@ __all__ = [
     "paired_bootstrap_delta",
     "paired_rate_delta",
     "paired_statistic_delta",
+    "paper_differences",
     "pooled_rate_ci",
     "proportion",
     "ranking_taus",

@@ -64,7 +64,7 @@ def _mean(values: NDArray[np.float64]) -> float:
     return float(np.mean(values))
 
 
-def _percentile_interval(estimates: NDArray[np.float64], confidence: float) -> FloatInterval:
+def percentile_interval(estimates: NDArray[np.float64], confidence: float) -> FloatInterval:
     """The α/2 and 1 − α/2 quantiles of the resamples' estimates on which the statistic is
     defined (NaN ones are left out); ``(nan, nan)`` when it is defined on none."""
     defined = estimates[~np.isnan(estimates)]
@@ -167,17 +167,36 @@ def bootstrap_ci(
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:
         return (math.nan, math.nan)
+    return percentile_interval(
+        bootstrap_estimates(data, statistic, n_resamples, seed, clusters), confidence
+    )
+
+
+def bootstrap_estimates(
+    values: Values,
+    statistic: Statistic = _mean,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    clusters: Sequence[str] | None = None,
+) -> NDArray[np.float64]:
+    """``statistic`` on each of the B resamples [`bootstrap_ci`][normlab.stats.bootstrap_ci]
+    draws (units, or with ``clusters`` whole clusters, with replacement; NaN where it is
+    undefined, all NaN for no units). One seed draws the same rows for every input of the
+    same length and clusters, so estimates of several inputs on one seed are paired: resample
+    b of each holds the same units (``normlab.stats.sensitivity`` reads variants so)."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        return np.full(n_resamples, math.nan)
     if clusters is None:
         indexes = _resample_indexes(seed, data.shape[0], n_resamples)
-        return _percentile_interval(_batch_estimates(data, indexes, statistic), confidence)
+        return _batch_estimates(data, indexes, statistic)
     if len(clusters) != data.shape[0]:
         raise ValueError(f"{len(clusters)} cluster labels for {data.shape[0]} units")
     # Resamples hold different numbers of units, so one call per resample.
-    estimates = np.array(
+    return np.array(
         [statistic(data[row]) for row in cluster_resamples(clusters, n_resamples, seed)],
         dtype=np.float64,
     )
-    return _percentile_interval(estimates, confidence)
 
 
 def cluster_resamples(
@@ -432,7 +451,7 @@ def spearman_ci(
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
     indexes = _resample_indexes(seed, xs.size, n_resamples)
-    return rho, _percentile_interval(_spearman_rows(xs[indexes], ys[indexes]), confidence)
+    return rho, percentile_interval(_spearman_rows(xs[indexes], ys[indexes]), confidence)
 
 
 def finite_or_none(value: float) -> float | None:

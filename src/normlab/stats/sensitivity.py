@@ -33,10 +33,8 @@ from normlab.stats.intervals import (
     UNIT_MEAN,
     FloatInterval,
     Statistic,
-    _batch_estimates,
-    _percentile_interval,
-    _resample_indexes,
-    cluster_resamples,
+    bootstrap_estimates,
+    percentile_interval,
     z_quantile,
 )
 
@@ -82,26 +80,16 @@ def variant_headlines(
         column = data[:, s, v, :]
         return column[:, 0] if width == 1 and statistic is UNIT_MEAN else column
 
-    point = np.array(
-        [[statistic(cell(s, v)) for v in range(variants)] for s in range(subjects)],
-        dtype=np.float64,
-    )
+    point = np.full((subjects, variants), math.nan)
     resampled = np.empty((n_resamples, subjects, variants), dtype=np.float64)
-    if n == 0:
-        resampled.fill(math.nan)
-        return point, resampled
-    if clusters is None:
-        indexes = _resample_indexes(seed, n, n_resamples)
-        for s in range(subjects):
-            for v in range(variants):
-                resampled[:, s, v] = _batch_estimates(cell(s, v), indexes, statistic)
-        return point, resampled
-    if len(clusters) != n:
-        raise ValueError(f"{len(clusters)} cluster labels for {n} units")
-    for b, rows in enumerate(cluster_resamples(clusters, n_resamples, seed)):
-        for s in range(subjects):
-            for v in range(variants):
-                resampled[b, s, v] = statistic(cell(s, v)[rows])
+    for s in range(subjects):
+        for v in range(variants):
+            if n:
+                point[s, v] = statistic(cell(s, v))
+            # One seed: resample b draws the same units (or clusters) for every cell.
+            resampled[:, s, v] = bootstrap_estimates(
+                cell(s, v), statistic, n_resamples, seed, clusters
+            )
     return point, resampled
 
 
@@ -116,7 +104,7 @@ def headline_range(
     spread = headlines.max(axis=1) - headlines.min(axis=1)
     spreads = resampled.max(axis=2) - resampled.min(axis=2)
     return [
-        (float(spread[s]), _percentile_interval(spreads[:, s], confidence))
+        (float(spread[s]), percentile_interval(spreads[:, s], confidence))
         for s in range(headlines.shape[0])
     ]
 
@@ -132,5 +120,25 @@ def ranking_taus(
     for v in range(1, headlines.shape[1]):
         tau = float(kendall_tau_b_rows(headlines[np.newaxis, :, 0], headlines[np.newaxis, :, v])[0])
         taus = kendall_tau_b_rows(resampled[:, :, 0], resampled[:, :, v])
-        found.append((tau, _percentile_interval(taus, confidence)))
+        found.append((tau, percentile_interval(taus, confidence)))
     return found
+
+
+def paper_differences(
+    headlines: NDArray[np.float64], resampled: NDArray[np.float64], confidence: float = 0.95
+) -> list[list[tuple[float, FloatInterval]]]:
+    """Per subject, per variant after the first (the paper's), the paired difference
+    θ_sv − θ_s0 with its percentile interval over the paired resamples: what the range is read
+    beside, since a range of noisy estimates is above 0 even where no wording matters, and
+    an interval of a difference can hold 0 where the range's cannot."""
+    z_quantile(confidence)
+    return [
+        [
+            (
+                float(headlines[s, v] - headlines[s, 0]),
+                percentile_interval(resampled[:, s, v] - resampled[:, s, 0], confidence),
+            )
+            for v in range(1, headlines.shape[1])
+        ]
+        for s in range(headlines.shape[0])
+    ]
