@@ -30,6 +30,7 @@ from normlab.web import ServeSettings, create_app
 from normlab.web.play import PlayConfig
 from tests.conftest import _guarded_connect
 from tests.crsec.support import BUSY_MODEL, SMALL
+from tests.web.browser_thread import PlaywrightThread
 
 LOSONA = Path(__file__).parents[1] / "losona" / "fixtures"
 SCENE = Path(__file__).parents[1] / "scene" / "fixtures"
@@ -162,13 +163,17 @@ def serving(settings: ServeSettings) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
+    """Chromium through Playwright started on a thread of its own (``browser_thread``), so no
+    event loop stays running in this one for the tests that come after a browser test."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("NORMLAB_REQUIRE_BROWSER") == "1":
             pytest.fail(f"{CHROMIUM} is missing and NORMLAB_REQUIRE_BROWSER=1")
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    thread = PlaywrightThread()
+    playwright = thread.call(lambda: sync_playwright().start())
+    try:
         chromium = playwright.chromium.launch(
             executable_path=CHROMIUM,
             args=[
@@ -182,6 +187,9 @@ def browser() -> Iterator[Any]:
         )
         yield chromium
         chromium.close()
+    finally:
+        playwright.stop()
+        thread.close()
 
 
 @pytest.fixture
@@ -190,7 +198,7 @@ def page(browser: Any) -> Iterator[Any]:
     page = context.new_page()
     dialogs: list[str] = []
 
-    def on_dialog(dialog: Any) -> None:
+    def on_dialog(dialog: Any) -> None:  # called on Playwright's thread, with its Dialog
         dialogs.append(dialog.message)
         dialog.dismiss()
 

@@ -5,6 +5,7 @@ These tests also take the README's screenshots when ``NORMLAB_SCREENSHOTS`` name
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -24,6 +25,19 @@ from tests.web.conftest import (
 )
 
 TIMEOUT = 60_000
+
+
+def test_a_browser_leaves_no_event_loop_running_in_the_tests_thread(page: Any) -> None:
+    """With the browser open, an eval in this thread starts its own loop: it failed with
+    "Runner.run() cannot be called from a running event loop" in every test that ran an eval
+    after a browser test in the same process (Playwright's sync API marked its loop running
+    here for the whole session)."""
+    page.set_content("<p>open</p>")
+    assert page.locator("p").inner_text() == "open"
+    with pytest.raises(RuntimeError, match="no running event loop"):
+        asyncio.get_running_loop()
+    assert asyncio.run(asyncio.sleep(0, result="ran")) == "ran"
+    assert page.locator("p").inner_text() == "open"  # and the browser still answers
 
 
 def test_home_and_every_reader(runs: Path, page: Any) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -25,12 +24,9 @@ def study_root(session_env: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     root = tmp_path_factory.mktemp("compare") / "runs"
     root.mkdir()
     path = study_file(root)
-    # In a thread of its own: a browser test before this one (Playwright's sync API) leaves an
-    # event loop running in the main thread, where the study's eval could not start its own.
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        for command in ("run", "report"):
-            code, _, err = thread.submit(invoke, command, path).result()
-            assert code == 0, err
+    for command in ("run", "report"):
+        code, _, err = invoke(command, path)
+        assert code == 0, err
     return root
 
 
