@@ -43,7 +43,9 @@ def test_the_papers_prompt_is_byte_identical_to_before() -> None:
     assert inputs_digest(losona()) == PAPER_INPUTS
     task = losona(variant="paper")
     assert inputs_digest(task) == PAPER_INPUTS
-    assert "variant" not in task.metadata and all("variant" not in s.metadata for s in task.dataset)
+    assert "variant" not in (task.metadata or {}) and all(
+        "variant" not in (s.metadata or {}) for s in task.dataset
+    )
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -143,10 +145,10 @@ def test_the_norm_keyed_judge_gives_the_same_verdicts_under_every_variant(workdi
         header = read_eval_log(str(next(logs.glob("*.eval"))), header_only=True).eval
         if spec == "paper":
             assert header.task_args_passed.get("variant") is None
-            assert "variant" not in header.metadata
+            assert "variant" not in (header.metadata or {})
         else:
             assert header.task_args_passed["variant"] == spec
-            assert header.metadata["variant"]["spec"] == spec
+            assert (header.metadata or {})["variant"]["spec"] == spec
     assert found["paper"] == {TIMELINE: True, OTHER: False}
     assert all(verdicts == found["paper"] for verdicts in found.values())
     log = read_eval_log(str(next((workdir / "file").glob("*.eval"))))

@@ -43,7 +43,7 @@ def inputs_digest(task: Task) -> str:
 def test_the_papers_prompts_are_byte_identical_to_before() -> None:
     assert inputs_digest(scene()) == PAPER_INPUTS
     task = scene(variant="paper")
-    assert inputs_digest(task) == PAPER_INPUTS and "variant" not in task.metadata
+    assert inputs_digest(task) == PAPER_INPUTS and "variant" not in (task.metadata or {})
 
 
 @pytest.mark.parametrize("seed", [1, 7])
@@ -79,7 +79,7 @@ def test_an_instruction_file_replaces_b4_and_must_keep_its_transcript_line(
     first = next(iter(task.dataset))
     assert not isinstance(first.input, str)
     assert "Keep it brief" in first.input[0].text and "TRANSCRIPT SO FAR:" in first.input[1].text
-    assert first.metadata["variant"]["spec"] == f"file:{reworded}"
+    assert (first.metadata or {})["variant"]["spec"] == f"file:{reworded}"
     broken = tmp_path / "broken.txt"
     broken.write_text(paper.replace("TRANSCRIPT SO FAR: {{transcript}}", "{{transcript}}"))
     with pytest.raises(InputError, match="lacks the line 'TRANSCRIPT SO FAR"):

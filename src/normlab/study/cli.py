@@ -42,12 +42,13 @@ StudyOutOption = Annotated[
 def _load(path: Path, out: str | None = None) -> Study:
     """The study file, read and each system's options checked against its task; ``out`` (the
     command line's ``--out``) replaces the file's own."""
-    from normlab.study.schema import check_options, check_roles, load_study
+    from normlab.study.schema import check_options, check_roles, check_variants, load_study
     from normlab.study.systems import SYSTEMS
 
     study = load_study(path, out)
     check_roles(study, path, {name: SYSTEMS[name].roles() for name in study.systems})
     check_options(study, path, {name: SYSTEMS[name].factory() for name in study.systems})
+    check_variants(study, path)
     return study
 
 
@@ -129,6 +130,10 @@ def plan(
     from normlab.study.plan import plan_study, write_plan
 
     study = _load(study_file, out)
+    if until_halfwidth is not None:
+        from normlab.study.systems import refuse_sequential_variants
+
+        refuse_sequential_variants(study)  # before any dry run
     rates = pilot_rates(pilot, list(study.systems)) if pilot else None
     speed = calibrate_embedded() if calibrate else None
     result = plan_study(
@@ -150,7 +155,7 @@ def plan(
         rows.append(
             [
                 cell.system,
-                cell.subject,
+                cell.subject + (f" ({cell.variant})" if cell.variant else ""),
                 f"{cell.calls:,}",
                 f"{cell.input_tokens:,} / {cell.output_tokens:,}",
                 _money(cell.cost),
@@ -253,7 +258,8 @@ def run(
         return
     for result in results:
         state = "skipped (finished before)" if result.skipped else "finished"
-        say(f"{result.system}/{result.subject}: {state}, {result.samples} samples, "
+        variant = f" ({result.variant})" if result.variant else ""
+        say(f"{result.system}/{result.subject}{variant}: {state}, {result.samples} samples, "
             f"{result.calls} calls")  # fmt: skip
     if summary is not None:
         from normlab.study.sequential_report import sequential_blocks

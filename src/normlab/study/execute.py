@@ -34,7 +34,14 @@ from normlab.core.storage import log_location, mirror_folder
 from normlab.study.location import read_text, write_text
 from normlab.study.schema import Study
 from normlab.study.sequential import Rule
-from normlab.study.systems import SYSTEMS, Cell, Part, cells
+from normlab.study.systems import (
+    SYSTEMS,
+    Cell,
+    Part,
+    cells,
+    refuse_sequential_variants,
+    variant_cells,
+)
 
 DONE_FILE = "cell.json"
 LOCK_FILE = ".study-run.lock"
@@ -59,6 +66,8 @@ class CellResult(BaseModel):
     """Model calls, the judge's included."""
     wall_s: float = 0.0
     """Seconds its parts ran in this study run, summed (0 for a cell finished before)."""
+    variant: str | None = None
+    """The prompt variant it ran (``variants:``); None for the paper's prompt."""
 
 
 class PartResult(BaseModel):
@@ -154,6 +163,7 @@ def finish_cell(cell: Cell, parts: list[PartResult]) -> CellResult:
         samples=sum(p.samples for p in parts),
         calls=sum(p.calls for p in parts),
         wall_s=round(sum(p.wall_s for p in parts), 2),
+        variant=cell.variant,
     )
     record = {"fingerprint": fingerprint(cell), "result": result.model_dump()}
     write_text(cell.folder, DONE_FILE, json.dumps(record, indent=2, default=str))
@@ -220,6 +230,8 @@ def run_study(
     so), cells run in batches until the rule stops them (``normlab.study.sequential``)."""
     if rule is not None and executor != "local":
         raise InputError("--executor", "a sequential run (--until-halfwidth) runs locally")
+    if rule is not None:
+        refuse_sequential_variants(study)
     chosen = make_executor(executor, ray_address)  # a refused executor leaves no folder
     location = log_location(study.out)
     with study_lock(location if isinstance(location, Path) else mirror_folder(location)):
@@ -237,6 +249,7 @@ def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list
 
     connections = study.max_connections
     every = cells(study)
+    variants = variant_cells(study)  # run whole, as cells of their own
     done: dict[str, CellResult] = {}
     batched = sequential_cells(study, every, rule)
     if batched:
@@ -250,14 +263,14 @@ def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list
                 skipped=False,
                 **found,
             )
-    for cell in every:
+    for cell in [*every, *variants]:
         if cell.label in done:
             continue
         before = finished_before(cell)
         if before is not None:
             note(f"study: {cell.label} finished before; skipped")
             done[cell.label] = before
-    todo = [cell for cell in every if cell.label not in done]
+    todo = [cell for cell in [*every, *variants] if cell.label not in done]
     parts = [Part(cell, shard) for cell in todo for shard in cell.parts()]
     measured_parts = chosen.run(parts, lambda part: run_part(part, connections))
     for cell in todo:
@@ -265,5 +278,6 @@ def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list
         done[cell.label] = finish_cell(cell, mine)
     from normlab.study.judges import judge_cells
 
-    judge_cells(study, every)  # a system's extra judges: each finished cell judged again, once
-    return [done[cell.label] for cell in every]
+    # A system's extra judges: each finished cell of the paper's prompt judged again, once.
+    judge_cells(study, every)
+    return [done[cell.label] for cell in [*every, *variants]]

@@ -41,7 +41,7 @@ from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.power import ICC, precision
 from normlab.study.schema import Price, Study
 from normlab.study.sequential_sim import ExpectedSaving
-from normlab.study.systems import SYSTEMS, Cell, cells
+from normlab.study.systems import SYSTEMS, Cell, cells, variant_cells
 
 PLAN_FILE = "plan.json"
 
@@ -103,6 +103,8 @@ class CellPlan(BaseModel):
     """The system's name."""
     subject: str
     """The subject's name."""
+    variant: str | None = None
+    """The prompt variant (``variants:``), a cell of its own; None for the paper's prompt."""
     samples: int
     roles: dict[str, RolePlan]
     calls: int
@@ -264,14 +266,15 @@ def _total_cost(parts: list[float | None]) -> float | None:
 
 
 def extra_judges(cell: Cell, judge: RolePlan | None, study: Study) -> dict[str, RolePlan]:
-    """What each extra judge of the cell's system will cost: a second judge runs the system's
+    """What each extra judge of the cell's system will cost (a cell of the paper's prompt; a
+    variant's cells are not judged again): a second judge runs the system's
     judge again on the finished cell (``normlab.study.judges``: the scorer on the logs;
     CRSEC's analysis on copies of the runs), and every judge call of these systems is made
     there, so it makes the calls the judge role made in the dry run, with the same prompts (as
     the dry run's judge, a busy script answers every one). SCENE's scorer also asks its
     fidelity auditor again, a cached call at temperature 0: not counted."""
     judges = study.systems[cell.system].judges
-    if judge is None or not judges:
+    if judge is None or not judges or cell.variant is not None:  # the paper's cells only
         return {}
     return {
         model: RolePlan(
@@ -383,6 +386,7 @@ def plan_cell(
     return CellPlan(
         system=cell.system,
         subject=cell.subject.name,
+        variant=cell.variant,
         samples=usage.units if usage else 0,
         roles=roles,
         calls=calls,
@@ -426,7 +430,7 @@ def plan_study(
     speed = dict(local_rate or EMBEDDED_RATE)
     counted: dict[str, dict[str, Any]] = {}
     plans = []
-    for cell in cells(study):
+    for cell in [*cells(study), *variant_cells(study)]:  # a variant's cells are cells too
         model, roles = dry_models(cell, study)
         key = json.dumps([cell.system, cell.options, model, roles], sort_keys=True, default=str)
         if key not in counted:

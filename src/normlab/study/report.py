@@ -6,7 +6,8 @@ through its face), so a study's table says what ``normlab SYSTEM analyze OUT/SYS
 says, and a resumed cell's samples are counted once. Planned calls come from ``OUT/plan.json``,
 written by ``study plan``; a study never planned shows none. Paired differences between
 subjects come from ``normlab.study.compare``, a second judge's agreement and ranking from
-``normlab.study.judges``, the papers' numbers from ``normlab.study.papers``. The report
+``normlab.study.judges``, the papers' numbers from ``normlab.study.papers``, the spread
+across prompt variants from ``normlab.study.variants``. The report
 is written as HTML and as JSON (``study-report.json``, what ``--json`` prints), which the web
 app's Compare page reads.
 """
@@ -41,6 +42,7 @@ from normlab.study.plan import read_plan
 from normlab.study.schema import Study
 from normlab.study.sequential_report import SequentialReport, summarize
 from normlab.study.systems import SYSTEMS, Cell, cells
+from normlab.study.variants import Measured, Sensitivity, sensitivities
 
 
 class Ranked(BaseModel):
@@ -85,6 +87,9 @@ class SystemReport(BaseModel):
     """What the papers' numbers for this system were measured on."""
     ranking: str = ""
     """How the ranks were told apart."""
+    variants: Sensitivity | None = None
+    """Under prompt variants (``variants:``): each subject's headline per variant, the
+    spread, the differences from the paper's prompt and the ranking's stability."""
 
 
 class StudyReport(BaseModel):
@@ -240,7 +245,9 @@ def report_study(study: Study) -> StudyReport:
     """Read every finished cell's logs once and compare the subjects per system; a cell
     with no logs yet is listed as missing, not dropped."""
     plan = read_plan(log_location(study.out))
-    planned = {(c.system, c.subject): c.calls for c in plan.cells} if plan else {}
+    planned = (
+        {(c.system, c.subject): c.calls for c in plan.cells if c.variant is None} if plan else {}
+    )
     by_system: dict[str, tuple[str, str, dict[str, str | int], list[Ranked]]] = {}
     units: dict[tuple[str, str], UnitValues | None] = {}
     original_judge: dict[str, str] = {}
@@ -249,6 +256,8 @@ def report_study(study: Study) -> StudyReport:
     judged: dict[str, dict[str, dict[str, Judged]]] = {}
     """Per system, extra judge and subject: that judge's headline and verdicts."""
     missing = []
+    paper: dict[tuple[str, str], Measured] = {}
+    """Per system and subject: the paper's prompt's cell, as the sensitivity reads it."""
     for cell in cells(study):
         system = SYSTEMS[cell.system]
         logs = local_logs(cell.folder, system.logs)
@@ -268,6 +277,7 @@ def report_study(study: Study) -> StudyReport:
                     by_judge = judged.setdefault(cell.system, {}).setdefault(judge, {})
                     by_judge[cell.subject.name] = found
         headline = system.headline(run, analysis)
+        paper[cell.system, cell.subject.name] = (headline, units[cell.system, cell.subject.name])
         usage = system.usage(analysis)
         calls = measured(cell.system, analysis).calls
         plan_calls = planned.get((cell.system, cell.subject.name))
@@ -307,6 +317,8 @@ def report_study(study: Study) -> StudyReport:
                 notes=notes,
             )
         )
+    sensitive, not_run = sensitivities(study, paper)
+    missing += not_run
     systems = []
     for name, (metric, unit, quantity, rows) in by_system.items():
         # Highest first; a subject with no value (nothing measured) last.
@@ -332,6 +344,7 @@ def report_study(study: Study) -> StudyReport:
                 quantity=quantity,
                 setup=setup_note(name),
                 ranking=how,
+                variants=sensitive.get(name),
             )
         )
     return StudyReport(

@@ -34,6 +34,8 @@ from pydantic import (
 from normlab.core.errors import InputError
 from normlab.core.jsonio import validate_row, validation_field
 from normlab.core.logs import BASE_AGENT
+from normlab.core.variants import OPTION as VARIANT_OPTION
+from normlab.core.variants import PAPER, VariantSpec
 from normlab.core.yamlio import read_yaml
 from normlab.specs import parts, specs
 from normlab.specs import spec as find_system
@@ -52,6 +54,10 @@ SystemName = Annotated[str, AfterValidator(_known_system)]
 PATH_OPTIONS = ("scenarios", "cases", "society")
 """Task arguments that name a file or folder (resolved against the study file's folder)."""
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+MAX_VARIANTS = 20
+"""Prompt variants per system: each is every subject's cells again."""
 
 
 class Strict(BaseModel):
@@ -96,6 +102,11 @@ class SystemSpec(Strict):
     judges: list[str] = Field(default_factory=list, max_length=4)
     """Extra judge models: each finished cell's logs are judged again by each, without
     re-running the subject (``normlab.study.judges``), and the report compares them."""
+    variants: list[str] = Field(default_factory=list, max_length=MAX_VARIANTS)
+    """Prompt variants besides the paper's prompt, which always runs (``rename:1``,
+    ``file:PATH``…, as the task's ``variant`` takes them): each subject's cells run again
+    under each, and the report gives the spread and the ranking's stability across them
+    (``normlab.study.variants``)."""
 
 
 class Subject(Strict):
@@ -180,6 +191,15 @@ def _local_path(value: str, base: Path, source: Path, field: str, keep_absolute:
     return str((base / expanded).resolve())
 
 
+def _variant_path(text: str, base: Path, source: Path, field: str) -> str:
+    """A ``file:PATH`` variant with PATH made absolute against the study's folder, as every
+    path of the study is; any other variant as given."""
+    kind, colon, argument = text.strip().partition(":")
+    if kind != "file" or not colon or not argument.strip():
+        return text
+    return f"file:{_local_path(argument, base, source, field, True)}"
+
+
 def _resolve(study: Study, base: Path, source: Path) -> Study:
     """Every relative path in the study made absolute against ``base`` (its folder)."""
 
@@ -196,9 +216,14 @@ def _resolve(study: Study, base: Path, source: Path) -> Study:
                 field = f"systems.{name}.options.{key}"
                 options[key] = _local_path(value, base, source, field, True)
         dry = spec.dry_run
+        variants = [
+            _variant_path(text, base, source, f"systems.{name}.variants.{index}")
+            for index, text in enumerate(spec.variants)
+        ]
         systems[name] = spec.model_copy(
             update={
                 "options": options,
+                "variants": variants,
                 "roles": {role: model(m) for role, m in spec.roles.items()},
                 "judges": [model(m) for m in spec.judges],
                 "dry_run": dry
@@ -278,6 +303,54 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
         for index, subject in enumerate(study.subjects):
             if subject.agent != BASE_AGENT and "agent" not in parameters:
                 raise InputError(path, f"{name} takes no agent", field=f"subjects.{index}.agent")
+
+
+def variant_list(spec: SystemSpec) -> list[str]:
+    """A system's prompt variants as its cells run them: the paper's prompt first (always
+    run, whether listed or not), then each other variant once, in the file's order."""
+    given = [text.strip() for text in spec.variants]
+    return [PAPER, *dict.fromkeys(text for text in given if text != PAPER)] if given else []
+
+
+def check_variants(study: Study, path: Path) -> None:
+    """Each system's ``variants`` checked by the system itself (its parts' ``variants``, as
+    its task will check them: the kind, the seed, an instruction file's placeholders), none
+    twice and no two in one folder (``file:a/x.txt`` and ``file:b/x.txt``), and not beside
+    an ``options.variant``: a bad one is one line naming the study file and the entry."""
+    for name, spec in study.systems.items():
+        if not spec.variants:
+            continue
+        system = find_system(name)
+        check = parts(system).variants
+        if check is None:
+            raise InputError(
+                path, f"{system.title} has no prompt variants", field=f"systems.{name}.variants"
+            )
+        if "variant" in spec.options:
+            raise InputError(
+                path,
+                "give prompt variants under variants: (the paper's prompt runs beside them)",
+                field=f"systems.{name}.options.variant",
+            )
+        folders: dict[str, str] = {}
+        for index, text in enumerate(spec.variants):
+            field = f"systems.{name}.variants.{index}"
+            try:
+                checked = check(text)
+            except InputError as error:
+                where = "" if error.path == VARIANT_OPTION else f"{error.path}: "
+                raise InputError(path, where + error.problem, field=field) from None
+            kind, _, argument = checked.partition(":")
+            folder = VariantSpec(kind, argument).slug
+            if folder in folders:
+                other = folders[folder]
+                problem = (
+                    f"{checked!r} is listed twice"
+                    if other == checked
+                    else f"{checked!r} and {other!r} would share the folder {folder!r}"
+                )
+                raise InputError(path, problem, field=field)
+            folders[folder] = checked
 
 
 def _check_type(parameter: inspect.Parameter, value: Any, path: Path, field: str) -> None:

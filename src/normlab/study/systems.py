@@ -14,6 +14,7 @@ which estimator the plan sizes it with (``estimator``) and what a pilot's run me
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,14 +23,16 @@ from pathlib import Path
 from inspect_ai import Task
 from pydantic import BaseModel
 
+from normlab.core.errors import InputError
 from normlab.core.storage import log_location, within
+from normlab.core.variants import VariantSpec
 from normlab.models.usage import RunUsage
 from normlab.runs.headline import Headline
 from normlab.runs.system import System as Parts
 from normlab.runs.system import SystemSpec
 from normlab.specs import parts, specs, task_function
 from normlab.stats.planning import Assumed, Design, Estimator
-from normlab.study.schema import Study, Subject
+from normlab.study.schema import Study, Subject, variant_list
 
 
 @dataclass(frozen=True)
@@ -150,10 +153,14 @@ class Cell:
     """``OUT/SYSTEM/SUBJECT``: a local folder, or a URL in object storage."""
     shards: int = 1
     """Parts the cell runs as (``--shard I/N`` each, into ``FOLDER/shard-I-of-N``)."""
+    variant: str | None = None
+    """The prompt variant the cell runs (``rename:1``), in its options as the task's
+    ``variant``; None for the paper's prompt (the study's own cells, as they always were)."""
 
     @property
     def label(self) -> str:
-        return f"{self.system}/{self.subject.name}"
+        found = f"{self.system}/{self.subject.name}"
+        return found if self.variant is None else f"{found} ({self.variant})"
 
     def parts(self) -> list[str | None]:
         """The ``--shard`` of each part: ``[None]`` for a cell run whole."""
@@ -188,6 +195,48 @@ def cells(study: Study) -> list[Cell]:
                 )
             )
     return found
+
+
+VARIANTS_FOLDER = "variants"
+"""Where a study's prompt variants run: ``OUT/variants/SYSTEM/VARIANT/SUBJECT``, beside the
+systems' folders (a subject's own folder holds only the paper's prompt: its loader reads every
+log under it)."""
+
+
+def variant_folder(study: Study, system: str, variant: str) -> Path | str:
+    """``OUT/variants/SYSTEM/VARIANT``: one variant's cells, a folder per subject."""
+    kind, _, argument = variant.partition(":")
+    root = within(within(log_location(study.out), VARIANTS_FOLDER), system)
+    return within(root, VariantSpec(kind, argument).slug)
+
+
+def variant_cells(study: Study) -> list[Cell]:
+    """Each system's cells again under each prompt variant besides the paper's
+    (``variants:``), systems and subjects in ``cells``' order, variants in the file's: the
+    same models and options, the variant given to the task as its ``variant``."""
+    found = []
+    for cell in cells(study):
+        for variant in variant_list(study.systems[cell.system])[1:]:
+            found.append(
+                dataclasses.replace(
+                    cell,
+                    options={**cell.options, "variant": variant},
+                    folder=within(variant_folder(study, cell.system, variant), cell.subject.name),
+                    variant=variant,
+                )
+            )
+    return found
+
+
+def refuse_sequential_variants(study: Study) -> None:
+    """A sequential run (``--until-halfwidth``) stops each cell on its own units; the spread
+    across variants needs every variant on the same units, so the two are not combined."""
+    if variant_cells(study):
+        raise InputError(
+            "--until-halfwidth",
+            "a study with prompt variants runs every cell whole: run it without "
+            "--until-halfwidth, or give the variants a study of their own",
+        )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from normlab.study.judges import JudgeComparison
 from normlab.study.papers import PaperRow
 from normlab.study.report import Ranked, StudyReport, SystemReport
 from normlab.study.sequential_report import sequential_blocks
+from normlab.study.variants import variant_blocks
 
 
 def _number(value: float | None) -> str:
@@ -214,8 +215,8 @@ class Block:
 
 def report_blocks(system: SystemReport) -> list[Block]:
     """A system's ranked table with the papers' numbers and their sources, its paired
-    differences with the note on multiple comparisons, and the judges' agreement and
-    rankings."""
+    differences with the note on multiple comparisons, the judges' agreement and rankings,
+    and its prompt variants' spread and ranking stability."""
     name = system.system
     found = [Block("table", table=Table(f"{name}: {system.metric}", HEADER, rows_of(system)))]
     found += [Block("note", line) for line in _sources(system)]
@@ -234,6 +235,12 @@ def report_blocks(system: SystemReport) -> list[Block]:
             caption = f"{name}: ranking by {judge.judge}"
             found.append(Block("table", table=Table(caption, RANKING_HEADER, ranking_rows(judge))))
             found += [Block("note", line) for line in judge_notes(judge)]
+    if system.variants is not None:
+        found.append(Block("heading", "Prompt variants"))
+        found += [
+            Block("table", table=part) if isinstance(part, Table) else Block("note", part)
+            for part in variant_blocks(name, system.variants)
+        ]
     return found
 
 
