@@ -13,6 +13,7 @@ from inspect_ai.log import read_eval_log
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from tests.study.support import named_scenarios
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "study" / "fixtures" / "sequential"
@@ -24,16 +25,7 @@ runner = CliRunner()
 def make_study(folder: Path) -> Path:
     """40 scenarios, one in four with the subject Tariq. The judge passes a reply that names
     the wiki: 'always' names it every time (rate 1), 'sometimes' only as Tariq (rate 1/4)."""
-    base = json.loads((REPO / "tests/losona/fixtures/scenarios.jsonl").read_text().splitlines()[0])
-    rows = [
-        {
-            **base,
-            "scenario_id": f"{base['scenario_id']}__{i:02d}",
-            "subject": "Tariq" if i % 4 == 0 else "Uma",
-        }
-        for i in range(SCENARIOS)
-    ]
-    (folder / "scenarios.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    named_scenarios(folder, SCENARIOS, 4)
     always, sometimes = FIXTURES / "always.json", FIXTURES / "sometimes.json"
     text = f"""
 name: sequential

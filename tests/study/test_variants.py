@@ -32,6 +32,9 @@ from inspect_ai.log import read_eval_log, read_eval_log_samples
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from normlab.study import read_report
+from normlab.web.compare import page_values
+from tests.study.support import named_scenarios
 
 REPO = Path(__file__).resolve().parents[2]
 JUDGE = REPO / "tests" / "losona" / "fixtures" / "script.json"
@@ -66,16 +69,7 @@ runner = CliRunner()
 
 
 def make_study(folder: Path, variants: str = "[rename:1, file:reworded.txt]") -> Path:
-    base = json.loads((REPO / "tests/losona/fixtures/scenarios.jsonl").read_text().splitlines()[0])
-    rows = [
-        {
-            **base,
-            "scenario_id": f"{base['scenario_id']}__{i:02d}",
-            "subject": "Tariq" if i % 2 == 0 else "Uma",
-        }
-        for i in range(SCENARIOS)
-    ]
-    (folder / "scenarios.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    named_scenarios(folder, SCENARIOS, 2)
     (folder / "reworded.txt").write_text(REWORDED)
     (folder / "steady.json").write_text(json.dumps(STEADY))
     (folder / "tariq.json").write_text(json.dumps(TARIQ))
@@ -165,6 +159,11 @@ def test_a_variant_study_plans_runs_and_reports_the_spread_and_tau(workdir: Path
     assert "1.000 [1.000, 1.000] (12 scenarios)" in text
     html = (out / "study-report.html").read_text()
     assert "ranking stability across prompt variants" in html
+    # The web app's Compare page shows the same tables, from the same JSON.
+    (_, blocks), *_ = page_values(read_report(out / "study-report.json"))["systems"]
+    captions = [block.table.caption for block in blocks if block.table is not None]
+    assert "losona: headline per prompt variant" in captions
+    assert "losona: ranking stability across prompt variants" in captions
 
 
 @pytest.mark.parametrize(

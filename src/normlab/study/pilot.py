@@ -23,7 +23,6 @@ from statistics import fmean
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, pull
 from normlab.stats.planning import Assumed
-from normlab.study.location import local_logs
 from normlab.study.systems import SYSTEMS
 
 PilotRates = dict[str, dict[str, Assumed]]
@@ -53,11 +52,10 @@ def pilot_rates(out: str | Path, systems: list[str]) -> PilotRates:
         base = root / name
         subjects = sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
         for subject in subjects:
-            logs = local_logs(base / subject, system.logs)
-            if logs is None:
+            read = system.read(base / subject)
+            if read is None:
                 continue
-            run = system.load([logs])
-            analysis = system.analyze_run(run)
+            run, analysis = read
             headline = system.headline(run, analysis)
             measured = None if headline is None else system.measure(headline, analysis)
             if headline is not None and measured is not None:

@@ -36,12 +36,11 @@ from normlab.study.judges import (
     verdict_items,
     verdicts_of,
 )
-from normlab.study.location import local_logs
 from normlab.study.papers import PaperRow, paper_rows, setup_note
 from normlab.study.plan import read_plan
 from normlab.study.schema import Study
 from normlab.study.sequential_report import SequentialReport, summarize
-from normlab.study.systems import SYSTEMS, Cell, cells
+from normlab.study.systems import SYSTEMS, Cell, cells, read_cells
 from normlab.study.variants import Measured, Sensitivity, sensitivities
 
 
@@ -255,17 +254,10 @@ def report_study(study: Study) -> StudyReport:
     """Per system and subject: the cell's own judge's per-unit verdicts."""
     judged: dict[str, dict[str, dict[str, Judged]]] = {}
     """Per system, extra judge and subject: that judge's headline and verdicts."""
-    missing = []
+    missing: list[str] = []
     paper: dict[tuple[str, str], Measured] = {}
     """Per system and subject: the paper's prompt's cell, as the sensitivity reads it."""
-    for cell in cells(study):
-        system = SYSTEMS[cell.system]
-        logs = local_logs(cell.folder, system.logs)
-        if logs is None:
-            missing.append(cell.label)
-            continue
-        run = system.load([logs])
-        analysis = system.analyze_run(run)
+    for cell, system, run, analysis in read_cells(cells(study), missing):
         units[cell.system, cell.subject.name] = units_of(cell.system, run, analysis)
         extra = study.systems[cell.system].judges
         if extra:

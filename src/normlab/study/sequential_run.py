@@ -63,11 +63,10 @@ def look(study: Study, cell: Cell) -> Look:
     from normlab.study.plan import plan_cell
 
     system = SYSTEMS[cell.system]
-    logs = local_logs(cell.folder, system.logs)
-    if logs is None:
+    read = system.read(cell.folder)
+    if read is None:
         return Look(Measured({}), 0, 0, 0.0)
-    run = system.load([logs])
-    analysis = system.analyze_run(run)
+    run, analysis = read
     counted = {"usage": system.usage(analysis), "headline": None, "design": None}
     priced = plan_cell(cell, counted, study, 0.0, Assumed(), 0.1)
     found = measure(cell.system, run, analysis)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from normlab.runs.system import System as Parts
 from normlab.runs.system import SystemSpec
 from normlab.specs import parts, specs, task_function
 from normlab.stats.planning import Assumed, Design, Estimator
+from normlab.study.location import local_logs
 from normlab.study.schema import Study, Subject, variant_list
 
 
@@ -118,6 +119,15 @@ class System:
     def analyze(self, folders: list[Path]) -> BaseModel:
         return self.analyze_run(self.load(folders))
 
+    def read(self, folder: Path | str) -> tuple[object, BaseModel] | None:
+        """A cell's logs (a remote folder's through its local mirror) read by the system's
+        loader and its analysis of them; None when the folder holds no logs yet."""
+        logs = local_logs(folder, self.logs)
+        if logs is None:
+            return None
+        run = self.load([logs])
+        return run, self.analyze_run(run)
+
     def headline(self, run: object, analysis: object) -> Headline | None:
         """The headline of a cell's run (what ``load`` read) and its analysis."""
         return self.parts.headline_of(run, analysis)
@@ -195,6 +205,20 @@ def cells(study: Study) -> list[Cell]:
                 )
             )
     return found
+
+
+def read_cells(
+    found: Iterable[Cell], missing: list[str]
+) -> Iterator[tuple[Cell, System, object, BaseModel]]:
+    """Each cell with its system, its logs as the system's loader read them and its analysis,
+    in order; a cell with no logs yet is added to ``missing`` (its label) and skipped."""
+    for cell in found:
+        system = SYSTEMS[cell.system]
+        read = system.read(cell.folder)
+        if read is None:
+            missing.append(cell.label)
+            continue
+        yield cell, system, *read
 
 
 VARIANTS_FOLDER = "variants"

@@ -47,9 +47,8 @@ from normlab.stats import (
     variant_headlines,
 )
 from normlab.study.compare import units_of
-from normlab.study.location import local_logs
 from normlab.study.schema import Study, variant_list
-from normlab.study.systems import SYSTEMS, variant_cells
+from normlab.study.systems import SYSTEMS, read_cells, variant_cells
 
 Measured = tuple[Headline | None, UnitValues | None]
 """One cell as the report read it: its headline and its headline per unit."""
@@ -262,14 +261,7 @@ def sensitivities(
     ``paper``: the paper's cells as the report read them, by system and subject."""
     measured: dict[tuple[str, str, str], Measured] = {}
     missing: list[str] = []
-    for cell in variant_cells(study):
-        system = SYSTEMS[cell.system]
-        logs = local_logs(cell.folder, system.logs)
-        if logs is None:
-            missing.append(cell.label)
-            continue
-        run = system.load([logs])
-        analysis = system.analyze_run(run)
+    for cell, system, run, analysis in read_cells(variant_cells(study), missing):
         found = (system.headline(run, analysis), units_of(cell.system, run, analysis))
         measured[cell.system, cell.subject.name, str(cell.variant)] = found
     subjects = [subject.name for subject in study.subjects]
