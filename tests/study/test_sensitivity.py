@@ -1,17 +1,23 @@
 """Prompt sensitivity's statistics (``normlab.stats.sensitivity``), as properties: τ-b is
 scipy's where scipy's is defined, and what a report says does not depend on the order the
-subjects, the units or the non-paper variants come in."""
+subjects, the units or the non-paper variants come in; and the report's reading of each
+system's units (``normlab.study.variants``): pooled counts, rows in clusters, the units every
+cell shares."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 from normlab import stats
+from normlab.runs.headline import Headline, UnitRows, UnitValues
+from normlab.stats import Estimate
+from normlab.study.variants import sensitivity
 
 # Headlines are shares or HSII scores: a few distinct values make ties common, which is where
 # τ-b differs from τ-a.
@@ -82,3 +88,57 @@ def _same(
 
 def _flat(found: list[tuple[float, tuple[float, float]]]) -> list[float]:
     return [number for tau, (low, high) in found for number in (tau, low, high)]
+
+
+def _headline(value: float, n: int, unit: str) -> Headline:
+    return Headline("metric", Estimate(value=value, ci=(None, None), n=n), n, unit)
+
+
+def test_a_pooled_rate_study_pairs_only_the_units_every_cell_measured() -> None:
+    """SCENE's units are (repaired, sanctions) per scenario, pooled: the spread reads them
+    with the pooled rate, on the scenarios every subject × variant has (s3 only in one cell
+    is left out). a: paper (1/2 + 1/1) = 2/3, rename (0/2 + 1/2) = 1/4: range 5/12."""
+    cells: dict[tuple[str, str], tuple[Headline | None, UnitValues | None]] = {
+        ("a", "paper"): (_headline(2 / 3, 3, "sanction"), {"s1": (1, 2), "s2": (1, 1)}),
+        ("a", "rename:1"): (
+            _headline(0.25, 4, "sanction"),
+            {"s1": (0, 2), "s2": (1, 2), "s3": (1, 1)},
+        ),
+        ("b", "paper"): (_headline(0.0, 3, "sanction"), {"s1": (0, 2), "s2": (0, 1)}),
+        ("b", "rename:1"): (None, None),  # not run yet
+    }
+    found = sensitivity("scene", ["paper", "rename:1"], ["a", "b"], cells)
+    a, b = found.subjects
+    assert a.spread is not None and a.spread.value == pytest.approx(5 / 12)
+    assert a.spread.n == 2 and found.unit == "scenario"
+    assert [h.value for h in a.headlines] == [2 / 3, 0.25]  # each cell's own headline
+    assert b.spread is None and b.headlines[1].n == 0  # no spread without every variant
+    assert found.ranking == []  # τ needs two subjects measured under every variant
+
+
+def test_rows_resampled_by_cluster_count_the_clusters() -> None:
+    """HSII's units are rows (here one value each, the statistic their mean) in dialogues,
+    resampled whole: two dialogues of two cases, so n 4 cases in 2 dialogues."""
+
+    def rows(values: list[float]) -> UnitRows:
+        ids = ["c1", "c2", "c3", "c4"]
+        return UnitRows(
+            rows={i: (v,) for i, v in zip(ids, values, strict=True)},
+            clusters={"c1": "d1", "c2": "d1", "c3": "d2", "c4": "d2"},
+            statistic=lambda matrix: float(np.mean(matrix[:, 0])),
+        )
+
+    head = Headline("ι", Estimate(value=0.5, ci=(None, None), n=4), 4, "case", 2, "dialogue")
+    cells: dict[tuple[str, str], tuple[Headline | None, UnitValues | None]] = {
+        ("a", "paper"): (head, rows([1, 1, 0, 0])),
+        ("a", "format:json"): (head, rows([1, 0, 0, 0])),
+        ("b", "paper"): (head, rows([0, 0, 0, 0])),
+        ("b", "format:json"): (head, rows([1, 1, 1, 0])),
+    }
+    found = sensitivity("hsii", ["paper", "format:json"], ["a", "b"], cells)
+    assert (found.unit, found.clusters, found.cluster_unit) == ("case", 2, "dialogue")
+    a, b = found.subjects
+    assert a.spread is not None and a.spread.value == pytest.approx(0.25)
+    assert b.spread is not None and b.spread.value == pytest.approx(0.75)
+    # Paper: a .5 > b 0; format:json: a .25 < b .75: the order flips, τ = −1.
+    assert [r.tau.value for r in found.ranking] == [-1.0]

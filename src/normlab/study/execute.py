@@ -7,6 +7,8 @@ checkpoints), and skips a cell whose ``cell.json`` says it finished with the sam
 options. A cell of a system with ``shards: N`` runs as N parts, ``--shard I/N`` each into
 ``OUT/SYSTEM/SUBJECT/shard-I-of-N``; the system's analysis of the cell's folder reads the
 shards as one run, so a part run twice (a retried Ray task) still counts each sample once.
+A system's prompt variants (``variants:``) are cells of their own, in
+``OUT/variants/SYSTEM/VARIANT/SUBJECT``, run, resumed and skipped the same way.
 
 Where parts run is an ``Executor``, a one-method protocol: ``local`` runs them one after
 another in this process (each keeps its connections busy); ``ray``
