@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
@@ -131,7 +132,7 @@ def test_every_free_string_of_a_reply_schema_is_bounded() -> None:
     from the schema now closes each free string at ``MAX_STRING_CHARS``."""
     from normlab.models.embedded import MAX_STRING_CHARS, bounded_strings
 
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "type": {"type": "string", "enum": ["injunctive", "descriptive"]},
