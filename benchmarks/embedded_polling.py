@@ -1,9 +1,12 @@
-"""Whether llama.cpp's idle threads should spin or sleep: the same requests at poll 0 and 50.
+"""Whether llama.cpp's idle threads should spin or sleep, and how many there should be: the
+same requests at poll 0 and 50, on 1 thread and on one per core.
 
-    python -m benchmarks.embedded_polling [--poll 0 50] [--busy 0 4] [--requests 6] [--out FILE]
+    python -m benchmarks.embedded_polling [--poll 0 50] [--threads 1 2] [--busy 0 4]
+        [--requests 6] [--out FILE]
 
-For each pair of (busy loops, polling level) it starts a fresh process that sends
-``--requests`` chat requests through the embedded provider (``-M poll=P``; ~1,500 prompt
+For each (busy loops, threads, polling level) it starts a fresh process that sends
+``--requests`` chat requests through the embedded provider (``-M poll=P -M n_threads=T``;
+~1,500 prompt
 tokens sharing a prefix, 120-token replies at temperature 0 with a fixed seed) while
 ``--busy N`` other processes spin on the cores, and reports wall and CPU seconds. llama.cpp's
 default (poll 50) lets worker threads spin while they wait for work, which competes with
@@ -29,12 +32,12 @@ from benchmarks.embedded_slots import PREFIX
 from benchmarks.quickstart_timing import busy_loops
 
 
-async def measure(poll: int, requests: int) -> dict[str, Any]:
+async def measure(poll: int, threads: int, requests: int) -> dict[str, Any]:
     from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
     import normlab._registry  # noqa: F401  (registers the embedded provider)
 
-    model = get_model("embedded/qwen2.5-coder-0.5b", poll=poll)
+    model = get_model("embedded/qwen2.5-coder-0.5b", poll=poll, n_threads=threads)
     config = GenerateConfig(temperature=0, seed=1, max_tokens=120)
     prompts = [
         f"{PREFIX}\n\nQuestion {k}: summarize what happened in {k + 1} sentences."
@@ -48,6 +51,7 @@ async def measure(poll: int, requests: int) -> dict[str, Any]:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "poll": poll,
+        "threads": threads,
         "seconds": round(seconds, 1),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
         "output_tokens": sum(o.usage.output_tokens for o in outputs if o.usage is not None),
@@ -57,17 +61,20 @@ async def measure(poll: int, requests: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--poll", type=int, nargs="+", default=[0, 50])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 2])
     parser.add_argument("--busy", type=int, nargs="+", default=[0, 4])
     parser.add_argument("--requests", type=int, default=6)
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child", type=int, nargs=2, default=None, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child is not None:  # one measurement, in a process of its own
-        print(json.dumps(asyncio.run(measure(arguments.child, arguments.requests))))
+        poll, threads = arguments.child
+        print(json.dumps(asyncio.run(measure(poll, threads, arguments.requests))))
         return
     runs = []
+    settings = [(poll, threads) for threads in arguments.threads for poll in arguments.poll]
     for busy in arguments.busy:
-        for poll in arguments.poll:
+        for poll, threads in settings:
             with busy_loops(busy):
                 child = subprocess.run(
                     [
@@ -76,6 +83,7 @@ def main() -> None:
                         "benchmarks.embedded_polling",
                         "--child",
                         str(poll),
+                        str(threads),
                         "--requests",
                         str(arguments.requests),
                     ],
