@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,65 @@ def test_every_free_string_of_a_reply_schema_is_bounded() -> None:
     assert properties["quote"]["maxLength"] == 80, "its own bound is kept"
     assert "maxLength" not in properties["type"] and "maxLength" not in properties["complies"]
     assert "maxLength" not in schema["properties"]["reasoning"], "the caller's schema untouched"
+
+
+def _machine(
+    monkeypatch: pytest.MonkeyPatch, cores: int, samples: list[tuple[float, float]]
+) -> None:
+    """A machine of ``cores`` cores whose /proc/stat reads ``samples`` in turn (idle, total)."""
+    from normlab.models import embedded
+
+    readings = iter(samples)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(embedded, "_cpu_times", lambda: next(readings))
+    monkeypatch.setattr("normlab.models.embedded.time.sleep", lambda seconds: None)
+
+
+@pytest.mark.parametrize(
+    ("cores", "idle", "expected"),
+    [
+        (2, 200.0, 2),  # quiet: every core idle, one thread each
+        (2, 0.0, 1),  # two busy loops on two cores: one thread, never none
+        (4, 200.0, 2),  # two of four cores busy
+        (2, 90.0, 1),  # one busy loop, give or take
+    ],
+)
+def test_threads_go_to_the_cores_that_are_free(
+    monkeypatch: pytest.MonkeyPatch, cores: int, idle: float, expected: int
+) -> None:
+    """Beside two busy loops on two cores, 3 requests took 91–96 s on one thread and 197–444 s
+    on two (llama.cpp's threads wait for each other after every matrix product, and one of
+    them always waits for its core): the thread count follows the idle share of the machine
+    over the window, here 100 ticks per core."""
+    from normlab.models.embedded import free_cores
+
+    _machine(monkeypatch, cores, [(0.0, 0.0), (idle, 100.0 * cores)])
+    assert free_cores() == expected
+
+
+def test_without_proc_stat_every_core_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from normlab.models import embedded
+
+    monkeypatch.setattr(embedded, "_cpu_times", lambda: None)
+    monkeypatch.setattr("normlab.models.embedded.time.sleep", lambda seconds: None)
+    assert embedded.free_cores() == len(os.sched_getaffinity(0))
+
+
+def test_every_role_shares_the_threads_chosen_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge's model created while the subject's server is busy must not measure the machine
+    again (it would find no core free and load a second, one-thread copy of the model)."""
+    from normlab.models import embedded
+
+    counts = iter([2, 1])
+    monkeypatch.setattr(embedded, "free_cores", lambda: next(counts))
+    monkeypatch.setattr(embedded, "_chosen_threads", {})
+    first = embedded.chosen_threads(16384, 1, 0)
+    assert (first, embedded.chosen_threads(16384, 1, 0)) == (2, 2)
+    assert embedded.chosen_threads(4096, 1, 0) == 1, "other settings are measured on their own"
+
+
+def test_free_cores_on_this_machine_is_a_real_count() -> None:
+    from normlab.models.embedded import free_cores
+
+    assert 1 <= free_cores(window=0.05) <= len(os.sched_getaffinity(0))

@@ -31,6 +31,12 @@ Why this shape:
 - llama.cpp's worker threads sleep while they wait for work (``poll = 0``) instead of
   spinning: spinning threads compete with each other, and with anything else on the
   machine, when the cores are oversubscribed (``python -m benchmarks.embedded_polling``);
+- one worker thread per core that is free when the model loads (``free_cores``), not per
+  core: llama.cpp's threads meet at a barrier after every matrix product, so a thread that
+  shares its core with another process holds all the others back. Beside two busy loops on
+  two cores, 3 requests took 91–96 s on one thread and 197–444 s on two, with 4–6× the CPU
+  (``python -m benchmarks.embedded_polling --poll 0 --threads 1 2 --busy 2``); on a quiet
+  machine every core is free, so nothing changes there (``-M n_threads=N`` fixes it);
 - token usage comes from llama.cpp itself, with cache hits reported as
   ``input_tokens_cache_read``.
 """
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Any
 
 import anyio
@@ -66,6 +73,9 @@ N_BATCH = 512
 POLL = 0
 """llama.cpp's polling level for idle worker threads: 0 sleeps, llama.cpp's default 50 spins."""
 
+FREE_CORES_WINDOW = 0.25
+"""Seconds over which ``free_cores`` watches the machine's idle time before the model loads."""
+
 _server_lock = threading.Lock()
 _servers: dict[tuple[int, int, int, int], Any] = {}
 
@@ -92,6 +102,56 @@ def _load_server(n_ctx: int, n_parallel: int, n_threads: int, poll: int) -> Any:
             params.verbosity = -1
             _servers[key] = xllamacpp.Server(params)
         return _servers[key]
+
+
+def _cpu_times() -> tuple[float, float] | None:
+    """The machine's idle and total CPU time so far (Linux ``/proc/stat``, in ticks)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 5 or fields[0] != "cpu":
+        return None
+    ticks = [float(value) for value in fields[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0.0)  # idle + iowait
+    return idle, sum(ticks[:8])  # guest time is counted in user time already
+
+
+def free_cores(window: float = FREE_CORES_WINDOW) -> int:
+    """The cores this process may use that nothing else is using now, at least 1.
+
+    Watches the machine's idle time for ``window`` seconds (``/proc/stat``): the share idle,
+    times the cores, rounded. This process's own CPU time in the window is counted as free,
+    since the threads will be its own. Where ``/proc/stat`` cannot be read, every core.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    machine_cores = os.cpu_count() or cores
+    before, own_before = _cpu_times(), time.process_time()
+    time.sleep(window)
+    after, own_after = _cpu_times(), time.process_time()
+    if before is None or after is None or after[1] <= before[1]:
+        return cores
+    idle_share = (after[0] - before[0]) / (after[1] - before[1])
+    own_share = (own_after - own_before) / (window * machine_cores)
+    free = round(min(1.0, idle_share + own_share) * machine_cores)
+    return max(1, min(cores, free))
+
+
+_chosen_threads: dict[tuple[int, int, int], int] = {}
+_choice_lock = threading.Lock()
+
+
+def chosen_threads(n_ctx: int, n_parallel: int, poll: int) -> int:
+    """The worker threads of the process's server for these settings: ``free_cores`` when
+    it is first asked, then the same. Every role's model in the process shares that server,
+    rather than loading a second copy with a count measured while the first one runs."""
+    with _choice_lock:
+        key = (n_ctx, n_parallel, poll)
+        if key not in _chosen_threads:
+            _chosen_threads[key] = free_cores()
+        return _chosen_threads[key]
 
 
 def to_chat_dicts(messages: list[ChatMessage]) -> list[dict[str, str]]:
@@ -221,7 +281,13 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
         self.n_ctx = int(n_ctx)
         self.poll = int(poll)
         self.n_parallel = int(n_parallel)
-        self.n_threads = int(n_threads or os.cpu_count() or 2)
+        self.n_threads = int(n_threads) if n_threads else 0  # 0: ``free_cores`` at load
+
+    def _server(self) -> Any:
+        """The llama.cpp server for this model's settings, its threads chosen when the first
+        call of the process loads it (``chosen_threads``)."""
+        threads = self.n_threads or chosen_threads(self.n_ctx, self.n_parallel, self.poll)
+        return _load_server(self.n_ctx, self.n_parallel, threads, self.poll)
 
     def max_connections(self) -> int:
         # Let Inspect queue more requests than there are slots: the prefix
@@ -236,9 +302,7 @@ class EmbeddedLlamaCpp(NormlabModelAPI):
 
     async def respond(self, args: GenerateArgs) -> tuple[ModelOutput | Exception, ModelCall]:
         request = build_request(args.input, args.config)
-        server = await anyio.to_thread.run_sync(
-            _load_server, self.n_ctx, self.n_parallel, self.n_threads, self.poll
-        )
+        server = await anyio.to_thread.run_sync(self._server)
         scheduler = scheduler_for_loop(self.n_parallel)
         progress = Progress()
         response: dict[str, Any] = await scheduler.run(
