@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import urllib.request
 from collections.abc import Iterator
@@ -10,6 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Each xdist worker already keeps a core busy: numpy's OpenBLAS pool of one thread per core
+    # on top of that oversubscribed the cores, and its threads' spinning made the MiniLM
+    # encoder 2-3 times slower (hsii build's clustering took 30 s of `make check`). Set before
+    # anything loads numpy; an explicit setting is kept.
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
 
 _real_connect = socket.socket.connect
 

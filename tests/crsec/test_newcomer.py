@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,19 @@ def newcomer(source: Path, out: Path, *extra: str) -> dict[str, Any]:
     return as_json(output)
 
 
+@pytest.fixture(scope="module")
+def experiment(source: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Both newcomers and the control, with and without talk, seeds 0 and 1, run once for the
+    tests that read the whole experiment: its folder and the source's copy it ran from."""
+    copy = tmp_path_factory.mktemp("experiment") / "source"
+    shutil.copytree(source, copy)
+    before = fingerprint(copy)
+    out = copy.parent / "out"
+    newcomer(copy, out, "--no-communication")
+    assert fingerprint(copy) == before  # the source run is only read
+    return copy, out
+
+
 def arms(summary: dict[str, Any]) -> dict[tuple[str, bool, int], dict[str, Any]]:
     return {(r["agent"], r["communication"], r["seed"]): r for r in summary["runs"]}
 
@@ -94,12 +108,10 @@ def column(run: dict[str, Any], field: str) -> list[Any]:
 
 
 def test_both_newcomers_carry_the_sanction_into_their_plans_and_adopt_after_hour_1(
-    source: Path, tmp_path: Path
+    experiment: tuple[Path, Path],
 ) -> None:
-    before = fingerprint(source)
-    out = tmp_path / "out"
-    summary = newcomer(source, out, "--no-communication")
-    assert fingerprint(source) == before  # the source run is only read
+    source, out = experiment
+    summary = json.loads((out / "newcomer_summary.json").read_text())
     assert summary["newcomer"] == ALEX and summary["like"] == "Carlos Gomez"
     assert summary["occasion"].startswith("Every hour of the day, Alex feels like smoking")
     assert summary["arrival"] == "day 2 09:00–10:00" and summary["notes"] == []
@@ -147,7 +159,6 @@ def test_both_newcomers_carry_the_sanction_into_their_plans_and_adopt_after_hour
     assert sanctioned["adopted"]["value"] == 1.0
     assert sanctioned["violations_total"]["value"] == -2.0
     assert sanctioned["sanctions_total"]["value"] == 1.0
-    assert json.loads((out / "newcomer_summary.json").read_text()) == summary
     html = (out / "report.html").read_text()
     assert "<h2>Newcomer</h2>" in html and "corrected by the control" in html
     # The newcomer's calls go to the subject model; a plain newcomer identifies nothing.
@@ -198,9 +209,12 @@ def test_a_stubborn_newcomer_is_never_counted_as_adopted(source: Path, tmp_path:
 
 
 def test_a_stopped_newcomer_run_resumes_with_crsec_resume_without_counting_twice(
-    source: Path, tmp_path: Path
+    experiment: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    whole = newcomer(source, tmp_path / "whole")
+    """Cut by --max-calls, each run resumed ends as the experiment's run of the same arm,
+    event for event (the experiment's runs with talk: this one leaves --no-communication)."""
+    source, whole_out = experiment
+    whole = json.loads((whole_out / "newcomer_summary.json").read_text())
     code, output = crsec(
         "newcomer", str(source), "--subject", SUBJECT, "--hours", "3", "--max-calls", "1",
         "--out", str(tmp_path / "early"),
@@ -227,10 +241,12 @@ def test_a_stopped_newcomer_run_resumes_with_crsec_resume_without_counting_twice
     code, output = crsec("resume", *map(str, folders), "--max-calls", "1000")
     assert code == 0, output
     for folder in folders:
-        twin = tmp_path / "whole" / folder.relative_to(out)
+        twin = whole_out / folder.relative_to(out)
         assert event_lines(folder) == event_lines(twin)
     resumed = json.loads((out / "newcomer_summary.json").read_text())
-    moved = json.loads(json.dumps(whole["runs"]).replace(str(tmp_path / "whole"), str(out)))
+    talked = [run for run in whole["runs"] if run["communication"]]
+    moved = json.loads(json.dumps(talked).replace(str(whole_out), str(out)))
+    assert len(resumed["runs"]) == len(moved) == 6
     assert arms({"runs": resumed["runs"]}) == arms({"runs": moved})
 
 
