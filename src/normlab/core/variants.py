@@ -26,12 +26,14 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar, TypeVar
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_text
+from normlab.core.renaming import Renaming
 
 PAPER = "paper"
 """The paper's prompt: what every task runs when no variant is given."""
@@ -202,3 +204,49 @@ def refuse_added(spec: VariantSpec, before: Iterable[str], after: Iterable[str])
             f"{spec.text}: the transformed data fails the linter: {found[0]}{more}",
             field=VARIANT_KEY,
         )
+
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class VariantBase:
+    """A parsed variant, with the subject's instruction where it brings one (``file:``, and
+    HSII's ``format:``): each system's ``Variant`` says what its kinds do (``DESCRIPTIONS``)
+    and how they change its items (``apply``)."""
+
+    spec: VariantSpec
+    instruction: str | None = None
+    """The subject's instruction, in place of the paper's prompt file."""
+
+    DESCRIPTIONS: ClassVar[Mapping[str, str]] = {}
+    """What each kind the system takes does, as its log says."""
+
+    @property
+    def record(self) -> dict[str, str] | None:
+        """What the log says of it; None for the paper's prompt (its logs stay as they were)."""
+        if self.spec.is_paper:
+            return None
+        return variant_record(self.spec, self.DESCRIPTIONS[self.spec.kind], self.instruction)
+
+
+def transformed(
+    spec: VariantSpec,
+    items: Sequence[Item],
+    change: Callable[[Item], tuple[Item, Renaming]],
+    findings: Callable[[Item], list[str]],
+) -> list[Item]:
+    """Each item changed by ``spec``'s transformation, refused (``refuse_added``) where the
+    system's linter finds in the changed items what it does not find in the paper's: the
+    paper's findings are renamed as the items were, so a finding naming a participant is the
+    same finding after a rename."""
+    before: list[str] = []
+    after: list[str] = []
+    found = []
+    for item in items:
+        changed, renaming = change(item)
+        before += [renaming.text(line) for line in findings(item)]
+        after += findings(changed)
+        found.append(changed)
+    refuse_added(spec, before, after)
+    return found

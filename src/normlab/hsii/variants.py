@@ -25,18 +25,16 @@ refused when the task is built.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from normlab.core.renaming import Renaming, all_strings, fresh_names
 from normlab.core.templates import DOUBLE_BRACES
 from normlab.core.variants import (
     PAPER,
-    VariantSpec,
+    VariantBase,
     parse_variant,
     read_instruction,
-    refuse_added,
-    variant_record,
+    transformed,
 )
 from normlab.hsii.lint import check_case
 from normlab.hsii.prompts import PROMPTS
@@ -81,35 +79,18 @@ DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class Variant:
-    """A parsed variant, with the subject's instruction where it brings one."""
+class Variant(VariantBase):
+    """A parsed variant; ``file:`` and ``format:`` bring the subject's Testing Prompt-1, in
+    place of the paper's."""
 
-    spec: VariantSpec
-    instruction: str | None = None
-    """``file:`` and ``format:``: the subject's Testing Prompt-1, in place of the paper's."""
-
-    @property
-    def record(self) -> dict[str, str] | None:
-        """What the log says of it; None for the paper's prompt (its logs stay as they were)."""
-        if self.spec.is_paper:
-            return None
-        return variant_record(self.spec, DESCRIPTIONS[self.spec.kind], self.instruction)
+    DESCRIPTIONS = DESCRIPTIONS
 
     def apply(self, cases: list[Case]) -> list[Case]:
         """The cases as this variant shows them, each checked by the linter."""
         if self.spec.kind != "rename":
             return cases
-        before: list[str] = []
-        after: list[str] = []
-        found = []
-        for case in cases:
-            changed, renaming = renamed(case, self.spec.seed)
-            before += [renaming.text(line) for line in findings(case)]
-            after += findings(changed)
-            found.append(changed)
-        refuse_added(self.spec, before, after)
-        return found
+        seed = self.spec.seed
+        return transformed(self.spec, cases, lambda item: renamed(item, seed), findings)
 
 
 def variant_of(text: str | None) -> Variant:

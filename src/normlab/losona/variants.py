@@ -23,7 +23,6 @@ whose scenarios have a finding the paper's do not is refused when the task is bu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from random import Random
 from typing import Any
 
@@ -31,11 +30,10 @@ from normlab.core.renaming import Renaming, all_strings, fresh_names
 from normlab.core.templates import SINGLE_BRACES
 from normlab.core.variants import (
     PAPER,
-    VariantSpec,
+    VariantBase,
     parse_variant,
     read_instruction,
-    refuse_added,
-    variant_record,
+    transformed,
 )
 from normlab.losona.lint import check_scenario
 from normlab.losona.prompts import CAST_LINE, load_template
@@ -58,39 +56,25 @@ DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class Variant:
-    """A parsed variant, with its instruction where it brings one."""
+class Variant(VariantBase):
+    """A parsed variant; ``file:`` brings the subject's instruction, in place of
+    ``subject_base.txt``."""
 
-    spec: VariantSpec
-    instruction: str | None = None
-    """``file:``: the subject's instruction, in place of ``subject_base.txt``."""
-
-    @property
-    def record(self) -> dict[str, str] | None:
-        """What the log says of it; None for the paper's prompt (its logs stay as they were)."""
-        if self.spec.is_paper:
-            return None
-        return variant_record(self.spec, DESCRIPTIONS[self.spec.kind], self.instruction)
+    DESCRIPTIONS = DESCRIPTIONS
 
     def apply(self, scenarios: list[Scenario], taxonomy: Taxonomy | None = None) -> list[Scenario]:
         """The scenarios as this variant shows them, each checked by the linter."""
         if self.spec.kind not in ("rename", "reorder"):
             return scenarios
         known = taxonomy or load_taxonomy()
-        before: list[str] = []
-        after: list[str] = []
-        found = []
-        for scenario in scenarios:
+        seed = self.spec.seed
+
+        def change(scenario: Scenario) -> tuple[Scenario, Renaming]:
             if self.spec.kind == "rename":
-                changed, renaming = renamed(scenario, self.spec.seed, known)
-            else:
-                changed, renaming = reordered(scenario, self.spec.seed), Renaming({})
-            before += [renaming.text(line) for line in findings(scenario, known)]
-            after += findings(changed, known)
-            found.append(changed)
-        refuse_added(self.spec, before, after)
-        return found
+                return renamed(scenario, seed, known)
+            return reordered(scenario, seed), Renaming({})
+
+        return transformed(self.spec, scenarios, change, lambda item: findings(item, known))
 
 
 def variant_of(text: str | None) -> Variant:

@@ -21,7 +21,6 @@ built.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,11 +33,10 @@ from normlab.core.variants import (
     OPTION,
     PAPER,
     VARIANT_KEY,
-    VariantSpec,
+    VariantBase,
     parse_variant,
     read_instruction,
-    refuse_added,
-    variant_record,
+    transformed,
 )
 from normlab.scene.lint import scaffold_findings
 from normlab.scene.prompts import TRANSCRIPT_MARKER, load_template, norm_values
@@ -59,20 +57,10 @@ DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class Variant:
-    """A parsed variant, with its instruction where it brings one."""
+class Variant(VariantBase):
+    """A parsed variant; ``file:`` brings the subject's instruction, in place of B.4."""
 
-    spec: VariantSpec
-    instruction: str | None = None
-    """``file:``: the subject's instruction, in place of B.4."""
-
-    @property
-    def record(self) -> dict[str, str] | None:
-        """What the log says of it; None for the paper's prompt (its logs stay as they were)."""
-        if self.spec.is_paper:
-            return None
-        return variant_record(self.spec, DESCRIPTIONS[self.spec.kind], self.instruction)
+    DESCRIPTIONS = DESCRIPTIONS
 
     def apply(
         self, scenarios: list[SceneScenario], dimensions: Dimensions | None = None
@@ -81,16 +69,8 @@ class Variant:
         if self.spec.kind != "rename":
             return scenarios
         known = dimensions or load_dimensions()
-        before: list[str] = []
-        after: list[str] = []
-        found = []
-        for scenario in scenarios:
-            changed, renaming = renamed(scenario, self.spec.seed, known)
-            before += [renaming.text(line) for line in findings(scenario)]
-            after += findings(changed)
-            found.append(changed)
-        refuse_added(self.spec, before, after)
-        return found
+        seed = self.spec.seed
+        return transformed(self.spec, scenarios, lambda item: renamed(item, seed, known), findings)
 
 
 def variant_of(text: str | None) -> Variant:
