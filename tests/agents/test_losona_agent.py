@@ -146,7 +146,7 @@ def test_an_unknown_agent_is_refused_on_one_line(workdir: Path) -> None:
 
 
 def test_the_web_reader_shows_its_norm_database(both_runs: Path) -> None:
-    from normlab.web.readers import losona_view
+    from normlab.losona.reader import losona_view
 
     agent = next(p for p in both_runs.iterdir() if "+norm-memory" in p.name)
     (path,) = sorted(agent.rglob("*.eval"))

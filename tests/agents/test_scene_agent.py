@@ -113,7 +113,7 @@ def test_the_report_sets_the_agent_beside_its_model(workdir: Path) -> None:
         "repair rate" in section and "ρ(d, b)" in section and "pole concise_answer_norm" in section
     )
     assert f"+ {KEPT}" in section and f"− {REJECTED}" in section
-    from normlab.web.readers import scene_view
+    from normlab.scene.reader import scene_view
 
     agent_log = next(p for p in runs.iterdir() if "+norm-memory" in p.name)
     (path,) = sorted(agent_log.rglob("*.eval"))

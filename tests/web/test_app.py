@@ -297,7 +297,7 @@ def test_the_scene_reader_marks_staged_labels_as_not_counted(runs: Path) -> None
     agree with the outcome counts shown above it."""
     from inspect_ai.log import read_eval_log
 
-    from normlab.web.readers import scene_view
+    from normlab.scene.reader import scene_view
 
     log = read_eval_log(str(runs / first_eval(runs, "scene")))
     index, sample = 0, (log.samples or [])[0]

@@ -28,6 +28,7 @@ from normlab.hsii.curation.decisions import (
 from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.defaults import EPSILON
 from normlab.hsii.power import HSII_STAGES, StagedScore
+from normlab.hsii.reader import READER
 from normlab.hsii.rules import Formula, hsii_score, win_value
 from normlab.hsii.runner import run_demo, run_hsii
 from normlab.hsii.scorer import hsii_stages
@@ -197,6 +198,7 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
             rater_column="curator",
         ),
     ),
+    reader=READER,
     play=Play(
         "HSII: pick whom to address and what to say",
         play_options,

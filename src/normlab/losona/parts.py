@@ -15,6 +15,7 @@ from normlab.core.errors import InputError
 from normlab.losona.analysis import LosonaRun, analyze, load_run, scenario_outcomes
 from normlab.losona.audit import AUDIT_COLUMNS, export_study, import_audit
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios, parse_sample_id, sample_id
+from normlab.losona.reader import READER
 from normlab.losona.rescore import RESCORED_FILE, rescore
 from normlab.losona.results import LosonaAnalysis
 from normlab.losona.runner import run_demo, run_losona
@@ -135,6 +136,7 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
             import_audit,
         ),
     ),
+    reader=READER,
     play=Play("LoSoNA: write the next message", play_options, "scenarios", play_sample),
     demo=run_demo,
     variants=check_variant,

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from normlab.models.usage import AnalysisBase, RunUsage
     from normlab.runs.benchmark import RunOptions
     from normlab.runs.headline import Headline, UnitValues, Verdicts
+    from normlab.runs.reader import Reader
     from normlab.stats.planning import Assumed, Design, Estimator
 
 RunT = TypeVar("RunT")
@@ -173,6 +174,9 @@ class SystemParts(Generic[RunT, AnalysisT]):
     """What a cell's folder holds once it has run."""
     ratings: tuple[Rating, ...] = ()
     play: Play | None = None
+    reader: Reader | None = None
+    """The web app's page of one sample and its line in a run's list (``runs.reader``); None
+    where the system's runs are no Inspect logs (CRSEC's replay has a page of its own)."""
     subject_label: bool = True
     """Whether the logs name the subject as ``MODEL + AGENT`` (an Inspect task's subject);
     CRSEC's runs name every agent's model alone."""
@@ -270,6 +274,8 @@ class System(Protocol):
     def ratings(self) -> tuple[Rating, ...]: ...
     @property
     def play(self) -> Play | None: ...
+    @property
+    def reader(self) -> Reader | None: ...
     @property
     def subject_label(self) -> bool: ...
     @property

@@ -21,6 +21,7 @@ from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, SANCTIONS_PER_EPISODE
+from normlab.scene.reader import READER
 from normlab.scene.rules import episode_views
 from normlab.scene.runner import run_demo, run_scene
 from normlab.scene.scorer import episode_judge
@@ -157,6 +158,7 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
             import_audit,
         ),
     ),
+    reader=READER,
     play=Play(
         "SCENE: a live episode with scripted personas",
         play_options,

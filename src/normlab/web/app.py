@@ -48,7 +48,7 @@ from normlab.web.guard import (
 from normlab.web.pages import Pages
 from normlab.web.play import Seats
 from normlab.web.play_routes import add_play_routes
-from normlab.web.readers import VIEWS, load, sample_label, system_of
+from normlab.web.readers import load, reader_of, sample_label, system_of
 from normlab.web.runs import REPORT_FILES, discover, inside
 from normlab.web.settings import ServeSettings
 from normlab.web.store import Store
@@ -215,9 +215,10 @@ def create_app(settings: ServeSettings) -> FastAPI:
         owner_only(request)
         log = load(inside(settings.runs, path))
         system = system_of(log)
-        if system not in VIEWS or not 0 <= n < len(log.samples or []):
+        reader = reader_of(system)
+        if reader is None or not 0 <= n < len(log.samples or []):
             raise HTTPException(404, "no such sample")
-        view = VIEWS[system](log, n)
+        view = reader.view(log, n)
         return page(request, "sample.html", path=path, view=view, system=system)
 
     @app.get("/crsec")
