@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import emit
+from normlab.runs.system import UnitModel
 from normlab.stats import confidence_sequence, wilson_interval
 from normlab.study.schema import Subject
-from normlab.study.sequential import build_order
+from normlab.study.sequential import batched, build_order, sizes
 from normlab.study.sequential_sim import (
     sequences,
     simulate,
@@ -87,8 +88,9 @@ def coverage_rows(studies: int) -> list[dict[str, object]]:
     return rows
 
 
-def shipped_orders() -> dict[str, tuple[list[float], float]]:
-    """Each bank's units as a sequential run orders them: sizes and the denominators' bound."""
+def shipped_orders() -> dict[str, tuple[UnitModel, list[float], float]]:
+    """Each bank's units as a sequential run orders them: how a unit is drawn, sizes and the
+    denominators' bound."""
     subject = Subject(name="s", model="scripted/none.json")
     found = {}
     for system, options in (
@@ -98,31 +100,31 @@ def shipped_orders() -> dict[str, tuple[list[float], float]]:
     ):
         cell = Cell(system, subject, "scripted/none.json", {}, options, Path("."))
         order = build_order(cell, 0)
-        # A SCENE scenario's episodes, an HSII dialogue's cases; a LoSoNA scenario is one 0/1.
-        sizes = [float(len(unit.samples)) if system != "losona" else 1.0 for unit in order.units]
-        found[system] = (sizes, order.bound)
+        described = batched(system)
+        assert described is not None
+        found[system] = (described.model, sizes(order), order.bound)
     return found
 
 
 def saving_rows(studies: int) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     rng = np.random.default_rng(36)
-    for system, (sizes, bound) in shipped_orders().items():
+    for system, (model, units, bound) in shipped_orders().items():
         for rate in RATES:
-            found = simulate(system, sizes, bound, studies, rng, rate)
+            found = simulate(model, units, bound, studies, rng, rate)
             lower, upper = sequences(found)
-            truth = true_value(system, rate)
+            truth = true_value(model, rate)
             covers = (lower <= truth) & (truth <= upper)
             for halfwidth in HALFWIDTHS:
                 run = units_at_stop(lower, upper, halfwidth, SAVING_BATCH)
                 rows.append(
                     {
                         "system": system,
-                        "units": len(sizes),
+                        "units": len(units),
                         "rate": rate,
                         "halfwidth": halfwidth,
                         "mean_units_run": round(float(run.mean()), 1),
-                        "saved": round(float(1 - run.mean() / len(sizes)), 3),
+                        "saved": round(float(1 - run.mean() / len(units)), 3),
                         "coverage_at_stop": round(
                             float(covers[np.arange(studies), run - 1].mean()), 4
                         ),

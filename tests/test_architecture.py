@@ -5,6 +5,7 @@ demo read of it."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -62,3 +63,43 @@ def test_every_system_is_found_by_its_spec() -> None:
         parts = system_parts(spec)
         assert parts.unit and parts.verdict_items and parts.ratings
         assert (spec.task is None) == (not parts.shardable)  # CRSEC: no task, no shards
+        assert (spec.task is None) == (parts.sequential is None)  # CRSEC's cells run whole
+
+
+ABOVE_THE_SYSTEMS = ("study", "cli.py", "demo.py", "specs.py", "_registry.py")
+"""What iterates over the systems' descriptions (``docs/architecture.md``, "One typed
+description per system"). Not yet ``web``: its play page still branches on HSII's and SCENE's
+names (``play_routes.py``) and ``serve`` names the three banks (``web/cli.py``)."""
+
+
+def _named_systems(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines where a system's name is compared with, used as a dict's key, or listed among
+    other systems' names: a table or a branch keyed by a system's name."""
+
+    def named(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value in names
+
+    def keyed(node: ast.AST) -> bool:
+        if isinstance(node, ast.Compare):
+            return any(named(side) for side in [node.left, *node.comparators])
+        if isinstance(node, ast.Dict):
+            return any(named(key) for key in node.keys)
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return sum(map(named, node.elts)) > 1
+        return False
+
+    found = [node.lineno for node in ast.walk(tree) if keyed(node) and hasattr(node, "lineno")]
+    return found
+
+
+def test_nothing_above_the_systems_is_keyed_by_a_system_name() -> None:
+    names = {spec.name for spec in specs()}
+    keyed = []
+    for place in ABOVE_THE_SYSTEMS:
+        path = SOURCE / place
+        for module in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            tree = ast.parse(module.read_text(encoding="utf-8"))
+            keyed += [
+                f"{module.relative_to(SOURCE)}:{line}" for line in _named_systems(tree, names)
+            ]
+    assert keyed == []

@@ -31,12 +31,21 @@ from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.hsii.reader import READER
 from normlab.hsii.rules import Formula, hsii_score, win_value
 from normlab.hsii.runner import run_demo, run_hsii
+from normlab.hsii.schemas import Case
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.task import hsii
 from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
 from normlab.runs.rescore import rescore_logs, rescored_folder
-from normlab.runs.system import Pairing, Play, Rating, Rejudge, SystemParts, summed_usage
+from normlab.runs.system import (
+    Pairing,
+    Play,
+    Rating,
+    Rejudge,
+    Sequential,
+    SystemParts,
+    summed_usage,
+)
 from normlab.stats import Estimate, Statistic
 from normlab.stats.planning import Assumed, Design, conservative
 
@@ -208,5 +217,12 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
     ),
     demo=run_demo,
     variants=check_variant,
+    # A unit is a dialogue with all its cases (the report's interval resamples dialogues).
+    sequential=Sequential(
+        "dialogue",
+        lambda sample: Case.model_validate((sample.metadata or {})["case"]).cluster,
+        lambda sample, task: 1.0,
+        "staged",
+    ),
 )
 """HSII's parts ([`SystemParts`][normlab.runs.SystemParts])."""

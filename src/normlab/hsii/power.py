@@ -60,3 +60,11 @@ class StagedScore:
         self, assumed: Assumed, n: float, variance: float, deff: float, correlation: float
     ) -> tuple[float | None, float | None]:
         return (stats.normal_mde(variance, n, correlation) if n > 0 else None), None
+
+    def source(self, assumed: Assumed) -> str:
+        if assumed.stages is not None:
+            return assumed.source
+        return "assumed: HSII Table 1, GPT4's r1–r4 (.701, .732, .67, .69)"
+
+    def per_sampled_units(self, n: float, design: Design) -> float | None:
+        return None

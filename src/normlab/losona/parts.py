@@ -22,7 +22,15 @@ from normlab.losona.runner import run_demo, run_losona
 from normlab.losona.task import losona
 from normlab.losona.variants import check_variant
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
-from normlab.runs.system import Pairing, Play, Rating, Rejudge, SystemParts, summed_usage
+from normlab.runs.system import (
+    Pairing,
+    Play,
+    Rating,
+    Rejudge,
+    Sequential,
+    SystemParts,
+    summed_usage,
+)
 from normlab.stats.planning import Design, Proportion
 
 HEADLINE_CONDITION = "norm_informed"
@@ -140,5 +148,12 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     play=Play("LoSoNA: write the next message", play_options, "scenarios", play_sample),
     demo=run_demo,
     variants=check_variant,
+    # A unit is a scenario, its conditions and epochs together: its accuracy-at-K one 0/1.
+    sequential=Sequential(
+        "scenario",
+        lambda sample: str((sample.metadata or {})["scenario_id"]),
+        lambda sample, task: 0.0,
+        "share",
+    ),
 )
 """LoSoNA's parts ([`SystemParts`][normlab.runs.SystemParts])."""

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
     from pydantic import BaseModel
 
     from normlab.models.usage import AnalysisBase, RunUsage
@@ -124,6 +126,35 @@ class Rejudge(Generic[RunT]):
     """One judge's per-unit verdicts on one cell, as the loader read them."""
 
 
+UnitModel = Literal["share", "count", "staged"]
+"""How a sequential study's simulation draws one unit (``normlab.study.sequential_sim``):
+``share`` a 0/1 unit (LoSoNA's scenario); ``count`` a Poisson count of events per sample, each a
+success at the rate, the headline their pooled ratio (SCENE's sanctions and repairs per
+episode); ``staged`` each sample through four stages, its value s1 + s1s2s3 + s1s2s4 over 3
+(HSII's cases in a dialogue, Table 1's form)."""
+
+
+@dataclass(frozen=True)
+class Sequential:
+    """How a system's cells run in batches of units (``normlab.study.sequential``): its units
+    are what its headline's interval treats as independent."""
+
+    unit: str
+    """What a unit is, in words (``scenario``, ``dialogue``)."""
+    unit_of: Callable[[Sample], str]
+    """The unit a sample of the system's task belongs to."""
+    bound: Callable[[Sample, Task], float]
+    """What a sample adds to the most its unit's denominator can be (0 everywhere: a unit is
+    one 0/1 value, bound 1)."""
+    model: UnitModel
+    """How a simulated study draws a unit (``study plan --until-halfwidth``'s saving)."""
+
+    def size(self, samples: int) -> float:
+        """A unit of ``samples`` samples, as the simulation sizes it (a share's unit is one
+        0/1 value whatever its samples)."""
+        return 1.0 if self.model == "share" else float(samples)
+
+
 def summed_usage(analysis: AnalysisBase) -> RunUsage | None:
     """A cell's usage by role: its runs summed (a cell has one subject)."""
     from normlab.models.usage import RunUsage, merge_usage
@@ -184,6 +215,9 @@ class SystemParts(Generic[RunT, AnalysisT]):
     """Checks a prompt variant of the system (its task's ``variant``: ``rename:1``), a bad one
     a one-line ``InputError``, and gives it back as the task writes it; None where the system
     has no prompt variants (``normlab.core.variants``)."""
+    sequential: Sequential | None = None
+    """How its cells run in batches of units; None where a cell runs whole (CRSEC: a run is
+    hours of simulation)."""
 
     # --- the same, for a caller that holds several systems' parts (``System``) -----------
 
@@ -280,6 +314,8 @@ class System(Protocol):
     def subject_label(self) -> bool: ...
     @property
     def variants(self) -> Callable[[str], str] | None: ...
+    @property
+    def sequential(self) -> Sequential | None: ...
     @property
     def paired_unit(self) -> str | None: ...
     @property

@@ -14,9 +14,20 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
+from inspect_ai import Task
+from inspect_ai.dataset import Sample
+
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
 from normlab.runs.rescore import rescore_logs, rescored_folder
-from normlab.runs.system import Pairing, Play, Rating, Rejudge, SystemParts, summed_usage
+from normlab.runs.system import (
+    Pairing,
+    Play,
+    Rating,
+    Rejudge,
+    Sequential,
+    SystemParts,
+    summed_usage,
+)
 from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
 from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
@@ -116,6 +127,13 @@ def verdicts(run: SceneRun) -> Verdicts:
     return found
 
 
+def sanctions_bound(sample: Sample, task: Task) -> float:
+    """An episode's sanctions are scripted personas' turns: at most its cast in every round."""
+    assert sample.metadata is not None and task.metadata is not None
+    cast = len(sample.metadata["scenario"]["scaffold"]["channel"]["cast"])
+    return float(cast * int(task.metadata["max_turns"]))
+
+
 def play_options(bank: Path | None) -> list[tuple[str, str]]:
     return [(s.scenario_id, s.scenario_id) for s in load_scenarios(bank or SCENARIOS_PATH)]
 
@@ -168,5 +186,12 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     ),
     demo=run_demo,
     variants=check_variant,
+    # A unit is a scenario with all its repetitions: the report's interval resamples scenarios.
+    sequential=Sequential(
+        "scenario",
+        lambda sample: str((sample.metadata or {})["scenario"]["scenario_id"]),
+        sanctions_bound,
+        "count",
+    ),
 )
 """SCENE's parts ([`SystemParts`][normlab.runs.SystemParts])."""

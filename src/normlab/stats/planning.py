@@ -83,6 +83,14 @@ class Estimator(Protocol):
     ) -> tuple[float | None, float | None]:
         """The paired MDE and, for binary paired units, Connor's discordance."""
 
+    def source(self, assumed: Assumed) -> str:
+        """Where the rates the power is computed at came from, in words (a default of the
+        estimator's own named)."""
+
+    def per_sampled_units(self, n: float, design: Design) -> float | None:
+        """The headline's units per sampled unit at ``n`` units (SCENE's sanctions per
+        episode); None where the sampled units are the units."""
+
 
 def _rate(assumed: Assumed) -> float:
     if assumed.rate is None:
@@ -140,6 +148,14 @@ class Proportion:
         psi = stats.discordance(p, correlation)
         return (stats.connor_mde(n / deff, psi) if psi > 0 else None), psi
 
+    def source(self, assumed: Assumed) -> str:
+        return assumed.source
+
+    def per_sampled_units(self, n: float, design: Design) -> float | None:
+        if self.per_sampled is None or not design.sampled_n:
+            return None
+        return n / design.sampled_n
+
 
 @dataclass(frozen=True)
 class RunMean:
@@ -171,6 +187,12 @@ class RunMean:
     ) -> tuple[float | None, float | None]:
         # Each subject simulates its own society: two independent groups of n runs.
         return (stats.normal_mde(variance, n) if n >= 2 else None), None
+
+    def source(self, assumed: Assumed) -> str:
+        return assumed.source
+
+    def per_sampled_units(self, n: float, design: Design) -> float | None:
+        return None
 
 
 def conservative(

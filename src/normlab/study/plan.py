@@ -328,9 +328,6 @@ def _power(
         return None
     system = SYSTEMS[cell.system]
     found = precision(system.estimator, design, assumed, target, icc, correlation)
-    source = assumed.source
-    if cell.system == "hsii" and assumed.stages is None:
-        source = "assumed: HSII Table 1, GPT4's r1–r4 (.701, .732, .67, .69)"
     return Power(
         metric=headline.metric,
         unit=found.unit,
@@ -343,11 +340,9 @@ def _power(
         icc=icc,
         design_effect=round(found.design_effect, 4),
         assumed_rate=found.value,
-        stages=assumed.stages if cell.system == "hsii" else None,
-        sanctions_per_episode=(
-            found.n / design.sampled_n if cell.system == "scene" and design.sampled_n else None
-        ),
-        rate_source=source,
+        stages=assumed.stages,
+        sanctions_per_episode=system.estimator.per_sampled_units(found.n, design),
+        rate_source=system.estimator.source(assumed),
         halfwidth=found.halfwidth,
         paired_mde=found.paired_mde,
         pair_correlation=correlation,

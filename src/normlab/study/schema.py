@@ -88,7 +88,7 @@ class DryRun(Strict):
     """Roles answered by another script (HSII's reference)."""
 
 
-class SystemSpec(Strict):
+class SystemEntry(Strict):
     """One system of the study (a key of ``systems``): its task's arguments and its models."""
 
     options: dict[str, Any] = Field(default_factory=dict)
@@ -140,7 +140,7 @@ class Study(Strict):
     """What the plan and the report call the study."""
     out: str
     """The output folder: every cell's logs go under ``OUT/SYSTEM/SUBJECT``."""
-    systems: dict[SystemName, SystemSpec] = Field(min_length=1)
+    systems: dict[SystemName, SystemEntry] = Field(min_length=1)
     """The systems to run (``losona``, ``scene``, ``hsii``, ``crsec``), each with its own
     options and models."""
     subjects: list[Subject] = Field(min_length=1)
@@ -305,7 +305,7 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
                 raise InputError(path, f"{name} takes no agent", field=f"subjects.{index}.agent")
 
 
-def variant_list(spec: SystemSpec) -> list[str]:
+def variant_list(spec: SystemEntry) -> list[str]:
     """A system's prompt variants as its cells run them: the paper's prompt first (always
     run, whether listed or not), then each other variant once, in the file's order."""
     given = [text.strip() for text in spec.variants]

@@ -30,7 +30,6 @@ no finished sample is ever run again), and what the cell did in
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
+from normlab.runs.system import Sequential
 from normlab.stats import Interval, confidence_sequence
 from normlab.study.location import read_text, write_text
 from normlab.study.systems import SYSTEMS, Cell
@@ -46,8 +46,6 @@ from normlab.study.systems import SYSTEMS, Cell
 ORDER_FILE = "order.json"
 STATE_FILE = "sequential.json"
 ALPHA = 0.05
-SEQUENTIAL_SYSTEMS = ("losona", "scene", "hsii")
-"""Systems whose cells run in batches; CRSEC's run whole."""
 
 REASONS = {
     "halfwidth": "half-width reached",
@@ -125,42 +123,42 @@ class CellState(BaseModel):
 # --- the units of a system ------------------------------------------------------------------
 
 
-def _scene_bound(sample: Any, task: Any) -> float:
-    """An episode's sanctions are scripted personas' turns: at most its cast in every round."""
-    cast = len(sample.metadata["scenario"]["scaffold"]["channel"]["cast"])
-    return float(cast * int(task.metadata["max_turns"]))
+def batched(system: str) -> Sequential | None:
+    """How ``system``'s cells run in batches (its parts' ``sequential``); None where they run
+    whole."""
+    return SYSTEMS[system].parts.sequential
 
 
-UNIT_OF: dict[str, tuple[Callable[[Any], str], Callable[[Any, Any], float]]] = {
-    "losona": (lambda s: str(s.metadata["scenario_id"]), lambda s, t: 0.0),
-    "scene": (lambda s: str(s.metadata["scenario"]["scenario_id"]), _scene_bound),
-    "hsii": (lambda s: _hsii_dialogue(s), lambda s, t: 1.0),
-}
-"""Per system: a sample's unit, and what the sample adds to its unit's bound (LoSoNA's unit is
-one 0/1 value whatever its samples: bound 1)."""
-
-
-def _hsii_dialogue(sample: Any) -> str:
-    from normlab.hsii import Case
-
-    return str(Case.model_validate(sample.metadata["case"]).cluster)
+def _units(system: str) -> Sequential:
+    found = batched(system)
+    if found is None:
+        raise InputError("--until-halfwidth", f"{system}'s cells run whole, not in batches")
+    return found
 
 
 def build_order(cell: Cell, seed: int) -> Order:
     """The cell's task built as its run builds it, its samples grouped into units, the units
     shuffled by ``seed`` (sorted first, so the order depends on the seed and the bank alone)."""
     task = SYSTEMS[cell.system].task()(**cell.options)
-    key, adds = UNIT_OF[cell.system]
+    described = _units(cell.system)
     grouped: dict[str, Unit] = {}
     for sample in task.dataset:
-        unit = grouped.setdefault(key(sample), Unit(id=key(sample), samples=[], bound=0.0))
+        key = described.unit_of(sample)
+        unit = grouped.setdefault(key, Unit(id=key, samples=[], bound=0.0))
         unit.samples.append(str(sample.id))
-        unit.bound += adds(sample, task)
+        unit.bound += described.bound(sample, task)
     units = [grouped[name] for name in sorted(grouped)]
     for unit in units:
         unit.bound = unit.bound or 1.0
     random.Random(f"{seed}:{cell.system}").shuffle(units)
     return Order(system=cell.system, seed=seed, units=units)
+
+
+def sizes(order: Order) -> list[float]:
+    """The order's units as a simulated study sizes them (a SCENE scenario's episodes, an HSII
+    dialogue's cases; a LoSoNA scenario is one 0/1)."""
+    described = _units(order.system)
+    return [described.size(len(unit.samples)) for unit in order.units]
 
 
 def order_for(cell: Cell, seed: int) -> Order:

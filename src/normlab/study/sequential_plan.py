@@ -7,7 +7,7 @@ from __future__ import annotations
 from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.study.plan import CellPlan
 from normlab.study.schema import Study
-from normlab.study.sequential import SEQUENTIAL_SYSTEMS, Order, build_order
+from normlab.study.sequential import Order, batched, build_order, sizes
 from normlab.study.sequential_sim import ExpectedSaving, expected_saving
 from normlab.study.systems import cells as study_cells
 
@@ -17,15 +17,16 @@ def plan_savings(study: Study, cells: list[CellPlan], halfwidth: float, batch: i
     orders: dict[str, Order] = {}
     for cell, planned in zip(study_cells(study), cells, strict=True):
         power = planned.power
-        if cell.system not in SEQUENTIAL_SYSTEMS or power is None:
+        described = batched(cell.system)
+        if described is None or power is None:
             continue
         if cell.system not in orders:
             orders[cell.system] = build_order(cell, study.seed or 0)
         order = orders[cell.system]
-        sizes = [float(len(u.samples)) if cell.system != "losona" else 1.0 for u in order.units]
+        units = sizes(order)
         share = expected_saving(
-            cell.system,
-            sizes,
+            described.model,
+            units,
             order.bound,
             halfwidth,
             batch,
@@ -36,8 +37,8 @@ def plan_savings(study: Study, cells: list[CellPlan], halfwidth: float, batch: i
         planned.sequential = ExpectedSaving(
             halfwidth=halfwidth,
             batch=batch,
-            units=len(sizes),
-            expected_units_run=round(len(sizes) * (1 - share), 1),
+            units=len(units),
+            expected_units_run=round(len(units) * (1 - share), 1),
             share_saved=round(share, 3),
             calls_saved=round(planned.calls * share, 1),
             cost_saved=None if planned.cost is None else round(planned.cost * share, 4),

@@ -21,6 +21,7 @@ from normlab.study.sequential import (
     CellState,
     Order,
     Sequence,
+    batched,
     excludes_zero,
     order_for,
     paired_sequence,
@@ -28,8 +29,6 @@ from normlab.study.sequential import (
     sequence,
 )
 from normlab.study.systems import SYSTEMS, Cell, cells
-
-UNIT_NAMES = {"losona": "scenario", "scene": "scenario", "hsii": "dialogue"}
 
 
 class Saving(BaseModel):
@@ -102,6 +101,11 @@ def _saving(usage: object, units_run: int, planned: int, cost: float | None) -> 
     )
 
 
+def _unit_name(system: str) -> str:
+    described = batched(system)
+    return "unit" if described is None else described.unit
+
+
 def summarize(study: Study) -> SequentialReport | None:
     """Every cell that ran in batches, and every pair of them on one system; ``None`` when
     none did."""
@@ -124,7 +128,7 @@ def summarize(study: Study) -> SequentialReport | None:
             SequentialCell(
                 system=cell.system,
                 subject=cell.subject.name,
-                unit=UNIT_NAMES.get(cell.system, "unit"),
+                unit=_unit_name(cell.system),
                 units_run=state.units_run,
                 units_planned=len(order.units),
                 reason=REASONS.get(state.reason, state.reason),

@@ -214,9 +214,9 @@ def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list
     """The cells a study run runs in batches: with a rule, or once any cell has started so
     (a plain rerun then runs every unit left in batches: the whole cell's eval set would run
     its finished units again), every cell of a system that has an order; CRSEC's run whole."""
-    from normlab.study.sequential import SEQUENTIAL_SYSTEMS
+    from normlab.study.sequential import batched
 
-    mine = [cell for cell in every if cell.system in SEQUENTIAL_SYSTEMS]
+    mine = [cell for cell in every if batched(cell.system) is not None]
     if rule is None and not any(read_state(cell) is not None for cell in mine):
         return []
     return mine

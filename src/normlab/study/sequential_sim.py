@@ -3,14 +3,16 @@ the sizes a bank's order gives, stopped by the rule a sequential run uses. ``stu
 --until-halfwidth`` predicts a cell's saving from them, and ``benchmarks.sequential_coverage``
 measures the sequences' coverage and the units saved on the shipped banks.
 
-Each system's units, as ``normlab.study.sequential`` counts them:
+Each system names how its units are drawn (its parts' ``sequential.model``,
+``normlab.runs.UnitModel``), as ``normlab.study.sequential`` counts them:
 
-* LoSoNA: a scenario is 1 with the rate's probability (accuracy-at-K of one scenario).
-* SCENE: a scenario of e episodes makes Poisson(e·s) sanctions (s sanctions per episode, 0.547
-  from SCENE §6 unless a pilot measured it; at most the unit's bound), each repaired with the
-  rate's probability.
-* HSII: each case of a dialogue passes r1, then r2, then r3 and r4 (each with its rate); its
-  value s1 + s1s2s3 + s1s2s4 (Table 1's form) over ι_max = 3.
+* ``share`` (LoSoNA): a scenario is 1 with the rate's probability (accuracy-at-K of one
+  scenario).
+* ``count`` (SCENE): a scenario of e episodes makes Poisson(e·s) sanctions (s sanctions per
+  episode, 0.547 from SCENE §6 unless a pilot measured it; at most the unit's bound), each
+  repaired with the rate's probability.
+* ``staged`` (HSII): each case of a dialogue passes r1, then r2, then r3 and r4 (each with its
+  rate); its value s1 + s1s2s3 + s1s2s4 (Table 1's form) over ι_max = 3.
 
 Units are independent here (no clustering beyond the unit), as the sequence assumes.
 """
@@ -23,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
+from normlab.runs.system import UnitModel
 from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.stats import confidence_sequence
 
@@ -40,7 +43,7 @@ class Simulated:
 
 
 def simulate(
-    system: str,
+    model: UnitModel,
     sizes: list[float],
     bound: float,
     studies: int,
@@ -53,11 +56,11 @@ def simulate(
     dialogue, 1 per LoSoNA scenario) in the order given."""
     shape = (studies, len(sizes))
     size = np.broadcast_to(np.asarray(sizes, dtype=np.float64), shape)
-    if system == "scene":
+    if model == "count":
         sanctions = np.minimum(rng.poisson(size * sanctions_per_episode), bound).astype(float)
         repaired = rng.binomial(sanctions.astype(np.int64), rate).astype(float)
         return Simulated(repaired, sanctions, bound)
-    if system == "hsii":
+    if model == "staged":
         r1, r2, r3, r4 = stages or (rate, rate, rate, rate)
         most = int(max(sizes))
         mask = np.arange(most) < np.asarray(sizes)[:, None]  # units × cases
@@ -72,12 +75,12 @@ def simulate(
 
 
 def true_value(
-    system: str,
+    model: UnitModel,
     rate: float,
     stages: tuple[float, float, float, float] | None = None,
 ) -> float:
     """The headline the simulation's model has: the rate, or HSII's ι at its stages."""
-    if system != "hsii":
+    if model != "staged":
         return rate
     r1, r2, r3, r4 = stages or (rate, rate, rate, rate)
     return r1 * (1 + r2 * (r3 + r4))
@@ -105,7 +108,7 @@ def units_at_stop(lower: Floats, upper: Floats, halfwidth: float, batch: int) ->
 
 
 def expected_saving(
-    system: str,
+    model: UnitModel,
     sizes: list[float],
     bound: float,
     halfwidth: float,
@@ -118,7 +121,7 @@ def expected_saving(
 ) -> float:
     """The share of a cell's units a sequential run is expected to leave unrun."""
     rng = np.random.default_rng(seed)
-    found = simulate(system, sizes, bound, studies, rng, rate, stages, sanctions_per_episode)
+    found = simulate(model, sizes, bound, studies, rng, rate, stages, sanctions_per_episode)
     lower, upper = sequences(found)
     run = units_at_stop(lower, upper, halfwidth, batch)
     return float(1.0 - run.mean() / len(sizes))

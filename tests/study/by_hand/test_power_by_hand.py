@@ -133,3 +133,20 @@ def test_each_system_plans_on_its_own_scale() -> None:
     one = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30],
                     pairs_per_run=30), Assumed(rate=0.5), 0.05)  # fmt: skip
     assert one.halfwidth is None and one.paired_mde is None  # one run: no interval
+
+
+def test_each_estimator_names_its_rates_and_its_units_per_sampled_unit() -> None:
+    # What the plan's Power reports beside n, read off the estimator (no branch on a system's
+    # name): SCENE's 12 sanctions over 2 + 3 + 3 = 8 episodes are 1.5 per episode; HSII's
+    # default rates are Table 1's GPT4 row until a pilot measures r1–r4.
+    episodes = Design(sampled="episode", cluster="scenario", sizes=[2, 3, 3])
+    scene = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
+    assert scene.per_sampled_units(12.0, episodes) == pytest.approx(1.5)
+    assert scene.per_sampled_units(12.0, Design(sampled="episode", cluster=None)) is None
+    assert Proportion("scenario").per_sampled_units(12.0, episodes) is None
+    assert RunMean().per_sampled_units(3.0, episodes) is None
+    assert StagedScore().per_sampled_units(12.0, episodes) is None
+    assert StagedScore().source(Assumed()).startswith("assumed: HSII Table 1, GPT4's r1–r4")
+    piloted = Assumed(stages=(0.5, 0.5, 0.5, 0.5), source="pilot hsii/a")
+    assert StagedScore().source(piloted) == "pilot hsii/a"
+    assert scene.source(Assumed(rate=0.4, source="pilot scene/a")) == "pilot scene/a"

@@ -115,8 +115,8 @@ def test_simulated_units_have_the_headline_they_were_drawn_at() -> None:
     from normlab.study.sequential_sim import simulate, true_value
 
     rng = np.random.default_rng(1)
-    hsii = simulate("hsii", [7.0] * 40, 7.0, 300, rng, 0.9)
-    assert true_value("hsii", 0.9) == pytest.approx(2.358)
+    hsii = simulate("staged", [7.0] * 40, 7.0, 300, rng, 0.9)
+    assert true_value("staged", 0.9) == pytest.approx(2.358)
     assert (hsii.a.sum(axis=1) / hsii.b.sum(axis=1) * 3).mean() == pytest.approx(2.358, abs=0.01)
-    scene = simulate("scene", [5.0] * 28, 120.0, 300, rng, 0.7)
+    scene = simulate("count", [5.0] * 28, 120.0, 300, rng, 0.7)
     assert (scene.a.sum(axis=1) / scene.b.sum(axis=1)).mean() == pytest.approx(0.7, abs=0.01)
