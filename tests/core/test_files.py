@@ -6,8 +6,6 @@ would misbehave never starts (a FIFO with no writer, ``/dev/zero``, a 1 TiB spar
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from normlab.core.files import (
 )
 from normlab.core.jsonio import read_json, read_jsonl_rows, read_text
 from tests.helpers.hostile import fifo, finishes
-from tests.helpers.reads import Reads
+from tests.helpers.reads import Reads, count_reads
 
 TIB = 1 << 40
 
@@ -110,14 +108,7 @@ def test_jsonl_rows_come_as_their_lines_are_read(
     """The first row of a 2 MB JSONL is parsed after its first line was read, not the file."""
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(f'{{"id": "r{i}", "text": "{"w " * 40}"}}\n' for i in range(20_000)))
-    opened: list[Reads] = []
-
-    @contextmanager
-    def counted(file: Path, limit: int | None = None) -> Iterator[Reads]:
-        opened.append(Reads(file.read_bytes()))
-        yield opened[-1]
-
-    monkeypatch.setattr(files, "open_regular", counted)
+    opened = count_reads(monkeypatch, files)
     rows = read_jsonl_rows(path)
     assert next(rows) == (1, {"id": "r0", "text": "w " * 40})
     assert opened[0].consumed < 200 and path.stat().st_size > 2_000_000

@@ -1,6 +1,7 @@
 """Test inputs that the tests of several systems build the same way: a scripted model's rules
-file, a LoSoNA trial record, a blind CSV edited until its import refuses it, and a data
-file served at a ``memory://`` URL."""
+file, a LoSoNA trial record, a JSONL file of rows, a near miss of a field refused on one line,
+a task's samples' digest, a blind CSV edited until its import refuses it, and a data file
+served at a ``memory://`` URL."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 
 import fsspec
 import pytest
+from inspect_ai import Task
+from typer.testing import CliRunner
 
 from normlab.core.errors import InputError
 
@@ -42,6 +45,52 @@ def losona_trial(
         "complies": complies,
     }
     return {**record, **fields}
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """``rows`` as a JSONL file at ``path``."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def refuses_near_miss(
+    load: Callable[[Path], object], path: Path, name: str, meant: str, line: int = 2
+) -> None:
+    """``load`` refuses the file at ``path``, whose row on ``line`` has the field ``name``
+    misspelt for ``meant``, on one line naming file, line and field."""
+    with pytest.raises(InputError) as raised:
+        load(path)
+    assert raised.value.one_line().startswith(
+        f"{path}:{line}: field '{name}': unknown field, a near miss of '{meant}'"
+    )
+
+
+def validate_keeps_release_columns(system: str, path: Path, rows: str) -> str:
+    """``normlab SYSTEM validate PATH`` passes and names the release's ``license`` and
+    ``source`` columns as kept metadata, each in ``rows`` (``1 of 2``); its output."""
+    from normlab.cli import app
+
+    result = CliRunner().invoke(app, [system, "validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert (
+        f"{path}: kept as metadata (not read by the benchmark): license ({rows} rows), "
+        f"source ({rows} rows)"
+    ) in result.output
+    return result.output
+
+
+def inputs_digest(task: Task) -> str:
+    """SHA-256 of every sample's (id, input, target) of ``task``: a text input as it is, a
+    list of messages as (role, text) pairs."""
+    rows = []
+    for sample in task.dataset:
+        shown = (
+            sample.input
+            if isinstance(sample.input, str)
+            else [[m.role, m.text] for m in sample.input]
+        )
+        rows.append([sample.id, shown, sample.target])
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
 Rows = list[dict[str, str]]

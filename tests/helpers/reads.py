@@ -4,6 +4,12 @@ at a time, not whole (issue 32, item 4)."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 
 class Reads(io.BytesIO):
@@ -20,3 +26,17 @@ class Reads(io.BytesIO):
         data = super().readline(size)
         self.consumed += len(data)
         return data
+
+
+def count_reads(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[Reads]:
+    """Every file ``module`` opens through ``open_regular`` from now on, as a ``Reads`` (what
+    its readers took, counted), in the order opened."""
+    opened: list[Reads] = []
+
+    @contextmanager
+    def counted(file: Path, limit: int | None = None) -> Iterator[Reads]:
+        opened.append(Reads(file.read_bytes()))
+        yield opened[-1]
+
+    monkeypatch.setattr(module, "open_regular", counted)
+    return opened

@@ -27,6 +27,7 @@ from normlab.hsii.dataset import (
     load_news,
     read_cases,
 )
+from tests.helpers.inputs import refuses_near_miss, validate_keeps_release_columns, write_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASE = {"license": "CC-BY-4.0", "source": {"release": "v1", "split": "test"}}
@@ -36,14 +37,9 @@ def first_rows(path: Path, count: int = 2) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()[:count]]
 
 
-def write(path: Path, rows: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    return path
-
-
 def test_a_case_keeps_its_extra_columns_into_the_sample(tmp_path: Path) -> None:
     rows = first_rows(FIXTURES / "paper_tables.jsonl", 3)
-    path = write(tmp_path / "cases.jsonl", [{**row, **RELEASE} for row in rows])
+    path = write_jsonl(tmp_path / "cases.jsonl", [{**row, **RELEASE} for row in rows])
     cases = load_cases(path)
     assert [case.model_extra for case in cases] == [RELEASE] * 3
     plain = load_cases(FIXTURES / "paper_tables.jsonl")
@@ -57,7 +53,7 @@ def test_a_case_keeps_its_extra_columns_into_the_sample(tmp_path: Path) -> None:
 
 def test_a_dialogues_extra_columns_pass_to_its_cases(tmp_path: Path) -> None:
     rows = first_rows(DIALOGUES_PATH, 1)
-    path = write(tmp_path / "dialogues.jsonl", [{**rows[0], **RELEASE}])
+    path = write_jsonl(tmp_path / "dialogues.jsonl", [{**rows[0], **RELEASE}])
     (dialogue,) = load_dialogues(path)
     assert dialogue.model_extra == RELEASE
     cases = cut_dialogue(dialogue)
@@ -67,19 +63,16 @@ def test_a_dialogues_extra_columns_pass_to_its_cases(tmp_path: Path) -> None:
 
 def test_a_news_row_keeps_its_extra_columns(tmp_path: Path) -> None:
     rows = first_rows(NEWS_PATH)
-    path = write(tmp_path / "news.jsonl", [{**row, "url": "https://example.org/a"} for row in rows])
+    path = write_jsonl(
+        tmp_path / "news.jsonl", [{**row, "url": "https://example.org/a"} for row in rows]
+    )
     assert [news.model_extra for news in load_news(path)] == [{"url": "https://example.org/a"}] * 2
 
 
 def test_validate_lists_the_metadata(tmp_path: Path) -> None:
     rows = first_rows(DIALOGUES_PATH, 2)
-    path = write(tmp_path / "dialogues.jsonl", [{**rows[0], **RELEASE}, rows[1]])
-    result = CliRunner().invoke(app, ["hsii", "validate", str(path)])
-    assert result.exit_code == 0, result.output
-    assert (
-        f"{path}: kept as metadata (not read by the benchmark): license (1 of 2 rows), "
-        "source (1 of 2 rows)"
-    ) in result.output
+    path = write_jsonl(tmp_path / "dialogues.jsonl", [{**rows[0], **RELEASE}, rows[1]])
+    validate_keeps_release_columns("hsii", path, "1 of 2")
 
 
 @pytest.mark.parametrize(
@@ -95,12 +88,8 @@ def test_a_near_miss_in_a_case_is_one_line(
 ) -> None:
     rows = first_rows(FIXTURES / "paper_tables.jsonl")
     rows[1][name] = value
-    path = write(tmp_path / "cases.jsonl", rows)
-    with pytest.raises(InputError) as raised:
-        load_cases(path)
-    assert raised.value.one_line().startswith(
-        f"{path}:2: field '{name}': unknown field, a near miss of '{meant}'"
-    )
+    path = write_jsonl(tmp_path / "cases.jsonl", rows)
+    refuses_near_miss(load_cases, path, name, meant)
     result = CliRunner().invoke(app, ["hsii", "validate", str(path)])
     assert result.exit_code == 1
     assert f"{path}:2: ?: {name}: unknown field, a near miss of '{meant}'" in result.output
@@ -111,6 +100,6 @@ def test_a_near_miss_in_a_dialogue_is_one_line(
     tmp_path: Path, loader: Callable[[Path], object]
 ) -> None:
     rows = first_rows(DIALOGUES_PATH, 1)
-    path = write(tmp_path / "dialogues.jsonl", [{**rows[0], "domian": "x"}])
+    path = write_jsonl(tmp_path / "dialogues.jsonl", [{**rows[0], "domian": "x"}])
     with pytest.raises(InputError, match=r":1: field 'domian': unknown field, a near miss"):
         loader(path)

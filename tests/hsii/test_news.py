@@ -5,8 +5,6 @@ computed now without scikit-learn's matrix, against scikit-learn's own TF-IDF.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -18,21 +16,14 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from normlab.core import sources
 from normlab.hsii.bank import news
 from normlab.hsii.bank.news import NewsItem, _terms, keyword_term, read_corpus, search
-from tests.helpers.reads import Reads
+from tests.helpers.reads import count_reads
 
 
 def test_a_corpus_is_read_a_line_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "news.jsonl"
     text = "Flood waters rose. " * 50
     path.write_text("".join(f'{{"id": "n{i}", "text": "{text}"}}\n' for i in range(5_000)))
-    opened: list[Reads] = []
-
-    @contextmanager
-    def counted(file: Path, limit: int | None = None) -> Iterator[Reads]:
-        opened.append(Reads(file.read_bytes()))
-        yield opened[-1]
-
-    monkeypatch.setattr(sources, "open_regular", counted)
+    opened = count_reads(monkeypatch, sources)
     rows = news._rows(str(path))
     assert next(rows)[1]["id"] == "n0"
     assert opened[0].consumed < 2_000 and path.stat().st_size > 4_000_000

@@ -5,14 +5,12 @@ scripted model under every variant."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from inspect_ai import Task
 from typer.testing import CliRunner
 
 import normlab.hsii.variants as variants
@@ -24,6 +22,7 @@ from normlab.hsii.dataset import load_cases
 from normlab.hsii.parse import parse_statement, resolve_target
 from normlab.hsii.schemas import ASSISTANT, Case, Statement
 from normlab.hsii.task import hsii
+from tests.helpers.inputs import inputs_digest
 
 PAPER_INPUTS = "320be9a05cc792440b12b29dd23b7a119ac48c9b6f535925ce3ccdd677fa41ce"
 """SHA-256 of every sample's (id, input, target) of ``hsii()`` on the shipped bank, as
@@ -32,11 +31,6 @@ REPO = Path(__file__).resolve().parents[2]
 BUSY = f"scripted/{REPO / 'examples' / 'busy' / 'busy-hsii.json'}"
 """Names the first speaker of each case's history (a template): right or wrong by the case."""
 CASES = load_cases()
-
-
-def inputs_digest(task: Task) -> str:
-    rows = [[s.id, s.input, s.target] for s in task.dataset]
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
 def test_the_papers_prompt_is_byte_identical_to_before() -> None:

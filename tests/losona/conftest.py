@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from tests.helpers.inputs import losona_trial
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPT = FIXTURES / "script.json"
 SCENARIOS = FIXTURES / "scenarios.jsonl"
 
 runner = CliRunner()
+
+
+def trial_row(scenario: str, trial: int, complies: bool | None, **fields: Any) -> dict[str, Any]:
+    """One trial record of subject ``m`` judged by ``j`` under ``naive`` on the binary-answer
+    norm (``fields`` replace or add to its keys)."""
+    plain = {"norm_id": "binary_answer_norm", "judge_model": "j", "response": "…"}
+    return losona_trial("m", scenario, trial, complies, **{**plain, **fields})
 
 
 def run_cli(*args: str) -> tuple[int, str]:

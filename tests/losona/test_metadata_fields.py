@@ -13,9 +13,9 @@ import pytest
 from fsspec.implementations.memory import MemoryFileSystem
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from normlab.core.errors import InputError
 from normlab.losona.analysis import load_run
 from normlab.losona.dataset import SCENARIOS_PATH, build_dataset, load_scenarios, read_scenarios
+from tests.helpers.inputs import refuses_near_miss
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 
 RELEASE = {"license": "CC-BY-4.0", "source": {"release": "v1", "split": "test"}}
@@ -89,11 +89,7 @@ def test_a_misspelt_required_field_is_named_as_the_misspelling(tmp_path: Path) -
     rows[0]["scenaro_id"] = rows[0].pop("scenario_id")
     path = tmp_path / "release.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    with pytest.raises(InputError) as raised:
-        load_scenarios(path)
-    assert raised.value.one_line().startswith(
-        f"{path}:1: field 'scenaro_id': unknown field, a near miss of 'scenario_id'"
-    )
+    refuses_near_miss(load_scenarios, path, "scenaro_id", "scenario_id", line=1)
 
 
 def test_the_metadata_rides_into_the_log(workdir: Path, in_memory: str) -> None:

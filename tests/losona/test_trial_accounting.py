@@ -17,23 +17,11 @@ from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.losona.analysis import analyze, analyze_records, load_records, load_run
 from normlab.losona.scorer import condition_measures, trials
+from tests.helpers.inputs import write_jsonl as write
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
+from tests.losona.conftest import trial_row as row
 
 VERDICT = {"elicitor_uptake": "u", "norm_requirement": "r", "evidence": "e"}
-
-
-def row(scenario: str, trial: int, complies: bool | None, **fields: Any) -> dict[str, Any]:
-    """One trial record of subject ``m`` judged by ``j`` under ``naive`` (unless overridden)."""
-    return {
-        "scenario_id": scenario, "event_type": "bug_report", "norm_id": "binary_answer_norm",
-        "condition": "naive", "trial": trial, "subject_model": "m", "judge_model": "j",
-        "response": "…", "complies": complies, **fields,
-    }  # fmt: skip
-
-
-def write(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(item) + "\n" for item in rows))
-    return path
 
 
 def analysis_json(*paths: Path) -> dict[str, Any]:

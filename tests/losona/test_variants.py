@@ -5,12 +5,10 @@ model where its judge keys on the norm."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task
 from inspect_ai.log import read_eval_log
 
 import normlab.losona.variants as variants
@@ -21,6 +19,7 @@ from normlab.losona.prompts import render_judge_prompt, render_subject_prompt
 from normlab.losona.schemas import Scenario
 from normlab.losona.task import losona
 from normlab.losona.taxonomy import load_taxonomy
+from tests.helpers.inputs import inputs_digest
 from tests.losona.conftest import FIXTURES, run_cli
 
 PAPER_INPUTS = "9e166af4d7bc8bb3ea52252cf896c5a98146d7e784e8878392c9f18967ff93be"
@@ -32,11 +31,6 @@ TIMELINE = "bug_report__mandatory_timeline_commitment__demos__csv_export"
 OTHER = "event_planning__mandatory_conditional_agreement__demos__team_offsite"
 """One whose norm it does not (breach)."""
 SPECS = ("rename:1", "rename:7", "reorder:1", "reorder:7")
-
-
-def inputs_digest(task: Task) -> str:
-    rows = [[s.id, s.input, s.target] for s in task.dataset]
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
 def test_the_papers_prompt_is_byte_identical_to_before() -> None:

@@ -18,6 +18,7 @@ from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios, read_scenarios
 from normlab.scene.task import episode_sample
+from tests.helpers.inputs import refuses_near_miss, validate_keeps_release_columns, write_jsonl
 
 RELEASE = {"license": "CC-BY-4.0", "source": {"release": "v1", "split": "test"}}
 
@@ -27,25 +28,20 @@ def rows(count: int = 2) -> list[dict[str, object]]:
     return [{**json.loads(line), **RELEASE} for line in lines]
 
 
-def write(path: Path, data: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(row) + "\n" for row in data))
-    return path
-
-
 @pytest.fixture
 def in_memory(tmp_path: Path) -> Iterator[str]:
     filesystem: MemoryFileSystem = fsspec.filesystem("memory")
     filesystem.pipe_file(
-        "/normlab-scene-release/s.jsonl", write(tmp_path / "s", rows()).read_bytes()
+        "/normlab-scene-release/s.jsonl", write_jsonl(tmp_path / "s", rows()).read_bytes()
     )
     yield "memory://normlab-scene-release/s.jsonl"
     filesystem.rm("/normlab-scene-release", recursive=True)
 
 
 def test_a_row_with_extra_columns_loads_and_rides_into_the_sample(tmp_path: Path) -> None:
-    scenarios = load_scenarios(write(tmp_path / "release.jsonl", rows()))
+    scenarios = load_scenarios(write_jsonl(tmp_path / "release.jsonl", rows()))
     assert [scenario.model_extra for scenario in scenarios] == [RELEASE, RELEASE]
-    plain = load_scenarios(write(tmp_path / "plain.jsonl", [
+    plain = load_scenarios(write_jsonl(tmp_path / "plain.jsonl", [
         {k: v for k, v in row.items() if k not in RELEASE} for row in rows()
     ]))  # fmt: skip
     assert [s.model_dump(exclude=set(RELEASE)) for s in scenarios] == [
@@ -60,14 +56,9 @@ def test_a_row_with_extra_columns_loads_by_url(in_memory: str) -> None:
 
 
 def test_validate_lists_the_metadata(tmp_path: Path) -> None:
-    path = write(tmp_path / "release.jsonl", rows())
-    result = CliRunner().invoke(app, ["scene", "validate", str(path)])
-    assert result.exit_code == 0, result.output
-    assert (
-        f"{path}: kept as metadata (not read by the benchmark): license (2 of 2 rows), "
-        "source (2 of 2 rows)"
-    ) in result.output
-    assert "clean: 2 scenarios" in result.output
+    path = write_jsonl(tmp_path / "release.jsonl", rows())
+    output = validate_keeps_release_columns("scene", path, "2 of 2")
+    assert "clean: 2 scenarios" in output
 
 
 @pytest.mark.parametrize(("name", "meant"), [("scenaro_id", "scenario_id"), ("Tuple", "tuple")])
@@ -76,12 +67,8 @@ def test_a_near_miss_is_one_line_naming_file_line_and_field(
 ) -> None:
     data = rows()
     data[1][name] = "x"
-    path = write(tmp_path / "release.jsonl", data)
-    with pytest.raises(InputError) as raised:
-        load_scenarios(path)
-    assert raised.value.one_line().startswith(
-        f"{path}:2: field '{name}': unknown field, a near miss of '{meant}'"
-    )
+    path = write_jsonl(tmp_path / "release.jsonl", data)
+    refuses_near_miss(load_scenarios, path, name, meant)
     result = CliRunner().invoke(app, ["scene", "validate", str(path)])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
 
@@ -92,4 +79,4 @@ def test_an_unknown_key_inside_the_scenario_is_still_an_error(tmp_path: Path) ->
     assert isinstance(scaffold, dict)
     scaffold["channel"]["license"] = "x"
     with pytest.raises(InputError, match=r":1: field 'scaffold.channel.license': Extra inputs"):
-        load_scenarios(write(tmp_path / "nested.jsonl", data))
+        load_scenarios(write_jsonl(tmp_path / "nested.jsonl", data))

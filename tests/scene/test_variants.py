@@ -4,12 +4,9 @@ place, and the same labels on the scripted model where its judge keys on the nor
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task
 
 import normlab.scene.variants as variants
 from normlab.core.errors import InputError
@@ -24,20 +21,13 @@ from normlab.scene.prompts import (
 )
 from normlab.scene.task import scene
 from normlab.scene.taxonomy import load_dimensions
+from tests.helpers.inputs import inputs_digest
 from tests.scene.conftest import FIXTURES, scene_run
 
 PAPER_INPUTS = "1fdebea09c752122ff7383d8105911a5ef30998bfe9c4abbd58199ee6406b1a9"
 """SHA-256 of every sample's (id, input messages, target) of ``scene()`` on the shipped bank,
 as computed on the code before prompt variants existed."""
 NORM_KEYED = FIXTURES / "norm_keyed.json"
-
-
-def inputs_digest(task: Task) -> str:
-    rows = []
-    for sample in task.dataset:
-        assert not isinstance(sample.input, str)
-        rows.append([sample.id, [[m.role, m.text] for m in sample.input], sample.target])
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
 def test_the_papers_prompts_are_byte_identical_to_before() -> None:

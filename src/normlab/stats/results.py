@@ -56,23 +56,26 @@ class Estimate(BaseModel):
         )
 
     @classmethod
+    def from_estimator(cls, estimated: tuple[float, FloatInterval], n: int) -> Estimate:
+        """An estimator's (value, interval) over ``n`` units, each end kept only if finite (a
+        NaN from no units or no spread reads as None in JSON)."""
+        value, interval = estimated
+        return cls(value=finite_or_none(value), ci=json_interval(interval), n=n)
+
+    @classmethod
     def pooled_rate(cls, counts: Sequence[tuple[int, int]]) -> Estimate:
         """Σk/Σn over clusters' (k, n) with the cluster bootstrap interval; ``n`` is Σn, the
         pooled units (``None`` value and n = 0 when there are none)."""
-        rate, interval = pooled_rate_ci(counts)
-        return cls(
-            value=finite_or_none(rate),
-            ci=json_interval(interval),
-            n=int(sum(n for _, n in counts)),
-        )
+        return cls.from_estimator(pooled_rate_ci(counts), int(sum(n for _, n in counts)))
 
     @classmethod
     def paired_delta(
         cls, treatment: Sequence[float], control: Sequence[float], confidence: float = 0.95
     ) -> Estimate:
         """Mean paired difference with its bootstrap interval over pairs."""
-        delta, interval = paired_bootstrap_delta(treatment, control, confidence=confidence)
-        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+        return cls.from_estimator(
+            paired_bootstrap_delta(treatment, control, confidence=confidence), len(treatment)
+        )
 
     @classmethod
     def paired_rate_delta(
@@ -82,8 +85,9 @@ class Estimate(BaseModel):
         confidence: float = 0.95,
     ) -> Estimate:
         """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
-        delta, interval = paired_rate_delta(treatment, control, confidence=confidence)
-        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+        return cls.from_estimator(
+            paired_rate_delta(treatment, control, confidence=confidence), len(treatment)
+        )
 
     @classmethod
     def paired_statistic_delta(
@@ -96,18 +100,17 @@ class Estimate(BaseModel):
     ) -> Estimate:
         """θ(treatment) − θ(control) for a statistic θ of per-unit rows on the same units,
         paired (cluster) bootstrap over units; ``n`` is the units."""
-        delta, interval = paired_statistic_delta(
+        found = paired_statistic_delta(
             treatment, control, statistic, confidence=confidence, clusters=clusters
         )
-        return cls(value=finite_or_none(delta), ci=json_interval(interval), n=len(treatment))
+        return cls.from_estimator(found, len(treatment))
 
     @classmethod
     def kappa(
         cls, first: Sequence[bool], second: Sequence[bool], clusters: Sequence[str] | None = None
     ) -> Estimate:
         """Cohen's κ of two raters with its bootstrap interval over items (or clusters)."""
-        kappa, interval = kappa_ci(first, second, clusters=clusters)
-        return cls(value=finite_or_none(kappa), ci=json_interval(interval), n=len(first))
+        return cls.from_estimator(kappa_ci(first, second, clusters=clusters), len(first))
 
     @classmethod
     def difference(cls, treatment: Estimate, control: Estimate) -> Estimate:

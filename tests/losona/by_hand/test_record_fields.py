@@ -13,27 +13,18 @@ trials, labels [T, F]:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from normlab.losona.analysis import analyze_records, load_records, records_from_jsonl
-from tests.losona.conftest import run_cli
+from tests.helpers.inputs import write_jsonl as write
+from tests.losona.conftest import run_cli, trial_row
 
 
 def row(trial: int, complies: bool, **fields: Any) -> dict[str, Any]:
-    return {
-        "scenario_id": "s1", "event_type": "bug_report", "norm_id": "binary_answer_norm",
-        "condition": "naive", "trial": trial, "subject_model": "m", "judge_model": "j",
-        "response": "…", "complies": complies, **fields,
-    }  # fmt: skip
-
-
-def write(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(item) + "\n" for item in rows))
-    return path
+    return trial_row("s1", trial, complies, **fields)
 
 
 def test_an_unknown_field_is_kept_as_metadata_and_changes_nothing(tmp_path: Path) -> None:
