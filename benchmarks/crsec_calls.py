@@ -39,6 +39,21 @@ PLACES = ["inside the cafe", "at the counter", "near the stage", "in shared spac
           "at the tables", "by the door"]  # fmt: skip
 
 
+def paper_config(society: Path, model: str | dict[str, str], runs: dict[str, Any]) -> RunConfig:
+    """A run's config as the CRSEC benchmarks set it: the paper's setting (no ablation,
+    synthesis on the paper's trigger, no classification hint, seed 0, one day) with ``runs``
+    overriding ``configure``'s other arguments; ``model`` every role's, or the roles'."""
+    from normlab.crsec.runner import configure
+
+    models = {"agent": model, "judge": model} if isinstance(model, str) else model
+    setting: dict[str, Any] = {
+        "seed": 0, "days": 1, "hours": None, "agents": None, "tick_minutes": None,
+        "faithful": False, "ablations": [], "synthesis_trigger": "paper",
+        "max_utterances": None, "classify_hint": False,
+    }  # fmt: skip
+    return configure(society, models, **{**setting, **runs})
+
+
 def busy_script() -> dict[str, Any]:
     norms = [f"No {topic} {place}." for topic in TOPICS for place in PLACES]
 

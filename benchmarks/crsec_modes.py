@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.crsec_calls import paper_config
 from normlab.crsec.analysis.figure2 import (
     MEASURES,
     CrsecAnalysis,
@@ -52,7 +53,7 @@ from normlab.crsec.analysis.figure2 import (
     load_runs,
 )
 from normlab.crsec.analysis.judge import cached_matches
-from normlab.crsec.runner import configure, model_client
+from normlab.crsec.runner import model_client
 from normlab.crsec.sim.loop import Simulation
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.society import HOBBS_CAFE
@@ -96,22 +97,10 @@ def simulate(folder: Path, setup: Setup, seed: int, faithful: bool) -> None:
     """One run, created (or found, and resumed where it stopped) in ``folder``."""
     run = RunDir(folder)
     if not run.exists():
-        run.create(
-            configure(
-                setup.society,
-                setup.models,
-                seed=seed,
-                days=setup.days,
-                hours=setup.hours,
-                agents=setup.agents or None,
-                tick_minutes=setup.tick_minutes,
-                faithful=faithful,
-                ablations=[],
-                synthesis_trigger="paper",
-                max_utterances=None,  # each mode's own cap: 6, faithful 10
-                classify_hint=False,
-            )
-        )
+        # max_utterances left to each mode's own cap: 6, faithful 10
+        varied = {"seed": seed, "days": setup.days, "hours": setup.hours, "faithful": faithful}
+        varied |= {"agents": setup.agents or None, "tick_minutes": setup.tick_minutes}
+        run.create(paper_config(setup.society, setup.models, varied))
     state = run.checkpoint()
     if state is not None and state.finished:
         return

@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
-from benchmarks.crsec_calls import busy_script
+from benchmarks.crsec_calls import busy_script, paper_config
 from normlab.crsec.newcomer.measure import newcomer_hours
 from normlab.crsec.newcomer.setup import Newcomers, newcomer_setup, plan
-from normlab.crsec.runner import configure, simulate_runs
 from normlab.crsec.runner import simulate as simulate_society
+from normlab.crsec.runner import simulate_runs
 from normlab.crsec.sim.clock import clock_of
 from normlab.crsec.sim.events import CallEvent
 from normlab.crsec.sim.rundir import RunDir
@@ -54,19 +54,15 @@ def society_run(
     max_utterances: int | None = None,
 ) -> float:
     """The society, simulated to its end (one day); seconds taken."""
-    config = configure(
+    config = paper_config(
         HOBBS_CAFE,
-        {"agent": model, "judge": model},
-        seed=0,
-        days=1,
-        hours=hours,
-        agents=agents,
-        tick_minutes=tick_minutes,
-        faithful=False,
-        ablations=[],
-        synthesis_trigger="paper",
-        max_utterances=max_utterances,
-        classify_hint=False,
+        model,
+        {
+            "hours": hours,
+            "agents": agents,
+            "tick_minutes": tick_minutes,
+            "max_utterances": max_utterances,
+        },
     )
     RunDir(folder).create(config)
     started = time.perf_counter()

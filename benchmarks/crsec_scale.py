@@ -56,9 +56,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
-from benchmarks.crsec_calls import busy_script
+from benchmarks.crsec_calls import busy_script, paper_config
 from benchmarks.endpoint import EndpointConfig, EndpointProcess
-from normlab.crsec.runner import configure, model_client
+from normlab.crsec.runner import model_client
 from normlab.crsec.sim.events import Event
 from normlab.crsec.sim.loop import Simulation
 from normlab.crsec.sim.rundir import RunDir
@@ -165,20 +165,8 @@ def measure(
     society_file = scratch / f"society-{agents}.json"
     society = scaled_society(load_society(), agents)
     society_file.write_text(society.model_dump_json())
-    config = configure(
-        society_file,
-        {"agent": MODEL, "judge": MODEL},
-        seed=0,
-        days=arguments.days,
-        hours=arguments.hours,
-        agents=None,
-        tick_minutes=None,
-        faithful=arguments.faithful,
-        ablations=[],
-        synthesis_trigger="paper",
-        max_utterances=None,
-        classify_hint=False,
-    )
+    varied = {"days": arguments.days, "hours": arguments.hours, "faithful": arguments.faithful}
+    config = paper_config(society_file, MODEL, varied)
     RunDir(folder).create(config)
     endpoint.reset()
     process = subprocess.Popen(

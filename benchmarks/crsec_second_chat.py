@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
+from benchmarks.crsec_calls import paper_config
 from normlab.crsec.analysis.trace import TraceEntry, trace
-from normlab.crsec.runner import configure, model_client
+from normlab.crsec.runner import model_client
 from normlab.crsec.sim.loop import Simulation
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.society import HOBBS_CAFE
@@ -94,19 +95,8 @@ def create(folder: Path, model: str, faithful: bool, hours: str = HOURS) -> RunD
     run = RunDir(folder)
     if not run.exists():
         run.create(
-            configure(
-                HOBBS_CAFE,
-                {"agent": model, "judge": model},
-                seed=0,
-                days=1,
-                hours=hours,
-                agents=AGENTS,
-                tick_minutes=None,
-                faithful=faithful,
-                ablations=[],
-                synthesis_trigger="paper",
-                max_utterances=None,
-                classify_hint=False,
+            paper_config(
+                HOBBS_CAFE, model, {"hours": hours, "agents": AGENTS, "faithful": faithful}
             )
         )
     return run

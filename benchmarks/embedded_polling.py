@@ -23,31 +23,20 @@ import os
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks import emit
-from benchmarks.embedded_slots import PREFIX
+from benchmarks.embedded_slots import PREFIX, answered
 from benchmarks.quickstart_timing import busy_loops
 
 
 async def measure(poll: int, threads: int, requests: int) -> dict[str, Any]:
-    from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
-
-    import normlab._registry  # noqa: F401  (registers the embedded provider)
-
-    model = get_model("embedded/qwen2.5-coder-0.5b", poll=poll, n_threads=threads)
-    config = GenerateConfig(temperature=0, seed=1, max_tokens=120)
     prompts = [
         f"{PREFIX}\n\nQuestion {k}: summarize what happened in {k + 1} sentences."
         for k in range(requests)
     ]
-    started = time.perf_counter()
-    outputs = await asyncio.gather(
-        *(model.generate([ChatMessageUser(content=p)], config=config) for p in prompts)
-    )
-    seconds = time.perf_counter() - started
+    outputs, seconds = await answered(prompts, 120, {"poll": poll, "n_threads": threads})
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "poll": poll,

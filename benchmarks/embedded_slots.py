@@ -16,29 +16,40 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks import emit
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ModelOutput
 
 PREFIX = " ".join(f"Line {i}: the team discussed item {i} at length." for i in range(120))
 
 
-async def measure(slots: int, requests: int) -> dict[str, Any]:
+async def answered(
+    prompts: list[str], max_tokens: int, server: dict[str, Any]
+) -> tuple[list[ModelOutput], float]:
+    """The embedded model's answers to ``prompts``, all sent at once (greedy, seeded), on a
+    server with ``server``'s settings; and the seconds they took together."""
     from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
     import normlab._registry  # noqa: F401  (registers the embedded provider)
 
-    model = get_model("embedded/qwen2.5-coder-0.5b", n_parallel=slots)
-    config = GenerateConfig(temperature=0, seed=1, max_tokens=150)
-    prompts = [
-        f"{PREFIX}\n\nQuestion {k % 4}: summarize what happened in {k} sentences."
-        for k in range(requests)
-    ]
+    model = get_model("embedded/qwen2.5-coder-0.5b", **server)
+    config = GenerateConfig(temperature=0, seed=1, max_tokens=max_tokens)
     started = time.perf_counter()
     outputs = await asyncio.gather(
         *(model.generate([ChatMessageUser(content=p)], config=config) for p in prompts)
     )
-    seconds = time.perf_counter() - started
+    return outputs, time.perf_counter() - started
+
+
+async def measure(slots: int, requests: int) -> dict[str, Any]:
+    prompts = [
+        f"{PREFIX}\n\nQuestion {k % 4}: summarize what happened in {k} sentences."
+        for k in range(requests)
+    ]
+    outputs, seconds = await answered(prompts, 150, {"n_parallel": slots})
     usages = [output.usage for output in outputs if output.usage is not None]
     return {
         "slots": slots,
