@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.hsii import load_cases, load_dialogues
-from normlab.hsii.bank.native import import_dialogues
+from normlab.hsii.bank.native import Fill, import_dialogues
 from normlab.hsii.dataset import MAX_TURNS, cuts
 from normlab.hsii.schemas import ASSISTANT, Case, Dialogue
 
@@ -83,7 +83,7 @@ def test_a_malformed_file_is_one_line_naming_file_line_and_field(tmp_path: Path)
 
 def test_a_missing_assistant_or_column_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="nobody called 'zed' speaks") as raised:
-        import_dialogues(FIXTURES / "native_forum.csv", assistant="zed")
+        import_dialogues(FIXTURES / "native_forum.csv", Fill(assistant="zed"))
     assert raised.value.line == 2 and raised.value.field == "speaker"
     no_text = tmp_path / "x.csv"
     no_text.write_text("dialogue_id,speaker,addressee\nd,a,b\n")
@@ -109,7 +109,7 @@ def test_names_differing_in_case_or_unicode_form_are_one_character(tmp_path: Pat
         ("d", "PRIYA", "mod", "Thanks."),
         ("d", "Mod", zoe_nfd, "Zoë, I will fix the gap."),
     ])  # fmt: skip
-    (dialogue,) = import_dialogues(path, assistant="mod")
+    (dialogue,) = import_dialogues(path, Fill(assistant="mod"))
     assert dialogue.background.characters == ["Priya", "Zoë"]
     assert [(m.role_from, m.role_to) for m in dialogue.messages] == [
         ("Priya", ASSISTANT), ("Zoë", ASSISTANT), (ASSISTANT, "Priya"), ("Priya", ASSISTANT),
@@ -170,7 +170,7 @@ def test_a_person_named_intelligent_assistant_is_not_merged_with_the_assistant(
     assert "is the name HSII gives the assistant, and --assistant names 'mod'" in line
     assert not out.exists()
     # Named as the assistant, the same person is the assistant: nothing to refuse.
-    (dialogue,) = import_dialogues(path, assistant="Intelligent Assistant")
+    (dialogue,) = import_dialogues(path, Fill(assistant="Intelligent Assistant"))
     assert "mod" in dialogue.background.characters
 
 
@@ -197,8 +197,10 @@ def test_a_dialogue_too_long_to_cut_is_left_out_with_a_finding(tmp_path: Path) -
     (finding,) = [line for line in result.output.splitlines() if "not written" in line]
     assert finding.startswith(f"{path}:1: long: messages: {MAX_TURNS + 1:,} turns, more than")
     with pytest.raises(InputError, match="long': 501 turns, more than the 500"):
-        import_dialogues(path, assistant="mod")
-    (small_dialogue,) = import_dialogues(write_rows(tmp_path / "s.jsonl", small), assistant="mod")
+        import_dialogues(path, Fill(assistant="mod"))
+    (small_dialogue,) = import_dialogues(
+        write_rows(tmp_path / "s.jsonl", small), Fill(assistant="mod")
+    )
     messages = [small_dialogue.messages[i % 4] for i in range(MAX_TURNS + 1)]
     long_dialogue = small_dialogue.model_copy(update={"messages": messages})
     long_file = tmp_path / "long.jsonl"

@@ -140,15 +140,22 @@ def test_a_scene_episode_played_live_against_scripted_personas(runs: Path, page:
     assert said[:replies] == [f"my message number {n}" for n in range(1, replies + 1)]
 
 
+def losona_audit(page: Any, url: str, runs: Path, items: int) -> str:
+    """A LoSoNA audit of ``items`` items of the runs' LoSoNA log, created on the studies page;
+    its invite link (the page left on the study)."""
+    page.goto(f"{url}/studies")
+    page.select_option("#kind", "losona-audit")
+    losona = next((runs / "losona").glob("*.eval")).relative_to(runs)
+    page.select_option("#run", str(losona))
+    page.fill("#n", str(items))
+    page.click("#create")
+    invite: str = page.locator("#invite").get_attribute("href")
+    return invite
+
+
 def test_a_rater_finishes_an_audit_and_sees_only_their_study(runs: Path, page: Any) -> None:
     with serving(settings_for(runs)) as url:
-        page.goto(f"{url}/studies")
-        page.select_option("#kind", "losona-audit")
-        losona = next((runs / "losona").glob("*.eval")).relative_to(runs)
-        page.select_option("#run", str(losona))
-        page.fill("#n", "4")
-        page.click("#create")
-        invite = page.locator("#invite").get_attribute("href")
+        invite = losona_audit(page, url, runs, 4)
         study_url = page.url
         page.goto(f"{url}/studies")
         page.select_option("#kind", "crsec-questionnaire")
@@ -185,13 +192,7 @@ def test_a_second_browser_typing_a_raters_name_gets_nothing_of_theirs(
     """Issue 32: a second browser with the invite link typed "ann" and landed on ann's own
     items, her notes shown. It is now told the name is taken; ann's link still opens hers."""
     with serving(settings_for(runs)) as url:
-        page.goto(f"{url}/studies")
-        page.select_option("#kind", "losona-audit")
-        losona = next((runs / "losona").glob("*.eval")).relative_to(runs)
-        page.select_option("#run", str(losona))
-        page.fill("#n", "2")
-        page.click("#create")
-        invite = page.locator("#invite").get_attribute("href")
+        invite = losona_audit(page, url, runs, 2)
         ann = page.context.browser.new_context().new_page()
         ann.goto(invite)
         assert "Joined before? Open the rating link" in ann.content()

@@ -22,6 +22,17 @@ ValueT = TypeVar("ValueT", bound=BaseModel)
 SHOWN_PROBLEMS = 5
 
 
+def say_outcomes(outcomes: Sequence[Generated[ValueT]], named: Callable[[ValueT], str]) -> None:
+    """One line per request: written (``named`` says more of the value, or nothing), or not
+    written after how many calls, with its first problems."""
+    for outcome in outcomes:
+        if outcome.value is None:
+            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
+            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
+        else:
+            say(f"written {outcome.label}{named(outcome.value)}")
+
+
 def write_generated(
     requests: Sequence[RequestT],
     generate: Callable[[RequestT], Awaitable[Generated[ValueT]]],
@@ -40,12 +51,7 @@ def write_generated(
         description=description,
     )
     failed = [outcome for outcome in outcomes if outcome.value is None]
-    for outcome in outcomes:
-        if outcome.value is None:
-            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
-            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
-        else:
-            say(f"written {outcome.label}")
+    say_outcomes(outcomes, lambda value: "")
     say(f"{len(outcomes) - len(failed)} of {len(outcomes)} written to {out.resolve()}")
     if failed:
         raise typer.Exit(code=1)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from normlab.commands.generation import say_outcomes
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export.threshold import DEFAULT_MIN_SHARE, check_threshold
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from normlab.models import Generated
 
 TARGETS = ("losona", "scene")
-SHOWN_PROBLEMS = 5
 
 Builder = Callable[["Model", "EmergedNorm", "Selection", int], Awaitable["Generated[Any]"]]
 
@@ -128,12 +128,7 @@ def export_command(
         f"{selection.demonstration_calls} judge calls (the rest from the run's judge cache)"
     )
     written = [outcome.value for outcome in outcomes if outcome.value is not None]
-    for outcome in outcomes:
-        if outcome.value is None:
-            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
-            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
-        else:
-            say(f"written {outcome.label}: {outcome.value.scenario_id}")
+    say_outcomes(outcomes, lambda value: f": {value.scenario_id}")
     if written:
         rows = (json.dumps(value.model_dump(mode="json"), ensure_ascii=False) for value in written)
         replace_file(out, "".join(f"{row}\n" for row in rows))

@@ -203,16 +203,21 @@ def _no_second_assistant(path: Path, rows: list[Utterance], assistant: str, rese
                 )
 
 
-def _dialogue(
-    path: Path,
-    dialogue_id: str,
-    gathered: Gathered,
-    assistant: str | None,
-    domain: str,
-    scene: str | None,
-    relationships: str | None,
-    topic: str | None,
-) -> Dialogue:
+@dataclass(frozen=True)
+class Fill:
+    """What an import fills in where a file's rows leave it out: who plays the assistant, and
+    the dialogue's domain, scene, relationships and topic (the command's ``--assistant``,
+    ``--domain``, ``--scene``, ``--relationships``, ``--topic``)."""
+
+    assistant: str | None = None
+    domain: str = ""
+    scene: str | None = None
+    relationships: str | None = None
+    topic: str | None = None
+
+
+def _dialogue(path: Path, dialogue_id: str, gathered: Gathered, fill: Fill) -> Dialogue:
+    assistant = fill.assistant or ASSISTANT
     first_line = gathered.first_line
     rows = gathered.utterances
     if any(row.turn is not None for row in rows):
@@ -228,14 +233,14 @@ def _dialogue(
                 raise InputError(
                     path, f"turn {row.turn} appears twice", line=row.line, field="turn"
                 )
-    plays = normalise_name(assistant or ASSISTANT)
+    plays = normalise_name(assistant)
     reserved = normalise_name(ASSISTANT)
     if plays != reserved:
-        _no_second_assistant(path, rows, assistant or ASSISTANT, reserved)
+        _no_second_assistant(path, rows, assistant, reserved)
     if plays not in {normalise_name(row.speaker) for row in rows}:
         raise InputError(
             path,
-            f"dialogue {dialogue_id!r}: nobody called {assistant or ASSISTANT!r} speaks; name "
+            f"dialogue {dialogue_id!r}: nobody called {assistant!r} speaks; name "
             "the speaker who plays the assistant with --assistant",
             line=first_line,
             field="speaker",
@@ -272,26 +277,19 @@ def _dialogue(
         )
     return Dialogue(
         dialogue_id=dialogue_id,
-        domain=domain,
-        topic=gathered.topic or topic or domain or "conversation",
+        domain=fill.domain,
+        topic=gathered.topic or fill.topic or fill.domain or "conversation",
         background=Background(
-            scene=gathered.scene or scene or DEFAULT_SCENE,
+            scene=gathered.scene or fill.scene or DEFAULT_SCENE,
             characters=characters,
-            relationships=gathered.relationships or relationships or DEFAULT_RELATIONSHIPS,
+            relationships=gathered.relationships or fill.relationships or DEFAULT_RELATIONSHIPS,
         ),
         messages=messages,
         provenance=Provenance(source="native"),
     )
 
 
-def import_dialogues(
-    path: Path,
-    assistant: str | None = None,
-    domain: str = "",
-    scene: str | None = None,
-    relationships: str | None = None,
-    topic: str | None = None,
-) -> list[Dialogue]:
+def import_dialogues(path: Path, fill: Fill | None = None) -> list[Dialogue]:
     """The file's dialogues, in order of first appearance (see the module docstring); one
     over ``MAX_TURNS`` is an [`InputError`][normlab.core.InputError]."""
     dialogues = []
@@ -300,9 +298,7 @@ def import_dialogues(
             raise InputError(
                 path, f"dialogue {key!r}: {gathered.too_long}", line=gathered.first_line
             )
-        dialogues.append(
-            _dialogue(path, key, gathered, assistant, domain, scene, relationships, topic)
-        )
+        dialogues.append(_dialogue(path, key, gathered, fill or Fill()))
     return dialogues
 
 
@@ -315,8 +311,7 @@ class NativeImport:
 
     path: Path
     gathered: dict[str, Gathered]
-    options: tuple[str | None, str, str | None, str | None, str | None]
-    """``--assistant``, ``--domain``, ``--scene``, ``--relationships``, ``--topic``."""
+    fill: Fill
     findings: list[Finding] = field(default_factory=list)
     dialogues_kept: int = 0
     cases_kept: int = 0
@@ -341,7 +336,7 @@ class NativeImport:
             if gathered.too_long is not None:  # never built: its turns were only counted
                 self._found(line, key, [("messages", gathered.too_long)])
                 continue
-            dialogue = _dialogue(self.path, key, gathered, *self.options)
+            dialogue = _dialogue(self.path, key, gathered, self.fill)
             if self._found(line, key, check_dialogue(dialogue, None)):
                 continue
             self.dialogues_kept += 1
@@ -352,17 +347,10 @@ class NativeImport:
                     yield case
 
 
-def import_bank(
-    path: Path,
-    assistant: str | None = None,
-    domain: str = "",
-    scene: str | None = None,
-    relationships: str | None = None,
-    topic: str | None = None,
-) -> NativeImport:
+def import_bank(path: Path, fill: Fill | None = None) -> NativeImport:
     """The file's rows, read and checked now (a malformed row is an
     [`InputError`][normlab.core.InputError] before anything is written); its dialogues and
     cases that the linter passes come from ``NativeImport.items``, with a finding for each
     problem of what was left out (issue 31: an import used to write its cases and lint them
     afterwards)."""
-    return NativeImport(path, gather(path), (assistant, domain, scene, relationships, topic))
+    return NativeImport(path, gather(path), fill or Fill())

@@ -53,9 +53,9 @@ def add_curation_commands(app: typer.Typer) -> None:
         """Import native multi-party dialogues, cut them into cases and lint both; only what
         the linter passes is written (exit 1 when anything was left out)."""
         from normlab.hsii.bank.files import check_bank_out, write_bank
-        from normlab.hsii.bank.native import import_bank
+        from normlab.hsii.bank.native import Fill, import_bank
 
-        imported = import_bank(file, assistant, domain, scene, relationships, topic)
+        imported = import_bank(file, Fill(assistant, domain, scene, relationships, topic))
         check_bank_out(out, [file])
         write_bank(out, imported.items())
         say(f"{imported.dialogues_kept} dialogues, {imported.cases_kept} cases: {out.resolve()}")
