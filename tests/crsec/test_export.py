@@ -71,6 +71,16 @@ def export(run: Path, out: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def exported_clean(run: Path, folder: Path, target: str) -> tuple[Path, str]:
+    """``crsec export --to TARGET`` of ``run`` into ``folder``: its file, which the target's
+    own ``validate`` passes, and what the export said."""
+    out = folder / f"{target}.jsonl"
+    code, output = export(run, out, "--to", target)
+    assert code == 0, output
+    assert runner.invoke(app, [target, "validate", str(out)]).exit_code == 0
+    return out, output
+
+
 def rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
@@ -113,9 +123,7 @@ def test_the_selection_reads_when_the_norm_emerged_and_what_spread_it(converged:
 def test_a_converged_society_exports_losona_scenarios_that_validate_clean(
     converged: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "losona.jsonl"
-    code, output = export(converged, out, "--to", "losona")
-    assert code == 0, output
+    out, output = exported_clean(converged, tmp_path, "losona")
     assert (
         "emerged: no_smoking_indoors, 3/3 agents holding and adhering by day 1 11:00–12:00 "
         "(hour 3); 2 conversations (2 with a line the judge ties to it, of 2 candidate lines "
@@ -126,7 +134,6 @@ def test_a_converged_society_exports_losona_scenarios_that_validate_clean(
     assert "1 of 1 written" in output
     (scenario,) = load_losona(out)
     assert losona_lint([out]) == []
-    assert runner.invoke(app, ["losona", "validate", str(out)]).exit_code == 0
     assert scenario.provenance is not None
     assert scenario.provenance.norm_id == "no_smoking_indoors"
     assert scenario.provenance.adherence == 1.0 and scenario.provenance.hour == 3
@@ -153,11 +160,8 @@ def test_a_converged_society_exports_losona_scenarios_that_validate_clean(
 def test_a_converged_society_exports_scene_scenarios_that_validate_clean(
     converged: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "scene.jsonl"
-    code, output = export(converged, out, "--to", "scene")
-    assert code == 0, output
+    out, _ = exported_clean(converged, tmp_path, "scene")
     assert scene_lint([out]) == (1, [])
-    assert runner.invoke(app, ["scene", "validate", str(out)]).exit_code == 0
     (scenario,) = load_scene(out, dimensions_for(out))
     assert scenario.provenance is not None and scenario.provenance.hour == 3
     assert scenario.provenance.generated[0] == "scaffold.subject.bio_oneline"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from normlab.losona.audit import import_audit, key_path_for
+from normlab.core.csvio import key_path_for
+from normlab.losona.audit import import_audit
 from normlab.losona.rescore import RESCORED_FILE
 from tests.losona.conftest import run_cli
 

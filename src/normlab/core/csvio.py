@@ -263,19 +263,21 @@ class Answers(Generic[KeyT, AnswerT]):
 
 def read_answers(
     csv_path: Path,
-    key_path: Path,
+    key_path: Path | None,
     key_model: type[KeyT],
     column: str,
     parse: Callable[[str], AnswerT | None],
     expected: str,
 ) -> Answers[KeyT, AnswerT]:
-    """Join the raters' answers in ``column`` with the key written beside the CSV.
+    """Join the raters' answers in ``column`` with the key (``key_path``, else the one written
+    beside the CSV).
 
     ``parse`` reads a non-blank answer (None: not an answer, reported with ``expected``, e.g.
     "yes or no"). An item answered twice, an item the key does not hold and an unreadable
     answer are [`InputError`][normlab.core.InputError]s naming the file, line and field, never
     skipped rows.
     """
+    key_path = key_path or key_path_for(csv_path)
     if not key_path.exists():
         raise InputError(key_path, "key file not found (the export writes it beside its CSV)")
     keys: dict[str, KeyT] = {}

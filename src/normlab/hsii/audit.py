@@ -293,7 +293,7 @@ def import_grading(csv_path: Path, key_path: Path | None = None) -> GradingResul
     """Read the grades (``human_verdict``: A, B or equal) with the key written beside the CSV."""
     answers = read_answers(
         csv_path,
-        key_path or key_path_for(csv_path),
+        key_path,
         GradingKeyRow,
         VERDICT_COLUMN,
         parse_better,

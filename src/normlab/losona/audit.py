@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from normlab.core.chat import render_transcript
-from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
+from normlab.core.csvio import SpreadsheetWriter, key_path_for, read_csv_rows
 from normlab.core.errors import InputError, at_least
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
 from normlab.core.outputs import output_file, replacing
@@ -40,10 +40,6 @@ FALSE_WORDS = {"false", "no", "n", "0", "breach", "breaches"}
 class AuditKeyRow(BaseModel):
     item_id: str
     record: TrialRecord
-
-
-def key_path_for(csv_path: Path) -> Path:
-    return csv_path.with_suffix(".key.jsonl")
 
 
 def export_audit(

@@ -150,7 +150,8 @@ def audit_export(
     ),
 ) -> None:
     """Write a random sample of judged trials as a CSV for blind human labelling."""
-    from normlab.losona.audit import export_audit, key_path_for
+    from normlab.core.csvio import key_path_for
+    from normlab.losona.audit import export_audit
     from normlab.losona.rescore import records_and_scenarios
 
     logs = log_paths(paths)

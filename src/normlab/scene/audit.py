@@ -236,7 +236,7 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> SceneAuditResu
     """Read the answers (``human_answer``: yes or no) with the key written beside the CSV."""
     answers = read_answers(
         csv_path,
-        key_path or key_path_for(csv_path),
+        key_path,
         SceneAuditKeyRow,
         ANSWER_COLUMN,
         yes_no,
