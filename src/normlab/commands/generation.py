@@ -5,32 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
-from inspect_ai.model import Model
 from pydantic import BaseModel
 
 from normlab.core.batch import run_batch_to_jsonl
 from normlab.core.outputs import output_file
 from normlab.models import Generated
-from normlab.runs.console import say
+from normlab.runs.console import say, say_outcomes
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
 
 RequestT = TypeVar("RequestT")
 ValueT = TypeVar("ValueT", bound=BaseModel)
-
-SHOWN_PROBLEMS = 5
-
-
-def say_outcomes(outcomes: Sequence[Generated[ValueT]], named: Callable[[ValueT], str]) -> None:
-    """One line per request: written (``named`` says more of the value, or nothing), or not
-    written after how many calls, with its first problems."""
-    for outcome in outcomes:
-        if outcome.value is None:
-            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
-            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
-        else:
-            say(f"written {outcome.label}{named(outcome.value)}")
 
 
 def write_generated(

@@ -26,6 +26,7 @@ from normlab.core.errors import NormlabError, filesystem_error, flat, printable
 from normlab.core.secrets import redact_text
 
 if TYPE_CHECKING:
+    from normlab.models import Generated
     from normlab.report import Table
 
 # Off a terminal (CI logs, pipes) rich would assume 80 columns and truncate model names.
@@ -141,3 +142,22 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         return
     with contextlib.redirect_stdout(sys.stderr):
         yield
+
+
+SHOWN_PROBLEMS = 5
+"""Problems listed for a request whose result was not written (the rest are in its record)."""
+GeneratedT = TypeVar("GeneratedT", bound=BaseModel)
+
+
+def say_outcomes(
+    outcomes: Sequence[Generated[GeneratedT]], named: Callable[[GeneratedT], str]
+) -> None:
+    """One line per request of a generating command: written (``named`` says more of the
+    value, or nothing), or not written after how many calls, with its first problems. Here,
+    light, so a command's ``--help`` that shares it loads no model code."""
+    for outcome in outcomes:
+        if outcome.value is None:
+            problems = "; ".join(outcome.problems[:SHOWN_PROBLEMS])
+            say(f"not written {outcome.label} after {outcome.calls} calls: {problems}")
+        else:
+            say(f"written {outcome.label}{named(outcome.value)}")

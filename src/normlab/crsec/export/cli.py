@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from normlab.commands.generation import say_outcomes
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export.threshold import DEFAULT_MIN_SHARE, check_threshold
 from normlab.models.roles import DEFAULT_MODEL
-from normlab.runs.console import note, reports_errors, say
+from normlab.runs.console import note, reports_errors, say, say_outcomes
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model
