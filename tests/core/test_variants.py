@@ -3,6 +3,7 @@ file's check, the linter gate, and renaming (consistent, seeded, never a word of
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -102,6 +103,17 @@ def test_an_instruction_file_must_hold_the_papers_placeholders(tmp_path: Path) -
     braces.write_text("{{norm}} stays out", encoding="utf-8")
     with pytest.raises(InputError, match="does not fill: norm"):
         read_instruction(VariantSpec("file", str(braces)), "no placeholders", DOUBLE_BRACES)
+
+
+def test_an_instruction_path_that_is_no_file_says_what_it_is(tmp_path: Path) -> None:
+    """A FIFO named as the instruction was called missing, which sends a user looking for a
+    typo; a folder likewise. Each says what the path is (and the FIFO is never opened)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, message in ((fifo, "not a regular file"), (tmp_path, "a folder, not a file")):
+        with pytest.raises(InputError) as error:
+            read_instruction(VariantSpec("file", str(path)), "{subject}", SINGLE_BRACES)
+        assert message in error.value.one_line(), error.value.one_line()
 
 
 def test_the_linter_gate_counts_what_is_new() -> None:

@@ -142,7 +142,7 @@ def read_instruction(
     unfilled. ``literal_lines``: lines the renderer finds by their text (LoSoNA's cast line,
     SCENE's transcript line), which the file must hold as they stand."""
     path = instruction_path(spec)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(path, "no such instruction file", field=VARIANT_KEY)
     text = read_text(path, limit=MAX_INSTRUCTION_BYTES).rstrip("\n")
     wanted = set(placeholder.findall(paper))
