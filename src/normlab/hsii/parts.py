@@ -27,6 +27,7 @@ from normlab.hsii.curation.decisions import (
 )
 from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.defaults import EPSILON
+from normlab.hsii.play import characters, form_reply
 from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.hsii.reader import READER
 from normlab.hsii.rules import Formula, hsii_score, win_value
@@ -214,6 +215,8 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
         "cases",
         play_sample,
         length=EPSILON,
+        characters=characters,
+        answer=form_reply,
     ),
     demo=run_demo,
     variants=check_variant,

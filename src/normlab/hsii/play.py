@@ -10,7 +10,7 @@ parsed, matched, judged and continued (the long run) exactly like a model's.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import anyio
 from inspect_ai.model import ChatMessage
@@ -28,6 +28,23 @@ def case_settings(messages: list[ChatMessage]) -> tuple[Background, list[Message
     return Background.model_validate(data["background"]), [
         Message.model_validate(m) for m in data["messages"]
     ]
+
+
+def characters(messages: list[ChatMessage]) -> list[str] | None:
+    """The characters a person may address in the web app's seat when the prompt is Testing
+    Prompt-1, else ``None`` (a plain text answer: Prompt-2's statement)."""
+    try:
+        background, _ = case_settings(messages)
+    except (ValueError, KeyError, IndexError):
+        return None
+    return list(background.characters)
+
+
+def form_reply(form: Mapping[str, str]) -> str:
+    """The web form as the subject's reply: Testing Prompt-1's dict where a character was
+    picked, the statement alone otherwise."""
+    content, target = form.get("content", ""), form.get("target", "")
+    return reply(target, content) if target else content
 
 
 def screen(background: Background, history: list[Message]) -> str:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 if TYPE_CHECKING:
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessage
     from pydantic import BaseModel
 
     from normlab.models.usage import AnalysisBase, RunUsage
@@ -95,6 +96,20 @@ class Play:
     length: int | None = None
     """An episode's length when played (SCENE's rounds, HSII's long-run turns), where the task
     has one; the web app's ``--…`` option may change it."""
+    characters: Callable[[list[ChatMessage]], list[str] | None] | None = None
+    """Whom the person may address, read from what the subject is shown (HSII's cast), or None
+    where the reply names no addressee."""
+    answer: Callable[[Mapping[str, str]], str] | None = None
+    """The person's form (``content``, and ``target``, ``action``, ``turn`` where the page
+    offers them) as the reply the subject gives; a ``ValueError`` whose text the page shows
+    for a form that is no reply. None: the message as written."""
+    moves: bool = False
+    """Whether the page offers moves besides a message: reacting to a turn, staying silent
+    (SCENE's live subject)."""
+
+    def reply(self, form: Mapping[str, str]) -> str:
+        """The subject's reply for a filled form (``answer``, or the message as written)."""
+        return self.answer(form) if self.answer is not None else form.get("content", "")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from inspect_ai import Task
 from inspect_ai.dataset import Sample
+from pydantic import ValidationError
 
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
 from normlab.runs.rescore import rescore_logs, rescored_folder
@@ -35,6 +36,7 @@ from normlab.scene.defaults import DEFAULT_MAX_TURNS, SANCTIONS_PER_EPISODE
 from normlab.scene.reader import READER
 from normlab.scene.rules import episode_views
 from normlab.scene.runner import run_demo, run_scene
+from normlab.scene.schemas import ChatAction
 from normlab.scene.scorer import episode_judge
 from normlab.scene.task import scene
 from normlab.scene.variants import check_variant
@@ -142,6 +144,23 @@ def play_sample(option: str, length: int | None) -> dict[str, object]:
     return {"scenario_ids": [option], "reps": 1, "max_turns": length or DEFAULT_MAX_TURNS}
 
 
+def play_answer(form: Mapping[str, str]) -> str:
+    """The person's move as the ``{"action", "content", "target_turn_id"}`` reply the SCENE
+    subject gives: a message, a reaction to a turn, or staying silent."""
+    turn = form.get("turn", "").strip()
+    try:
+        move = ChatAction.model_validate(
+            {
+                "action": form.get("action", "message"),
+                "content": form.get("content", ""),
+                "target_turn_id": int(turn) if turn.isdigit() else None,
+            }
+        )
+    except ValidationError as error:
+        raise ValueError("choose a message, a reaction or silence") from error
+    return move.model_dump_json()
+
+
 PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     run_type=SceneRun,
     analysis_type=SceneAnalysis,
@@ -183,6 +202,8 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
         "scenarios",
         play_sample,
         length=DEFAULT_MAX_TURNS,
+        answer=play_answer,
+        moves=True,
     ),
     demo=run_demo,
     variants=check_variant,

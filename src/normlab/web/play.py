@@ -21,7 +21,6 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
-from normlab import hsii, scene
 from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.models import answering, bind_roles
@@ -192,23 +191,3 @@ class Seats:
         except Exception as error:  # the page shows one line; the server log has the rest
             log.exception("seat %s failed", seat.id)
             seat.error, seat.status = f"{type(error).__name__}: {error}", "failed"
-
-
-def hsii_characters(messages: list[ChatMessage]) -> list[str] | None:
-    """The characters to pick from when the prompt is Testing Prompt-1, else ``None`` (a
-    plain text answer)."""
-    try:
-        background, _ = hsii.case_settings(messages)
-    except (ValueError, KeyError, IndexError):
-        return None
-    return list(background.characters)
-
-
-def scene_answer(action: str, content: str, target: str) -> str:
-    """The person's move as the ``{"action", "content", "target_turn_id"}`` reply the SCENE
-    subject gives (a message, a reaction to a turn, or staying silent)."""
-    turn = int(target) if target.strip().isdigit() else None
-    move = scene.ChatAction.model_validate(
-        {"action": action, "content": content, "target_turn_id": turn}
-    )
-    return move.model_dump_json()

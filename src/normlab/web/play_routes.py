@@ -9,7 +9,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from normlab.web.pages import Pages, found
-from normlab.web.play import Seat, hsii_characters, play_kinds, scene_answer
+from normlab.web.play import Seat, play_kinds
 
 
 def add_play_routes(app: FastAPI, pages: Pages) -> None:
@@ -45,7 +45,8 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
     def play_seat(request: Request, seat_id: str) -> HTMLResponse:
         pages.owner_only(request)
         seat = _seat(seat_id)
-        characters = hsii_characters(seat.messages) if seat.system == "hsii" else None
+        play = play_kinds()[seat.system].play
+        characters = play.characters(seat.messages) if play.characters is not None else None
         report = seat.log_dir / "report.html"
         report_link = (
             str(report.relative_to(pages.settings.runs))
@@ -53,7 +54,12 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
             else None
         )
         return pages.page(
-            request, "play_seat.html", seat=seat, characters=characters, report=report_link
+            request,
+            "play_seat.html",
+            seat=seat,
+            characters=characters,
+            moves=play.moves,
+            report=report_link,
         )
 
     @app.get("/play/{seat_id}/state")
@@ -67,17 +73,10 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
         pages.owner_only(request)
         seat = _seat(seat_id)
         data = await pages.form(request)
-        content = str(data.get("content", ""))
-        if seat.system == "hsii" and data.get("target"):
-            from normlab.hsii import play_reply
-
-            content = play_reply(str(data.get("target")), content)
-        elif seat.system == "scene":
-            try:
-                content = scene_answer(
-                    str(data.get("action", "message")), content, str(data.get("turn", ""))
-                )
-            except ValueError as error:
-                raise HTTPException(400, "choose a message, a reaction or silence") from error
+        form = {key: str(value) for key, value in data.items()}
+        try:
+            content = play_kinds()[seat.system].play.reply(form)
+        except ValueError as error:
+            raise HTTPException(400, str(error)) from error
         seat.give(content)
         return RedirectResponse(f"/play/{seat.id}", status_code=303)
