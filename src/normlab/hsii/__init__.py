@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     )
     from normlab.hsii.dataset import CASES_PATH, cut_dialogue, load_cases, load_dialogues, load_news
     from normlab.hsii.parse import parse_statement, resolve_target, target_correct
-    from normlab.hsii.play import case_settings
-    from normlab.hsii.play import reply as play_reply
     from normlab.hsii.rules import hsii_score, win_value
     from normlab.hsii.runner import BENCHMARK, run_demo, run_hsii
     from normlab.hsii.schemas import Case, Dialogue, TrialRecord
@@ -49,7 +47,6 @@ __all__ = [
     "analyze_curation",
     "analyze_records",
     "apply_curation",
-    "case_settings",
     "comparisons_of",
     "curation_agreement",
     "curation_columns",
@@ -66,7 +63,6 @@ __all__ = [
     "load_news",
     "load_run",
     "parse_statement",
-    "play_reply",
     "record_of",
     "resolve_target",
     "run_demo",
