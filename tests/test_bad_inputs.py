@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core import evalrun
-from normlab.core.csvio import read_csv_rows
+from normlab.core.csvio import csv_rows
 from normlab.core.errors import InputError, OutputError, RunIncompleteError
 from normlab.core.evalrun import failure_reason, run_task
 from normlab.core.jsonio import read_collection, read_jsonl_rows
@@ -123,14 +123,14 @@ def test_yaml_nested_past_the_recursion_limit_is_an_input_error(tmp_path: Path) 
 def test_a_byte_order_mark_does_not_hide_the_first_column(tmp_path: Path) -> None:
     path = tmp_path / "ratings.csv"
     path.write_bytes(b"\xef\xbb\xbfitem_id,score\r\nA1,5\r\n")
-    assert read_csv_rows(path, ["item_id"]) == [(2, {"item_id": "A1", "score": "5"})]
+    assert list(csv_rows(path, ["item_id"])) == [(2, {"item_id": "A1", "score": "5"})]
 
 
 def test_an_unterminated_quote_is_an_error_at_its_row(tmp_path: Path) -> None:
     path = tmp_path / "audit.csv"
     path.write_text('item_id,human_complies\nA1,yes\nA2,"no\nA3,yes\n')
     with pytest.raises(InputError, match=r"audit.csv:3: a quoted cell .* never closed"):
-        read_csv_rows(path, ["item_id"])
+        list(csv_rows(path, ["item_id"]))
     keys = [{"item_id": f"A{n}", "record": trial("m", "s1", n, True)} for n in (1, 2, 3)]
     write_rows(tmp_path / "audit.key.jsonl", keys)
     fails_on_one_line(["losona", "audit", "import", str(path)], f"{path}:3:", "never closed")
@@ -155,7 +155,7 @@ def test_a_repeated_column_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "ratings.csv"
     path.write_text("questionnaire,module,score,score\nq1,Creation,5,6\n")
     with pytest.raises(InputError, match=r"ratings.csv:1: field 'score': column appears twice"):
-        read_csv_rows(path, ["score"])
+        list(csv_rows(path, ["score"]))
 
 
 # --- silent passes ------------------------------------------------------------------------

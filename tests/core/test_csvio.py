@@ -17,7 +17,7 @@ from normlab.core.csvio import (
     KeyRow,
     SpreadsheetWriter,
     cell_text,
-    read_csv_rows,
+    csv_rows,
     spreadsheet_cell,
     write_blind,
 )
@@ -91,6 +91,6 @@ def test_a_blind_export_is_quoted_and_marked_and_reads_back(tmp_path: Path) -> N
     # Every cell quoted: a ; inside one can start no cell in a ;-separated spreadsheet.
     first = out.read_text("utf-8").splitlines()[1]
     assert first.startswith('"i0","\'=HYPERLINK(')
-    assert [row["text"] for _, row in read_csv_rows(out, ("text",))] == HOSTILE
-    marked = [row["text"] for _, row in read_csv_rows(out, ("text",), written_by_normlab=False)]
+    assert [row["text"] for _, row in csv_rows(out, ("text",))] == HOSTILE
+    marked = [row["text"] for _, row in csv_rows(out, ("text",), written_by_normlab=False)]
     assert marked[0] == "'" + HOSTILE[0]

@@ -31,7 +31,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from normlab.cli import app as cli_app
-from normlab.core.csvio import read_csv_rows
+from normlab.core.csvio import csv_rows
 from normlab.core.errors import InputError
 from normlab.web import create_app
 from normlab.web.guard import LoginLimiter
@@ -484,7 +484,7 @@ def test_a_raters_formula_reaches_the_owners_csv_as_text_and_reads_back(runs: Pa
     assert len(re.findall(r'^"A\d{4}","', exported, flags=re.MULTILINE)) == len(rows)
     path = runs / "filled.csv"
     path.write_text(exported, encoding="utf-8")
-    assert {row["human_notes"] for _, row in read_csv_rows(path, ("item_id",))} == {notes}
+    assert {row["human_notes"] for _, row in csv_rows(path, ("item_id",))} == {notes}
 
 
 # 4. File modes

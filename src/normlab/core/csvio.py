@@ -8,7 +8,7 @@ Sheets, which can fetch URLs or run commands ("CSV injection"). Every CSV normla
 people goes through ``SpreadsheetWriter``, which does what OWASP's CSV Injection page
 recommends: each such cell gets a leading ``'`` (shown as text, never evaluated), and every
 cell is quoted, so a ``;`` in a cell cannot start a new one in a spreadsheet whose separator
-is ``;``. ``read_csv_rows`` takes the ``'`` off again, so a CSV normlab wrote reads back
+is ``;``. ``csv_rows`` takes the ``'`` off again, so a CSV normlab wrote reads back
 to the very text it was given (``spreadsheet_cell`` and ``cell_text`` are inverse).
 """
 
@@ -155,16 +155,6 @@ _CR = re.compile(r"(?<=\r)(?!\n)")
 """Where a line ends at a carriage return not followed by a line feed."""
 
 
-def read_csv_rows(
-    path: Path,
-    required: Iterable[str],
-    written_by_normlab: bool = True,
-    cell_limit: int = CELL_LIMIT,
-) -> list[tuple[int, dict[str, str]]]:
-    """``(line_number, row)`` for each row (``csv_rows``, all at once)."""
-    return list(csv_rows(path, required, written_by_normlab, cell_limit))
-
-
 def csv_rows(
     path: Path,
     required: Iterable[str],
@@ -290,7 +280,7 @@ def read_answers(
         keys[key.item_id] = key
     answers: dict[str, AnswerT] = {}
     seen: dict[str, int] = {}
-    for line, row in read_csv_rows(csv_path, ("item_id", column)):
+    for line, row in csv_rows(csv_path, ("item_id", column)):
         item_id = row["item_id"].strip()
         if item_id in seen:
             raise InputError(

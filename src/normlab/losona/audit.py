@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from normlab.core.chat import render_transcript
-from normlab.core.csvio import SpreadsheetWriter, key_path_for, read_csv_rows
+from normlab.core.csvio import SpreadsheetWriter, csv_rows, key_path_for
 from normlab.core.errors import InputError, at_least
 from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
 from normlab.core.outputs import output_file, replacing
@@ -127,7 +127,7 @@ def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
     human: list[bool] = []
     unlabelled = 0
     seen: dict[str, int] = {}
-    for line, row in read_csv_rows(csv_path, ("item_id", "human_complies")):
+    for line, row in csv_rows(csv_path, ("item_id", "human_complies")):
         if row["item_id"] in seen:
             raise InputError(
                 csv_path,

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import TEXT_CELL_LIMIT, SpreadsheetWriter, read_csv_rows
+from normlab.core.csvio import TEXT_CELL_LIMIT, SpreadsheetWriter, csv_rows
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.runs import Rating
 from normlab.specs import parts, specs
@@ -163,7 +163,7 @@ def create_study(
         items = [
             (row["item_id"], json.dumps(row, ensure_ascii=False))
             # Items are texts (a transcript, a whole dialogue): a cell may be long.
-            for _, row in read_csv_rows(items_csv, ("item_id",), cell_limit=TEXT_CELL_LIMIT)
+            for _, row in csv_rows(items_csv, ("item_id",), cell_limit=TEXT_CELL_LIMIT)
         ]
         study = store.create_study(kind.name, title, str(run), items, max_raters)
         staging.rename(study_folder(state, study))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import SpreadsheetWriter, read_csv_rows
+from normlab.core.csvio import SpreadsheetWriter, csv_rows
 from normlab.core.errors import InputError, quoted
 from normlab.core.outputs import replacing, slug
 from normlab.crsec.prompts import PROMPTS
@@ -311,7 +311,7 @@ def import_ratings(paths: list[Path]) -> Figure4:
     unrated = 0
     questionnaires: set[str] = set()
     for path in paths:
-        for line, row in read_csv_rows(path, ("questionnaire", "module", "score")):
+        for line, row in csv_rows(path, ("questionnaire", "module", "score")):
             module = (row.get("module") or "").strip()
             if module not in scores:
                 raise InputError(

@@ -38,7 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import TEXT_CELL_LIMIT, KeyRow, read_csv_rows, write_blind
+from normlab.core.csvio import TEXT_CELL_LIMIT, KeyRow, csv_rows, write_blind
 from normlab.core.errors import InputError, quoted
 from normlab.hsii.bank.files import Bank, load_bank
 from normlab.hsii.curation.criteria import CRITERIA, CRITERIA_TEXT
@@ -221,7 +221,7 @@ def read_curation(path: Path, curator: str | None = None) -> list[CuratorRow]:
     seen: dict[tuple[str, str], int] = {}
     # A cell holds a whole dialogue, as shown or amended: it may be long.
     columns = ("level", "item", DECISION_COLUMN)
-    for line, row in read_csv_rows(path, columns, cell_limit=TEXT_CELL_LIMIT):
+    for line, row in csv_rows(path, columns, cell_limit=TEXT_CELL_LIMIT):
         decision = row[DECISION_COLUMN].strip().lower()
         if not decision:
             continue
@@ -322,7 +322,7 @@ def _result(rows: Sequence[CuratorRow], total: int) -> CurationResult:
 
 def analyze_curation(filled: Path, key: Path | None = None) -> CurationResult:
     """One curator's filled CSV (a web study's, or one filled by hand)."""
-    total = len(read_csv_rows(filled, ("item_id",), cell_limit=TEXT_CELL_LIMIT))
+    total = sum(1 for _ in csv_rows(filled, ("item_id",), cell_limit=TEXT_CELL_LIMIT))
     return _result(read_curation(filled), total)
 
 
