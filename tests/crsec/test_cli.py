@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from normlab.cli import app
+from normlab.crsec.cli import with_ablations
 from normlab.crsec.sim.rundir import RunDir
+from normlab.crsec.sim.schemas import ABLATIONS, Ablation
 from tests.crsec.support import BUSY, BUSY_MODEL, SMALL, event_lines, write_script
 from tests.helpers.interrupt import kill_when
 
@@ -234,3 +237,26 @@ def test_an_empty_agents_option_is_an_error_not_everyone(workdir: Path) -> None:
     for value in ("", " , ", "Bob Johnson"):
         code, output = crsec("run", "--agents", value, "--out", str(workdir / "r"))
         assert code == 2 and "--agents: field 'agents': name at least two agents" in output
+
+
+def test_each_ablation_flag_switches_off_its_own_part() -> None:
+    """``crsec run``'s flags are made from the simulation's list of ablations: each flag
+    names exactly its ablation, and a run with none given ablates nothing."""
+    probe = typer.Typer()
+
+    @probe.command()
+    @with_ablations
+    def ablated(*, ablations: list[Ablation]) -> None:
+        typer.echo(json.dumps(ablations))
+
+    def given(*flags: str) -> list[str]:
+        result = runner.invoke(probe, list(flags))
+        assert result.exit_code == 0, result.output
+        return list(json.loads(result.output))
+
+    assert given() == []
+    for name in ABLATIONS:
+        assert given(f"--{name.replace('_', '-')}") == [name]
+    assert given(*(f"--{name.replace('_', '-')}" for name in reversed(ABLATIONS))) == list(
+        ABLATIONS
+    )

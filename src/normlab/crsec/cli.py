@@ -6,12 +6,13 @@ needs when it runs.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from normlab.commands.options import JsonOption, shared_options
+from normlab.commands.options import JsonOption, option_group, shared_options
 from normlab.core.errors import at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export.cli import export_command
@@ -64,18 +65,37 @@ def check_budget(max_calls: int | None, max_cost: float | None) -> None:
     at_least("--max-cost", max_cost, 0)
 
 
-def _ablation(name: Ablation, effect: str) -> Any:
+ABLATION_EFFECTS: dict[Ablation, str] = {
+    "no_entrepreneurs": "no norm entrepreneurs (no initial norms).",
+    "no_communication": "no conversations.",
+    "no_observation": "no norms identified from thoughts.",
+    "no_evaluation": "accept every identified norm.",
+    "no_synthesis": "no long-term synthesis.",
+}
+"""What each of the simulation's ablations switches off: the help of its flag."""
+
+
+def _ablation(name: Ablation) -> inspect.Parameter:
     """The flag ``--no-…`` that switches one part of the model off (no ``--…`` to switch it
     back on: every part is on unless its flag is given)."""
-    return typer.Option(f"--{name.replace('_', '-')}", help=f"Ablation: {effect}")
+    flag = typer.Option(f"--{name.replace('_', '-')}", help=f"Ablation: {ABLATION_EFFECTS[name]}")
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[bool, flag], default=False
+    )
 
 
 def _ablations(**flags: bool) -> list[Ablation]:
     return [name for name in ABLATIONS if flags[name]]
 
 
+with_ablations = option_group("ablations", [_ablation(name) for name in ABLATIONS], _ablations)
+"""A command's ``ablations`` as one flag per ablation of the simulation (``ABLATIONS``, in
+its order), each off unless given."""
+
+
 @app.command("run")
 @reports_errors
+@with_ablations
 @shared_options
 def crsec_run(
     *,
@@ -110,17 +130,7 @@ def crsec_run(
     faithful: Annotated[
         bool, typer.Option(help="One call per operation, as the paper describes.")
     ] = False,
-    no_entrepreneurs: Annotated[
-        bool, _ablation("no_entrepreneurs", "no norm entrepreneurs (no initial norms).")
-    ] = False,
-    no_communication: Annotated[bool, _ablation("no_communication", "no conversations.")] = False,
-    no_observation: Annotated[
-        bool, _ablation("no_observation", "no norms identified from thoughts.")
-    ] = False,
-    no_evaluation: Annotated[
-        bool, _ablation("no_evaluation", "accept every identified norm.")
-    ] = False,
-    no_synthesis: Annotated[bool, _ablation("no_synthesis", "no long-term synthesis.")] = False,
+    ablations: list[Ablation],
     synthesis_trigger: SynthesisTriggerOption = "paper",
     max_utterances: MaxUtterancesOption = None,
     classify_hint: Annotated[
@@ -143,13 +153,6 @@ def crsec_run(
     roles = bind_roles(ROLES, judge, role)
     if not role or not any(item.startswith("agent=") for item in role):
         roles["agent"] = model
-    ablations = _ablations(
-        no_entrepreneurs=no_entrepreneurs,
-        no_communication=no_communication,
-        no_observation=no_observation,
-        no_evaluation=no_evaluation,
-        no_synthesis=no_synthesis,
-    )
     folder = out or default_log_dir("crsec", roles["agent"], roles) / (
         "+".join(ablations) or "full"
     )
