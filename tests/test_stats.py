@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from normlab import stats
 
@@ -173,6 +176,53 @@ def test_cluster_bootstrap_resamples_whole_clusters() -> None:
     assert 0.2 < lo < 0.35 and 0.65 < hi < 0.8
     with pytest.raises(ValueError, match="2 cluster labels for 3 units"):
         stats.bootstrap_ci([1.0, 0.0, 1.0], clusters=["a", "b"])
+
+
+def test_cluster_column_means_by_hand() -> None:
+    # Clusters a = rows 0 and 2, b = row 1. Column 0: a sums 1 + 0 over 2 units, b 1 over 1;
+    # column 1: a's row 2 is NaN (not reached), so a sums 1 over 1 unit, b 0 over 1.
+    # Resample (a, a): col 0 = (1 + 0 + 1 + 0) / 4 = 0.5, col 1 = (1 + 1) / 2 = 1.
+    # Resample (b, b): col 0 = 1, col 1 = 0.  Resample (a, b): col 0 = 2/3, col 1 = 1/2.
+    rows = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, math.nan]])
+    labels = ["a", "b", "a"]
+    means = stats.cluster_column_means(rows, labels, n_resamples=200, seed=3)
+    found = {tuple(row) for row in means}
+    assert found <= {(0.5, 1.0), (1.0, 0.0), (2 / 3, 0.5)}
+    assert len(found) == 3
+    # A column with no defined unit in a resample is NaN there, not 0.
+    only_b = stats.cluster_column_means(np.array([[1.0], [math.nan]]), ["b", "c"], 50, seed=1)
+    assert {float(v) for v in only_b[:, 0] if not math.isnan(v)} == {1.0}
+    assert np.isnan(only_b[:, 0]).any()
+    with pytest.raises(ValueError, match="2 cluster labels"):
+        stats.cluster_column_means(rows, ["a", "b"])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("abcd"),
+            st.sampled_from([0.0, 0.5, 1.0, math.nan]),
+            st.sampled_from([0.0, 1.0, math.nan]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(0, 2**16),
+)
+def test_cluster_column_means_equal_nanmeans_of_the_cluster_resamples(
+    units: list[tuple[str, float, float]], seed: int
+) -> None:
+    """The matrix form is the per-resample ``nanmean`` of the very units ``cluster_resamples``
+    draws, to the bit (sums of halves are exact in any order)."""
+    labels = [label for label, _, _ in units]
+    rows = np.array([[x, y] for _, x, y in units])
+    fast = stats.cluster_column_means(rows, labels, n_resamples=40, seed=seed)
+    for resample, got in zip(stats.cluster_resamples(labels, 40, seed), fast, strict=True):
+        for column in range(2):
+            values = rows[resample, column]
+            values = values[~np.isnan(values)]
+            expected = float(values.mean()) if values.size else math.nan
+            assert got[column] == expected or (math.isnan(expected) and math.isnan(got[column]))
 
 
 # --- planning (issue 23): hand-computed at p = 0.5, where the Wilson half-width is

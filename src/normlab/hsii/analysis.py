@@ -269,32 +269,42 @@ def _score(rates: Sequence[float], weights: Weights, formula: Formula) -> float:
     )
 
 
+INTERVALS = ("r1", "r2", "r3", "r4", "hsii", "hsii_printed")
+"""What a row's intervals are of: the four stage rates and both readings of the score."""
+STAGE_RESAMPLES = 2000
+"""Cluster-bootstrap resamples behind each row's intervals."""
+
+
+def _stage_intervals(
+    rows: NDArray[np.float64], clusters: list[str], weights: Weights
+) -> dict[str, stats.Interval]:
+    """95% percentile intervals of r1–r4 and both scores, on one set of cluster resamples
+    (dialogues with all their cases): each resample's four rates as ``_rates`` computes them,
+    all resamples at once."""
+    resampled = stats.cluster_column_means(rows, clusters, n_resamples=STAGE_RESAMPLES)
+    estimates = {
+        **dict(zip(INTERVALS, resampled.T, strict=False)),
+        "hsii": np.array([_score(rates, weights, "table") for rates in resampled]),
+        "hsii_printed": np.array([_score(rates, weights, "printed") for rates in resampled]),
+    }
+    return {
+        name: stats.json_interval(stats.percentile_interval(values, 0.95))
+        for name, values in estimates.items()
+    }
+
+
 def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResult:
     tie_weight = tie_weight_of(records, weights)
     rows = np.array([stage_row(record, tie_weight) for record in records], dtype=float)
     if rows.size == 0:
         rows = rows.reshape(0, 4)
     rates = _rates(rows)
-
-    def statistic(index: int) -> stats.Statistic:
-        def compute(sample: NDArray[np.float64]) -> float:
-            resampled = _rates(sample)
-            if index < 4:
-                return resampled[index]
-            return _score(resampled, weights, "table" if index == 4 else "printed")
-
-        return compute
-
-    names = ("r1", "r2", "r3", "r4", "hsii", "hsii_printed")
     clusters = [record.cluster for record in records]
-    ci = {
-        name: stats.json_interval(
-            stats.bootstrap_ci(rows, statistic(index), n_resamples=2000, clusters=clusters)
-        )
+    ci: dict[str, stats.Interval] = (
+        _stage_intervals(rows, clusters, weights)
         if len(records) > 1
-        else (None, None)
-        for index, name in enumerate(names)
-    }
+        else dict.fromkeys(INTERVALS, (None, None))
+    )
     right = [record for record, row in zip(records, rows, strict=True) if row[1] == 1.0]
 
     def outcomes(stage: str) -> dict[Outcome, int]:

@@ -20,8 +20,6 @@ from normlab._faces import lazy_face
 
 if TYPE_CHECKING:
     from normlab.stats.intervals import (
-        DEFAULT_RESAMPLES,
-        DEFAULT_SEED,
         POOLED_RATE,
         UNIT_MEAN,
         FloatInterval,
@@ -30,13 +28,13 @@ if TYPE_CHECKING:
         Values,
         bootstrap_ci,
         bootstrap_estimates,
-        cluster_resamples,
         finite_or_none,
         kappa_ci,
         kendall_tau,
         paired_bootstrap_delta,
         paired_rate_delta,
         paired_statistic_delta,
+        percentile_interval,
         pooled_rate_ci,
         proportion,
         spearman_ci,
@@ -64,6 +62,12 @@ if TYPE_CHECKING:
         staged_variance,
         t_halfwidth,
         wilson_halfwidth,
+    )
+    from normlab.stats.resamples import (
+        DEFAULT_RESAMPLES,
+        DEFAULT_SEED,
+        cluster_column_means,
+        cluster_resamples,
     )
     from normlab.stats.results import (
         Agreement,
@@ -99,6 +103,7 @@ __all__ = [
     "agreement",
     "bootstrap_ci",
     "bootstrap_estimates",
+    "cluster_column_means",
     "cluster_resamples",
     "cohen_kappa",
     "compliance",
@@ -126,6 +131,7 @@ __all__ = [
     "paired_rate_delta",
     "paired_statistic_delta",
     "paper_differences",
+    "percentile_interval",
     "pooled_rate_ci",
     "proportion",
     "ranking_taus",

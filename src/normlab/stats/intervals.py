@@ -12,11 +12,12 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
-DEFAULT_RESAMPLES = 10_000
-"""Bootstrap resamples per interval: enough that a 95% bound moves less than its last shown
-digit between seeds."""
-DEFAULT_SEED = 20_260_615
-"""The bootstrap's seed: fixed, so the same data gives the same interval in every report."""
+from normlab.stats.resamples import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    cluster_resamples,
+    resample_indexes,
+)
 
 FloatInterval = tuple[float, float]
 """An interval as the estimators compute it: NaN bounds mean undefined."""
@@ -73,16 +74,6 @@ def percentile_interval(estimates: NDArray[np.float64], confidence: float) -> Fl
     alpha = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(defined, [alpha, 1.0 - alpha])
     return (float(lo), float(hi))
-
-
-def _resample_indexes(seed: int, n_units: int, n_resamples: int) -> NDArray[np.int64]:
-    """B × n unit indexes drawn with replacement: one row per resample.
-
-    Every bootstrap here draws its rows this one way, so one seed gives one set of
-    resamples whichever statistic is computed on them.
-    """
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n_units, size=(n_resamples, n_units))
 
 
 def _pooled_rate_differences(resamples: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -188,7 +179,7 @@ def bootstrap_estimates(
     if data.size == 0:
         return np.full(n_resamples, math.nan)
     if clusters is None:
-        indexes = _resample_indexes(seed, data.shape[0], n_resamples)
+        indexes = resample_indexes(seed, data.shape[0], n_resamples)
         return _batch_estimates(data, indexes, statistic)
     if len(clusters) != data.shape[0]:
         raise ValueError(f"{len(clusters)} cluster labels for {data.shape[0]} units")
@@ -197,21 +188,6 @@ def bootstrap_estimates(
         [statistic(data[row]) for row in cluster_resamples(clusters, n_resamples, seed)],
         dtype=np.float64,
     )
-
-
-def cluster_resamples(
-    clusters: Sequence[str], n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-) -> list[NDArray[np.int64]]:
-    """The units of each cluster-bootstrap resample, as
-    [`bootstrap_ci`][normlab.stats.bootstrap_ci] draws them: the clusters (in order of first
-    appearance) drawn with replacement, each with all its units. Every statistic computed on
-    one seed's resamples is computed on the same units."""
-    members: dict[str, list[int]] = {}
-    for index, label in enumerate(clusters):
-        members.setdefault(label, []).append(index)
-    groups = [np.asarray(group, dtype=np.int64) for group in members.values()]
-    picks = _resample_indexes(seed, len(groups), n_resamples)
-    return [np.concatenate([groups[i] for i in row]) for row in picks]
 
 
 def paired_bootstrap_delta(
@@ -450,7 +426,7 @@ def spearman_ci(
     z_quantile(confidence)
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
-    indexes = _resample_indexes(seed, xs.size, n_resamples)
+    indexes = resample_indexes(seed, xs.size, n_resamples)
     return rho, percentile_interval(_spearman_rows(xs[indexes], ys[indexes]), confidence)
 
 

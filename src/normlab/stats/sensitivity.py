@@ -28,8 +28,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from normlab.stats.intervals import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     UNIT_MEAN,
     FloatInterval,
     Statistic,
@@ -37,6 +35,7 @@ from normlab.stats.intervals import (
     percentile_interval,
     z_quantile,
 )
+from normlab.stats.resamples import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 def kendall_tau_b_rows(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
