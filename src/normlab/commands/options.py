@@ -131,10 +131,18 @@ HEAD_OPTIONS = ("model", "judge", "role")
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
 
-def shared_parameter(name: str, kind: Any = inspect.Parameter.KEYWORD_ONLY) -> inspect.Parameter:
+def option_parameter(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    """An option as typer reads it from a command's signature: a keyword-only parameter that
+    its annotation declares. For options made rather than written out in a ``def``: the shared
+    ones, a task's own, an ``option_group``'s."""
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default
+    )
+
+
+def shared_parameter(name: str) -> inspect.Parameter:
     """The shared option ``name`` as a parameter of a command's signature, for typer."""
-    annotation, default = SHARED_OPTIONS[name]
-    return inspect.Parameter(name, kind, annotation=annotation, default=default)
+    return option_parameter(name, *SHARED_OPTIONS[name])
 
 
 def shared_options(command: CommandT) -> CommandT:

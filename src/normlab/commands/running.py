@@ -28,6 +28,7 @@ import typer
 from normlab.commands.options import (
     HEAD_OPTIONS,
     SHARED_OPTIONS,
+    option_parameter,
     role_settings,
     shared_parameter,
 )
@@ -138,12 +139,7 @@ def task_option(parameter: TaskParameter, spec: RunCommand) -> inspect.Parameter
         help=option_help(parameter, spec, listed),
         metavar="PATH|URL" if flag is not None and flag.path else None,
     )
-    return inspect.Parameter(
-        parameter.name,
-        inspect.Parameter.KEYWORD_ONLY,
-        annotation=cast(Any, Annotated)[kind, info],
-        default=parameter.default,
-    )
+    return option_parameter(parameter.name, cast(Any, Annotated)[kind, info], parameter.default)
 
 
 def run_signature(spec: RunCommand) -> inspect.Signature:

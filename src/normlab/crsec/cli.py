@@ -6,13 +6,13 @@ needs when it runs.
 
 from __future__ import annotations
 
-import inspect
+from inspect import Parameter
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from normlab.commands.options import JsonOption, option_group, shared_options
+from normlab.commands.options import JsonOption, option_group, option_parameter, shared_options
 from normlab.core.errors import at_least
 from normlab.core.outputs import apart_from_inputs, output_file, replace_file
 from normlab.crsec.export.cli import export_command
@@ -75,13 +75,11 @@ ABLATION_EFFECTS: dict[Ablation, str] = {
 """What each of the simulation's ablations switches off: the help of its flag."""
 
 
-def _ablation(name: Ablation) -> inspect.Parameter:
+def _ablation(name: Ablation) -> Parameter:
     """The flag ``--no-…`` that switches one part of the model off (no ``--…`` to switch it
     back on: every part is on unless its flag is given)."""
     flag = typer.Option(f"--{name.replace('_', '-')}", help=f"Ablation: {ABLATION_EFFECTS[name]}")
-    return inspect.Parameter(
-        name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[bool, flag], default=False
-    )
+    return option_parameter(name, Annotated[bool, flag], False)
 
 
 def _ablations(**flags: bool) -> list[Ablation]:

@@ -5,13 +5,12 @@ Light at import, like ``normlab.hsii.cli``: each command imports what it needs w
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.options import JsonOption, RoleOption, option_group
+from normlab.commands.options import JsonOption, RoleOption, option_group, option_parameter
 from normlab.core.errors import InputError, at_least
 from normlab.models.roles import DEFAULT_MODEL, parse_role_assignments
 from normlab.runs.console import note, print_json, print_table, reports_errors, say
@@ -87,27 +86,21 @@ def _filters(
     )
 
 
-def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
-    return inspect.Parameter(
-        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
-    )
-
-
 FIELD_OPTIONS = [
-    _option("id_field", IdField, "id"),
-    _option("title_field", TitleField, "title"),
-    _option("text_field", TextField, "text"),
-    _option("date_field", DateField, "date"),
-    _option("source_field", SourceField, "source"),
-    _option("language_field", LanguageField, "language"),
-    _option("domain_field", DomainField, "domain"),
+    option_parameter("id_field", IdField, "id"),
+    option_parameter("title_field", TitleField, "title"),
+    option_parameter("text_field", TextField, "text"),
+    option_parameter("date_field", DateField, "date"),
+    option_parameter("source_field", SourceField, "source"),
+    option_parameter("language_field", LanguageField, "language"),
+    option_parameter("domain_field", DomainField, "domain"),
 ]
 """The corpus column options, shared by ``news search`` and ``build`` as one ``fields``."""
 FILTER_OPTIONS = [
-    _option("since", SinceOption, None),
-    _option("until", UntilOption, None),
-    _option("source", SourceOption, None),
-    _option("language", LanguageOption, None),
+    option_parameter("since", SinceOption, None),
+    option_parameter("until", UntilOption, None),
+    option_parameter("source", SourceOption, None),
+    option_parameter("language", LanguageOption, None),
 ]
 """The news filters, shared by ``news search`` and ``build`` as one ``filters``."""
 
