@@ -17,6 +17,9 @@ def printable(text: str) -> str:
 
 _LONG_WORD = re.compile(r"\S{81,}")
 MAX_PROBLEM = 1000
+PATH_LIMIT = 400
+"""The longest word with a ``/`` in it an error keeps whole: a path says where to look, and a
+test's or a deep project's folders are longer than 80 characters."""
 
 
 def flat(text: str) -> str:
@@ -26,12 +29,16 @@ def flat(text: str) -> str:
 
 def tidy(problem: str) -> str:
     """What went wrong, as one line of bounded length: any run of more than 80 non-space
-    characters (a pasted value, a key of five thousand digits) shortened, the whole cut at
-    ``MAX_PROBLEM`` characters. Every error's problem goes through it, so no message built
-    from a user's file spans lines or pages (paths are kept whole: they say where to look)."""
-    return shortened(
-        _LONG_WORD.sub(lambda found: shortened(found.group(0)), flat(problem)), MAX_PROBLEM
-    )
+    characters (a pasted value, a key of five thousand digits) shortened, unless it is a path
+    of at most ``PATH_LIMIT`` characters, the whole cut at ``MAX_PROBLEM`` characters. Every
+    error's problem goes through it, so no message built from a user's file spans lines or
+    pages (paths are kept whole: they say where to look)."""
+    return shortened(_LONG_WORD.sub(_bounded, flat(problem)), MAX_PROBLEM)
+
+
+def _bounded(found: re.Match[str]) -> str:
+    word = found.group(0)
+    return word if "/" in word and len(word) <= PATH_LIMIT else shortened(word)
 
 
 _STYLE = (
