@@ -104,6 +104,12 @@ PathsArgument = Annotated[
 ]
 """Strings, not paths: a path would turn ``s3://b/x`` into ``s3:/b/x``; each command reads
 them through ``normlab.core.storage.log_paths``."""
+ScenarioFilesArgument = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Scenario JSONL files or folders (default: shipped)."),
+]
+"""The scenarios LoSoNA's and SCENE's ``validate`` lint: files or folders, else the bank the
+package ships."""
 OutOption = Annotated[Path, typer.Option(help="Folder for report.html.")]
 """``--out``: the folder report.html is written to."""
 

@@ -173,9 +173,7 @@ def hsii_validate(
 
     metadata = MetadataTally()
     rows, findings = lint_paths(paths or [DIALOGUES_PATH, CASES_PATH], news or NEWS_PATH, metadata)
-    for line in metadata.lines():
-        say(line)
-    report_findings(findings, f"clean: {rows} rows")
+    report_findings(findings, f"clean: {rows} rows", metadata)
 
 
 @app.command("cut")

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.options import JsonOption, JudgeOption, ModelOption, PathsArgument
+from normlab.commands.options import (
+    JsonOption,
+    JudgeOption,
+    ModelOption,
+    PathsArgument,
+    ScenarioFilesArgument,
+)
 from normlab.commands.reading import add_read_commands, agreement_said, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import at_least
@@ -57,12 +63,7 @@ add_run_command(app, RUN)
 
 @app.command("validate")
 @reports_errors
-def losona_validate(
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(help="Scenario JSONL files or folders (default: shipped)."),
-    ] = None,
-) -> None:
+def losona_validate(paths: ScenarioFilesArgument = None) -> None:
     """Lint scenarios: exit 0 when clean, 1 with one line per finding, 2 if unreadable. Fields
     a row carries beside a scenario's are kept as metadata, and listed per file."""
     from normlab.core.fields import MetadataTally
@@ -71,9 +72,7 @@ def losona_validate(
 
     metadata = MetadataTally()
     findings = lint_paths(paths or [SCENARIOS_PATH], metadata=metadata)
-    for line in metadata.lines():
-        say(line)
-    report_findings(findings, "clean")
+    report_findings(findings, "clean", metadata)
 
 
 DataOption = Annotated[

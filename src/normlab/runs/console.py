@@ -26,6 +26,7 @@ from normlab.core.errors import NormlabError, filesystem_error, flat, printable
 from normlab.core.secrets import redact_text
 
 if TYPE_CHECKING:
+    from normlab.core.fields import MetadataTally
     from normlab.models import Generated
     from normlab.report import Table
 
@@ -87,8 +88,13 @@ class Finding(Protocol):
     def one_line(self) -> str: ...
 
 
-def report_findings(findings: Sequence[Finding], clean: str) -> None:
-    """A linter's verdict: one line per finding and exit 1, or ``clean`` and exit 0."""
+def report_findings(
+    findings: Sequence[Finding], clean: str, kept: MetadataTally | None = None
+) -> None:
+    """A linter's verdict: one line per finding and exit 1, or ``clean`` and exit 0; first,
+    given a ``validate`` command's tally (``kept``), each file's fields kept as metadata."""
+    for line in kept.lines() if kept is not None else []:
+        say(line)
     for finding in findings:
         say(finding.one_line())
     if findings:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.options import ModelOption, PathsArgument
+from normlab.commands.options import ModelOption, PathsArgument, ScenarioFilesArgument
 from normlab.commands.reading import add_read_commands, agreement_said, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
@@ -113,11 +113,7 @@ def scene_tuples(
 
 @app.command("validate")
 @reports_errors
-def scene_validate(
-    paths: Annotated[
-        list[Path] | None, typer.Argument(help="Scenario JSONL files or folders.")
-    ] = None,
-) -> None:
+def scene_validate(paths: ScenarioFilesArgument = None) -> None:
     """Check scenarios: schema, tuple validity, hidden fields vs scaffold, norm-blind scaffold.
     Top-level fields a row carries beside a scenario's are kept as metadata, listed per file."""
     from normlab.core.fields import MetadataTally
@@ -126,9 +122,7 @@ def scene_validate(
 
     metadata = MetadataTally()
     total, findings = lint_paths(paths or [SCENARIOS_PATH], metadata)
-    for line in metadata.lines():
-        say(line)
-    report_findings(findings, f"clean: {total} scenarios")
+    report_findings(findings, f"clean: {total} scenarios", metadata)
 
 
 @app.command("generate")
