@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 
 from normlab.commands.options import JsonOption, OutOption, PathsArgument
-from normlab.core.outputs import output_folder
+from normlab.core.csvio import key_path_for
+from normlab.core.outputs import apart_from_inputs, output_folder
 from normlab.core.storage import log_paths
 from normlab.runs.console import note, print_json, reports_errors
 
@@ -49,7 +50,18 @@ def add_read_commands(app: typer.Typer, benchmark: Callable[[], Benchmark[Any, A
         note(f"report: {path.resolve()}")
 
 
+BlindCsvOption = Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")]
+"""``--out`` of a human check's ``export``: the CSV people fill in, its key file beside it."""
 KeyOption = Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")]
+
+
+def export_logs(paths: list[str], out: Path, *read: Path | None) -> list[Path]:
+    """The logs a human check's ``export`` samples (and any other file it ``read``s), once the
+    CSV and its key are known to go neither onto one of them nor into a log folder, where the
+    key file would be read back as records."""
+    logs = log_paths(paths)
+    apart_from_inputs(out, [*logs, *read], also=[key_path_for(out)])
+    return logs
 
 
 def import_command(

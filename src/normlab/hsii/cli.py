@@ -24,7 +24,7 @@ from normlab.commands.options import (
     RoleOption,
     role_settings,
 )
-from normlab.commands.reading import import_command
+from normlab.commands.reading import BlindCsvOption, export_logs, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import apart_from_inputs, output_folder, replace_bytes, replace_file
@@ -409,17 +409,12 @@ def grade_export(
             help="'first' (vs the golden, r3), 'long' (vs the reference, r4); repeatable."
         ),
     ] = None,
-    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
-        "grading.csv"
-    ),
+    out: BlindCsvOption = Path("grading.csv"),
 ) -> None:
     """Write the judge's comparisons, each in both orders, as a CSV for blind human grading."""
     from normlab.hsii.audit import QUESTION, STAGES, export_grading, key_path_for
 
-    logs = log_paths(paths)
-    # Not onto a log, nor into a log folder: its key file would be read back as records.
-    apart_from_inputs(out, logs, also=[key_path_for(out)])
-    count = export_grading(logs, out, n, seed, stages=stage or STAGES)
+    count = export_grading(export_logs(paths, out), out, n, seed, stages=stage or STAGES)
     say(f"{count} rows ({count // 2} pair(s), each in both orders): {out.resolve()}")
     say(f"fill 'human_verdict': {QUESTION}")
     say(f"key: {key_path_for(out).resolve()} (sides and judge verdicts; keep it from graders)")

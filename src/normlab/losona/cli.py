@@ -19,7 +19,13 @@ from normlab.commands.options import (
     PathsArgument,
     ScenarioFilesArgument,
 )
-from normlab.commands.reading import add_read_commands, agreement_said, import_command
+from normlab.commands.reading import (
+    BlindCsvOption,
+    add_read_commands,
+    agreement_said,
+    export_logs,
+    import_command,
+)
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import at_least
 from normlab.core.outputs import apart_from_inputs, output_folder
@@ -144,18 +150,14 @@ def audit_export(
     n: Annotated[int, typer.Option("--n", help="How many judged trials to sample.")] = 100,
     seed: Annotated[int, typer.Option(help="Random seed of the sample.")] = 0,
     data: DataOption = None,
-    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
-        "audit.csv"
-    ),
+    out: BlindCsvOption = Path("audit.csv"),
 ) -> None:
     """Write a random sample of judged trials as a CSV for blind human labelling."""
     from normlab.core.csvio import key_path_for
     from normlab.losona.audit import export_audit
     from normlab.losona.rescore import records_and_scenarios
 
-    logs = log_paths(paths)
-    # Not onto a log, nor into a log folder: its key file would be read back as records.
-    apart_from_inputs(out, [*logs, data], also=[key_path_for(out)])
+    logs = export_logs(paths, out, data)
     records, scenarios = records_and_scenarios(logs, data)
     count = export_audit(records, scenarios, n, out, seed)
     say(f"{count} items: {out.resolve()} (fill 'human_complies' with yes/no)")

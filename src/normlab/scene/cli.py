@@ -16,10 +16,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from normlab.commands.options import ModelOption, PathsArgument, ScenarioFilesArgument
-from normlab.commands.reading import add_read_commands, agreement_said, import_command
+from normlab.commands.reading import (
+    BlindCsvOption,
+    add_read_commands,
+    agreement_said,
+    export_logs,
+    import_command,
+)
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
-from normlab.core.storage import log_paths
 from normlab.models.roles import DEFAULT_MODEL
 from normlab.runs.console import report_findings, reports_errors, say
 from normlab.scene.defaults import SAMPLERS
@@ -192,18 +197,12 @@ def audit_export(
     paths: PathsArgument,
     n: Annotated[int, typer.Option("--n", help="How many yes/no questions to write.")] = 50,
     seed: Annotated[int, typer.Option(help="Random seed of the episodes and questions.")] = 0,
-    out: Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")] = Path(
-        "scene_audit.csv"
-    ),
+    out: BlindCsvOption = Path("scene_audit.csv"),
 ) -> None:
     """Write yes/no questions on sampled episodes (turn labels, fidelity) for blind answers."""
-    from normlab.core.outputs import apart_from_inputs
     from normlab.scene.audit import export_audit, key_path_for
 
-    logs = log_paths(paths)
-    # Not onto a log, nor into a log folder: its key file would be read back as records.
-    apart_from_inputs(out, logs, also=[key_path_for(out)])
-    count = export_audit(logs, out, n, seed)
+    count = export_audit(export_logs(paths, out), out, n, seed)
     say(f"{count} questions: {out.resolve()} (fill 'human_answer' with yes/no)")
     say(f"key: {key_path_for(out).resolve()} (model labels; keep it away from raters)")
 
