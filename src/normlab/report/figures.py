@@ -151,8 +151,15 @@ def line_panels(
 
 
 def png_of(figure: Any) -> bytes:
-    """A finished matplotlib figure as PNG bytes (the figure is closed)."""
-    figure.tight_layout()
+    """A finished matplotlib figure as PNG bytes (the figure is closed).
+
+    Laid out tight by the layout engine run once, not by ``figure.tight_layout()``: that
+    leaves a placeholder engine on the figure, for which ``savefig`` draws the whole figure
+    once more before drawing it for the file. The same pixels, one draw instead of two (a
+    third of a report's time went to its figures)."""
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    TightLayoutEngine().execute(figure)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
     pyplot().close(figure)
