@@ -20,6 +20,7 @@ right or wrong) or is prose ("To be clear: …", never an address).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ name, alias or run of two or more words of a name: an address to someone, scored
 rather than prose."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def normalise_name(name: str) -> str:
     """The spelling every comparison of names uses: ``normlab.core.text.words`` (Unicode
     NFC and casefolded, so an NFD reply equals its NFC golden and letter case never matters;
@@ -47,10 +49,15 @@ def normalise_name(name: str) -> str:
     return " ".join(folded)
 
 
-def word_runs(name: str) -> set[str]:
+@functools.lru_cache(maxsize=1 << 14)
+def word_runs(name: str) -> frozenset[str]:
     """Every run of consecutive words of ``name`` (normalised), within the name or within its
     parenthesised part, that neither starts nor ends with a connective: "HEALTH AND SAFETY
-    INSPECTOR" gives "health", "health and safety", "safety inspector", "inspector" …"""
+    INSPECTOR" gives "health", "health and safety", "safety inspector", "inspector" …
+
+    Both functions remember what they gave for each name: a cast's few names are read again
+    for every reply, alias and lint check that names someone, and reading them was the
+    largest cost of scoring HSII."""
     runs: set[str] = set()
     for part in (name, *re.split(r"[()]", name)):
         said = normalise_name(part).split()
@@ -58,7 +65,7 @@ def word_runs(name: str) -> set[str]:
             for end in range(start + 1, len(said) + 1):
                 if said[start] not in CONNECTIVES and said[end - 1] not in CONNECTIVES:
                     runs.add(" ".join(said[start:end]))
-    return runs
+    return frozenset(runs)
 
 
 @dataclass(frozen=True)
