@@ -152,19 +152,13 @@ def run_crsec(
         run = RunDir(run_folder)
         if run.exists():
             continue
+        # Every option but the cell's own (the society file, runs, the first seed) is
+        # ``configure``'s override of the same name.
         config = configure(
             Path(given.society) if given.society else HOBBS_CAFE,
             models,
             seed=given.seed + index,
-            days=given.days,
-            hours=given.hours,
-            agents=given.agents,
-            tick_minutes=given.tick_minutes,
-            faithful=given.faithful,
-            ablations=list(given.ablations),
-            synthesis_trigger=given.synthesis_trigger,
-            max_utterances=given.max_utterances,
-            classify_hint=given.classify_hint,
+            **given.model_dump(exclude={"society", "runs", "seed"}),
         )
         run.create(config)
     simulate(folders, None, None, report=False, max_connections=connections)

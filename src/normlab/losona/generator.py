@@ -11,7 +11,7 @@ scenarios; on failure the model gets the findings and tries again (up to
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from inspect_ai.model import (
     ChatMessage,
@@ -108,22 +108,15 @@ def draft_to_scenario(
     digest = hashlib.sha256(draft.model_dump_json().encode()).hexdigest()[:8]
     return Scenario(
         scenario_id=f"{request.event_id}__{request.norm_id}__demos__gen{digest}",
-        event_id=request.event_id,
-        norm_id=request.norm_id,
+        **asdict(request),
         norm_statement=taxonomy.norms[request.norm_id].statement,
-        venue=request.venue,
-        channel_description=draft.channel_description,
-        subject=draft.subject,
-        subject_bio=draft.subject_bio,
-        cast=draft.cast,
+        # Every other field of the draft is the scenario's own, taken as the model wrote it.
+        **draft.model_dump(exclude={"transcript"}),
         transcript=turns,
         elicitor_turn_id=len(turns),
         demonstration_turn_ids=[
             index for index, turn in enumerate(draft.transcript, start=1) if turn.demonstrates_norm
         ],
-        judge_examples=draft.judge_examples,
-        end_goal=draft.end_goal,
-        notes=draft.notes,
     )
 
 

@@ -114,9 +114,7 @@ def screen(
                 BaselineReply(
                     model=record.subject_model,
                     sample=record.trial,
-                    response=record.response,
-                    complies=record.complies,
-                    judge_reasoning=record.judge_reasoning,
+                    **record.model_dump(include={"response", "complies", "judge_reasoning"}),
                 )
             )
     order = {model: index for index, model in enumerate(subject_models)}

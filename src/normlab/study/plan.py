@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from normlab.core.errors import InputError
 from normlab.models.roles import NORM_MEMORY_ROLE, is_embedded
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
+from normlab.norms.records import taken_from
 from normlab.stats.planning import Assumed
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
@@ -328,27 +329,22 @@ def _power(
         return None
     system = SYSTEMS[cell.system]
     found = precision(system.estimator, design, assumed, target, icc, correlation)
-    return Power(
+    # Every other field of Power is the precision's of the same name, as found.
+    return taken_from(
+        Power,
+        found,
         metric=headline.metric,
-        unit=found.unit,
         n=round(found.n),
-        clusters=found.clusters,
         cluster_unit=design.cluster,
         sampled=design.sampled,
         sampled_n=design.sampled_n,
-        method=found.method,
         icc=icc,
         design_effect=round(found.design_effect, 4),
         assumed_rate=found.value,
         stages=assumed.stages,
         sanctions_per_episode=system.estimator.per_sampled_units(found.n, design),
         rate_source=system.estimator.source(assumed),
-        halfwidth=found.halfwidth,
-        paired_mde=found.paired_mde,
         pair_correlation=correlation,
-        discordance=found.discordance,
-        n_for_target=found.n_for_target,
-        sampled_for_target=found.sampled_for_target,
     )
 
 

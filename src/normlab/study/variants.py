@@ -127,14 +127,12 @@ def _statistic(values: UnitValues) -> Statistic:
 def _own(variant: str, headline: Headline | None, unit: str) -> VariantHeadline:
     if headline is None:
         return VariantHeadline(variant=variant, value=None, ci=(None, None), n=0, unit=unit)
+    counted = ("n", "unit", "clusters", "cluster_unit")
     return VariantHeadline(
         variant=variant,
         value=headline.estimate.value,
         ci=headline.estimate.ci,
-        n=headline.n,
-        unit=headline.unit,
-        clusters=headline.clusters,
-        cluster_unit=headline.cluster_unit,
+        **{name: getattr(headline, name) for name in counted},
     )
 
 

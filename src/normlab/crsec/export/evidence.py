@@ -147,11 +147,9 @@ def gather_evidence(
             talk = Conversation(
                 time=event.time,
                 sender=event.agent,
-                receiver=chat.receiver,
-                place=chat.place,
-                observation=chat.observation,
-                topic=chat.topic,
-                transcript=chat.transcript,
+                **chat.model_dump(
+                    include={"receiver", "place", "observation", "topic", "transcript"}
+                ),
                 about_conflict=about(chat.observation) or about(chat.topic),
             )
             listening[chat.receiver] = talk
