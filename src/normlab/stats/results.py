@@ -3,23 +3,19 @@ never NaN)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Sized
+from typing import Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
+from normlab.stats import intervals
 from normlab.stats.intervals import (
     FloatInterval,
     Interval,
-    Statistic,
     bootstrap_ci,
     finite_or_none,
-    kappa_ci,
-    paired_bootstrap_delta,
-    paired_rate_delta,
-    paired_statistic_delta,
     pooled_rate_ci,
-    spearman_ci,
     wilson_interval,
 )
 from normlab.stats.labels import cohen_kappa
@@ -32,6 +28,23 @@ def json_interval(interval: FloatInterval) -> Interval:
     since JSON has no NaN."""
     lo, hi = interval
     return (finite_or_none(lo), finite_or_none(hi))
+
+
+UnitsT = TypeVar("UnitsT", bound=Sized)
+P = ParamSpec("P")
+
+
+def _over_units(
+    estimator: Callable[Concatenate[UnitsT, P], tuple[float, FloatInterval]],
+) -> Callable[Concatenate[UnitsT, P], Estimate]:
+    """``estimator`` (a value and its interval, from units given first: pairs, items) as an
+    [`Estimate`][normlab.stats.Estimate] over those units, with the estimator's own arguments:
+    the one way each interval estimator over units becomes a reported number."""
+
+    def estimate(units: UnitsT, /, *args: P.args, **kwargs: P.kwargs) -> Estimate:
+        return Estimate.from_estimator(estimator(units, *args, **kwargs), len(units))
+
+    return estimate
 
 
 class Estimate(BaseModel):
@@ -68,49 +81,15 @@ class Estimate(BaseModel):
         pooled units (``None`` value and n = 0 when there are none)."""
         return cls.from_estimator(pooled_rate_ci(counts), int(sum(n for _, n in counts)))
 
-    @classmethod
-    def paired_delta(
-        cls, treatment: Sequence[float], control: Sequence[float], confidence: float = 0.95
-    ) -> Estimate:
-        """Mean paired difference with its bootstrap interval over pairs."""
-        return cls.from_estimator(
-            paired_bootstrap_delta(treatment, control, confidence=confidence), len(treatment)
-        )
-
-    @classmethod
-    def paired_rate_delta(
-        cls,
-        treatment: Sequence[tuple[int, int]],
-        control: Sequence[tuple[int, int]],
-        confidence: float = 0.95,
-    ) -> Estimate:
-        """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
-        return cls.from_estimator(
-            paired_rate_delta(treatment, control, confidence=confidence), len(treatment)
-        )
-
-    @classmethod
-    def paired_statistic_delta(
-        cls,
-        treatment: Sequence[Sequence[float]],
-        control: Sequence[Sequence[float]],
-        statistic: Statistic,
-        clusters: Sequence[str] | None = None,
-        confidence: float = 0.95,
-    ) -> Estimate:
-        """θ(treatment) − θ(control) for a statistic θ of per-unit rows on the same units,
-        paired (cluster) bootstrap over units; ``n`` is the units."""
-        found = paired_statistic_delta(
-            treatment, control, statistic, confidence=confidence, clusters=clusters
-        )
-        return cls.from_estimator(found, len(treatment))
-
-    @classmethod
-    def kappa(
-        cls, first: Sequence[bool], second: Sequence[bool], clusters: Sequence[str] | None = None
-    ) -> Estimate:
-        """Cohen's κ of two raters with its bootstrap interval over items (or clusters)."""
-        return cls.from_estimator(kappa_ci(first, second, clusters=clusters), len(first))
+    paired_delta = staticmethod(_over_units(intervals.paired_bootstrap_delta))
+    """Mean paired difference (treatment, control) with its bootstrap interval over pairs."""
+    paired_rate_delta = staticmethod(_over_units(intervals.paired_rate_delta))
+    """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
+    paired_statistic_delta = staticmethod(_over_units(intervals.paired_statistic_delta))
+    """θ(treatment) − θ(control) for a statistic θ of per-unit rows on the same units,
+    paired (cluster) bootstrap over units; ``n`` is the units."""
+    kappa = staticmethod(_over_units(intervals.kappa_ci))
+    """Cohen's κ of two raters with its bootstrap interval over items (or clusters)."""
 
     @classmethod
     def difference(cls, treatment: Estimate, control: Estimate) -> Estimate:
@@ -124,11 +103,8 @@ class Estimate(BaseModel):
         )
         return cls(value=value, ci=(None, None), n=min(treatment.n, control.n))
 
-    @classmethod
-    def spearman(cls, x: Sequence[float], y: Sequence[float]) -> Estimate:
-        """Spearman's ρ with its bootstrap interval over (x, y) pairs."""
-        rho, interval = spearman_ci(x, y)
-        return cls(value=finite_or_none(rho), ci=json_interval(interval), n=len(x))
+    spearman = staticmethod(_over_units(intervals.spearman_ci))
+    """Spearman's ρ with its bootstrap interval over (x, y) pairs."""
 
 
 class Rate(Estimate):
