@@ -48,6 +48,18 @@ from typing import Any
 from normlab.models.scripted import ScriptedResponder, load_script
 
 FAULTS = ("rate_limit", "server_error", "timeout", "drop", "malformed", "truncated", "empty")
+SETTINGS = ("latency", "jitter", "retry_after", "timeout_hold", "seed")
+"""``EndpointConfig``'s settings besides the script and the faults: each, like each of
+``FAULTS``, is the command line's option of the same name (``retry_after``:
+``--retry-after``), which is how ``EndpointProcess`` hands them to its child process."""
+
+
+def _option(name: str) -> str:
+    return f"--{name.replace('_', '-')}"
+
+
+def _named(source: object, names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: getattr(source, name) for name in names}
 
 
 @dataclass(frozen=True)
@@ -291,15 +303,10 @@ class EndpointProcess:
         self.base_url = ""
 
     def arguments(self) -> list[str]:
-        faults = self.config.faults
-        arguments = [
-            "--script", str(self.config.script), "--latency", str(self.config.latency),
-            "--jitter", self.config.jitter, "--retry-after", str(self.config.retry_after),
-            "--timeout-hold", str(self.config.timeout_hold), "--seed", str(self.config.seed),
-            "--port-file", str(self.port_file),
-        ]  # fmt: skip
-        for name in FAULTS:
-            arguments += [f"--{name.replace('_', '-')}", str(getattr(faults, name))]
+        arguments = ["--script", str(self.config.script), "--port-file", str(self.port_file)]
+        given = {**_named(self.config, SETTINGS), **_named(self.config.faults, FAULTS)}
+        for name, value in given.items():
+            arguments += [_option(name), str(value)]
         return arguments
 
     def __enter__(self) -> EndpointProcess:
@@ -342,30 +349,27 @@ class EndpointProcess:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # An option left out is left out of the namespace (SUPPRESS), so the dataclasses' defaults
+    # are the only ones: the command line states none of them again.
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], argument_default=argparse.SUPPRESS
+    )
     parser.add_argument("--script", type=Path, required=True)
-    parser.add_argument("--latency", type=float, default=0.0)
-    parser.add_argument("--jitter", choices=("fixed", "exp", "uniform"), default="fixed")
-    parser.add_argument("--retry-after", type=float, default=0.05)
-    parser.add_argument("--timeout-hold", type=float, default=600.0)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latency", type=float)
+    parser.add_argument("--jitter", choices=("fixed", "exp", "uniform"))
+    parser.add_argument("--retry-after", type=float)
+    parser.add_argument("--timeout-hold", type=float)
+    parser.add_argument("--seed", type=int)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--port-file", type=Path, default=None)
     for name in FAULTS:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=0.0)
-    arguments = parser.parse_args()
-    faults = Faults(**{name: getattr(arguments, name) for name in FAULTS})
-    config = EndpointConfig(
-        script=arguments.script,
-        latency=arguments.latency,
-        jitter=arguments.jitter,
-        faults=faults,
-        retry_after=arguments.retry_after,
-        timeout_hold=arguments.timeout_hold,
-        seed=arguments.seed,
-    )
+        parser.add_argument(_option(name), type=float)
+    given = vars(parser.parse_args())
+    port, port_file = given.pop("port"), given.pop("port_file")
+    faults = Faults(**{name: given.pop(name) for name in FAULTS if name in given})
+    config = EndpointConfig(faults=faults, **given)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(config, arguments.port, arguments.port_file))
+        asyncio.run(serve(config, port, port_file))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -84,19 +85,31 @@ def simulate_hsii(
     return _halfwidth(r1 * (1 + r2 * (r3 + r4)))
 
 
-def simulate_scene(
-    scenarios: int,
-    reps: int,
-    rate: float,
-    per_episode: float,
-    icc: float = 0.0,
-    studies: int = 20_000,
-    seed: int = 0,
-) -> float:
+@dataclass(frozen=True)
+class SceneDesign:
+    """A SCENE study as the plan sizes it and the simulation draws it: ``scenarios`` ×
+    ``reps`` episodes, the repair rate, sanctions per episode, and the ICC of the scenarios'
+    own repair rates."""
+
+    rate: float
+    per_episode: float
+    icc: float = 0.0
+    scenarios: int = 28
+    reps: int = 5
+
+    def __str__(self) -> str:
+        return (
+            f"{self.scenarios} scenarios × {self.reps}, repair {self.rate}, "
+            f"{self.per_episode} sanctions/episode, icc {self.icc}"
+        )
+
+
+def simulate_scene(scene: SceneDesign, studies: int = 20_000, seed: int = 0) -> float:
     """Half the central 95% range of the pooled repair rate over simulated studies."""
     rng = np.random.default_rng(seed)
-    sanctions = rng.poisson(per_episode * reps, (studies, scenarios))
-    repaired = rng.binomial(sanctions, _cluster_rates(rng, rate, icc, (studies, scenarios)))
+    shape = (studies, scene.scenarios)
+    sanctions = rng.poisson(scene.per_episode * scene.reps, shape)
+    repaired = rng.binomial(sanctions, _cluster_rates(rng, scene.rate, scene.icc, shape))
     with np.errstate(divide="ignore", invalid="ignore"):
         pooled = repaired.sum(axis=1) / sanctions.sum(axis=1)
     return _halfwidth(pooled)
@@ -109,18 +122,22 @@ def planned_hsii(sizes: list[int], icc: float) -> float:
     return width
 
 
-def planned_scene(scenarios: int, reps: int, rate: float, per_episode: float, icc: float) -> float:
-    design = Design(sampled="episode", cluster="scenario", sizes=[reps] * scenarios)
-    assumed = Assumed(rate=rate, sanctions_per_episode=per_episode)
-    width = precision(
-        Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE), design, assumed, 0.05, icc=icc
-    )
+def planned_scene(scene: SceneDesign) -> float:
+    design = Design(sampled="episode", cluster="scenario", sizes=[scene.reps] * scene.scenarios)
+    assumed = Assumed(rate=scene.rate, sanctions_per_episode=scene.per_episode)
+    repair = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
+    width = precision(repair, design, assumed, 0.05, icc=scene.icc)
     assert width.halfwidth is not None
     return width.halfwidth
 
 
 HSII_DESIGNS = (0.0, 0.05, 0.2)
-SCENE_DESIGNS = ((0.8, 0.547, 0.0), (0.8, 0.547, 0.05), (0.6, 0.547, 0.2), (0.5, 1.5, 0.05))
+SCENE_DESIGNS = (
+    SceneDesign(0.8, 0.547, 0.0),
+    SceneDesign(0.8, 0.547, 0.05),
+    SceneDesign(0.6, 0.547, 0.2),
+    SceneDesign(0.5, 1.5, 0.05),
+)
 """(repair rate, sanctions per episode, ICC) on 28 scenarios × 5 repetitions."""
 
 
@@ -141,10 +158,9 @@ def main() -> None:
         design = f"{sum(sizes)} cases in {len(sizes)} dialogues, GPT4's r1–r4, icc {icc}"
         simulated = simulate_hsii(sizes, icc=icc, studies=args.studies)
         row("hsii", design, planned_hsii(sizes, icc), simulated)
-    for rate, per_episode, icc in SCENE_DESIGNS:
-        design = f"28 scenarios × 5, repair {rate}, {per_episode} sanctions/episode, icc {icc}"
-        simulated = simulate_scene(28, 5, rate, per_episode, icc, studies=5 * args.studies)
-        row("scene", design, planned_scene(28, 5, rate, per_episode, icc), simulated)
+    for scene in SCENE_DESIGNS:
+        simulated = simulate_scene(scene, studies=5 * args.studies)
+        row("scene", str(scene), planned_scene(scene), simulated)
     emit({"studies": args.studies, "rows": rows}, args.out)
 
 

@@ -8,6 +8,7 @@ import pytest
 from benchmarks.study_power import (
     HSII_DESIGNS,
     SCENE_DESIGNS,
+    SceneDesign,
     hsii_bank_sizes,
     planned_hsii,
     planned_scene,
@@ -26,12 +27,9 @@ def test_the_plans_hsii_halfwidth_matches_a_simulation(icc: float) -> None:
         assert simulated == pytest.approx(0.103, abs=0.004)
 
 
-@pytest.mark.parametrize(("rate", "per_episode", "icc"), SCENE_DESIGNS)
-def test_the_plans_scene_halfwidth_matches_a_simulation(
-    rate: float, per_episode: float, icc: float
-) -> None:
-    plan = planned_scene(28, 5, rate, per_episode, icc)
-    simulated = simulate_scene(28, 5, rate, per_episode, icc, studies=10_000)
+@pytest.mark.parametrize("scene", SCENE_DESIGNS, ids=str)
+def test_the_plans_scene_halfwidth_matches_a_simulation(scene: SceneDesign) -> None:
+    plan, simulated = planned_scene(scene), simulate_scene(scene, studies=10_000)
     assert plan == pytest.approx(simulated, rel=0.10)
 
 
