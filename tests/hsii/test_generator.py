@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.hsii import load_cases, load_dialogues, load_news
 from normlab.hsii.prompts import PROMPTS
+from normlab.hsii.schemas import ASSISTANT
 
 SCENE = (
     "{'scene': 'A night shift at a river lock after a barge grounding.', "
@@ -19,25 +21,28 @@ SCENE = (
 )
 
 
-def dialogue(second_target: str) -> str:
-    ia = "Intelligent Assistant"
+def drafted(topic: str, turns: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """A Prompt-2 reply: the topic and the turns (speaker, addressee, content), numbered."""
     messages = [
-        ("BARGE SKIPPER", ia, "How long until the lock opens?"),
-        ("LOCK KEEPER", "HARBOUR OFFICER", "The gate sensor is still faulty."),
-        (ia, "HARBOUR OFFICER", "The keeper reports the gate sensor is faulty; should we hold?"),
-        ("HARBOUR OFFICER", ia, "Hold all traffic for an hour."),
-        (ia, second_target, "The harbour officer is holding traffic for one hour."),
+        {"role_from": f, "role_to": t, "content": c, "index": str(i)}
+        for i, (f, t, c) in enumerate(turns, 1)
     ]
-    return json.dumps(
-        {
-            "topic": "shipping",
-            "messages": [
-                {"role_from": f, "role_to": t, "content": c, "index": str(i)}
-                for i, (f, t, c) in enumerate(messages, 1)
-            ],
-            "background": "the input line itself",
-        }
-    )
+    return {"topic": topic, "messages": messages}
+
+
+def dialogue(second_target: str) -> str:
+    messages = [
+        ("BARGE SKIPPER", ASSISTANT, "How long until the lock opens?"),
+        ("LOCK KEEPER", "HARBOUR OFFICER", "The gate sensor is still faulty."),
+        (
+            ASSISTANT,
+            "HARBOUR OFFICER",
+            "The keeper reports the gate sensor is faulty; should we hold?",
+        ),
+        ("HARBOUR OFFICER", ASSISTANT, "Hold all traffic for an hour."),
+        (ASSISTANT, second_target, "The harbour officer is holding traffic for one hour."),
+    ]
+    return json.dumps({**drafted("shipping", messages), "background": "the input line itself"})
 
 
 def test_generate_lints_repairs_writes_and_cuts(tmp_path: Path) -> None:
@@ -97,24 +102,15 @@ def test_a_dialogue_spelling_and_as_an_ampersand_is_kept() -> None:
 
     cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR"]
     background = Background(scene="A building site.", characters=cast, relationships="Work.")
-    ia = "Intelligent Assistant"
     turns = [
-        ("Health & Safety Inspector", ia, "Is the crane certified?"),
+        ("Health & Safety Inspector", ASSISTANT, "Is the crane certified?"),
         ("SITE MANAGER", "Health & Safety Inspector", "It was checked on Monday."),
-        (ia, "health & safety inspector", "The certificate is dated Monday."),
-        ("CRANE OPERATOR", ia, "Can I start?"),
-        (ia, "the crane operator", "Yes, once the inspector signs."),
+        (ASSISTANT, "health & safety inspector", "The certificate is dated Monday."),
+        ("CRANE OPERATOR", ASSISTANT, "Can I start?"),
+        (ASSISTANT, "the crane operator", "Yes, once the inspector signs."),
     ]
-    draft = DialogueDraft.model_validate(
-        {
-            "topic": "safety",
-            "messages": [
-                {"role_from": f, "role_to": t, "content": c, "index": str(i)}
-                for i, (f, t, c) in enumerate(turns, 1)
-            ],
-        }
-    )
+    draft = DialogueDraft.model_validate(drafted("safety", turns))
     dialogue, findings = dialogue_findings(draft, background, load_news()[0])
     assert findings == [] and dialogue is not None
-    assert [m.role_from for m in dialogue.messages][:3] == [cast[0], cast[1], ia]
-    assert [m.role_to for m in dialogue.messages][2:] == [cast[0], ia, cast[2]]
+    assert [m.role_from for m in dialogue.messages][:3] == [cast[0], cast[1], ASSISTANT]
+    assert [m.role_to for m in dialogue.messages][2:] == [cast[0], ASSISTANT, cast[2]]

@@ -1,5 +1,6 @@
 """Studies (issue 23): the shipped scripted study planned, run and reported; the plan's dry-run
-call counts against the real scripted run's; resume; one-line errors for a bad study file."""
+call counts against the real scripted run's; resume (a bad study file's one-line errors:
+``test_study_file``)."""
 
 from __future__ import annotations
 
@@ -102,27 +103,6 @@ def test_a_report_before_the_run_lists_missing_cells(workdir: Path) -> None:
     code, out, err = invoke("report", study_file(workdir), "--json")
     assert code == 0, err
     assert len(json.loads(out)["missing"]) == 6
-
-
-@pytest.mark.parametrize(
-    ("edit", "expected"),
-    [
-        (("epsilon: 2", "epsilonn: 2"), "field 'systems.hsii.options.epsilonn': unknown option"),
-        (("max_connections: 8", "max_connections: 0"), "field 'max_connections'"),
-        (("name: scripted-b", "name: scripted-a"), "used twice"),
-        (("name: scripted\n", "name: [scripted\n"), "invalid YAML"),
-        (("  hsii:\n    options", "  crsec:\n    options"), "field 'systems.crsec"),
-    ],
-)
-def test_a_bad_study_file_is_one_line_exit_2(
-    workdir: Path, edit: tuple[str, str], expected: str
-) -> None:
-    text = EXAMPLE.read_text(encoding="utf-8").replace(*edit, 1)
-    path = study_file(workdir, text)
-    code, _, err = invoke("plan", path)
-    assert code == 2, err
-    assert len(err.strip().splitlines()) == 1, err
-    assert str(path) in err and expected in err, err
 
 
 def test_the_ray_executor_without_ray_is_one_line_exit_2(

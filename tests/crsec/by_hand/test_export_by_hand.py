@@ -106,6 +106,12 @@ SYNTHESIS = {
     "failed": None,
 }  # fmt: skip
 
+BOB_HELD = held((1, "No smoking indoors.", 100, "created"), (2, VOICE, 90, "created"),
+                (3, "People tip the staff after their meals.", 90, "created"),
+                (6, TABLES, 60, "synthesis"))  # fmt: skip
+"""Bob's qualified norms at both hours' ends: his created #1–#3 and the abstract #6 that
+SYNTHESIS folded #4 and #5 into."""
+
 # (tick, kind, agent, data); hour 1 is ticks 0–11, hour 2 ticks 12–23.
 LOG: list[tuple[int, str, str, dict[str, Any]]] = [
     # --- hour 1, day 1 09:00–10:00 ---
@@ -123,10 +129,7 @@ LOG: list[tuple[int, str, str, dict[str, Any]]] = [
     # Bob folds #4 and #5 into #6 before the hour ends: they are at no hour's end.
     (11, "synthesis", BOB, SYNTHESIS),
     (11, "hour", "", {"hour": 0, "label": "day 1 09:00–10:00", "agents": {
-        BOB: snapshot(held((1, "No smoking indoors.", 100, "created"), (2, VOICE, 90, "created"),
-                           (3, "People tip the staff after their meals.", 90, "created"),
-                           (6, TABLES, 60, "synthesis")),
-                      "greet the regulars",
+        BOB: snapshot(BOB_HELD, "greet the regulars",
                       [["Hobbs Cafe", "Bob Johnson is asking Carlos to take his cigarette outside"],
                        ["Hobbs Cafe", "Bob Johnson is reading quietly with headphones on"],
                        ["Hobbs Cafe", "Bob Johnson is clearing his cups off the shared table"]]),
@@ -162,10 +165,7 @@ LOG: list[tuple[int, str, str, dict[str, Any]]] = [
     (23, "identify", CARLOS, {"source": "thought", "norms": [item("Tip after eating.")]}),
     (23, "evaluate", CARLOS, thought_item("Tip after eating.", 3)),
     (23, "hour", "", {"hour": 1, "label": "day 1 10:00–11:00", "agents": {
-        BOB: snapshot(held((1, "No smoking indoors.", 100, "created"), (2, VOICE, 90, "created"),
-                           (3, "People tip the staff after their meals.", 90, "created"),
-                           (6, TABLES, 60, "synthesis")),
-                      "have lunch and tip after eating",
+        BOB: snapshot(BOB_HELD, "have lunch and tip after eating",
                       [["Hobbs Cafe", "Bob Johnson is pointing a guest to the bench outside"],
                        ["Hobbs Cafe", "Bob Johnson is tipping the waiter after lunch"],
                        ["Hobbs Cafe", "Bob Johnson is clearing his plate off the shared table"]]),
