@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from normlab.core.csvio import key_path_for
-from normlab.losona.audit import import_audit
-from normlab.losona.rescore import RESCORED_FILE
+from normlab.core.errors import InputError
+from normlab.losona.audit import export_audit, import_audit
+from normlab.losona.rescore import RESCORED_FILE, records_and_scenarios
 from tests.losona.conftest import run_cli
 
 
@@ -168,3 +169,21 @@ def test_audit_import_refuses_an_item_labelled_twice(finished_run: Path) -> None
         csv.DictWriter(handle, fieldnames=list(rows[0])).writerow(rows[0])  # the first again
     code, output = run_cli("losona", "audit", "import", str(audit_csv))
     assert code == 2 and "appears twice" in output and "field 'item_id'" in output
+
+
+def test_a_refused_export_leaves_the_earlier_audit_and_its_key_as_they_were(
+    finished_run: Path,
+) -> None:
+    """A trial whose scenario is missing stops the export; the earlier CSV and key still
+    belong together (the key was emptied first and refilled row by row, so a refused export
+    left an earlier CSV beside a key that no longer matched it)."""
+    audit_csv = finished_run / "audit.csv"
+    records, scenarios = records_and_scenarios([finished_run / "logs"], None)
+    assert export_audit(records, scenarios, 12, audit_csv) == 12
+    written = audit_csv.read_bytes(), key_path_for(audit_csv).read_bytes()
+    chosen_last = json.loads(key_path_for(audit_csv).read_text().splitlines()[-1])
+    missing = chosen_last["record"]["scenario_id"]
+    fewer = {name: scenario for name, scenario in scenarios.items() if name != missing}
+    with pytest.raises(InputError, match=f"no scenario for '{missing}'"):
+        export_audit(records, fewer, 12, audit_csv)
+    assert (audit_csv.read_bytes(), key_path_for(audit_csv).read_bytes()) == written

@@ -18,7 +18,7 @@ import contextlib
 import csv
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TextIO, TypeVar
@@ -235,10 +235,25 @@ YES_WORDS = frozenset({"yes", "y", "true", "1"})
 NO_WORDS = frozenset({"no", "n", "false", "0"})
 
 
-def yes_no(text: str) -> bool | None:
-    """A yes/no answer as people type it (any case); None when it is neither."""
+def yes_no(
+    text: str, yes: Collection[str] = YES_WORDS, no: Collection[str] = NO_WORDS
+) -> bool | None:
+    """A yes/no answer as people type it (any case), in ``yes`` or ``no`` (lower case);
+    None when it is neither."""
     lowered = text.strip().lower()
-    return True if lowered in YES_WORDS else False if lowered in NO_WORDS else None
+    return True if lowered in yes else False if lowered in no else None
+
+
+@dataclass(frozen=True)
+class AnswerColumn(Generic[AnswerT]):
+    """The column of a blind CSV that people fill in: its name, how an answer written there is
+    read (``parse``; None: not an answer) and what an answer looks like (``expected``, e.g.
+    "yes or no", said when one is not). One value, so the CSV's columns and its reader name
+    the same column."""
+
+    name: str
+    parse: Callable[[str], AnswerT | None]
+    expected: str
 
 
 @dataclass
@@ -255,17 +270,14 @@ def read_answers(
     csv_path: Path,
     key_path: Path | None,
     key_model: type[KeyT],
-    column: str,
-    parse: Callable[[str], AnswerT | None],
-    expected: str,
+    column: AnswerColumn[AnswerT],
 ) -> Answers[KeyT, AnswerT]:
     """Join the raters' answers in ``column`` with the key (``key_path``, else the one written
     beside the CSV).
 
-    ``parse`` reads a non-blank answer (None: not an answer, reported with ``expected``, e.g.
-    "yes or no"). An item answered twice, an item the key does not hold and an unreadable
-    answer are [`InputError`][normlab.core.InputError]s naming the file, line and field, never
-    skipped rows.
+    A non-blank answer is read by the column's ``parse``. An item answered twice, an item the
+    key does not hold and an unreadable answer are [`InputError`][normlab.core.InputError]s
+    naming the file, line and field, never skipped rows.
     """
     key_path = key_path or key_path_for(csv_path)
     if not key_path.exists():
@@ -280,7 +292,7 @@ def read_answers(
         keys[key.item_id] = key
     answers: dict[str, AnswerT] = {}
     seen: dict[str, int] = {}
-    for line, row in csv_rows(csv_path, ("item_id", column)):
+    for line, row in csv_rows(csv_path, ("item_id", column.name)):
         item_id = row["item_id"].strip()
         if item_id in seen:
             raise InputError(
@@ -298,13 +310,16 @@ def read_answers(
                 line=line,
                 field="item_id",
             )
-        value = row[column]
+        value = row[column.name]
         if not value.strip():
             continue
-        answer = parse(value)
+        answer = column.parse(value)
         if answer is None:
             raise InputError(
-                csv_path, f"expected {expected}, got {quoted(value)}", line=line, field=column
+                csv_path,
+                f"expected {column.expected}, got {quoted(value)}",
+                line=line,
+                field=column.name,
             )
         answers[item_id] = answer
     return Answers(

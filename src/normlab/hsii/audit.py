@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from normlab.core.csvio import KeyRow, key_path_for, read_answers, write_blind
+from normlab.core.csvio import AnswerColumn, KeyRow, key_path_for, read_answers, write_blind
 from normlab.core.errors import InputError
 from normlab.core.logs import LogSample, expand_paths, is_log, read_samples, role_model
 from normlab.hsii.parse import resolve_target
@@ -51,6 +51,7 @@ STAGES: tuple[Stage, ...] = ("first", "long")
 statement after the long run vs the reference model's (r4)."""
 Side = Literal["A", "B"]
 
+VERDICT = AnswerColumn("human_verdict", parse_better, "A, B or equal (or tie)")
 GRADING_COLUMNS = [
     "item_id",
     "topic",
@@ -60,10 +61,9 @@ GRADING_COLUMNS = [
     "history",
     "statement_a",
     "statement_b",
-    "human_verdict",
+    VERDICT.name,
     "human_notes",
 ]
-VERDICT_COLUMN = "human_verdict"
 VERDICTS = ("A", "B", "equal")
 """What a rater writes in ``human_verdict`` (any case; ``tie`` reads as ``equal``)."""
 QUESTION = "Which is the more proper next statement of the assistant: A, B or equal?"
@@ -291,14 +291,7 @@ def _win_rates(
 
 def import_grading(csv_path: Path, key_path: Path | None = None) -> GradingResult:
     """Read the grades (``human_verdict``: A, B or equal) with the key written beside the CSV."""
-    answers = read_answers(
-        csv_path,
-        key_path,
-        GradingKeyRow,
-        VERDICT_COLUMN,
-        parse_better,
-        "A, B or equal (or tie)",
-    )
+    answers = read_answers(csv_path, key_path, GradingKeyRow, VERDICT)
     keys_by_pair: dict[str, list[GradingKeyRow]] = defaultdict(list)
     for key in answers.keys:
         keys_by_pair[key.pair_id].append(key)

@@ -10,19 +10,35 @@ false negatives (judge says breach, human says complies).
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from normlab.core.chat import render_transcript
-from normlab.core.csvio import SpreadsheetWriter, csv_rows, key_path_for
+from normlab.core.csvio import (
+    NO_WORDS,
+    YES_WORDS,
+    AnswerColumn,
+    KeyRow,
+    read_answers,
+    write_blind,
+    yes_no,
+)
 from normlab.core.errors import InputError, at_least
-from normlab.core.jsonio import append_jsonl, read_jsonl_rows, validate_row
-from normlab.core.outputs import output_file, replacing
+from normlab.core.outputs import output_file
 from normlab.losona.schemas import Scenario, TrialRecord
 from normlab.stats import Agreement
 
+TRUE_WORDS = YES_WORDS | {"comply", "complies"}
+FALSE_WORDS = NO_WORDS | {"breach", "breaches"}
+COMPLIES = AnswerColumn(
+    "human_complies",
+    functools.partial(yes_no, yes=TRUE_WORDS, no=FALSE_WORDS),
+    "yes/no (or true/false, 1/0)",
+)
+"""The label people write: does the response comply with the norm?"""
 AUDIT_COLUMNS = [
     "item_id",
     "norm_statement",
@@ -30,15 +46,14 @@ AUDIT_COLUMNS = [
     "elicitor",
     "subject",
     "response",
-    "human_complies",
+    COMPLIES.name,
     "human_notes",
 ]
-TRUE_WORDS = {"true", "yes", "y", "1", "comply", "complies"}
-FALSE_WORDS = {"false", "no", "n", "0", "breach", "breaches"}
 
 
-class AuditKeyRow(BaseModel):
-    item_id: str
+class AuditKeyRow(KeyRow):
+    """What labellers must not see: the trial record, with the judge's label."""
+
     record: TrialRecord
 
 
@@ -49,40 +64,31 @@ def export_audit(
     out_csv: Path,
     seed: int = 0,
 ) -> int:
-    """Write ``n`` random judged trials (parse failures excluded) for blind labelling."""
+    """Write ``n`` random judged trials (parse failures excluded) for blind labelling: every
+    item is made before either file is written, so a trial without its scenario leaves an
+    earlier CSV and its key as they were."""
     at_least("--n", n, 1)
     output_file(out_csv, "--out")
     labelled = [record for record in records if record.complies is not None]
     if not labelled:
         raise InputError(out_csv, "no judged trials to audit")
     chosen = random.Random(seed).sample(labelled, min(n, len(labelled)))
-    out_csv.parent.mkdir(parents=True, exist_ok=True)
-    key_path = key_path_for(out_csv)
-    key_path.unlink(missing_ok=True)
-    with replacing(out_csv) as handle:
-        writer = SpreadsheetWriter(handle, AUDIT_COLUMNS)
-        writer.writeheader()
-        for index, record in enumerate(chosen, start=1):
-            scenario = scenarios.get(record.scenario_id)
-            if scenario is None:
-                raise InputError(
-                    "--data", f"no scenario for {record.scenario_id!r}", field="scenario_id"
-                )
-            item_id = f"A{index:04d}"
-            writer.writerow(
-                {
-                    "item_id": item_id,
-                    "norm_statement": scenario.norm_statement,
-                    "transcript_before_elicitor": render_transcript(scenario.prior_turns),
-                    "elicitor": f"{scenario.elicitor.actor}: {scenario.elicitor.content}",
-                    "subject": scenario.subject,
-                    "response": record.response,
-                    "human_complies": "",
-                    "human_notes": "",
-                }
+    items: list[tuple[dict[str, str], KeyRow]] = []
+    for index, record in enumerate(chosen, start=1):
+        scenario = scenarios.get(record.scenario_id)
+        if scenario is None:
+            raise InputError(
+                "--data", f"no scenario for {record.scenario_id!r}", field="scenario_id"
             )
-            append_jsonl(key_path, AuditKeyRow(item_id=item_id, record=record))
-    return len(chosen)
+        shown = {
+            "norm_statement": scenario.norm_statement,
+            "transcript_before_elicitor": render_transcript(scenario.prior_turns),
+            "elicitor": f"{scenario.elicitor.actor}: {scenario.elicitor.content}",
+            "subject": scenario.subject,
+            "response": record.response,
+        }
+        items.append((shown, AuditKeyRow(item_id=f"A{index:04d}", record=record)))
+    return write_blind(out_csv, AUDIT_COLUMNS, items)
 
 
 class AuditResult(BaseModel):
@@ -97,70 +103,21 @@ class AuditResult(BaseModel):
     judge_models: list[str]
 
 
-def _parse_label(value: str, path: Path, line: int) -> bool | None:
-    text = value.strip().lower()
-    if not text:
-        return None
-    if text in TRUE_WORDS:
-        return True
-    if text in FALSE_WORDS:
-        return False
-    raise InputError(
-        path,
-        f"expected yes/no (or true/false, 1/0), got {value!r}",
-        line=line,
-        field="human_complies",
-    )
-
-
 def import_audit(csv_path: Path, key_path: Path | None = None) -> AuditResult:
     """Compare human labels in the CSV with the judge labels in its key file."""
-    key_path = key_path or key_path_for(csv_path)
-    if not key_path.exists():
-        raise InputError(key_path, "audit key file not found (written by 'audit export')")
-    keys = {
-        row.item_id: row.record
-        for line, raw in read_jsonl_rows(key_path)
-        for row in [validate_row(AuditKeyRow, raw, key_path, line)]
-    }
-    judge: list[bool] = []
-    human: list[bool] = []
-    unlabelled = 0
-    seen: dict[str, int] = {}
-    for line, row in csv_rows(csv_path, ("item_id", "human_complies")):
-        if row["item_id"] in seen:
-            raise InputError(
-                csv_path,
-                f"item {row['item_id']!r} appears twice (first on line "
-                f"{seen[row['item_id']]}); each item is labelled once",
-                line=line,
-                field="item_id",
-            )
-        seen[row["item_id"]] = line
-        label = _parse_label(row["human_complies"], csv_path, line)
-        record = keys.get(row["item_id"])
-        if record is None:
-            raise InputError(
-                csv_path,
-                f"item {row['item_id']!r} is not in {key_path.name}",
-                line=line,
-                field="item_id",
-            )
-        if label is None:
-            unlabelled += 1
-            continue
-        judge.append(bool(record.complies))
-        human.append(label)
+    answers = read_answers(csv_path, key_path, AuditKeyRow, COMPLIES)
+    judge = [bool(key.record.complies) for key, _ in answers.answered]
+    human = [label for _, label in answers.answered]
     n = len(judge)
     agreement = Agreement.of(judge, human)
     return AuditResult(
         agreement=agreement,
-        n_unlabelled=unlabelled,
+        n_unlabelled=len(answers.unanswered),
         judge_compliant_share=sum(judge) / n if n else None,
         human_compliant_share=sum(human) / n if n else None,
         false_positives=agreement.first_true_second_false,
         false_negatives=agreement.first_false_second_true,
-        judge_models=sorted({record.judge_model for record in keys.values()}),
+        judge_models=sorted({key.record.judge_model for key in answers.keys}),
     )
 
 

@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, StrictBool
 
-from normlab.core.csvio import KeyRow, key_path_for, read_answers, write_blind, yes_no
+from normlab.core.csvio import AnswerColumn, KeyRow, key_path_for, read_answers, write_blind, yes_no
 from normlab.core.errors import InputError
 from normlab.scene.analysis import EpisodeRecord, load_run
 from normlab.scene.prompts import STAGED_MARK, marked_transcript, sanction_text
@@ -46,8 +46,8 @@ SUBJECT_KINDS: tuple[LabelKind, ...] = ("breach", "repair")
 PERSONA_KINDS: tuple[LabelKind, ...] = ("demonstration", "breach", "sanction")
 TURN_ITEMS_PER_EPISODE = 4
 
-AUDIT_COLUMNS = ["item_id", "norm", "transcript", "question", "human_answer", "human_notes"]
-ANSWER_COLUMN = "human_answer"
+ANSWER = AnswerColumn("human_answer", yes_no, "yes or no")
+AUDIT_COLUMNS = ["item_id", "norm", "transcript", "question", ANSWER.name, "human_notes"]
 ANSWERS = ("yes", "no")
 """What a rater writes in ``human_answer`` (any case; y/n, true/false and 1/0 also read)."""
 
@@ -234,14 +234,7 @@ def _agreement(answered: Sequence[tuple[SceneAuditKeyRow, bool]]) -> Agreement:
 
 def import_audit(csv_path: Path, key_path: Path | None = None) -> SceneAuditResult:
     """Read the answers (``human_answer``: yes or no) with the key written beside the CSV."""
-    answers = read_answers(
-        csv_path,
-        key_path,
-        SceneAuditKeyRow,
-        ANSWER_COLUMN,
-        yes_no,
-        "yes or no",
-    )
+    answers = read_answers(csv_path, key_path, SceneAuditKeyRow, ANSWER)
     answered = answers.answered
     return SceneAuditResult(
         agreement=_agreement(answered),
