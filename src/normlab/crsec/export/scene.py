@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from inspect_ai.model import Model
 from pydantic import BaseModel, Field, ValidationError
 
+from normlab import scene
 from normlab.core.jsonio import validation_field
 from normlab.crsec.export.chat import (
     TurnDraft,
@@ -40,22 +41,6 @@ from normlab.crsec.export.emerged import EmergedNorm, Selection
 from normlab.crsec.export.evidence import Conversation
 from normlab.crsec.prompts import PROMPTS
 from normlab.models import Generated
-from normlab.scene import (
-    CastMember,
-    Channel,
-    FidelityCriteria,
-    Hidden,
-    HiddenPersona,
-    Scaffold,
-    ScaffoldTranscript,
-    ScaffoldTurn,
-    SceneNorm,
-    SceneScenario,
-    SceneTuple,
-    load_dimensions,
-    scaffold_findings,
-    with_own_norms,
-)
 
 EVENT = "event_planning"
 ELICITOR = "address_explicit"
@@ -84,8 +69,8 @@ class ScenePlan:
     precedent: Conversation | None
 
     @property
-    def scene_tuple(self) -> SceneTuple:
-        return SceneTuple(
+    def scene_tuple(self) -> scene.SceneTuple:
+        return scene.SceneTuple(
             event=EVENT,
             norm=f"crsec_{self.emerged.target.id}",
             elicitor=ELICITOR,
@@ -93,9 +78,9 @@ class ScenePlan:
             precedent=1 if self.precedent else 0,
         )
 
-    def own_norm(self) -> SceneNorm:
+    def own_norm(self) -> scene.SceneNorm:
         target, evidence = self.emerged.target, self.emerged.evidence
-        return SceneNorm(
+        return scene.SceneNorm(
             id=self.scene_tuple.norm,
             pair=0,
             pole="a",
@@ -107,7 +92,7 @@ class ScenePlan:
         )
 
     def prompt(self) -> str:
-        dimensions = load_dimensions()
+        dimensions = scene.load_dimensions()
         return PROMPTS.render(
             "export_scene_ours",
             {
@@ -117,7 +102,7 @@ class ScenePlan:
             },
         )
 
-    def persona(self, name: str) -> HiddenPersona:
+    def persona(self, name: str) -> scene.HiddenPersona:
         """One member as a scripted persona, in the run's own words."""
         society, evidence = self.selection.society, self.emerged.evidence
         violation = self.emerged.target.violation
@@ -154,55 +139,55 @@ class ScenePlan:
                 f"After {talk.sender} calls it out, answer as you did then: “{answer}”; from "
                 "then on keep to it.",
             ]
-        return HiddenPersona(
+        return scene.HiddenPersona(
             name=name,
             outline=" ".join(outline),
             sanction_lines=sanctions,
             precedent_lines_or_null=precedent,
         )
 
-    def hidden(self, opening: int) -> Hidden:
+    def hidden(self, opening: int) -> scene.Hidden:
         personas = [self.persona(name) for name in self.cast]
         if not any(persona.sanction_lines for persona in personas):
             # The run saw no callout among these members: the first adherent makes one.
             personas[0].sanction_lines = [
                 f"If {self.subject} is {self.emerged.target.violation}, call it out directly."
             ]
-        return Hidden(
+        return scene.Hidden(
             personas=personas,
-            fidelity_criteria=FidelityCriteria(
+            fidelity_criteria=scene.FidelityCriteria(
                 demonstration_min_count=DEMONSTRATIONS,
                 sanction_required_modality=SANCTION,
                 precedent_complete_by_turn=opening + len(self.cast) if self.precedent else 0,
             ),
         )
 
-    def scenario(self, fill: SceneFill) -> SceneScenario:
+    def scenario(self, fill: SceneFill) -> scene.SceneScenario:
         society = self.selection.society
         opening = [
-            ScaffoldTurn(turn_id=index, actor=turn.actor, content=turn.content)
+            scene.ScaffoldTurn(turn_id=index, actor=turn.actor, content=turn.content)
             for index, turn in enumerate(fill.opening_turns, start=1)
         ]
-        elicitor = ScaffoldTurn(
+        elicitor = scene.ScaffoldTurn(
             turn_id=len(opening) + 1, actor=fill.elicitor.actor, content=fill.elicitor.content
         )
-        scaffold = Scaffold(
-            channel=Channel(
+        scaffold = scene.Scaffold(
+            channel=scene.Channel(
                 description=channel_description(society),
                 cast=[
-                    CastMember(name=name, bio_oneline=bio(society.agent(name), society))
+                    scene.CastMember(name=name, bio_oneline=bio(society.agent(name), society))
                     for name in self.cast
                 ],
             ),
-            subject=CastMember(name=self.subject, bio_oneline=fill.subject_bio),
-            transcript=ScaffoldTranscript(opening_turns=opening, elicitor_turn=elicitor),
+            subject=scene.CastMember(name=self.subject, bio_oneline=fill.subject_bio),
+            transcript=scene.ScaffoldTranscript(opening_turns=opening, elicitor_turn=elicitor),
         )
         generated = [
             "scaffold.subject.bio_oneline",
             f"scaffold.transcript: {len(opening)} opening turns",
             "scaffold.transcript.elicitor_turn",
         ]
-        return SceneScenario(
+        return scene.SceneScenario(
             scenario_id=f"{self.scene_tuple.slug()}__{scenario_suffix(self.selection)}",
             scaffold=scaffold,
             tuple=self.scene_tuple,
@@ -211,17 +196,17 @@ class ScenePlan:
             provenance=self.emerged.provenance.model_copy(update={"generated": generated}),
         )
 
-    def check(self, fill: SceneFill) -> tuple[SceneScenario | None, list[str]]:
+    def check(self, fill: SceneFill) -> tuple[scene.SceneScenario | None, list[str]]:
         """SCENE's schema, its applicability filter and its scaffold linter on the candidate."""
         try:
             scenario = self.scenario(fill)
         except ValidationError as error:
             location, message = validation_field(error)
             return None, [f"{location}: {message}"]
-        dimensions = with_own_norms(load_dimensions(), [self.own_norm()])
+        dimensions = scene.with_own_norms(scene.load_dimensions(), [self.own_norm()])
         if not dimensions.is_valid(scenario.tuple):
             return None, [f"tuple: {scenario.tuple.slug()} fails the applicability filter"]
-        findings = [f"scaffold.{finding}" for finding in scaffold_findings(scenario.scaffold)]
+        findings = [f"scaffold.{finding}" for finding in scene.scaffold_findings(scenario.scaffold)]
         return (None, findings) if findings else (scenario, [])
 
 
@@ -245,7 +230,7 @@ def plan_scene(emerged: EmergedNorm, selection: Selection) -> ScenePlan | str:
 
 async def export_scene(
     model: Model, emerged: EmergedNorm, selection: Selection, repairs: int
-) -> Generated[SceneScenario]:
+) -> Generated[scene.SceneScenario]:
     """One SCENE scenario for ``emerged``: plan from the run, generate the scaffold's chat,
     check it with SCENE's own checks, repair."""
     plan = plan_scene(emerged, selection)
