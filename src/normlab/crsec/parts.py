@@ -28,7 +28,7 @@ from normlab.crsec.cell import (
     run_folders_in,
 )
 from normlab.crsec.runner import run_demo
-from normlab.runs.benchmark import RunOptions
+from normlab.runs.benchmark import Runner, RunOptions
 from normlab.runs.headline import measured_share
 from normlab.runs.system import Rating, Rejudge, SystemParts
 from normlab.stats.planning import Design, RunMean
@@ -53,11 +53,7 @@ def design(runs: CrsecRuns, analysis: CrsecAnalysis) -> Design:
 PARTS: SystemParts[CrsecRuns, CrsecAnalysis] = SystemParts(
     run_type=CrsecRuns,
     analysis_type=CrsecAnalysis,
-    options=crsec_options,
-    run=run_cell,
-    load=run_folders_in,
-    analyze=crsec_analyze,
-    usage=crsec_usage,
+    runner=Runner(crsec_options, run_cell, run_folders_in, crsec_analyze, crsec_usage),
     headline=lambda runs, analysis: crsec_headline(analysis),
     unit="run",
     design=design,

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, analyze, load_run, stages_of
+from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, stages_of
 from normlab.hsii.audit import GRADING_COLUMNS, export_grading, import_grading
 from normlab.hsii.curation.decisions import (
     analyze_curation,
@@ -34,7 +34,6 @@ from normlab.hsii.rules import Formula, hsii_score, win_value
 from normlab.hsii.runner import run_demo, run_hsii
 from normlab.hsii.schemas import Case
 from normlab.hsii.scorer import hsii_stages
-from normlab.hsii.task import hsii
 from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
 from normlab.runs.rescore import rescore_logs, rescored_folder
@@ -45,7 +44,6 @@ from normlab.runs.system import (
     Rejudge,
     Sequential,
     SystemParts,
-    summed_usage,
 )
 from normlab.stats import Estimate, Statistic
 from normlab.stats.planning import Assumed, Design, conservative
@@ -154,11 +152,7 @@ def play_sample(option: str, length: int | None) -> dict[str, object]:
 PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
     run_type=HsiiRun,
     analysis_type=HsiiAnalysis,
-    options=hsii,
-    run=run_hsii.with_arguments,
-    load=load_run,
-    analyze=analyze,
-    usage=summed_usage,
+    runner=run_hsii.runner,
     headline=headline,
     unit="case",
     design=design,

@@ -12,14 +12,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from normlab.core.errors import InputError
-from normlab.losona.analysis import LosonaRun, analyze, load_run, scenario_outcomes
+from normlab.losona.analysis import LosonaRun, scenario_outcomes
 from normlab.losona.audit import AUDIT_COLUMNS, export_study, import_audit
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios, parse_sample_id, sample_id
 from normlab.losona.reader import READER
 from normlab.losona.rescore import RESCORED_FILE, rescore
 from normlab.losona.results import LosonaAnalysis
 from normlab.losona.runner import run_demo, run_losona
-from normlab.losona.task import losona
 from normlab.losona.variants import check_variant
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
 from normlab.runs.system import (
@@ -29,7 +28,6 @@ from normlab.runs.system import (
     Rejudge,
     Sequential,
     SystemParts,
-    summed_usage,
 )
 from normlab.stats.planning import Design, Proportion
 
@@ -117,11 +115,7 @@ def play_sample(option: str, length: int | None) -> dict[str, object]:
 PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     run_type=LosonaRun,
     analysis_type=LosonaAnalysis,
-    options=losona,
-    run=run_losona.with_arguments,
-    load=load_run,
-    analyze=analyze,
-    usage=summed_usage,
+    runner=run_losona.runner,
     headline=headline,
     unit="scenario",
     design=design,

@@ -17,11 +17,13 @@ from normlab._faces import lazy_face
 if TYPE_CHECKING:
     from normlab.runs.benchmark import (
         Benchmark,
+        Runner,
         RunOptions,
         TaskRun,
         emit,
         finish_run,
         load_some,
+        summed_usage,
     )
     from normlab.runs.console import (
         note,
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
         System,
         SystemParts,
         SystemSpec,
-        summed_usage,
     )
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
@@ -56,6 +57,7 @@ __all__ = [
     "Rating",
     "Rejudge",
     "RunOptions",
+    "Runner",
     "Sequential",
     "System",
     "SystemParts",

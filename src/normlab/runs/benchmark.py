@@ -17,7 +17,7 @@ import shutil
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, ParamSpec, Protocol, TypeVar
+from typing import Any, Generic, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from inspect_ai import Task
 from inspect_ai.model import Model
@@ -41,6 +41,7 @@ from normlab.core.storage import (
 )
 from normlab.models import DEFAULT_MODEL, AnalysisBase, RoleSettings
 from normlab.models.preflight import check_models
+from normlab.models.usage import RunUsage, merge_usage
 from normlab.report import usage_table
 from normlab.runs.console import note, print_json, print_table, stdout_to_stderr
 from normlab.runs.folders import default_log_dir, roles_line
@@ -60,6 +61,10 @@ class Loaded(Protocol):
 LoadedT = TypeVar("LoadedT", bound=Loaded)
 AnalysisT = TypeVar("AnalysisT", bound=AnalysisBase)
 P = ParamSpec("P")
+RunT = TypeVar("RunT")
+"""What any system's loader reads (a task's ``Loaded``, CRSEC's run folders)."""
+ResultT = TypeVar("ResultT")
+"""What any system's analysis makes (a task's ``AnalysisBase``, CRSEC's analysis)."""
 
 
 @dataclass(frozen=True)
@@ -216,14 +221,52 @@ def finish_run(
     return analysis
 
 
-class TaskRun(Generic[P, AnalysisT]):
+def summed_usage(analysis: AnalysisBase) -> RunUsage | None:
+    """A cell's usage by role: its runs summed (a cell has one subject)."""
+    if not analysis.usage:
+        return None
+    parts = list(analysis.usage.values())
+    return RunUsage(units=sum(p.units for p in parts), roles=merge_usage(p.roles for p in parts))
+
+
+CellRun: TypeAlias = Callable[[str, Mapping[str, str], RunOptions, Mapping[str, object]], ResultT]
+"""(subject model, roles, where and how, the task's arguments) → the analysis: a system run or
+resumed as its ``run`` command does it (a task's ``TaskRun.with_arguments``)."""
+
+
+@dataclass(frozen=True)
+class Runner(Generic[RunT, ResultT]):
+    """How a system runs a cell and reads it back, as its parts hold it
+    ([`SystemParts`][normlab.runs.SystemParts]``.runner``): for an Inspect task, what its
+    [`TaskRun`][normlab.runs.TaskRun] holds (``TaskRun.runner``); CRSEC names its own."""
+
+    options: Callable[..., object]
+    """The function whose parameters are the system's options (its ``@task``)."""
+    run: CellRun[ResultT]
+    load: Callable[[list[Path]], RunT]
+    """The one loader of the system's logs (shards as one run, each sample counted once)."""
+    analyze: Callable[[RunT], ResultT]
+    usage: Callable[[ResultT], RunUsage | None]
+    """A cell's usage by role under a study's role names (``summed_usage`` for a task's)."""
+
+
+class TaskRun(Generic[P, LoadedT, AnalysisT]):
     """A benchmark's run for a program: ``run(model, roles, options, **task_args)`` with the
     task's own arguments, type-checked against its ``@task`` function, as ``normlab SYSTEM
     run`` runs it (roles left out take the task's defaults)."""
 
-    def __init__(self, bench: Benchmark[Any, AnalysisT], factory: Callable[P, Task]) -> None:
+    def __init__(self, bench: Benchmark[LoadedT, AnalysisT], factory: Callable[P, Task]) -> None:
         self.bench = bench
         self.factory = factory
+
+    @property
+    def runner(self) -> Runner[LoadedT, AnalysisT]:
+        """What the system's parts (``SystemParts.runner``) run a cell with and read it back
+        with: the task's parameters are its options, its read side loads and analyzes, and a
+        cell's usage is its runs summed (a cell has one subject)."""
+        return Runner(
+            self.factory, self.with_arguments, self.bench.load, self.bench.analyze, summed_usage
+        )
 
     def __call__(
         self,

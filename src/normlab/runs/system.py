@@ -14,18 +14,20 @@ top-level ``normlab.specs`` finds every system's spec (a package with a ``spec.p
 keeps a table keyed by a system's name.
 
 Callers hold the parts of different systems side by side, so they see them through
-[`System`][normlab.runs.System], where what the system's loader read and what its analysis made
-are plain objects: each goes back to the system's own functions only after a check that it is
-of the system's own types (``RunT``, ``AnalysisT``), so mypy checks every use inside a system
-and a value from another system fails at once, by name.
+[`System`][normlab.runs.System], the base of every system's parts: it declares once what is of
+the same type in every system, and where the system's loader read and its analysis made
+something, its methods take and give plain objects: each goes back to the system's own
+functions only after a check that it is of the system's own types (``RunT``, ``AnalysisT``), so
+mypy checks every use inside a system and a value from another system fails at once, by name.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, Never, TypeVar
 
 if TYPE_CHECKING:
     from inspect_ai import Task
@@ -33,8 +35,9 @@ if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
     from pydantic import BaseModel
 
-    from normlab.models.usage import AnalysisBase, RunUsage
-    from normlab.runs.benchmark import RunOptions
+    from normlab.core.sources import DataSource
+    from normlab.models.usage import RunUsage
+    from normlab.runs.benchmark import CellRun, Runner
     from normlab.runs.headline import Headline, UnitValues, Verdicts
     from normlab.runs.reader import Reader
     from normlab.stats.planning import Assumed, Design, Estimator
@@ -43,6 +46,11 @@ RunT = TypeVar("RunT")
 """What the system's loader reads from a cell's folders (its logs, or CRSEC's run folders)."""
 AnalysisT = TypeVar("AnalysisT", bound="BaseModel")
 """What the system's analysis makes of it."""
+RunIn = TypeVar("RunIn", contravariant=True)
+AnalysisIn = TypeVar("AnalysisIn", bound="BaseModel", contravariant=True)
+"""The same, for a part that only takes them (``Pairing``, ``Rejudge``): every such part is
+one of ``Never``, which is how [`System`][normlab.runs.System] holds it, its text and its
+system-typed functions apart."""
 
 
 @dataclass(frozen=True)
@@ -113,12 +121,12 @@ class Play:
 
 
 @dataclass(frozen=True)
-class Pairing(Generic[RunT, AnalysisT]):
+class Pairing(Generic[RunIn, AnalysisIn]):
     """How two subjects on the same units are compared (``normlab.study.compare``): the
     headline per shared unit, and what a unit is."""
 
     unit: str
-    units: Callable[[RunT, AnalysisT], UnitValues]
+    units: Callable[[RunIn, AnalysisIn], UnitValues]
     resampled: str
     """What the paired bootstrap resamples, in words (``scenarios``)."""
     note: str = ""
@@ -126,7 +134,7 @@ class Pairing(Generic[RunT, AnalysisT]):
 
 
 @dataclass(frozen=True)
-class Rejudge(Generic[RunT]):
+class Rejudge(Generic[RunIn]):
     """A finished cell judged again by another model (``normlab.study.judges``)."""
 
     items: str
@@ -137,7 +145,7 @@ class Rejudge(Generic[RunT]):
     judged: Callable[[Path, Path], list[Path]]
     """(the cell's logs, that folder) → what the loader reads as the cell so judged (none
     before it was)."""
-    verdicts: Callable[[RunT], Verdicts]
+    verdicts: Callable[[RunIn], Verdicts]
     """One judge's per-unit verdicts on one cell, as the loader read them."""
 
 
@@ -170,48 +178,25 @@ class Sequential:
         return 1.0 if self.model == "share" else float(samples)
 
 
-def summed_usage(analysis: AnalysisBase) -> RunUsage | None:
-    """A cell's usage by role: its runs summed (a cell has one subject)."""
-    from normlab.models.usage import RunUsage, merge_usage
+@dataclass(frozen=True, kw_only=True)
+class System(ABC):
+    """A system's parts as a caller holding several systems sees them, and the base of each
+    system's [`SystemParts`][normlab.runs.SystemParts]: what is of the same type in every
+    system, declared once, and the methods that take what its loader read and its analysis
+    made as plain objects, checked when they come back."""
 
-    if not analysis.usage:
-        return None
-    parts = list(analysis.usage.values())
-    return RunUsage(units=sum(p.units for p in parts), roles=merge_usage(p.roles for p in parts))
-
-
-@dataclass(frozen=True)
-class SystemParts(Generic[RunT, AnalysisT]):
-    """What a system's spec points to (its ``parts.py`` declares ``PARTS``), typed by what its
-    loader reads (``RunT``) and its analysis makes (``AnalysisT``)."""
-
-    run_type: type[RunT]
-    analysis_type: type[AnalysisT]
-    options: Callable[..., object]
-    """The function whose parameters are the system's options (its ``@task``)."""
-    run: Callable[[str, Mapping[str, str], RunOptions, Mapping[str, object]], AnalysisT]
-    """(subject model, roles, where and how, the task's arguments): run or resume the system
-    as its ``run`` command does; its analysis."""
-    load: Callable[[list[Path]], RunT]
-    """The one loader of the system's logs (shards as one run, each sample counted once)."""
-    analyze: Callable[[RunT], AnalysisT]
-    usage: Callable[[AnalysisT], RunUsage | None]
-    """A cell's usage by role under a study's role names (``summed_usage`` for a task's)."""
-    headline: Callable[[RunT, AnalysisT], Headline | None]
-    """The number a study ranks subjects by, with its n, interval and quantity."""
     unit: str
     """What the headline's n counts (``scenario``, ``sanction``, ``case``, ``run``)."""
-    design: Callable[[RunT, AnalysisT], Design]
-    """How a run sampled the headline's units (a study plan's dry run)."""
     estimator: Estimator
     """The headline's estimator, as a study plan sizes it."""
-    measure: Callable[[Headline, AnalysisT], Assumed | None]
-    """The rates a pilot's cell measured, for a study plan's power."""
-    rejudge: Rejudge[RunT]
+    rejudge: Rejudge[Never]
+    """How a finished cell is judged again by another model; its ``verdicts`` take the
+    system's own run (``verdicts_of``)."""
     demo: Callable[[Path], Path]
     """The system small, on the embedded model, into ``OUT/NAME``; the report's path."""
-    pairing: Pairing[RunT, AnalysisT] | None = None
-    """How two subjects pair up on shared units; None where they share none (CRSEC's runs)."""
+    pairing: Pairing[Never, Never] | None = None
+    """How two subjects pair up on shared units; None where they share none (CRSEC's runs).
+    Its ``units`` take the system's own run and analysis (``units_of``)."""
     quantity_options: tuple[str, ...] = ()
     """Task options that are part of the headline's quantity (HSII's ε)."""
     shardable: bool = True
@@ -233,19 +218,6 @@ class SystemParts(Generic[RunT, AnalysisT]):
     sequential: Sequential | None = None
     """How its cells run in batches of units; None where a cell runs whole (CRSEC: a run is
     hours of simulation)."""
-
-    # --- the same, for a caller that holds several systems' parts (``System``) -----------
-
-    def checked_run(self, run: object) -> RunT:
-        """``run`` as this system's loader's type, or a TypeError naming both."""
-        if not isinstance(run, self.run_type):
-            raise TypeError(f"a {self.run_type.__name__} expected, not {type(run)}")
-        return run
-
-    def checked_analysis(self, analysis: object) -> AnalysisT:
-        if not isinstance(analysis, self.analysis_type):
-            raise TypeError(f"a {self.analysis_type.__name__} expected, not {type(analysis)}")
-        return analysis
 
     @property
     def paired_unit(self) -> str | None:
@@ -270,8 +242,92 @@ class SystemParts(Generic[RunT, AnalysisT]):
     def judged(self, logs: Path, folder: Path) -> list[Path]:
         return self.rejudge.judged(logs, folder)
 
+    # --- what takes or gives the system's own types, as plain objects ---------------------
+
+    @property
+    @abstractmethod
+    def options(self) -> Callable[..., object]:
+        """The function whose parameters are the system's options (its ``@task``)."""
+
+    @property
+    @abstractmethod
+    def run(self) -> CellRun[BaseModel]:
+        """Run or resume a cell as the system's ``run`` command does; its analysis."""
+
+    @property
+    @abstractmethod
+    def load(self) -> Callable[[list[Path]], object]:
+        """The one loader of the system's logs."""
+
+    @abstractmethod
     def analyze_cell(self, run: object) -> BaseModel:
-        return self.analyze(self.checked_run(run))
+        """The system's analysis of what ``load`` read."""
+
+    @abstractmethod
+    def headline_of(self, run: object, analysis: object) -> Headline | None:
+        """The number a study ranks subjects by, with its n, interval and quantity."""
+
+    @abstractmethod
+    def design_of(self, run: object, analysis: object) -> Design:
+        """How a run sampled the headline's units (a study plan's dry run)."""
+
+    @abstractmethod
+    def measure_of(self, headline: Headline, analysis: object) -> Assumed | None:
+        """The rates a pilot's cell measured, for a study plan's power."""
+
+    @abstractmethod
+    def usage_of(self, analysis: object) -> RunUsage | None:
+        """A cell's usage by role under a study's role names."""
+
+    @abstractmethod
+    def units_of(self, run: object, analysis: object) -> UnitValues | None:
+        """The headline per shared unit, or None where two subjects share no unit."""
+
+    @abstractmethod
+    def verdicts_of(self, run: object) -> Verdicts:
+        """One judge's per-unit verdicts on one cell."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SystemParts(System, Generic[RunT, AnalysisT]):
+    """What a system's spec points to (its ``parts.py`` declares ``PARTS``), typed by what its
+    loader reads (``RunT``) and its analysis makes (``AnalysisT``)."""
+
+    run_type: type[RunT]
+    analysis_type: type[AnalysisT]
+    runner: Runner[RunT, AnalysisT]
+    """Its options, run, loader, analysis and usage (an Inspect task's: ``TaskRun.runner``)."""
+    headline: Callable[[RunT, AnalysisT], Headline | None]
+    design: Callable[[RunT, AnalysisT], Design]
+    measure: Callable[[Headline, AnalysisT], Assumed | None]
+    rejudge: Rejudge[RunT]
+    pairing: Pairing[RunT, AnalysisT] | None = None
+
+    def checked_run(self, run: object) -> RunT:
+        """``run`` as this system's loader's type, or a TypeError naming both."""
+        if not isinstance(run, self.run_type):
+            raise TypeError(f"a {self.run_type.__name__} expected, not {type(run)}")
+        return run
+
+    def checked_analysis(self, analysis: object) -> AnalysisT:
+        if not isinstance(analysis, self.analysis_type):
+            raise TypeError(f"a {self.analysis_type.__name__} expected, not {type(analysis)}")
+        return analysis
+
+    @property
+    def options(self) -> Callable[..., object]:
+        return self.runner.options
+
+    @property
+    def run(self) -> CellRun[AnalysisT]:
+        return self.runner.run
+
+    @property
+    def load(self) -> Callable[[list[Path]], RunT]:
+        return self.runner.load
+
+    def analyze_cell(self, run: object) -> AnalysisT:
+        return self.runner.analyze(self.checked_run(run))
 
     def headline_of(self, run: object, analysis: object) -> Headline | None:
         return self.headline(self.checked_run(run), self.checked_analysis(analysis))
@@ -283,7 +339,7 @@ class SystemParts(Generic[RunT, AnalysisT]):
         return self.measure(headline, self.checked_analysis(analysis))
 
     def usage_of(self, analysis: object) -> RunUsage | None:
-        return self.usage(self.checked_analysis(analysis))
+        return self.runner.usage(self.checked_analysis(analysis))
 
     def units_of(self, run: object, analysis: object) -> UnitValues | None:
         if self.pairing is None:
@@ -292,65 +348,6 @@ class SystemParts(Generic[RunT, AnalysisT]):
 
     def verdicts_of(self, run: object) -> Verdicts:
         return self.rejudge.verdicts(self.checked_run(run))
-
-
-class System(Protocol):
-    """A system's [`SystemParts`][normlab.runs.SystemParts] as a caller holding several
-    systems sees them: its loader's and analysis's values are plain objects, checked when they
-    come back."""
-
-    @property
-    def options(self) -> Callable[..., object]: ...
-    @property
-    def run(
-        self,
-    ) -> Callable[[str, Mapping[str, str], RunOptions, Mapping[str, object]], BaseModel]: ...
-    @property
-    def load(self) -> Callable[[list[Path]], object]: ...
-    @property
-    def unit(self) -> str: ...
-    @property
-    def estimator(self) -> Estimator: ...
-    @property
-    def demo(self) -> Callable[[Path], Path]: ...
-    @property
-    def quantity_options(self) -> tuple[str, ...]: ...
-    @property
-    def shardable(self) -> bool: ...
-    @property
-    def logs(self) -> str: ...
-    @property
-    def ratings(self) -> tuple[Rating, ...]: ...
-    @property
-    def play(self) -> Play | None: ...
-    @property
-    def reader(self) -> Reader | None: ...
-    @property
-    def subject_label(self) -> bool: ...
-    @property
-    def variants(self) -> Callable[[str], str] | None: ...
-    @property
-    def sequential(self) -> Sequential | None: ...
-    @property
-    def paired_unit(self) -> str | None: ...
-    @property
-    def paired_resampled(self) -> str: ...
-    @property
-    def paired_note(self) -> str: ...
-    @property
-    def verdict_items(self) -> str: ...
-
-    def rescore(
-        self, logs: Path, judge: str, folder: Path, options: Mapping[str, object]
-    ) -> None: ...
-    def judged(self, logs: Path, folder: Path) -> list[Path]: ...
-    def analyze_cell(self, run: object) -> BaseModel: ...
-    def headline_of(self, run: object, analysis: object) -> Headline | None: ...
-    def design_of(self, run: object, analysis: object) -> Design: ...
-    def measure_of(self, headline: Headline, analysis: object) -> Assumed | None: ...
-    def usage_of(self, analysis: object) -> RunUsage | None: ...
-    def units_of(self, run: object, analysis: object) -> UnitValues | None: ...
-    def verdicts_of(self, run: object) -> Verdicts: ...
 
 
 @dataclass(frozen=True)
@@ -381,3 +378,23 @@ class SystemSpec:
     def cli(self) -> str:
         """The module whose ``app`` is the command group."""
         return f"normlab.{self.name}.cli"
+
+    def task_metadata(
+        self,
+        settings: Mapping[str, object],
+        data: DataSource,
+        variant: Mapping[str, str] | None = None,
+    ) -> dict[str, object]:
+        """What a task of the system records of a run (its ``Task.metadata``), the same way
+        for every task: the system's name, the run's ``settings``, the data it read (for its
+        report) and its prompt variant (none for the paper's prompt, so that its logs stay as
+        they were)."""
+        from normlab.core.sources import DATA_KEY
+        from normlab.core.variants import VARIANT_KEY
+
+        return {
+            "benchmark": self.name,
+            **settings,
+            DATA_KEY: data.model_dump(),
+            **({VARIANT_KEY: dict(variant)} if variant else {}),
+        }

@@ -27,9 +27,8 @@ from normlab.runs.system import (
     Rejudge,
     Sequential,
     SystemParts,
-    summed_usage,
 )
-from normlab.scene.analysis import SceneAnalysis, SceneRun, analyze, load_run
+from normlab.scene.analysis import SceneAnalysis, SceneRun
 from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, SANCTIONS_PER_EPISODE
@@ -38,7 +37,6 @@ from normlab.scene.rules import episode_views
 from normlab.scene.runner import run_demo, run_scene
 from normlab.scene.schemas import ChatAction
 from normlab.scene.scorer import episode_judge
-from normlab.scene.task import scene
 from normlab.scene.variants import check_variant
 from normlab.stats import Estimate
 from normlab.stats.planning import Assumed, Design, Proportion
@@ -164,11 +162,7 @@ def play_answer(form: Mapping[str, str]) -> str:
 PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     run_type=SceneRun,
     analysis_type=SceneAnalysis,
-    options=scene,
-    run=run_scene.with_arguments,
-    load=load_run,
-    analyze=analyze,
-    usage=summed_usage,
+    runner=run_scene.runner,
     headline=headline,
     unit="sanction",
     design=design,
