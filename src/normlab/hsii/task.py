@@ -17,9 +17,8 @@ from __future__ import annotations
 from inspect_ai import Task, task
 
 from normlab.core.errors import InputError
-from normlab.core.variants import VARIANT_KEY
-from normlab.hsii.defaults import EPSILON, MAX_EPSILON, PAPER_CAP, ROLES
-from normlab.models.roles import DEFAULT_MODEL
+from normlab.hsii.defaults import EPSILON, MAX_EPSILON, PAPER_CAP
+from normlab.hsii.spec import SPEC
 
 # The dataset, solvers and scorers are imported when a task is built, not when Inspect loads
 # the entry point that registers it (``normlab._registry``).
@@ -66,7 +65,6 @@ def hsii(
     """
     from normlab.core.progress import normlab_task_built
     from normlab.core.selection import comma_list
-    from normlab.core.sources import DATA_KEY
     from normlab.hsii.dataset import CASES_PATH, build_dataset, read_cases, select_cases
     from normlab.hsii.scorer import hsii_stages
     from normlab.hsii.solver import long_run, next_statement
@@ -92,15 +90,11 @@ def hsii(
     return Task(
         dataset=build_dataset(selected, instruction=chosen.instruction, variant=chosen.record),
         solver=[next_statement(settings, **worded), long_run(epsilon, settings, **worded)],
-        scorer=hsii_stages(tie_weight, settings.max_tokens, dict(settings.reasoning_effort)),
-        model_roles={role: DEFAULT_MODEL for role in ROLES},
-        metadata={
-            "benchmark": "hsii",
-            "epsilon": epsilon,
-            "tie_weight": tie_weight,
-            DATA_KEY: data.source.model_dump(),
-            **({VARIANT_KEY: chosen.record} if chosen.record else {}),
-        },
+        scorer=hsii_stages(tie_weight, **settings.task_args()),
+        model_roles=dict(SPEC.roles),
+        metadata=SPEC.task_metadata(
+            {"epsilon": epsilon, "tie_weight": tie_weight}, data.source, chosen.record
+        ),
         version=TASK_VERSION,
     )
 
@@ -131,7 +125,6 @@ def hsii_cot(
 
     from normlab.core.progress import normlab_task_built
     from normlab.core.selection import comma_list
-    from normlab.core.sources import DATA_KEY
     from normlab.hsii.cot import cot_reflection, cot_rounds
     from normlab.hsii.dataset import CASES_PATH, read_cases, select_cases
     from normlab.hsii.prompts import load_cots, testing_prompt
@@ -169,11 +162,6 @@ def hsii_cot(
         dataset=MemoryDataset(samples=samples, name="hsii_cot"),
         solver=cot_reflection(cap, settings),
         scorer=cot_rounds(cap),
-        metadata={
-            "benchmark": "hsii",
-            "purpose": "COT complexity",
-            "cap": cap,
-            DATA_KEY: data.source.model_dump(),
-        },
+        metadata=SPEC.task_metadata({"purpose": "COT complexity", "cap": cap}, data.source),
         version=TASK_VERSION,
     )

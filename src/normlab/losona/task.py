@@ -17,7 +17,7 @@ from inspect_ai import Epochs, Task, task
 
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
-from normlab.core.variants import VARIANT_KEY
+from normlab.losona.spec import SPEC
 from normlab.models.roles import DEFAULT_MODEL
 
 # The dataset, solver, scorer and the norm-learning subject are imported when a task is built,
@@ -103,7 +103,6 @@ def losona(
     from normlab.agents import resolve_agent
     from normlab.core.progress import normlab_task_built
     from normlab.core.selection import comma_list
-    from normlab.core.sources import DATA_KEY
     from normlab.losona.dataset import (
         SCENARIOS_PATH,
         build_dataset,
@@ -146,22 +145,14 @@ def losona(
             variant=chosen.record,
         ),
         solver=subject_reply(subject_temperature, settings, agent, **worded),
-        scorer=norm_judge(
-            judge_model=judge,
-            addenda=judge_addenda,
-            max_tokens=settings.max_tokens,
-            reasoning_effort=dict(settings.reasoning_effort),
-        ),
+        scorer=norm_judge(judge_model=judge, addenda=judge_addenda, **settings.task_args()),
         epochs=Epochs(epochs, trials()),
         model_roles={"judge": judge or DEFAULT_MODEL},
-        metadata={
-            "benchmark": "losona",
-            "epochs": epochs,
-            "judge_addenda": judge_addenda,
-            AGENT_KEY: agent,
-            DATA_KEY: data.source.model_dump(),
-            **({VARIANT_KEY: chosen.record} if chosen.record else {}),
-        },
+        metadata=SPEC.task_metadata(
+            {"epochs": epochs, "judge_addenda": judge_addenda, AGENT_KEY: agent},
+            data.source,
+            chosen.record,
+        ),
         version=TASK_VERSION,
     )
 
@@ -186,7 +177,7 @@ def losona_screen(scenarios: str, samples: int = 1) -> Task:
         solver=subject_reply(),
         scorer=norm_judge(),
         epochs=samples,
-        model_roles={"judge": DEFAULT_MODEL},
+        model_roles=dict(SPEC.roles),
         metadata={"benchmark": "losona", "purpose": "no-demonstration screening"},
         version=1,
     )

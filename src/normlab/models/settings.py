@@ -12,7 +12,7 @@ counted apart (``normlab.models.structured``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 MAX_TOKENS_CAP = 1_000_000
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 EFFORTS: tuple[str, ...] = get_args(Effort)
+
+
+class RoleArguments(TypedDict):
+    """[`RoleSettings`][normlab.models.RoleSettings] as the plain mappings a task and its
+    scorer take, and so as their logs record them."""
+
+    max_tokens: dict[str, int]
+    reasoning_effort: dict[str, str]
 
 
 class RoleSettings(BaseModel):
@@ -49,8 +57,9 @@ class RoleSettings(BaseModel):
             temperature=temperature,
         )
 
-    def task_args(self) -> dict[str, Any]:
-        """As task arguments (every task takes ``max_tokens`` and ``reasoning_effort``)."""
+    def task_args(self) -> RoleArguments:
+        """As task arguments (every task takes ``max_tokens`` and ``reasoning_effort``, and
+        so does every scorer that calls a model: its options are what its log records)."""
         return {
             "max_tokens": dict(self.max_tokens),
             "reasoning_effort": dict(self.reasoning_effort),

@@ -19,8 +19,8 @@ from inspect_ai import Task, task
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
 from normlab.core.variants import VARIANT_KEY
-from normlab.models.roles import DEFAULT_MODEL
-from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS, ROLES
+from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS
+from normlab.scene.spec import SPEC
 
 if TYPE_CHECKING:
     from inspect_ai.dataset import Sample
@@ -117,7 +117,6 @@ def scene(
     from normlab.agents import resolve_agent
     from normlab.core.progress import normlab_task_built
     from normlab.core.schedule import longest_first
-    from normlab.core.sources import DATA_KEY
     from normlab.models import RoleSettings
     from normlab.scene.dataset import SCENARIOS_PATH, read_scenarios, select_for_sweep
     from normlab.scene.scorer import LABELLERS, episode_judge
@@ -159,17 +158,18 @@ def scene(
             name="scene",
         ),
         solver=play_episode(max_turns, settings, agent, **worded),
-        scorer=episode_judge(labeller, settings.max_tokens, dict(settings.reasoning_effort)),
-        model_roles={role: DEFAULT_MODEL for role in ROLES},
-        metadata={
-            "benchmark": "scene",
-            "labeller": labeller,
-            "max_turns": max_turns,
-            "sampler": sampler,
-            "reps": reps,
-            AGENT_KEY: agent,
-            DATA_KEY: data.source.model_dump(),
-            **({VARIANT_KEY: chosen.record} if chosen.record else {}),
-        },
+        scorer=episode_judge(labeller, **settings.task_args()),
+        model_roles=dict(SPEC.roles),
+        metadata=SPEC.task_metadata(
+            {
+                "labeller": labeller,
+                "max_turns": max_turns,
+                "sampler": sampler,
+                "reps": reps,
+                AGENT_KEY: agent,
+            },
+            data.source,
+            chosen.record,
+        ),
         version=TASK_VERSION,
     )
