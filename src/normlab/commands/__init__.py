@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from normlab.commands.generation import write_generated
     from normlab.commands.options import (
         AgentOption,
+        BlindCsvOption,
         JsonOption,
         JudgeOption,
         LogDirOption,
@@ -39,6 +40,7 @@ else:
 
 __all__ = [
     "AgentOption",
+    "BlindCsvOption",
     "Flag",
     "JsonOption",
     "JudgeOption",

@@ -112,6 +112,8 @@ ScenarioFilesArgument = Annotated[
 package ships."""
 OutOption = Annotated[Path, typer.Option(help="Folder for report.html.")]
 """``--out``: the folder report.html is written to."""
+BlindCsvOption = Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")]
+"""``--out`` of a human check's ``export``: the CSV people fill in, its key file beside it."""
 
 SHARED_OPTIONS: dict[str, tuple[object, object]] = {
     "model": (ModelOption, DEFAULT_MODEL),

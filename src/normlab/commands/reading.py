@@ -50,8 +50,6 @@ def add_read_commands(app: typer.Typer, benchmark: Callable[[], Benchmark[Any, A
         note(f"report: {path.resolve()}")
 
 
-BlindCsvOption = Annotated[Path, typer.Option(help="CSV to write (key file goes beside it).")]
-"""``--out`` of a human check's ``export``: the CSV people fill in, its key file beside it."""
 KeyOption = Annotated[Path | None, typer.Option(help="Key file (default: beside the CSV).")]
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from normlab.commands.options import (
+    BlindCsvOption,
     JsonOption,
     JudgeOption,
     LogDirOption,
@@ -24,7 +25,7 @@ from normlab.commands.options import (
     RoleOption,
     role_settings,
 )
-from normlab.commands.reading import BlindCsvOption, export_logs, import_command
+from normlab.commands.reading import export_logs, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.core.outputs import apart_from_inputs, output_folder, replace_bytes, replace_file

@@ -13,19 +13,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from normlab.commands.options import (
+    BlindCsvOption,
     JsonOption,
     JudgeOption,
     ModelOption,
     PathsArgument,
     ScenarioFilesArgument,
 )
-from normlab.commands.reading import (
-    BlindCsvOption,
-    add_read_commands,
-    agreement_said,
-    export_logs,
-    import_command,
-)
+from normlab.commands.reading import add_read_commands, agreement_said, export_logs, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import at_least
 from normlab.core.outputs import apart_from_inputs, output_folder

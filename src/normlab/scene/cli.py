@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from normlab.commands.options import ModelOption, PathsArgument, ScenarioFilesArgument
-from normlab.commands.reading import (
+from normlab.commands.options import (
     BlindCsvOption,
-    add_read_commands,
-    agreement_said,
-    export_logs,
-    import_command,
+    ModelOption,
+    PathsArgument,
+    ScenarioFilesArgument,
 )
+from normlab.commands.reading import add_read_commands, agreement_said, export_logs, import_command
 from normlab.commands.running import Flag, RunCommand, add_run_command
 from normlab.core.errors import InputError, at_least
 from normlab.models.roles import DEFAULT_MODEL
