@@ -34,6 +34,7 @@ from normlab.study.plan import (
     plan_cell,
     price_of,
 )
+from normlab.study.power import Sizing
 from normlab.study.schema import load_study
 from normlab.study.systems import cells
 
@@ -51,7 +52,8 @@ def scene_cell(reps: int = 1) -> tuple[CellPlan, int]:
     cell = next(c for c in cells(study) if c.subject.name == SUBJECT)
     model, roles = dry_models(cell, study)
     counted = dry_run(cell, model, roles, study.max_connections)
-    plan = plan_cell(cell, counted, study, 2.0, rate_for(None, "scene", SUBJECT, 0.5), 0.05)
+    assumed = rate_for(None, "scene", SUBJECT, 0.5)
+    plan = plan_cell(cell, counted, study, 2.0, assumed, Sizing(0.05))
     return plan, plan.samples
 
 

@@ -36,7 +36,7 @@ from benchmarks import emit
 from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.stats.planning import Assumed, Design, Proportion
-from normlab.study.power import precision
+from normlab.study.power import Sizing, precision
 
 
 def hsii_bank_sizes() -> list[int]:
@@ -117,7 +117,7 @@ def simulate_scene(scene: SceneDesign, studies: int = 20_000, seed: int = 0) -> 
 
 def planned_hsii(sizes: list[int], icc: float) -> float:
     design = Design(sampled="case", cluster="dialogue", sizes=sizes)
-    width = precision(StagedScore(), design, Assumed(), 0.05, icc=icc).halfwidth
+    width = precision(StagedScore(), design, Assumed(), Sizing(0.05, icc)).halfwidth
     assert width is not None
     return width
 
@@ -126,7 +126,7 @@ def planned_scene(scene: SceneDesign) -> float:
     design = Design(sampled="episode", cluster="scenario", sizes=[scene.reps] * scene.scenarios)
     assumed = Assumed(rate=scene.rate, sanctions_per_episode=scene.per_episode)
     repair = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
-    width = precision(repair, design, assumed, 0.05, icc=scene.icc)
+    width = precision(repair, design, assumed, Sizing(0.05, scene.icc))
     assert width.halfwidth is not None
     return width.halfwidth
 

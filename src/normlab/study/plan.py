@@ -39,7 +39,7 @@ from normlab.norms.records import taken_from
 from normlab.stats.planning import Assumed
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
-from normlab.study.power import ICC, precision
+from normlab.study.power import ICC, Sizing, precision
 from normlab.study.schema import Price, Study
 from normlab.study.sequential_sim import ExpectedSaving
 from normlab.study.systems import SYSTEMS, Cell, cells, variant_cells
@@ -320,15 +320,13 @@ def _power(
     cell: Cell,
     counted: dict[str, Any],
     assumed: Assumed,
-    target: float,
-    icc: float,
-    correlation: float,
+    sizing: Sizing,
 ) -> Power | None:
     headline, design = counted["headline"], counted["design"]
     if headline is None or not design.sizes:
         return None
     system = SYSTEMS[cell.system]
-    found = precision(system.estimator, design, assumed, target, icc, correlation)
+    found = precision(system.estimator, design, assumed, sizing)
     # Every other field of Power is the precision's of the same name, as found.
     return taken_from(
         Power,
@@ -338,13 +336,13 @@ def _power(
         cluster_unit=design.cluster,
         sampled=design.sampled,
         sampled_n=design.sampled_n,
-        icc=icc,
+        icc=sizing.icc,
         design_effect=round(found.design_effect, 4),
         assumed_rate=found.value,
         stages=assumed.stages,
         sanctions_per_episode=system.estimator.per_sampled_units(found.n, design),
         rate_source=system.estimator.source(assumed),
-        pair_correlation=correlation,
+        pair_correlation=sizing.correlation,
     )
 
 
@@ -354,9 +352,7 @@ def plan_cell(
     study: Study,
     latency: float,
     assumed: Assumed,
-    target: float,
-    icc: float = ICC,
-    correlation: float = 0.0,
+    sizing: Sizing,
     local_rate: Mapping[str, float] = EMBEDDED_RATE,
 ) -> CellPlan:
     usage = counted["usage"]
@@ -388,7 +384,7 @@ def plan_cell(
         cost_corrected=_total_cost([corrected(r, price_of(r.model, study.prices)) for r in every]),
         wall_s_at_least=round(max(remote * latency / study.max_connections, local), 1),
         local_s=round(local, 1),
-        power=_power(cell, counted, assumed, target, icc, correlation),
+        power=_power(cell, counted, assumed, sizing),
     )
 
 
@@ -418,6 +414,7 @@ def plan_study(
         raise InputError("--pair-correlation", f"a correlation in [0, 1), got {correlation}")
     from normlab.runs import note
 
+    sizing = Sizing(target, icc, correlation)
     speed = dict(local_rate or EMBEDDED_RATE)
     counted: dict[str, dict[str, Any]] = {}
     plans = []
@@ -428,9 +425,7 @@ def plan_study(
             note(f"plan: dry run of {cell.label} on scripted models")
             counted[key] = dry_run(cell, model, roles, study.max_connections)
         assumed = rate_for(pilot, cell.system, cell.subject.name, rate)
-        plans.append(
-            plan_cell(cell, counted[key], study, latency, assumed, target, icc, correlation, speed)
-        )
+        plans.append(plan_cell(cell, counted[key], study, latency, assumed, sizing, speed))
     return StudyPlan(
         study=study.name,
         latency_s=latency,

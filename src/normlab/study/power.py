@@ -41,6 +41,17 @@ from one dialogue share its history and one scenario's sanctions its difficulty.
 
 
 @dataclass(frozen=True)
+class Sizing:
+    """What a plan reads every cell's precision at (``study plan``'s ``--target-halfwidth``,
+    ``--icc`` and ``--pair-correlation``): the half-width to reach, the units' intra-cluster
+    correlation ρ, and two subjects' correlation r on a shared unit."""
+
+    target: float
+    icc: float = ICC
+    correlation: float = 0.0
+
+
+@dataclass(frozen=True)
 class Precision:
     """A cell's precision at its planned size, in its headline's unit."""
 
@@ -70,18 +81,17 @@ def precision(
     estimator: Estimator,
     design: Design,
     assumed: Assumed,
-    target: float,
-    icc: float = ICC,
-    correlation: float = 0.0,
+    sizing: Sizing,
 ) -> Precision:
-    """A cell's half-width, paired MDE and the n for ``target``, at its design and rates."""
+    """A cell's half-width, paired MDE and the n for the sizing's target, at its design and
+    rates."""
     n, size = estimator.units(design, assumed)
-    variance = estimator.variance(assumed, size, icc)
+    variance = estimator.variance(assumed, size, sizing.icc)
     independent = estimator.variance(assumed, size, 0.0)
     # The design effect as the variance says it (HSII's stages are clustered unequally).
-    deff = variance / independent if independent > 0 else stats.design_effect(size, icc)
-    mde, psi = estimator.mde(assumed, n, variance, deff, correlation)
-    needed = estimator.n_for(target, assumed, variance, deff)
+    deff = variance / independent if independent > 0 else stats.design_effect(size, sizing.icc)
+    mde, psi = estimator.mde(assumed, n, variance, deff, sizing.correlation)
+    needed = estimator.n_for(sizing.target, assumed, variance, deff)
     per_sampled = n / design.sampled_n if design.sampled_n and n else 1.0
     return Precision(
         unit=estimator.unit,

@@ -13,7 +13,7 @@ from normlab import stats
 from normlab.hsii.power import HSII_STAGES, StagedScore, hsii_gradient
 from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.stats.planning import Assumed, Design, Proportion, RunMean
-from normlab.study.power import precision
+from normlab.study.power import Sizing, precision
 
 GPT4 = HSII_STAGES  # HSII Table 1: r1 .701, r2 .732, r3 .67, r4 .69 (ι = 1.399)
 PARENTS = (None, 0, 1, 1)  # Definition 1: r2 over parsed replies, r3 and r4 over right targets
@@ -99,7 +99,7 @@ def test_each_system_plans_on_its_own_scale() -> None:
     # LoSoNA: 46 scenarios at p = .5, each its own unit: Wilson, z/(2√(n + z²)) =
     # 1.959964/(2·√49.841459) = 0.138811; Connor at ψ = .5 on 46 pairs.
     losona = precision(Proportion("scenario"), Design(sampled="scenario", cluster=None,
-                       sizes=[1] * 46), Assumed(rate=0.5), 0.05, icc=0.05)  # fmt: skip
+                       sizes=[1] * 46), Assumed(rate=0.5), Sizing(0.05, icc=0.05))  # fmt: skip
     assert losona.halfwidth == pytest.approx(0.138811, abs=1e-6) and losona.design_effect == 1
     assert losona.discordance == 0.5
     assert losona.paired_mde == pytest.approx(stats.connor_mde(46, 0.5))
@@ -107,9 +107,9 @@ def test_each_system_plans_on_its_own_scale() -> None:
     # Poisson, m̃ = 1 + Σμ²/Σμ = 1 + 12.5/5 = 3.5; ρ = .1: deff = 1.25; n = 5 sanctions;
     # Wilson at p = .8 over n′ = 5/1.25 = 4.
     per_episode = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
-    scene = precision(per_episode, Design(sampled="episode",
-                      cluster="scenario", sizes=[5, 5]),
-                      Assumed(rate=0.8, sanctions_per_episode=0.5), 0.05, icc=0.1)  # fmt: skip
+    episodes = Design(sampled="episode", cluster="scenario", sizes=[5, 5])
+    assumed = Assumed(rate=0.8, sanctions_per_episode=0.5)
+    scene = precision(per_episode, episodes, assumed, Sizing(0.05, icc=0.1))
     assert (scene.n, scene.cluster_size, scene.design_effect) == pytest.approx((5, 3.5, 1.25))
     assert scene.halfwidth == pytest.approx(stats.wilson_halfwidth(0.8, 4.0))
     # n for ±.05 at p = .8: Wilson's t²n² + (2t²z² − z²p(1−p))n + t²z⁴ − z⁴/4 = 0 with
@@ -121,17 +121,17 @@ def test_each_system_plans_on_its_own_scale() -> None:
     # HSII on 477 cases in clusters of one: the delta method's ±0.1028 (above), not a Wilson
     # half-width of a rate.
     hsii = precision(StagedScore(), Design(sampled="case", cluster="dialogue", sizes=[1] * 477),
-                     Assumed(), 0.05, icc=0.05)  # fmt: skip
+                     Assumed(), Sizing(0.05, icc=0.05))  # fmt: skip
     assert hsii.value == pytest.approx(1.3989, abs=1e-4)
     assert hsii.halfwidth == pytest.approx(0.1028, abs=5e-4)
     # CRSEC: 5 runs of 10 agents × 3 norms at p = .5, ρ = .1: a run's share has variance
     # .25/30·(1 + 29·.1) = .0325; t₀.₉₇₅,₄·√(.0325/5) = 2.776445·.080623 = ±0.223845.
     crsec = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30] * 5,
-                      pairs_per_run=30), Assumed(rate=0.5), 0.05, icc=0.1)  # fmt: skip
+                      pairs_per_run=30), Assumed(rate=0.5), Sizing(0.05, icc=0.1))  # fmt: skip
     assert crsec.variance == pytest.approx(0.0325)
     assert crsec.halfwidth == pytest.approx(0.223845, abs=1e-5)
     one = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30],
-                    pairs_per_run=30), Assumed(rate=0.5), 0.05)  # fmt: skip
+                    pairs_per_run=30), Assumed(rate=0.5), Sizing(0.05))  # fmt: skip
     assert one.halfwidth is None and one.paired_mde is None  # one run: no interval
 
 
