@@ -37,6 +37,9 @@ StudyOutOption = Annotated[
         "URL); plan, run and report given the same --out agree. A shipped example runs as it is.",
     ),
 ]
+BatchOption = Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")]
+"""``--batch``: the units a sequential cell runs between two looks at its interval, as ``run``
+runs it and ``plan`` predicts it."""
 
 
 def _load(path: Path, out: str | None = None) -> Study:
@@ -120,7 +123,7 @@ def plan(
             "its stopping rule at the plan's rates."
         ),
     ] = None,
-    batch: Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")] = 10,
+    batch: BatchOption = 10,
     out: StudyOutOption = None,
 ) -> None:
     """Count every cell's calls and tokens by a scripted dry run; cost, wall time and power."""
@@ -232,7 +235,7 @@ def run(
         float | None,
         typer.Option(help="Stop the whole study before it would spend more US dollars."),
     ] = None,
-    batch: Annotated[int, typer.Option(help="Units per batch (with --until-halfwidth).")] = 10,
+    batch: BatchOption = 10,
     out: StudyOutOption = None,
 ) -> None:
     """Run every cell (a rerun skips finished cells and resumes unfinished ones); with
