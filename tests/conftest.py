@@ -20,6 +20,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(variable, "1")
 
+from tests.helpers.figures import draw_each_chart_once
+
+draw_each_chart_once()
+
 _real_connect = socket.socket.connect
 
 
