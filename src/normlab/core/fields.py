@@ -147,3 +147,12 @@ class MetadataTally:
             for where, counts in self.fields.items()
             if counts
         ]
+
+
+def taken_from(model: type[ModelT], source: object, **given: Any) -> ModelT:
+    """``model`` from ``given`` and, for each of its other fields, ``source``'s attribute of the
+    same name: what a payload takes over from the simulation's own record of what happened (a
+    talk, a synthesized norm, a client's call record), or a study's power from its precision,
+    copied field by field in one place."""
+    taken = {name: getattr(source, name) for name in model.model_fields if name not in given}
+    return model(**taken, **given)

@@ -27,8 +27,9 @@ from typing import Any, TypeVar
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
 from pydantic import BaseModel
 
+from normlab.core.fields import taken_from
 from normlab.models import CallRecord, ModelClient, StructuredResult
-from normlab.norms.records import CallData, taken_from
+from normlab.norms.records import CallData
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 T = TypeVar("T")

@@ -9,7 +9,7 @@ is its fields, nothing more: where its class is defined is no part of a run fold
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Discriminator, Field, Tag
 
@@ -18,17 +18,6 @@ from normlab.norms.schemas import EvaluationMode, NormType, Origin
 
 class Payload(BaseModel):
     """What one event carries (its ``data``)."""
-
-
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-def taken_from(model: type[ModelT], source: object, **given: Any) -> ModelT:
-    """``model`` from ``given`` and, for each of its other fields, ``source``'s attribute of the
-    same name: what a payload takes over from the simulation's own record of what happened (a
-    talk, a synthesized norm, a client's call record), copied field by field in one place."""
-    taken = {name: getattr(source, name) for name in model.model_fields if name not in given}
-    return model(**taken, **given)
 
 
 class CallData(Payload):

@@ -9,13 +9,17 @@ from typing import Concatenate, ParamSpec, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from normlab.stats import intervals
 from normlab.stats.intervals import (
     FloatInterval,
     Interval,
     bootstrap_ci,
     finite_or_none,
+    kappa_ci,
+    paired_bootstrap_delta,
+    paired_rate_delta,
+    paired_statistic_delta,
     pooled_rate_ci,
+    spearman_ci,
     wilson_interval,
 )
 from normlab.stats.labels import cohen_kappa
@@ -81,14 +85,14 @@ class Estimate(BaseModel):
         pooled units (``None`` value and n = 0 when there are none)."""
         return cls.from_estimator(pooled_rate_ci(counts), int(sum(n for _, n in counts)))
 
-    paired_delta = staticmethod(_over_units(intervals.paired_bootstrap_delta))
+    paired_delta = staticmethod(_over_units(paired_bootstrap_delta))
     """Mean paired difference (treatment, control) with its bootstrap interval over pairs."""
-    paired_rate_delta = staticmethod(_over_units(intervals.paired_rate_delta))
+    paired_rate_delta = staticmethod(_over_units(paired_rate_delta))
     """Difference of two pooled k/n rates on the same units, paired bootstrap over units."""
-    paired_statistic_delta = staticmethod(_over_units(intervals.paired_statistic_delta))
+    paired_statistic_delta = staticmethod(_over_units(paired_statistic_delta))
     """θ(treatment) − θ(control) for a statistic θ of per-unit rows on the same units,
     paired (cluster) bootstrap over units; ``n`` is the units."""
-    kappa = staticmethod(_over_units(intervals.kappa_ci))
+    kappa = staticmethod(_over_units(kappa_ci))
     """Cohen's κ of two raters with its bootstrap interval over items (or clusters)."""
 
     @classmethod
@@ -103,7 +107,7 @@ class Estimate(BaseModel):
         )
         return cls(value=value, ci=(None, None), n=min(treatment.n, control.n))
 
-    spearman = staticmethod(_over_units(intervals.spearman_ci))
+    spearman = staticmethod(_over_units(spearman_ci))
     """Spearman's ρ with its bootstrap interval over (x, y) pairs."""
 
 

@@ -33,9 +33,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
+from normlab.core.fields import taken_from
 from normlab.models.roles import NORM_MEMORY_ROLE, is_embedded
 from normlab.models.usage import SUBJECT_ROLE, RoleUsage
-from normlab.norms.records import taken_from
 from normlab.stats.planning import Assumed
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for

@@ -14,11 +14,12 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from normlab.core.fields import taken_from
 from normlab.crsec.sim.clock import clock_of
 from normlab.crsec.sim.events import AbstractData, ActionsEvent, Event
 from normlab.crsec.sim.schemas import RunConfig
 from normlab.norms.clock import Clock
-from normlab.norms.records import AssessedItem, taken_from
+from normlab.norms.records import AssessedItem
 from normlab.norms.schemas import Origin, PersonalNorm
 
 

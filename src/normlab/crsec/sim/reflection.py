@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from normlab.core.fields import taken_from
 from normlab.crsec.sim.events import AbstractData, IdentifyData, SynthesisData, ThoughtData
 from normlab.crsec.sim.world import World
 from normlab.norms.calls import Caller, CallLog
 from normlab.norms.normdb import mark_synthesis_attempt, synthesis_due
 from normlab.norms.operations.evaluation import synthesize
 from normlab.norms.operations.spreading import generate_thoughts, identify_from_thoughts
-from normlab.norms.records import EvaluateData, taken_from
+from normlab.norms.records import EvaluateData
 from normlab.norms.replies import IdentifiedNorm
 from normlab.norms.schemas import NormDatabase
 

@@ -21,11 +21,12 @@ import asyncio
 import random
 from dataclasses import dataclass, field
 
+from normlab.core.fields import taken_from
 from normlab.crsec.sim.events import ConversationData, DetectData, Finding, IdentifyData, Unanswered
 from normlab.crsec.sim.world import World
 from normlab.norms.calls import CallLog, call_seed
 from normlab.norms.operations.spreading import detect_conflicts, identify_from_chat, utterance
-from normlab.norms.records import EvaluateData, taken_from
+from normlab.norms.records import EvaluateData
 from normlab.norms.replies import ConflictFinding, IdentifiedNorm
 from normlab.norms.schemas import NormDatabase
 
