@@ -63,8 +63,8 @@ PARTS: SystemParts[CrsecRuns, CrsecAnalysis] = SystemParts(
         "final-hour adherence of each agent to each target norm (adhering or not), "
         "clustered by run",
         lambda logs, judge, folder, options: rescore_crsec(logs, judge, folder),
-        lambda logs, folder: [folder] if crsec_judged(logs, folder) else [],
         crsec_verdicts,
+        lambda logs, folder: [folder] if crsec_judged(logs, folder) else [],
     ),
     ratings=(
         Rating(

@@ -36,7 +36,7 @@ from normlab.hsii.schemas import Case
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
-from normlab.runs.rescore import rescore_logs, rescored_folder
+from normlab.runs.rescore import rescore_logs
 from normlab.runs.system import (
     Pairing,
     Play,
@@ -168,7 +168,6 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
     rejudge=Rejudge(
         "comparisons (r3 vs the golden, r4 vs the reference: win or not), clustered by dialogue",
         rejudge,
-        lambda logs, folder: rescored_folder(folder),
         verdicts,
     ),
     ratings=(

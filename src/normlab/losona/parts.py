@@ -123,7 +123,7 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     measure=lambda found, analysis: measured_share(found),
     pairing=Pairing("scenario", units, "scenarios"),
     rejudge=Rejudge(
-        "trials (complies or breach), clustered by scenario", rejudge, judged, verdicts
+        "trials (complies or breach), clustered by scenario", rejudge, verdicts, judged
     ),
     ratings=(
         Rating(

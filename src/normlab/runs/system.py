@@ -133,6 +133,13 @@ class Pairing(Generic[RunIn, AnalysisIn]):
     """What else the comparison's note says."""
 
 
+def rescored_logs(logs: Path, folder: Path) -> list[Path]:
+    """``[folder]`` once ``rescore_logs`` wrote a log judged again into it, else none."""
+    from normlab.runs.rescore import rescored_folder
+
+    return rescored_folder(folder)
+
+
 @dataclass(frozen=True)
 class Rejudge(Generic[RunIn]):
     """A finished cell judged again by another model (``normlab.study.judges``)."""
@@ -142,11 +149,11 @@ class Rejudge(Generic[RunIn]):
     rescore: Callable[[Path, str, Path, Mapping[str, object]], None]
     """(the cell's logs, the other judge, the folder its rescored files go to, the cell's
     options): judge the logs again, keeping what an earlier rescoring wrote."""
-    judged: Callable[[Path, Path], list[Path]]
-    """(the cell's logs, that folder) → what the loader reads as the cell so judged (none
-    before it was)."""
     verdicts: Callable[[RunIn], Verdicts]
     """One judge's per-unit verdicts on one cell, as the loader read them."""
+    judged: Callable[[Path, Path], list[Path]] = rescored_logs
+    """(the cell's logs, that folder) → what the loader reads as the cell so judged (none
+    before it was); by default an Inspect task's, the folder once a rescored log is in it."""
 
 
 UnitModel = Literal["share", "count", "staged"]

@@ -19,7 +19,7 @@ from inspect_ai.dataset import Sample
 from pydantic import ValidationError
 
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
-from normlab.runs.rescore import rescore_logs, rescored_folder
+from normlab.runs.rescore import rescore_logs
 from normlab.runs.system import (
     Pairing,
     Play,
@@ -173,7 +173,6 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
         "turn labels (subject: breach, repair; personas: demonstration, sanction, "
         "persona breach), clustered by scenario",
         rejudge,
-        lambda logs, folder: rescored_folder(folder),
         verdicts,
     ),
     ratings=(
