@@ -52,6 +52,7 @@ def test_every_data_file_of_the_package_is_in_the_wheel(wheel: Path) -> None:
     assert wanted and wanted <= shipped, sorted(wanted - shipped)[:10]
 
 
+@pytest.mark.slow  # installs the wheel into a fresh environment and runs it there
 def test_the_installed_wheel_runs_from_outside_the_repository(wheel: Path, tmp_path: Path) -> None:
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=False)

@@ -26,6 +26,9 @@ from tests.web.conftest import (
 
 TIMEOUT = 60_000
 
+# A real Chromium and a server per test: CI's `make test` runs them, `make check` leaves them out.
+pytestmark = pytest.mark.slow
+
 
 def test_a_browser_leaves_no_event_loop_running_in_the_tests_thread(page: Any) -> None:
     """With the browser open, an eval in this thread starts its own loop: it failed with
