@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from normlab.commands.help import plain_help
 from normlab.demo import demo
 from normlab.specs import specs
-from normlab.web.cli import serve
+from normlab.web.cli import ServeCommand, serve
 
 HELP = """normlab: measure and simulate how LLM agents read, follow, enforce and create group norms.
 
@@ -75,7 +75,7 @@ class LazyGroup(TyperGroup):
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, cls=LazyGroup)
 app.command("demo")(demo)
-app.command("serve")(serve)
+app.command("serve", cls=ServeCommand)(serve)
 
 
 def main() -> None:

@@ -79,3 +79,14 @@ def test_the_play_routes_and_page_name_no_system() -> None:
     assert named == set()
     page = (WEB / "templates" / "play_seat.html").read_text(encoding="utf-8")
     assert '"scene"' not in page and '"hsii"' not in page
+
+
+def test_a_play_with_a_length_says_what_it_counts() -> None:
+    """``normlab serve --help`` says what ``--play-length`` sets per system from
+    ``Play.length_means``: a length without those words would be a bare number there."""
+    losona = play_of("losona")
+    with pytest.raises(TypeError, match="says what it counts"):
+        Play("Fifth", losona.options, "scenarios", losona.sample, length=3)
+    assert Play("Fifth", losona.options, "scenarios", losona.sample).length is None
+    assert play_of("scene").length_means == "rounds per episode"
+    assert play_of("hsii").length_means == "turns of the long run ε"

@@ -208,6 +208,7 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
         "cases",
         play_sample,
         length=EPSILON,
+        length_means="turns of the long run ε",
         characters=characters,
         answer=form_reply,
     ),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, Never, TypeVar
 
@@ -103,7 +103,10 @@ class Play:
     """(option id, length) → the task's other arguments, to play that one sample once."""
     length: int | None = None
     """An episode's length when played (SCENE's rounds, HSII's long-run turns), where the task
-    has one; the web app's ``--…`` option may change it."""
+    has one; ``normlab serve --play-length SYSTEM=N`` may change it."""
+    length_means: str = ""
+    """What ``length`` counts, in words (``rounds per episode``): ``normlab serve --help``
+    says it beside the default, so a person knows what ``--play-length`` changes."""
     characters: Callable[[list[ChatMessage]], list[str] | None] | None = None
     """Whom the person may address, read from what the subject is shown (HSII's cast), or None
     where the reply names no addressee."""
@@ -115,9 +118,53 @@ class Play:
     """Whether the page offers moves besides a message: reacting to a turn, staying silent
     (SCENE's live subject)."""
 
+    def __post_init__(self) -> None:
+        if self.length is not None and not self.length_means:
+            raise TypeError(f"{self.title}: a Play with a length says what it counts")
+
     def reply(self, form: Mapping[str, str]) -> str:
         """The subject's reply for a filled form (``answer``, or the message as written)."""
         return self.answer(form) if self.answer is not None else form.get("content", "")
+
+
+@dataclass
+class RunSummary:
+    """A run's line on the web app's runs page (``normlab serve``): built by the web app for
+    an Inspect log, by the system's ``folder_runs`` for a run folder of its own."""
+
+    system: str
+    path: str
+    """Relative to the runs folder: the log file, or the run folder."""
+    models: list[tuple[str, str]]
+    n: str
+    headline: list[tuple[str, str]]
+    cost: str
+    status: str
+    """How far the run got, or why it could not be read (the line's one-line error)."""
+    report: str | None = None
+    created: str = ""
+    notes: list[str] = field(default_factory=list)
+    units: int = 0
+    """Finished samples (CRSEC: simulated hours): a run with none has nothing to study."""
+
+
+def report_in(root: Path, folder: Path) -> str | None:
+    """``folder``'s ``report.html`` relative to the runs folder ``root``, if it was written."""
+    report = folder / "report.html"
+    return str(report.relative_to(root)) if report.exists() else None
+
+
+@dataclass(frozen=True)
+class FolderRuns:
+    """A system whose runs are folders of its own rather than Inspect logs (CRSEC's
+    ``config.json`` and ``events.jsonl``): how the web app finds them, lists them and tells
+    whose a folder is, without knowing the system's files."""
+
+    summaries: Callable[[Path], list[RunSummary]]
+    """(the runs folder) → a line for each of the system's run folders under it, in path
+    order; a folder that cannot be read is a line whose status says why, never an error."""
+    holds: Callable[[Path], bool]
+    """Whether a folder is one of the system's runs (a study made from it reads it)."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +262,9 @@ class System(ABC):
     reader: Reader | None = None
     """The web app's page of one sample and its line in a run's list (``runs.reader``); None
     where the system's runs are no Inspect logs (CRSEC's replay has a page of its own)."""
+    folder_runs: FolderRuns | None = None
+    """How the web app lists the system's run folders; None where its runs are Inspect logs
+    (the web app reads those itself)."""
     subject_label: bool = True
     """Whether the logs name the subject as ``MODEL + AGENT`` (an Inspect task's subject);
     CRSEC's runs name every agent's model alone."""

@@ -195,6 +195,7 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
         "scenarios",
         play_sample,
         length=DEFAULT_MAX_TURNS,
+        length_means="rounds per episode",
         answer=play_answer,
         moves=True,
     ),

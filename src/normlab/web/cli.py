@@ -5,15 +5,39 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
+from typer.core import TyperCommand, TyperOption
 
 from normlab.commands.options import JudgeOption, RoleOption
 from normlab.core.errors import InputError
 from normlab.runs.console import note, reports_errors
 
 TOKEN_ENV = "NORMLAB_OWNER_TOKEN"
+BANK_HELP = (
+    "The bank of samples a person picks from when playing SYSTEM, instead of the system's own "
+    "(repeatable)."
+)
+LENGTH_HELP = "An episode's length when playing SYSTEM, instead of the paper's (repeatable)."
+
+
+class ServeCommand(TyperCommand):
+    """``normlab serve``: the play options' help ends with the systems that can be played and
+    what each one's length counts, read from their parts as the help is shown. Not at import:
+    a system's parts import the system, and the command line builds every command's options
+    on every ``normlab`` command."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from normlab.web.play import bank_help, length_help
+
+        for param in self.params:
+            if isinstance(param, TyperOption) and param.name == "play_bank":
+                param.help = escape(f"{BANK_HELP} {bank_help()}")
+            elif isinstance(param, TyperOption) and param.name == "play_length":
+                param.help = escape(f"{LENGTH_HELP} {length_help()}")
+        super().format_help(ctx, formatter)
 
 
 def owner_token(host: str, argv: str | None, file: Path | None) -> str | None:
@@ -95,14 +119,19 @@ def serve(
     ] = None,
     judge: JudgeOption = None,
     role: RoleOption = None,
-    losona_data: Annotated[Path | None, typer.Option(help="LoSoNA scenarios to play.")] = None,
-    scene_data: Annotated[Path | None, typer.Option(help="SCENE scenarios to play.")] = None,
-    hsii_cases: Annotated[Path | None, typer.Option(help="HSII cases to play.")] = None,
-    scene_rounds: Annotated[
-        int | None, typer.Option(help="SCENE rounds per played episode (default 8).")
+    play_bank: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SYSTEM=PATH",
+            help=BANK_HELP,
+        ),
     ] = None,
-    hsii_epsilon: Annotated[
-        int | None, typer.Option(help="HSII long-run turns when played (default 7).")
+    play_length: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SYSTEM=N",
+            help=LENGTH_HELP,
+        ),
     ] = None,
 ) -> None:
     """Read runs, play the subject, and run human rating studies in the browser."""
@@ -114,6 +143,7 @@ def serve(
     from normlab.web.settings import ServeSettings
 
     os.environ.setdefault("INSPECT_DISPLAY", "none")
+    play = PlayConfig.from_options(play_bank or [], play_length or [])
     settings = ServeSettings(
         runs=runs,
         state=state or runs / ".normlab",
@@ -122,14 +152,7 @@ def serve(
         allow_hosts=allow_host or [],
         judge=judge,
         roles=role or [],
-        play=PlayConfig(
-            banks={"losona": losona_data, "scene": scene_data, "hsii": hsii_cases},
-            lengths={
-                name: length
-                for name, length in (("scene", scene_rounds), ("hsii", hsii_epsilon))
-                if length is not None
-            },
-        ),
+        play=play,
     )
     app = create_app(settings)
     shown = f"[{host}]" if ":" in host else host

@@ -15,13 +15,14 @@ import asyncio
 import functools
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
-from normlab.core.errors import NormlabError
+from normlab.core.errors import InputError, NormlabError
 from normlab.core.outputs import slug
 from normlab.models import answering, bind_roles
 from normlab.runs import Play, RunOptions, System
@@ -39,15 +40,88 @@ class PlayOption:
     label: str
 
 
+BANK_OPTION = "--play-bank"
+LENGTH_OPTION = "--play-length"
+
+
 @dataclass(frozen=True)
 class PlayConfig:
     """What a seat runs beyond the sample: banks to draw from, episode lengths."""
 
-    banks: dict[str, Path | None] = field(default_factory=dict)
+    banks: dict[str, Path] = field(default_factory=dict)
     """System → the bank of samples a person picks from (its own when none)."""
     lengths: dict[str, int] = field(default_factory=dict)
     """System → an episode's length when played (SCENE's rounds, HSII's long-run turns); the
-    system's own default (its spec's) when not given."""
+    system's own default (its ``Play.length``) when not given."""
+
+    @classmethod
+    def from_options(cls, banks: Sequence[str], lengths: Sequence[str]) -> PlayConfig:
+        """``--play-bank SYSTEM=PATH`` and ``--play-length SYSTEM=N`` (each repeatable),
+        checked against the systems a person can play: a system that cannot be played (or
+        has no length), a missing ``=``, a bank that is not there, an N that is no positive
+        whole number, or a system given twice is a one-line
+        [`InputError`][normlab.core.InputError] naming the option."""
+        kinds = play_kinds()
+        lengthed = {name for name, kind in kinds.items() if kind.play.length is not None}
+        chosen = {
+            system: Path(value)
+            for system, value in _assigned(banks, BANK_OPTION, "PATH", set(kinds)).items()
+        }
+        for system, bank in chosen.items():
+            if not bank.exists():
+                raise InputError(BANK_OPTION, f"{system}={bank}: no such file or folder")
+        return cls(
+            banks=chosen,
+            lengths={
+                system: _positive(system, value)
+                for system, value in _assigned(lengths, LENGTH_OPTION, "N", lengthed).items()
+            },
+        )
+
+
+def _assigned(items: Sequence[str], option: str, value: str, systems: set[str]) -> dict[str, str]:
+    """``SYSTEM=VALUE`` items by system, each system one of ``systems`` and given once.
+
+    Not ``models.roles.parse_assignments``: its error asks for ROLE=VALUE, and a repeated
+    name there silently keeps the last value, where a repeated system here is a mistake."""
+    found: dict[str, str] = {}
+    for item in items:
+        system, separator, given = (part.strip() for part in item.partition("="))
+        if not separator or not system or not given:
+            raise InputError(option, f"expected SYSTEM={value}, got {item!r}")
+        if system not in systems:
+            known = ", ".join(name for name in play_kinds() if name in systems)
+            raise InputError(option, f"no system {system!r} here (one of: {known})")
+        if system in found:
+            raise InputError(option, f"{system} given twice ({found[system]}, {given}): keep one")
+        found[system] = given
+    return found
+
+
+def _positive(system: str, value: str) -> int:
+    try:
+        length = int(value)
+    except ValueError:
+        length = 0
+    if length < 1:
+        raise InputError(LENGTH_OPTION, f"{system}={value}: N is a whole number of 1 or more")
+    return length
+
+
+def bank_help() -> str:
+    """What ``--play-bank`` takes, from the playable systems (``normlab serve --help``)."""
+    kinds = ", ".join(f"{name} ({kind.play.bank})" for name, kind in play_kinds().items())
+    return f"Systems that can be played, with what their bank holds: {kinds}."
+
+
+def length_help() -> str:
+    """What ``--play-length`` sets, per system, and the system's default."""
+    means = "; ".join(
+        f"{name}, {kind.play.length_means} (default {kind.play.length})"
+        for name, kind in play_kinds().items()
+        if kind.play.length is not None
+    )
+    return f"Systems with a length, and what N counts: {means}."
 
 
 @dataclass(frozen=True)

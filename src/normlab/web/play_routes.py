@@ -17,16 +17,19 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
         return found(pages.seats.get(seat_id), "no such seat (seats end when the server stops)")
 
     @app.get("/play")
-    def play_index(request: Request, system: str = "losona") -> HTMLResponse:
+    def play_index(request: Request, system: str | None = None) -> HTMLResponse:
+        """The play page of ``system``; without one, of the first system that can be played
+        in the specs' order (``SystemSpec.position``), as the page's list shows them."""
         pages.owner_only(request)
-        if system not in play_kinds():
+        chosen = system or next(iter(play_kinds()), "")
+        if chosen not in play_kinds():
             raise HTTPException(404, "no such system")
         return pages.page(
             request,
             "play_index.html",
             kinds=play_kinds(),
-            system=system,
-            options=pages.seats.options(system),
+            system=chosen,
+            options=pages.seats.options(chosen),
         )
 
     @app.post("/play")
