@@ -66,30 +66,24 @@ def test_every_system_is_found_by_its_spec() -> None:
         assert (spec.task is None) == (parts.sequential is None)  # CRSEC's cells run whole
 
 
-ABOVE_THE_SYSTEMS = ("study", "cli.py", "demo.py", "specs.py", "_registry.py")
+ABOVE_THE_SYSTEMS = ("study", "web", "cli.py", "demo.py", "specs.py", "_registry.py")
 """What iterates over the systems' descriptions (``docs/architecture.md``, "One typed
-description per system"). Not yet ``web``: its play page still branches on HSII's and SCENE's
-names (``play_routes.py``) and ``serve`` names the three banks (``web/cli.py``)."""
+description per system")."""
+TEMPLATES = SOURCE / "web" / "templates"
+"""The web app's pages, which take what they show from the routes."""
 
 
 def _named_systems(tree: ast.AST, names: set[str]) -> list[int]:
-    """Lines where a system's name is compared with, used as a dict's key, or listed among
-    other systems' names: a table or a branch keyed by a system's name."""
-
-    def named(node: ast.AST | None) -> bool:
-        return isinstance(node, ast.Constant) and node.value in names
-
-    def keyed(node: ast.AST) -> bool:
-        if isinstance(node, ast.Compare):
-            return any(named(side) for side in [node.left, *node.comparators])
-        if isinstance(node, ast.Dict):
-            return any(named(key) for key in node.keys)
-        if isinstance(node, ast.Tuple | ast.List | ast.Set):
-            return sum(map(named, node.elts)) > 1
-        return False
-
-    found = [node.lineno for node in ast.walk(tree) if keyed(node) and hasattr(node, "lineno")]
-    return found
+    """Lines where a system's name is written as a string: compared with, a dict's key, one
+    of a list of names, a parameter's default, an argument (``RunSummary("crsec", …)``), a
+    branch's value (``"crsec" if run.is_dir() else …``). Each is a table or a branch keyed by
+    a system's name, which a fifth system would have to join; a name in prose (a docstring,
+    a message) is no string equal to it and is not flagged."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+    )
 
 
 def test_nothing_above_the_systems_is_keyed_by_a_system_name() -> None:
@@ -103,3 +97,34 @@ def test_nothing_above_the_systems_is_keyed_by_a_system_name() -> None:
                 f"{module.relative_to(SOURCE)}:{line}" for line in _named_systems(tree, names)
             ]
     assert keyed == []
+
+
+def test_no_page_of_the_web_app_names_a_system() -> None:
+    """A quoted value in a template equal to a system's name, or one made from it
+    (``data-system="hsii-bank"``), is a page keyed by that system; a page names a system
+    only through what its route passes (``{{ kind.offers }}``). Words in a page's prose
+    (``normlab crsec analyze``) and a route's path (``/crsec``) are not quoted values."""
+    names = "|".join(re.escape(spec.name) for spec in specs())
+    quoted = re.compile(rf"""(["'])(?:{names})(?:-[\w-]*)?\1""")
+    named = [
+        f"{page.name}:{text.count(chr(10), 0, found.start()) + 1}: {found.group(0)}"
+        for page in sorted(TEMPLATES.glob("*.html"))
+        for text in [page.read_text(encoding="utf-8")]
+        for found in quoted.finditer(text)
+    ]
+    assert named == []
+
+
+def test_the_name_checks_see_what_they_look_for() -> None:
+    """The checks themselves, on the shapes they were written for."""
+    names = {"alpha", "beta"}
+    source = (
+        'def page(system: str = "alpha"): ...\n'
+        'summary = Summary("beta", path)\n'
+        'system = "alpha" if folder else other\n'
+        'table = {"alpha": 1}\n'
+        'if system == "beta": ...\n'
+        '"""Prose may name alpha and beta."""\n'
+        'note = f"a {system} run; alpha"\n'
+    )
+    assert _named_systems(ast.parse(source), names) == [1, 2, 3, 4, 5]

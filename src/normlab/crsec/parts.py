@@ -27,6 +27,7 @@ from normlab.crsec.cell import (
     run_crsec,
     run_folders_in,
 )
+from normlab.crsec.folder_runs import FOLDER_RUNS
 from normlab.crsec.runner import run_demo
 from normlab.runs.benchmark import Runner, RunOptions
 from normlab.runs.headline import measured_share
@@ -83,6 +84,7 @@ PARTS: SystemParts[CrsecRuns, CrsecAnalysis] = SystemParts(
     shardable=False,
     logs="config.json",
     subject_label=False,
+    folder_runs=FOLDER_RUNS,
     demo=run_demo,
 )
 """CRSEC's parts ([`SystemParts`][normlab.runs.SystemParts])."""

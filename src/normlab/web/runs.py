@@ -1,22 +1,23 @@
 """The runs under a folder, each with its headline numbers, models, n, cost and report.
 
 A run is an Inspect log (LoSoNA, SCENE, HSII; read header only, so the home page stays
-fast on big sweeps) or a CRSEC run folder (``config.json`` and ``events.jsonl``). Every
-path the pages take is relative to the runs folder and checked to stay inside it.
+fast on big sweeps) or a run folder of a system whose runs are folders (CRSEC's
+``config.json`` and ``events.jsonl``), which that system lists itself (its parts'
+``folder_runs``). Every path the pages take is relative to the runs folder and checked to
+stay inside it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
-from normlab.core.files import open_regular
-from normlab.core.jsonio import read_json
 from normlab.core.logs import local_path, preference, run_key, subject_of
+from normlab.runs.system import RunSummary, report_in
+from normlab.specs import parts, specs
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
@@ -24,23 +25,6 @@ if TYPE_CHECKING:
 REPORT_FILES = {".html", ".png", ".svg", ".json", ".csv"}
 MAX_HEADLINE = 12
 """Metrics shown per run on the home page (the reader shows them all)."""
-
-
-@dataclass
-class RunSummary:
-    system: str
-    path: str
-    """Relative to the runs folder: the log file, or the CRSEC run folder."""
-    models: list[tuple[str, str]]
-    n: str
-    headline: list[tuple[str, str]]
-    cost: str
-    status: str
-    report: str | None = None
-    created: str = ""
-    notes: list[str] = field(default_factory=list)
-    units: int = 0
-    """Finished samples (CRSEC: simulated hours): a run with none has nothing to study."""
 
 
 def inside(root: Path, relative: str) -> Path:
@@ -58,25 +42,10 @@ def inside(root: Path, relative: str) -> Path:
     return path
 
 
-def _lines(path: Path) -> int:
-    """The non-blank lines of ``path`` (0 when it is missing), counted as they stream by; a
-    FIFO or a device in its place is an [`InputError`][normlab.core.InputError] (it hung the runs
-    page, or grew it without end: ``/dev/zero`` is one endless line)."""
-    if not path.exists():
-        return 0
-    with open_regular(path) as handle:
-        return sum(1 for line in handle if line.strip())
-
-
 def _number(value: float) -> str:
     if math.isnan(value):
         return "–"
     return f"{value:.3g}"
-
-
-def _report(root: Path, folder: Path) -> str | None:
-    report = folder / "report.html"
-    return str(report.relative_to(root)) if report.exists() else None
 
 
 def _headers(root: Path) -> tuple[list[tuple[Path, EvalLog]], list[RunSummary]]:
@@ -138,7 +107,7 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
                 headline=_headline(log),
                 cost=cost,
                 status=log.status,
-                report=_report(root, path.parent),
+                report=report_in(root, path.parent),
                 created=log.eval.created,
                 units=units,
             )
@@ -146,61 +115,29 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
     return runs
 
 
-def _crsec_runs(root: Path) -> list[RunSummary]:
-    from normlab.crsec import RunDir
+def _folder_runs(root: Path) -> list[RunSummary]:
+    """The run folders under ``root`` of every system whose runs are folders, system by
+    system in the specs' order, each as the system lists them."""
+    return [
+        run
+        for spec in specs()
+        if (folder_runs := parts(spec).folder_runs) is not None
+        for run in folder_runs.summaries(root)
+    ]
 
-    runs = []
-    for config_path in sorted(root.rglob("config.json")):
-        folder = config_path.parent
-        if not (folder / "events.jsonl").exists():
-            continue
-        try:
-            config = RunDir(folder).config()
-            hours = _lines(folder / "metrics.jsonl")
-        except InputError as error:
-            runs.append(
-                RunSummary("crsec", str(folder.relative_to(root)), [], "", [], "", str(error))
-            )
-            continue
-        headline = [("hours simulated", str(hours))]
-        metrics = folder / "metrics.json"
-        if metrics.exists():
-            headline.extend(_holding(metrics))
-        runs.append(
-            RunSummary(
-                system="crsec",
-                path=str(folder.relative_to(root)),
-                models=list(config.models.items()),
-                n=f"{len(config.society.agents)} agents",
-                headline=headline,
-                cost="",
-                status="analyzed" if metrics.exists() else "not analyzed",
-                report=_report(root, folder),
-                units=hours,
-            )
-        )
-    return runs
+
+def folder_system(folder: Path) -> str | None:
+    """The system whose run ``folder`` is, or None where it is no system's run folder."""
+    for spec in specs():
+        folder_runs = parts(spec).folder_runs
+        if folder_runs is not None and folder_runs.holds(folder):
+            return spec.name
+    return None
 
 
 def discover(root: Path) -> list[RunSummary]:
-    """Every run under ``root``, Inspect logs first (newest first), then CRSEC runs."""
+    """Every run under ``root``, Inspect logs first (newest first), then run folders."""
     if not root.exists():
         return []
     inspect_runs = sorted(_inspect_runs(root), key=lambda run: run.created, reverse=True)
-    return inspect_runs + _crsec_runs(root)
-
-
-def _holding(metrics: Path) -> list[tuple[str, str]]:
-    """The last hour's share holding each target norm, from ``crsec analyze``'s metrics.json;
-    a file that cannot be read is one line on the page, never a server error."""
-    try:
-        summary = read_json(metrics)
-        rows: list[tuple[str, str]] = []
-        for run in summary.get("runs", []):
-            final = (run.get("hours") or [{}])[-1].get("holding", {})
-            rows.extend((f"holding {k}", f"{float(v):.0%}") for k, v in final.items())
-        return rows
-    except InputError as error:
-        return [("metrics", str(error))]
-    except (AttributeError, TypeError, ValueError, IndexError):
-        return [("metrics", f"{metrics.name}: not the shape crsec analyze writes")]
+    return inspect_runs + _folder_runs(root)

@@ -15,7 +15,7 @@ from normlab.core.outputs import slug
 from normlab.web.guard import MAX_AMENDED, MAX_NAME, MAX_NOTES
 from normlab.web.pages import Pages, found
 from normlab.web.readers import load, system_of
-from normlab.web.runs import discover, inside
+from normlab.web.runs import discover, folder_system, inside
 from normlab.web.store import (
     DEFAULT_MAX_RATERS,
     Item,
@@ -43,15 +43,16 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         # Only runs a kind of study can use: their system has one, and they finished something.
         systems = {kind.system for kind in study_kinds().values()}
         runs = [run for run in discover(pages.settings.runs) if run.system in systems and run.units]
+        # What a bank is offered for: each kind made from banks pairs with its own (``offers``).
+        bank_offers = sorted({k.offers for k in study_kinds().values() if k.source == "bank"})
         return pages.page(
             request,
             "studies.html",
             studies=pages.store.studies(),
             kinds=study_kinds(),
             runs=runs,
-            banks=discover_banks(pages.settings.runs)
-            if any(kind.source == "bank" for kind in study_kinds().values())
-            else [],
+            banks=discover_banks(pages.settings.runs) if bank_offers else [],
+            bank_offers=bank_offers,
             max_raters=DEFAULT_MAX_RATERS,
         )
 
@@ -66,7 +67,11 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         if kind.source == "bank":  # the kind's own export reads it, and says what is wrong
             target = run
         else:
-            system = "crsec" if run.is_dir() else system_of(load(run))
+            system = folder_system(run) if run.is_dir() else system_of(load(run))
+            if system is None:
+                raise HTTPException(
+                    400, f"a {kind.title} needs a {kind.system} run; {run.name} is no run"
+                )
             if system != kind.system:
                 raise HTTPException(
                     400, f"a {kind.title} needs a {kind.system} run; {run.name} is a {system} run"
