@@ -12,7 +12,7 @@ import pytest
 from inspect_ai.model import ChatMessageUser
 
 from normlab.hsii.schemas import ASSISTANT
-from normlab.runs import Play
+from normlab.runs import Play, PlayLength
 from normlab.specs import parts, spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,11 +82,9 @@ def test_the_play_routes_and_page_name_no_system() -> None:
 
 
 def test_a_play_with_a_length_says_what_it_counts() -> None:
-    """``normlab serve --help`` says what ``--play-length`` sets per system from
-    ``Play.length_means``: a length without those words would be a bare number there."""
-    losona = play_of("losona")
-    with pytest.raises(TypeError, match="says what it counts"):
-        Play("Fifth", losona.options, "scenarios", losona.sample, length=3)
-    assert Play("Fifth", losona.options, "scenarios", losona.sample).length is None
-    assert play_of("scene").length_means == "rounds per episode"
-    assert play_of("hsii").length_means == "turns of the long run ε"
+    """``normlab serve --help`` says what ``--play-length`` sets per system from the words of
+    its ``PlayLength``: a length is its default and those words, one value, never a bare
+    number."""
+    assert play_of("losona").length is None
+    assert play_of("scene").length == PlayLength(8, "rounds per episode")
+    assert play_of("hsii").length == PlayLength(7, "turns of the long run ε")

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app as cli_app
-from normlab.runs.system import Play
+from normlab.runs.system import Play, PlayLength
 from normlab.web import create_app, play
 from normlab.web.play import PlayConfig, PlayKind, play_kinds
 from normlab.web.settings import ServeSettings
@@ -125,7 +125,13 @@ def test_the_help_follows_the_systems_parts_not_a_list_of_names(
         "fifth",
         fifth.roles,
         fifth.parts,
-        Play("Fifth", fifth.play.options, "dialogues", fifth.play.sample, 4, "moves per game"),
+        Play(
+            "Fifth",
+            fifth.play.options,
+            "dialogues",
+            fifth.play.sample,
+            PlayLength(4, "moves per game"),
+        ),
     )
     monkeypatch.setattr(play, "play_kinds", lambda: {"losona": kinds["losona"], "fifth": renamed})
     text = _help(monkeypatch)

@@ -40,6 +40,7 @@ from normlab.runs.rescore import rescore_logs
 from normlab.runs.system import (
     Pairing,
     Play,
+    PlayLength,
     Rating,
     Rejudge,
     Sequential,
@@ -207,8 +208,7 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
         play_options,
         "cases",
         play_sample,
-        length=EPSILON,
-        length_means="turns of the long run ε",
+        length=PlayLength(EPSILON, "turns of the long run ε"),
         characters=characters,
         answer=form_reply,
     ),

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from normlab.runs.system import (
         Pairing,
         Play,
+        PlayLength,
         Rating,
         Rejudge,
         Sequential,
@@ -54,6 +55,7 @@ __all__ = [
     "Headline",
     "Pairing",
     "Play",
+    "PlayLength",
     "Rating",
     "Rejudge",
     "RunOptions",

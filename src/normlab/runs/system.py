@@ -90,6 +90,16 @@ class Rating:
 
 
 @dataclass(frozen=True)
+class PlayLength:
+    """How long a played episode is, and what that number counts, in words (``rounds per
+    episode``): ``normlab serve --help`` says it beside the default, so a person knows what
+    ``--play-length`` changes."""
+
+    default: int
+    means: str
+
+
+@dataclass(frozen=True)
 class Play:
     """A person in the subject's seat (the web app's play page): what they can pick and the
     task arguments that play one pick once."""
@@ -101,12 +111,9 @@ class Play:
     """The task argument that takes the bank of samples."""
     sample: Callable[[str, int | None], dict[str, object]]
     """(option id, length) → the task's other arguments, to play that one sample once."""
-    length: int | None = None
+    length: PlayLength | None = None
     """An episode's length when played (SCENE's rounds, HSII's long-run turns), where the task
     has one; ``normlab serve --play-length SYSTEM=N`` may change it."""
-    length_means: str = ""
-    """What ``length`` counts, in words (``rounds per episode``): ``normlab serve --help``
-    says it beside the default, so a person knows what ``--play-length`` changes."""
     characters: Callable[[list[ChatMessage]], list[str] | None] | None = None
     """Whom the person may address, read from what the subject is shown (HSII's cast), or None
     where the reply names no addressee."""
@@ -117,10 +124,6 @@ class Play:
     moves: bool = False
     """Whether the page offers moves besides a message: reacting to a turn, staying silent
     (SCENE's live subject)."""
-
-    def __post_init__(self) -> None:
-        if self.length is not None and not self.length_means:
-            raise TypeError(f"{self.title}: a Play with a length says what it counts")
 
     def reply(self, form: Mapping[str, str]) -> str:
         """The subject's reply for a filled form (``answer``, or the message as written)."""

@@ -23,6 +23,7 @@ from normlab.runs.rescore import rescore_logs
 from normlab.runs.system import (
     Pairing,
     Play,
+    PlayLength,
     Rating,
     Rejudge,
     Sequential,
@@ -194,8 +195,7 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
         play_options,
         "scenarios",
         play_sample,
-        length=DEFAULT_MAX_TURNS,
-        length_means="rounds per episode",
+        length=PlayLength(DEFAULT_MAX_TURNS, "rounds per episode"),
         answer=play_answer,
         moves=True,
     ),

@@ -117,9 +117,9 @@ def bank_help() -> str:
 def length_help() -> str:
     """What ``--play-length`` sets, per system, and the system's default."""
     means = "; ".join(
-        f"{name}, {kind.play.length_means} (default {kind.play.length})"
+        f"{name}, {length.means} (default {length.default})"
         for name, kind in play_kinds().items()
-        if kind.play.length is not None
+        if (length := kind.play.length) is not None
     )
     return f"Systems with a length, and what N counts: {means}."
 
@@ -148,7 +148,8 @@ class PlayKind:
         """Run the task with ``model`` as subject to its report, as ``normlab SYSTEM run``
         does; the log and the report land in ``folder``."""
         bank = config.banks.get(self.system)  # as text, as ``inspect eval -T`` gives it
-        length = config.lengths.get(self.system, self.play.length)
+        default = self.play.length.default if self.play.length is not None else None
+        length = config.lengths.get(self.system, default)
         picked = self.play.sample(option, length)
         arguments = {self.play.bank: str(bank) if bank else None, **picked}
         self.parts.run(model, roles, RunOptions(log_dir=folder, report_dir=folder), arguments)
