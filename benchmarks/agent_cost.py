@@ -14,13 +14,12 @@ the agent (does a kept norm express the hidden norm?) are shown apart.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.core.evalrun import run_task
 from normlab.losona.analysis import analyze, load_run
 from normlab.losona.task import losona
@@ -76,11 +75,10 @@ def measure(model: str, limit: int, epochs: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command(__doc__)
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--limit", type=int, default=1)
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     emit(measure(args.model, args.limit, args.epochs), args.out)
 

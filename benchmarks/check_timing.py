@@ -12,14 +12,13 @@ target is the quiet machine's warm run at or under 120 s.
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.quickstart_timing import busy_loops
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,10 +40,9 @@ def one_check() -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = command(__doc__)
     parser.add_argument("--runs", type=int, default=2, help="make check runs, one after another.")
     parser.add_argument("--busy", type=int, default=0, help="Busy loops on the cores meanwhile.")
-    parser.add_argument("--out", type=Path, default=None, help="Also write the JSON here.")
     arguments = parser.parse_args()
     with busy_loops(arguments.busy):
         runs = [one_check() for _ in range(arguments.runs)]

@@ -13,7 +13,6 @@ repeat its previous prompt (what a prompt cache can reuse). No model is download
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import tempfile
@@ -24,7 +23,7 @@ from typing import Any
 
 from inspect_ai.model import get_model
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.crsec.analysis.figure2 import prompt_prefix_shares
 from normlab.crsec.sim.events import CallEvent
 from normlab.crsec.sim.loop import Simulation
@@ -127,8 +126,7 @@ def measure(folder: Path, model: str, faithful: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=None)
+    parser = command(__doc__)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="crsec-calls-") as scratch:
         script = Path(scratch) / "busy.json"

@@ -27,7 +27,6 @@ Everything is scripted and seeded: the numbers are the same on every run.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 import tempfile
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.crsec_second_chat import NORM_ID, create, write_script
 from normlab.crsec.analysis.figure2 import analyze_runs, load_runs
 from normlab.crsec.analysis.judge import Judge
@@ -150,8 +149,7 @@ def measure(root: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=None)
+    parser = command(__doc__)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="crsec-ceiling-") as scratch:
         summary = measure(Path(scratch))

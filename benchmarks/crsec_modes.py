@@ -33,7 +33,6 @@ run found there is resumed or reused, so a long benchmark that was stopped goes 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -44,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import command
 from benchmarks.crsec_calls import paper_config
 from normlab.crsec.analysis.figure2 import (
     MEASURES,
@@ -364,7 +364,7 @@ def table(summary: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = command(__doc__)
     parser.add_argument("--model", default=DEFAULT_MODEL, help="Every agent's model.")
     parser.add_argument("--judge", default=None, help="The metrics' judge (default: --model).")
     parser.add_argument("--seeds", type=int, default=3, help="Seeds (runs per mode).")
@@ -375,7 +375,6 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=1)
     parser.add_argument("--tick-minutes", type=int, default=30)
     parser.add_argument("--keep", type=Path, default=None, help="Keep (and reuse) runs here.")
-    parser.add_argument("--out", type=Path, default=None, help="Write the JSON summary here.")
     arguments = parser.parse_args()
     setup = Setup(
         models={"agent": arguments.model, "judge": arguments.judge or arguments.model},

@@ -22,7 +22,6 @@ run (its verdicts are the analysis's, counted apart).
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 import time
@@ -30,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.crsec_calls import busy_script, paper_config
 from normlab.crsec.newcomer.measure import newcomer_hours
 from normlab.crsec.newcomer.setup import Newcomers, newcomer_setup, plan
@@ -102,8 +101,7 @@ def newcomer_calls(source: Path, out: Path, subject: str, hours: int) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=None)
+    parser = command(__doc__)
     parser.add_argument("--hours", type=int, default=2, help="newcomer hours (scripted)")
     parser.add_argument("--model", default=None, help="also measure on this model "
                         "('embedded': the embedded default), small and with --hours 1")  # fmt: skip

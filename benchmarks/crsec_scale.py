@@ -55,7 +55,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.crsec_calls import busy_script, paper_config
 from benchmarks.endpoint import EndpointConfig, EndpointProcess
 from normlab.crsec.runner import model_client
@@ -243,7 +243,7 @@ GROWTH = ("calls_per_tick", "wall_per_tick_s", "depth_per_tick", "peak_rss_mb", 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = command(__doc__)
     parser.add_argument("--agents", default="10,25,50,100", help="Sizes, comma-separated.")
     parser.add_argument("--hours", default="9-10", help="Active hours START-END.")
     parser.add_argument("--days", type=int, default=1)
@@ -251,7 +251,6 @@ def main() -> None:
     parser.add_argument("--jitter", choices=("fixed", "exp", "uniform"), default="fixed")
     parser.add_argument("--max-connections", type=int, default=64)
     parser.add_argument("--faithful", action="store_true")
-    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child is not None:

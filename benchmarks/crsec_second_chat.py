@@ -27,14 +27,13 @@ accept. Everything is scripted and seeded: the output is the same on every run.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.crsec_calls import paper_config
 from normlab.crsec.analysis.trace import TraceEntry, trace
 from normlab.crsec.runner import model_client
@@ -157,9 +156,8 @@ def measure(root: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--keep", type=Path, default=None, help="keep the runs here")
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     if arguments.keep is not None:
         summary = measure(arguments.keep)

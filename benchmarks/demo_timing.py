@@ -10,7 +10,6 @@ directory: simulated hours, agent calls by operation and tokens.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.crsec import RunDir
 
 
@@ -41,14 +40,13 @@ def crsec_details(folder: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("system", choices=["losona", "scene", "hsii", "crsec"])
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="normlab-demo-") as scratch:
-        command = [sys.executable, "-m", "normlab.cli", arguments.system, "demo", "--out", scratch]
+        demo = [sys.executable, "-m", "normlab.cli", arguments.system, "demo", "--out", scratch]
         started = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        result = subprocess.run(demo, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
         if result.returncode != 0:
             sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])

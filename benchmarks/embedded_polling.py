@@ -23,10 +23,9 @@ import os
 import resource
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.embedded_slots import PREFIX, answered
 from benchmarks.quickstart_timing import busy_loops
 
@@ -48,12 +47,11 @@ async def measure(poll: int, threads: int, requests: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--poll", type=int, nargs="+", default=[0, 50])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 2])
     parser.add_argument("--busy", type=int, nargs="+", default=[0, 4])
     parser.add_argument("--requests", type=int, default=6)
-    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--child", type=int, nargs=2, default=None, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child is not None:  # one measurement, in a process of its own

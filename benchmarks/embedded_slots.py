@@ -11,14 +11,12 @@ one slot was the faster (the default; ``-M n_parallel=N`` sets another).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 
 if TYPE_CHECKING:
     from inspect_ai.model import ModelOutput
@@ -61,10 +59,9 @@ async def measure(slots: int, requests: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--slots", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--requests", type=int, default=8)
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     # Each slot count gets a server of its own (servers are kept per setting).
     results = [asyncio.run(measure(slots, arguments.requests)) for slots in arguments.slots]

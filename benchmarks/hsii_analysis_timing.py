@@ -12,14 +12,12 @@ so two versions of the code can be compared on the same records (``PYTHONPATH=OT
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import random
 import time
-from pathlib import Path
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.hsii.analysis import analyze_records
 from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.schemas import TrialRecord, Verdict
@@ -60,10 +58,9 @@ def records(models: int, seed: int) -> list[TrialRecord]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = command(__doc__)
     parser.add_argument("--models", type=int, default=2, help="Subject models (records each).")
     parser.add_argument("--seed", type=int, default=5, help="Seed of the synthetic replies.")
-    parser.add_argument("--out", type=Path, default=None, help="Also write the JSON here.")
     arguments = parser.parse_args()
     made = records(arguments.models, arguments.seed)
     started = time.perf_counter()

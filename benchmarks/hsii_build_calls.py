@@ -10,7 +10,6 @@ the calls per stage and the calls per case per stage (from ``build_report.json``
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 from tests.hsii.test_generator import SCENE, dialogue
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.hsii.bank.build import Build, BuildOptions, model_resolver
 from normlab.hsii.dataset import NEWS_PATH
 from normlab.hsii.prompts import PROMPTS
@@ -77,10 +76,9 @@ def measure(limit: int, k: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--limit", type=int, default=8)
     parser.add_argument("--k", type=int, default=3)
-    parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
     emit(measure(arguments.limit, arguments.k), arguments.out)
 

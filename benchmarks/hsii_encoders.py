@@ -11,12 +11,10 @@ README and closing note quote it.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.hsii import load_cases
 from normlab.hsii.clusters import cluster_cases
 from normlab.models.encoder import load_encoder
@@ -43,8 +41,7 @@ def measure(encoder: str) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=None)
+    parser = command(__doc__)
     arguments = parser.parse_args()
     summary = {name: measure(name) for name in ("minilm", "tfidf")}
     emit(summary, arguments.out)

@@ -24,7 +24,6 @@ name already gives under the new rules is dropped; one that adds to them is kept
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import types
@@ -34,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.core.outputs import replace_file
 from normlab.hsii.aliases import fill_aliases
 from normlab.hsii.dataset import CASES_PATH, DIALOGUES_PATH, load_cases
@@ -231,8 +230,7 @@ def refresh() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path)
+    parser = command(__doc__)
     parser.add_argument("--refresh", action="store_true", help="rewrite the bank's aliases first")
     arguments = parser.parse_args()
     if arguments.refresh:

@@ -24,7 +24,6 @@ The inputs, written to a temporary folder:
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -35,7 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 
 CHILD = """
 import json, resource, sys
@@ -149,11 +148,10 @@ def measure(args: list[str], input_path: Path, src: Path | None, cap_gb: float) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--news-mb", type=float, default=20.0)
     parser.add_argument("--src", type=Path, default=None, help="Another checkout's src folder.")
     parser.add_argument("--cap-gb", type=float, default=4.0)
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

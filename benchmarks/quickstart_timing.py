@@ -21,7 +21,6 @@ Prints a JSON summary; the closing notes of issues quote it.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import re
@@ -34,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.core.logs import read_samples, sample_retries
 from normlab.models.usage import usage_by_role
 
@@ -151,12 +150,11 @@ def measure(repo: Path, busy: int, beside: bool, skip_setup: bool) -> dict[str, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1])
     parser.add_argument("--busy", type=int, default=0, help="Busy loops on the cores meanwhile.")
     parser.add_argument("--beside", action="store_true", help="A second demo at the same time.")
     parser.add_argument("--skip-setup", action="store_true", help="Reuse this checkout's .venv.")
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     summary = measure(
         arguments.repo.resolve(), arguments.busy, arguments.beside, arguments.skip_setup

@@ -12,14 +12,13 @@ served from its prompt cache. Prints a JSON summary.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.quickstart_timing import timed
 from normlab.scene.analysis import analyze, load_run
 
@@ -68,12 +67,11 @@ def measure(repo: Path, tuples: int, reps: int, max_turns: int) -> dict[str, Any
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1])
     parser.add_argument("--tuples", type=int, default=2)
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--max-turns", type=int, default=4)
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     summary = measure(arguments.repo, arguments.tuples, arguments.reps, arguments.max_turns)
     emit(summary, arguments.out)

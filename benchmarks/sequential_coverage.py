@@ -24,12 +24,11 @@ subjects at known rates: how often the pair is decided, the units run, the share
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.runs.system import UnitModel
 from normlab.stats import confidence_sequence, wilson_interval
 from normlab.study.schema import Subject
@@ -166,9 +165,8 @@ def decided_rows(studies: int) -> list[dict[str, object]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command(__doc__)
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     emit(
         {

@@ -10,7 +10,6 @@ importing ``normlab._registry`` at most 0.3 s more than ``import inspect_ai``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
@@ -18,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import emit
+from benchmarks import command, emit
 
 NORMLAB = str(Path(sys.executable).with_name("normlab"))
 COMMANDS: dict[str, list[str]] = {
@@ -41,9 +40,8 @@ def cpu_seconds(command: list[str]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = command(__doc__)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     medians = {
         name: round(statistics.median(cpu_seconds(command) for _ in range(arguments.repeat)), 3)

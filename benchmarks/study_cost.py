@@ -18,11 +18,10 @@ a floor for a subject that reasons before it answers (the paper's Gemini 3.1 Pro
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.study.papers import paper_numbers
 from normlab.study.pilot import rate_for
 from normlab.study.plan import (
@@ -99,9 +98,8 @@ def compare(plan: CellPlan, episodes: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command(__doc__)
     parser.add_argument("--reps", type=int, default=1)
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     plan, episodes = scene_cell(args.reps)
     emit(

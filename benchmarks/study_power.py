@@ -22,17 +22,15 @@ for agreement within 10%).
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks import emit
+from benchmarks import command, emit
 from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.stats.planning import Assumed, Design, Proportion
@@ -142,9 +140,8 @@ SCENE_DESIGNS = (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command(__doc__)
     parser.add_argument("--studies", type=int, default=4000)
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     sizes = hsii_bank_sizes()
     rows = []

@@ -25,7 +25,6 @@ Reported:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -36,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.endpoint import EndpointConfig, EndpointProcess, Faults
 
 REPO = Path(__file__).resolve().parents[1]
@@ -183,12 +182,11 @@ def measure(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command(__doc__)
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--no-faults", action="store_true")
     parser.add_argument("--executor", default="ray", choices=("ray", "local"))
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     workers = RAY_CPUS if args.executor == "ray" else 1
     emit(

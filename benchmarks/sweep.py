@@ -59,7 +59,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import emit
+from benchmarks import command, emit
 from benchmarks.endpoint import EndpointConfig, EndpointProcess, Faults
 from normlab.core.evalrun import samples_in_flight
 
@@ -409,7 +409,7 @@ def _bare_child(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = command(__doc__)
     parser.add_argument("--systems", default="losona,scene,hsii")
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--connections", type=int, default=64)
@@ -421,7 +421,6 @@ def main() -> None:
     parser.add_argument("--bare-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bare-first", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--bare-in-flight", type=int, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
     if arguments.bare_child is not None:
         _bare_child(
