@@ -56,7 +56,6 @@ PARTS: SystemParts[CrsecRuns, CrsecAnalysis] = SystemParts(
     analysis_type=CrsecAnalysis,
     runner=Runner(crsec_options, run_cell, run_folders_in, crsec_analyze, crsec_usage),
     headline=lambda runs, analysis: crsec_headline(analysis),
-    unit="run",
     design=design,
     estimator=RunMean(),
     measure=lambda found, analysis: measured_share(found),

@@ -155,7 +155,6 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
     analysis_type=HsiiAnalysis,
     runner=run_hsii.runner,
     headline=headline,
-    unit="case",
     design=design,
     estimator=StagedScore(),
     measure=measure,

@@ -117,7 +117,6 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     analysis_type=LosonaAnalysis,
     runner=run_losona.runner,
     headline=headline,
-    unit="scenario",
     design=design,
     estimator=Proportion("scenario"),
     measure=lambda found, analysis: measured_share(found),

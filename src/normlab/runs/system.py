@@ -242,10 +242,9 @@ class System(ABC):
     system, declared once, and the methods that take what its loader read and its analysis
     made as plain objects, checked when they come back."""
 
-    unit: str
-    """What the headline's n counts (``scenario``, ``sanction``, ``case``, ``run``)."""
     estimator: Estimator
-    """The headline's estimator, as a study plan sizes it."""
+    """The headline's estimator, as a study plan sizes it; its ``unit`` is what the headline's
+    n counts (``unit``)."""
     rejudge: Rejudge[Never]
     """How a finished cell is judged again by another model; its ``verdicts`` take the
     system's own run (``verdicts_of``)."""
@@ -278,6 +277,12 @@ class System(ABC):
     sequential: Sequential | None = None
     """How its cells run in batches of units; None where a cell runs whole (CRSEC: a run is
     hours of simulation)."""
+
+    @property
+    def unit(self) -> str:
+        """What the headline's n counts (``scenario``, ``sanction``, ``case``, ``run``): the
+        estimator's unit, stated once."""
+        return self.estimator.unit
 
     @property
     def paired_unit(self) -> str | None:

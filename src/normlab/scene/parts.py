@@ -165,7 +165,6 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     analysis_type=SceneAnalysis,
     runner=run_scene.runner,
     headline=headline,
-    unit="sanction",
     design=design,
     estimator=Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE),
     measure=measure,
