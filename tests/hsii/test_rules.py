@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.hsii import hsii_score, win_value
 from normlab.hsii.analysis import Weights, analyze_records
+from normlab.hsii.rules import score_of_rates
 from normlab.hsii.schemas import TrialRecord
 
 VERDICTS = ("win", "loss", "tie")
@@ -226,3 +227,18 @@ def test_table_2_without_cot_is_r2_over_answers_that_named_a_target() -> None:
 
     table = table_two(HsiiAnalysis(models={}, cot={"m": result}))
     assert table.rows[0][table.header.index("no target")] == "1/0"
+
+
+def test_a_rate_no_case_reached_scores_as_zero() -> None:
+    """ι of measured rates: r3 and r4 are NaN when no target was right (n2 = 0), r2 too when
+    nothing parsed; such a rate counts 0, once for the analysis, its intervals and the metric.
+    r1 = 0.5, r2 = 0 (nothing right), r3 = r4 = NaN → ι = 0.5 · (1 + 0) = 0.5 (table) and
+    0.5 · (1 + 0 · (1 + …)) = 0.5 (printed); all NaN → 0."""
+    assert score_of_rates([0.5, 0.0, math.nan, math.nan]) == 0.5
+    assert score_of_rates([0.5, 0.0, math.nan, math.nan], formula="printed") == 0.5
+    assert score_of_rates([math.nan] * 4) == 0.0
+    # r1 = 1, r2 = 0.5, r3 = 0.5, r4 = NaN: table 1 · (1 + 0.5 · 0.5) = 1.25;
+    # printed 1 · (1 + 0.5 · (1 + 0.5)) = 1.75.
+    assert score_of_rates([1.0, 0.5, 0.5, math.nan]) == 1.25
+    assert score_of_rates([1.0, 0.5, 0.5, math.nan], formula="printed") == 1.75
+    assert score_of_rates([1.0, 0.5, 0.5, 0.0]) == hsii_score(1.0, 0.5, 0.5, 0.0)

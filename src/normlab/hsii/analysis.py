@@ -50,8 +50,8 @@ from normlab.hsii.rules import (
     STAGES,
     Formula,
     Outcome,
-    hsii_score,
     outcome_of,
+    score_of_rates,
     stage_values,
 )
 from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
@@ -263,9 +263,8 @@ def tie_weight_of(records: Sequence[TrialRecord], weights: Weights) -> float:
 
 
 def _score(rates: Sequence[float], weights: Weights, formula: Formula) -> float:
-    parts = [0.0 if math.isnan(rate) else rate for rate in rates]
-    return hsii_score(
-        *parts, alpha=weights.alpha, beta=weights.beta, gamma=weights.gamma, formula=formula
+    return score_of_rates(
+        rates, alpha=weights.alpha, beta=weights.beta, gamma=weights.gamma, formula=formula
     )
 
 

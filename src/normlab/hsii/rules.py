@@ -96,3 +96,18 @@ def hsii_score(
     if formula == "printed":
         return r1 * (1 + alpha * r2 * (1 + beta * (r3 + gamma * r4)))
     raise InputError("--formula", f"choose one of {', '.join(FORMULAS)}", field="formula")
+
+
+def score_of_rates(
+    rates: Sequence[float],
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    gamma: float = 1.0,
+    formula: Formula = "table",
+) -> float:
+    """ι of r1–r4 as measured, where a rate no case reached (NaN: no parsed reply, no right
+    target) counts as 0: the score of a model that never got that far. The analysis, its
+    intervals and the Inspect metric all score this way."""
+    r1, r2, r3, r4 = (0.0 if math.isnan(rate) else rate for rate in rates)
+    return hsii_score(r1, r2, r3, r4, alpha=alpha, beta=beta, gamma=gamma, formula=formula)

@@ -28,7 +28,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from normlab.hsii.prompts import judge_prompt, statement_dict
-from normlab.hsii.rules import STAGES, hsii_score, stage_values, subject_side
+from normlab.hsii.rules import STAGES, score_of_rates, stage_values, subject_side
 from normlab.hsii.schemas import (
     Case,
     CaseResult,
@@ -98,11 +98,11 @@ def hsii_rates() -> Metric:
             f"r{i}": _rate([float(v.get(stage, math.nan)) for v in values])
             for i, stage in enumerate(STAGES, start=1)
         }
-        parts = [0.0 if math.isnan(rates[f"r{i}"]) else rates[f"r{i}"] for i in range(1, 5)]
+        measured = list(rates.values())
         return {
             **rates,
-            "hsii": hsii_score(*parts, formula="table"),
-            "hsii_printed": hsii_score(*parts, formula="printed"),
+            "hsii": score_of_rates(measured, formula="table"),
+            "hsii_printed": score_of_rates(measured, formula="printed"),
         }
 
     return compute
