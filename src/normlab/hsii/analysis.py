@@ -52,6 +52,7 @@ from normlab.hsii.rules import (
     Outcome,
     outcome_of,
     score_of_rates,
+    stage_rates,
     stage_values,
 )
 from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
@@ -177,15 +178,6 @@ def stages_of(record: TrialRecord) -> dict[str, float]:
     return dict(zip(STAGES, stage_row(record, record.tie_weight or 0.0), strict=True))
 
 
-def _rates(rows: NDArray[np.float64]) -> list[float]:
-    result = []
-    for column in range(4):
-        values = rows[:, column]
-        reached = values[~np.isnan(values)]
-        result.append(float(reached.mean()) if reached.size else math.nan)
-    return result
-
-
 class StageResult(BaseModel):
     n: int
     n1: int
@@ -278,7 +270,7 @@ def _stage_intervals(
     rows: NDArray[np.float64], clusters: list[str], weights: Weights
 ) -> dict[str, stats.Interval]:
     """95% percentile intervals of r1–r4 and both scores, on one set of cluster resamples
-    (dialogues with all their cases): each resample's four rates as ``_rates`` computes them,
+    (dialogues with all their cases): each resample's four rates as ``stage_rates`` computes them,
     all resamples at once."""
     resampled = stats.cluster_column_means(rows, clusters, n_resamples=STAGE_RESAMPLES)
     estimates = {
@@ -297,7 +289,7 @@ def stage_result(records: Sequence[TrialRecord], weights: Weights) -> StageResul
     rows = np.array([stage_row(record, tie_weight) for record in records], dtype=float)
     if rows.size == 0:
         rows = rows.reshape(0, 4)
-    rates = _rates(rows)
+    rates = stage_rates(rows)
     clusters = [record.cluster for record in records]
     ci: dict[str, stats.Interval] = (
         _stage_intervals(rows, clusters, weights)

@@ -30,7 +30,7 @@ from normlab.hsii.defaults import EPSILON
 from normlab.hsii.play import characters, form_reply
 from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.hsii.reader import READER
-from normlab.hsii.rules import Formula, hsii_score, win_value
+from normlab.hsii.rules import Formula, score_of_rates, stage_rates, win_value
 from normlab.hsii.runner import run_demo, run_hsii
 from normlab.hsii.schemas import Case
 from normlab.hsii.scorer import hsii_stages
@@ -98,14 +98,12 @@ def measure(found: Headline, analysis: HsiiAnalysis) -> Assumed | None:
 def hsii_statistic(alpha: float, beta: float, gamma: float, formula: Formula) -> Statistic:
     """HSII's score of a matrix of stage rows, under the weights and formula of the cell's
     analysis: each rate over the cases in its denominator (a rate with none counts 0, as the
-    analysis does), then [`normlab.hsii.hsii_score`][normlab.hsii.hsii_score]."""
+    analysis does: ``normlab.hsii.rules.score_of_rates``)."""
 
     def score(rows: NDArray[np.float64]) -> float:
-        rates = []
-        for column in rows.T:
-            reached = column[~np.isnan(column)]
-            rates.append(float(reached.mean()) if reached.size else 0.0)
-        return float(hsii_score(*rates, alpha=alpha, beta=beta, gamma=gamma, formula=formula))
+        return score_of_rates(
+            stage_rates(rows), alpha=alpha, beta=beta, gamma=gamma, formula=formula
+        )
 
     return score
 

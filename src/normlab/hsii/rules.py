@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from normlab.core.errors import InputError
 from normlab.hsii.schemas import Verdict
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 
 def subject_side(better: str, subject_is_a: bool) -> Verdict:
@@ -96,6 +99,21 @@ def hsii_score(
     if formula == "printed":
         return r1 * (1 + alpha * r2 * (1 + beta * (r3 + gamma * r4)))
     raise InputError("--formula", f"choose one of {', '.join(FORMULAS)}", field="formula")
+
+
+def stage_rates(rows: ArrayLike) -> list[float]:
+    """r1–r4 of stage rows (``stage_values``, one row per case): each stage's mean over the
+    cases in its denominator (the rows not NaN there), NaN for a stage no case reached. The
+    analysis, the pairing statistic and the Inspect metric all count with this. NumPy is
+    loaded here, not with the module: ``normlab hsii --help`` reads this module and no rates."""
+    import numpy as np
+
+    table = np.asarray(rows, dtype=np.float64).reshape(-1, len(STAGES))
+    rates = []
+    for column in table.T:
+        reached = column[~np.isnan(column)]
+        rates.append(float(reached.mean()) if reached.size else math.nan)
+    return rates
 
 
 def score_of_rates(

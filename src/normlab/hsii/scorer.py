@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
 from typing import Literal
 
 from inspect_ai.model import ChatMessageUser, Model, get_model
@@ -28,7 +27,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from normlab.hsii.prompts import judge_prompt, statement_dict
-from normlab.hsii.rules import STAGES, score_of_rates, stage_values, subject_side
+from normlab.hsii.rules import STAGES, score_of_rates, stage_rates, stage_values, subject_side
 from normlab.hsii.schemas import (
     Case,
     CaseResult,
@@ -83,24 +82,17 @@ async def compare(
     )
 
 
-def _rate(values: Sequence[float]) -> float:
-    reached = [value for value in values if not math.isnan(value)]
-    return sum(reached) / len(reached) if reached else math.nan
-
-
 @metric
 def hsii_rates() -> Metric:
     """r1–r4 on their own denominators and the HSII score (Table 1's form and Eq. 1's)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         values = [s.score.value for s in scores if isinstance(s.score.value, dict)]
-        rates = {
-            f"r{i}": _rate([float(v.get(stage, math.nan)) for v in values])
-            for i, stage in enumerate(STAGES, start=1)
-        }
-        measured = list(rates.values())
+        measured = stage_rates(
+            [[float(v.get(stage, math.nan)) for stage in STAGES] for v in values]
+        )
         return {
-            **rates,
+            **{f"r{i}": rate for i, rate in enumerate(measured, start=1)},
             "hsii": score_of_rates(measured, formula="table"),
             "hsii_printed": score_of_rates(measured, formula="printed"),
         }
