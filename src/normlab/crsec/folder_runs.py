@@ -15,12 +15,9 @@ from pathlib import Path
 from normlab.core.errors import InputError
 from normlab.core.files import open_regular
 from normlab.core.jsonio import read_json
-from normlab.crsec.sim.rundir import CONFIG, EVENTS, METRICS, RunDir
+from normlab.crsec.sim.rundir import CONFIG, EVENTS, METRICS, SUMMARY, RunDir
 from normlab.crsec.spec import SPEC
 from normlab.runs.system import FolderRuns, RunSummary, report_in
-
-SUMMARY = "metrics.json"
-"""What ``crsec analyze`` writes beside a run (``analysis/report.py``): its holding shares."""
 
 
 def is_run(folder: Path) -> bool:

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from normlab.core.outputs import replace_file
 from normlab.crsec.analysis.figure2 import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
+from normlab.crsec.sim.rundir import SUMMARY
 from normlab.report import (
     HtmlReport,
     LineSeries,
@@ -398,5 +399,5 @@ def write_report(analysis: CrsecAnalysis, out: Path, section: Section | None = N
         "note",
     )
     out.mkdir(parents=True, exist_ok=True)
-    replace_file(out / "metrics.json", analysis.model_dump_json(indent=1))
+    replace_file(out / SUMMARY, analysis.model_dump_json(indent=1))
     return report.write(out / "report.html")

@@ -29,6 +29,9 @@ EVENTS = "events.jsonl"
 METRICS = "metrics.jsonl"
 CHECKPOINT = "checkpoint.json"
 BUDGET = "budget.json"
+SUMMARY = "metrics.json"
+"""What ``crsec analyze`` writes beside its report (``analysis/report.py``): the analysis,
+whose last hour's holding shares the runs page shows."""
 
 
 class Budget(BaseModel):
