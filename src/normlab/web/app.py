@@ -224,15 +224,14 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/crsec")
     def crsec_page(request: Request, path: str, tick: int = 0) -> HTMLResponse:
         owner_only(request)
-        from normlab.crsec import RunDir, moment
-        from normlab.crsec.sim.rundir import SUMMARY
+        from normlab.crsec import SUMMARY, RunDir, moment
         from normlab.web.figures import figure_2
 
         folder = inside(settings.runs, path)
         run = RunDir(folder)
         config = run.config()
         now = moment(run.events(), config, tick)
-        figure = figure_2(folder / SUMMARY, now.hour_index)
+        figure = figure_2(run.file(SUMMARY), now.hour_index)
         return page(request, "crsec.html", path=path, config=config, now=now, figure=figure)
 
     add_play_routes(app, pages)
