@@ -9,7 +9,7 @@ from normlab.agents import memory_trace
 from normlab.core.logs import subject_of
 from normlab.runs.reader import ChatRow, Reader, SampleView, explanation, log_sample
 from normlab.scene.analysis import EpisodeRecord, record_of
-from normlab.scene.rules import label_lists
+from normlab.scene.rules import EpisodeOutcome, label_lists
 
 
 def sample_label(log: EvalLog, sample: EvalSample) -> tuple[str, str]:
@@ -18,9 +18,13 @@ def sample_label(log: EvalLog, sample: EvalSample) -> tuple[str, str]:
     if episode is None:
         return str(sample.id), "breaches –, sanctions –, repaired –, –"
     outcome = episode.outcome
-    return outcome.scenario_id, (
-        f"breaches {outcome.breaches}, sanctions {outcome.sanctions}, "
-        f"repaired {outcome.repaired}, {outcome.validity}"
+    return outcome.scenario_id, f"{_counts(outcome)}, {outcome.validity}"
+
+
+def _counts(outcome: EpisodeOutcome) -> str:
+    """The episode's breaches, sanctions and repairs, as the list and the page both say them."""
+    return (
+        f"breaches {outcome.breaches}, sanctions {outcome.sanctions}, repaired {outcome.repaired}"
     )
 
 
@@ -82,11 +86,7 @@ def scene_view(log: EvalLog, index: int) -> SampleView:
             "fidelity",
             f"{outcome.validity}: {fidelity.justification if fidelity else explanation(sample)}",
         ),
-        (
-            "outcome",
-            f"breaches {outcome.breaches}, sanctions {outcome.sanctions}, "
-            f"repaired {outcome.repaired}",
-        ),
+        ("outcome", _counts(outcome)),
         ("ended", episode.termination),
     ]
     if episode.norm_memory is not None:
