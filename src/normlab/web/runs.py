@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
 from normlab.core.logs import local_path, preference, run_key, subject_of
-from normlab.runs.system import RunSummary, report_in
+from normlab.runs.system import FolderRuns, RunSummary, report_in
 from normlab.specs import parts, specs
 
 if TYPE_CHECKING:
@@ -115,24 +115,23 @@ def _inspect_runs(root: Path) -> list[RunSummary]:
     return runs
 
 
+def _folder_systems() -> list[tuple[str, FolderRuns]]:
+    """Each system whose runs are folders, with its parts' ``folder_runs``, in the specs'
+    order."""
+    return [
+        (spec.name, found) for spec in specs() if (found := parts(spec).folder_runs) is not None
+    ]
+
+
 def _folder_runs(root: Path) -> list[RunSummary]:
     """The run folders under ``root`` of every system whose runs are folders, system by
     system in the specs' order, each as the system lists them."""
-    return [
-        run
-        for spec in specs()
-        if (folder_runs := parts(spec).folder_runs) is not None
-        for run in folder_runs.summaries(root)
-    ]
+    return [run for _, found in _folder_systems() for run in found.summaries(root)]
 
 
 def folder_system(folder: Path) -> str | None:
     """The system whose run ``folder`` is, or None where it is no system's run folder."""
-    for spec in specs():
-        folder_runs = parts(spec).folder_runs
-        if folder_runs is not None and folder_runs.holds(folder):
-            return spec.name
-    return None
+    return next((name for name, found in _folder_systems() if found.holds(folder)), None)
 
 
 def discover(root: Path) -> list[RunSummary]:
