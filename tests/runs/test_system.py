@@ -52,7 +52,7 @@ def test_a_task_systems_options_run_and_read_side_are_its_task_runs(name: str) -
     assert found.run == run.with_arguments
     assert found.load is run.bench.load
     assert found.runner.analyze is run.bench.analyze
-    analysis = found.analysis_type(models={}, usage=USAGE)
+    analysis = found.runner.analysis_type(models={}, usage=USAGE)
     assert found.usage_of(analysis) == SUMMED
 
 

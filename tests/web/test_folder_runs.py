@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import normlab.web.runs
-from normlab.runs.system import FolderRuns, RunSummary, System, SystemSpec
+from normlab.runs.people import FolderRuns, RunSummary
+from normlab.runs.system import System, SystemSpec
 from normlab.specs import parts
 from normlab.web import create_app
 from normlab.web.runs import discover, folder_system

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from normlab.cli import app as cli_app
-from normlab.runs.system import Play, PlayLength
+from normlab.runs.people import Play, PlayLength
 from normlab.web import create_app, play
 from normlab.web.play import PlayConfig, PlayKind, play_kinds
 from normlab.web.settings import ServeSettings

@@ -1,4 +1,4 @@
-"""CRSEC's runs as the web app lists them ([`FolderRuns`][normlab.runs.system.FolderRuns], its
+"""CRSEC's runs as the web app lists them ([`FolderRuns`][normlab.runs.people.FolderRuns], its
 parts' ``folder_runs``): a run is a folder (``config.json`` and ``events.jsonl``), not an Inspect
 log, so CRSEC itself says which folders are its runs and what their line on the runs page shows:
 every agent's model, the society's size, the hours simulated and, once ``crsec analyze`` wrote
@@ -17,7 +17,7 @@ from normlab.core.files import open_regular
 from normlab.core.jsonio import read_json
 from normlab.crsec.sim.rundir import CONFIG, EVENTS, METRICS, SUMMARY, RunDir
 from normlab.crsec.spec import SPEC
-from normlab.runs.system import FolderRuns, RunSummary, report_in
+from normlab.runs.people import FolderRuns, RunSummary, report_in
 
 
 def is_run(folder: Path) -> bool:

@@ -31,7 +31,8 @@ from normlab.crsec.folder_runs import FOLDER_RUNS
 from normlab.crsec.runner import run_demo
 from normlab.runs.benchmark import Runner, RunOptions
 from normlab.runs.headline import measured_share
-from normlab.runs.system import Rating, Rejudge, SystemParts
+from normlab.runs.people import Rating
+from normlab.runs.system import Rejudge, SystemParts
 from normlab.stats.planning import Design, RunMean
 
 
@@ -52,9 +53,15 @@ def design(runs: CrsecRuns, analysis: CrsecAnalysis) -> Design:
 
 
 PARTS: SystemParts[CrsecRuns, CrsecAnalysis] = SystemParts(
-    run_type=CrsecRuns,
-    analysis_type=CrsecAnalysis,
-    runner=Runner(crsec_options, run_cell, run_folders_in, crsec_analyze, crsec_usage),
+    runner=Runner(
+        CrsecRuns,
+        CrsecAnalysis,
+        crsec_options,
+        run_cell,
+        run_folders_in,
+        crsec_analyze,
+        crsec_usage,
+    ),
     headline=lambda runs, analysis: crsec_headline(analysis),
     design=design,
     estimator=RunMean(),

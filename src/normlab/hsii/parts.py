@@ -36,16 +36,9 @@ from normlab.hsii.schemas import Case
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
+from normlab.runs.people import Play, PlayLength, Rating
 from normlab.runs.rescore import rescore_logs
-from normlab.runs.system import (
-    Pairing,
-    Play,
-    PlayLength,
-    Rating,
-    Rejudge,
-    Sequential,
-    SystemParts,
-)
+from normlab.runs.system import Pairing, Rejudge, Sequential, SystemParts
 from normlab.stats import Estimate, Statistic
 from normlab.stats.planning import Assumed, Design, conservative
 
@@ -149,8 +142,6 @@ def play_sample(option: str, length: int | None) -> dict[str, object]:
 
 
 PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
-    run_type=HsiiRun,
-    analysis_type=HsiiAnalysis,
     runner=run_hsii.runner,
     headline=headline,
     design=design,

@@ -20,7 +20,9 @@ def show(run: HsiiRun, analysis: HsiiAnalysis) -> None:
         print_table(table_two(analysis))
 
 
-BENCHMARK = Benchmark("hsii", "case", ROLES, load_run, analyze, show, write_report)
+BENCHMARK = Benchmark(
+    "hsii", "case", ROLES, HsiiRun, HsiiAnalysis, load_run, analyze, show, write_report
+)
 """HSII's read side (load, analyze, show, report) for ``hsii analyze``, ``report``, the web app
 and studies."""
 run_hsii = TaskRun(BENCHMARK, hsii)

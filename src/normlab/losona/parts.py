@@ -21,14 +21,8 @@ from normlab.losona.results import LosonaAnalysis
 from normlab.losona.runner import run_demo, run_losona
 from normlab.losona.variants import check_variant
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
-from normlab.runs.system import (
-    Pairing,
-    Play,
-    Rating,
-    Rejudge,
-    Sequential,
-    SystemParts,
-)
+from normlab.runs.people import Play, Rating
+from normlab.runs.system import Pairing, Rejudge, Sequential, SystemParts
 from normlab.stats.planning import Design, Proportion
 
 HEADLINE_CONDITION = "norm_informed"
@@ -113,8 +107,6 @@ def play_sample(option: str, length: int | None) -> dict[str, object]:
 
 
 PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
-    run_type=LosonaRun,
-    analysis_type=LosonaAnalysis,
     runner=run_losona.runner,
     headline=headline,
     design=design,

@@ -43,7 +43,9 @@ def show(run: LosonaRun, analysis: LosonaAnalysis) -> None:
         note(f"Note: {banner}")
 
 
-BENCHMARK = Benchmark("losona", "trial", ROLES, load_run, analyze, show, write_report)
+BENCHMARK = Benchmark(
+    "losona", "trial", ROLES, LosonaRun, LosonaAnalysis, load_run, analyze, show, write_report
+)
 """LoSoNA's read side (load, analyze, show, report) for ``losona analyze``, ``report``, the web
 app and studies."""
 run_losona = TaskRun(BENCHMARK, losona)

@@ -36,17 +36,8 @@ if TYPE_CHECKING:
     )
     from normlab.runs.folders import default_log_dir, roles_line
     from normlab.runs.headline import Headline, UnitRows
-    from normlab.runs.system import (
-        Pairing,
-        Play,
-        PlayLength,
-        Rating,
-        Rejudge,
-        Sequential,
-        System,
-        SystemParts,
-        SystemSpec,
-    )
+    from normlab.runs.people import Play, PlayLength, Rating
+    from normlab.runs.system import Pairing, Rejudge, Sequential, System, SystemParts, SystemSpec
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 

@@ -76,6 +76,11 @@ class Benchmark(Generic[LoadedT, AnalysisT]):
     """What one sample is: "trial", "episode", "case"."""
     roles: tuple[str, ...]
     """The model roles besides the subject, as its task declares them (``Task.model_roles``)."""
+    run_type: type[LoadedT]
+    """What ``load`` reads, declared beside it: where a caller holds every system's runs as
+    plain objects (studies, the web app), the system's parts check a run against it."""
+    analysis_type: type[AnalysisT]
+    """What ``analyze`` makes, likewise."""
     load: Callable[[list[Path]], LoadedT]
     analyze: Callable[[LoadedT], AnalysisT]
     show: Callable[[LoadedT, AnalysisT], None]
@@ -240,6 +245,10 @@ class Runner(Generic[RunT, ResultT]):
     ([`SystemParts`][normlab.runs.SystemParts]``.runner``): for an Inspect task, what its
     [`TaskRun`][normlab.runs.TaskRun] holds (``TaskRun.runner``); CRSEC names its own."""
 
+    run_type: type[RunT]
+    """What ``load`` reads (a task's: its ``Benchmark.run_type``)."""
+    analysis_type: type[ResultT]
+    """What ``analyze`` and ``run`` make (a task's: its ``Benchmark.analysis_type``)."""
     options: Callable[..., object]
     """The function whose parameters are the system's options (its ``@task``)."""
     run: CellRun[ResultT]
@@ -264,8 +273,15 @@ class TaskRun(Generic[P, LoadedT, AnalysisT]):
         """What the system's parts (``SystemParts.runner``) run a cell with and read it back
         with: the task's parameters are its options, its read side loads and analyzes, and a
         cell's usage is its runs summed (a cell has one subject)."""
+        bench = self.bench
         return Runner(
-            self.factory, self.with_arguments, self.bench.load, self.bench.analyze, summed_usage
+            bench.run_type,
+            bench.analysis_type,
+            self.factory,
+            self.with_arguments,
+            bench.load,
+            bench.analyze,
+            summed_usage,
         )
 
     def __call__(

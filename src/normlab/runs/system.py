@@ -25,20 +25,20 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, Never, TypeVar
 
 if TYPE_CHECKING:
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ChatMessage
     from pydantic import BaseModel
 
     from normlab.core.sources import DataSource
     from normlab.models.usage import RunUsage
     from normlab.runs.benchmark import CellRun, Runner
     from normlab.runs.headline import Headline, UnitValues, Verdicts
+    from normlab.runs.people import FolderRuns, Play, Rating
     from normlab.runs.reader import Reader
     from normlab.stats.planning import Assumed, Design, Estimator
 
@@ -51,123 +51,6 @@ AnalysisIn = TypeVar("AnalysisIn", bound="BaseModel", contravariant=True)
 """The same, for a part that only takes them (``Pairing``, ``Rejudge``): every such part is
 one of ``Never``, which is how [`System`][normlab.runs.System] holds it, its text and its
 system-typed functions apart."""
-
-
-@dataclass(frozen=True)
-class Rating:
-    """A human rating study of the system's judgements (the web app's study kinds): what raters
-    are asked, and the system's own blind export and analysis behind it."""
-
-    name: str
-    """The kind's name (``losona-audit``)."""
-    title: str
-    question: str
-    """What the rater is asked, above every item."""
-    answer_column: str
-    choices: tuple[tuple[str, str], ...]
-    """(value written to the CSV, button label)."""
-    notes_column: str | None
-    columns: Callable[[], list[str]]
-    """The export's columns."""
-    export: Callable[[Path, Path, int, int], int]
-    """(run folder or bank, CSV to write, how many, seed) → rows written (key beside it)."""
-    analyze: Callable[[Path, Path], BaseModel]
-    """(filled CSV, key) → the system's analysis of the ratings."""
-    source: Literal["run", "bank"] = "run"
-    """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
-    agreement: Callable[[list[Path]], BaseModel] | None = None
-    """Agreement between raters over their filled CSVs, where the system offers it."""
-    criteria: Callable[[], list[tuple[str, str]]] | None = None
-    """(value, label) of the criteria boxes on the rating form, where raters tick some."""
-    amended_column: str | None = None
-    """Where an amended text goes (only kinds whose raters may edit the item)."""
-    amended_from: str | None = None
-    """The item's column an amendment starts from (the form's text is prefilled with it)."""
-    criteria_column: str | None = None
-    """Where the criteria a rater ticked go."""
-    rater_column: str | None = None
-    """Where the rater's name goes in their filled CSV (agreement needs to tell them apart)."""
-
-
-@dataclass(frozen=True)
-class PlayLength:
-    """How long a played episode is, and what that number counts, in words (``rounds per
-    episode``): ``normlab serve --help`` says it beside the default, so a person knows what
-    ``--play-length`` changes."""
-
-    default: int
-    means: str
-
-
-@dataclass(frozen=True)
-class Play:
-    """A person in the subject's seat (the web app's play page): what they can pick and the
-    task arguments that play one pick once."""
-
-    title: str
-    options: Callable[[Path | None], list[tuple[str, str]]]
-    """(the bank to draw from, or the system's own) → (option id, label) of each pick."""
-    bank: str
-    """The task argument that takes the bank of samples."""
-    sample: Callable[[str, int | None], dict[str, object]]
-    """(option id, length) → the task's other arguments, to play that one sample once."""
-    length: PlayLength | None = None
-    """An episode's length when played (SCENE's rounds, HSII's long-run turns), where the task
-    has one; ``normlab serve --play-length SYSTEM=N`` may change it."""
-    characters: Callable[[list[ChatMessage]], list[str] | None] | None = None
-    """Whom the person may address, read from what the subject is shown (HSII's cast), or None
-    where the reply names no addressee."""
-    answer: Callable[[Mapping[str, str]], str] | None = None
-    """The person's form (``content``, and ``target``, ``action``, ``turn`` where the page
-    offers them) as the reply the subject gives; a ``ValueError`` whose text the page shows
-    for a form that is no reply. None: the message as written."""
-    moves: bool = False
-    """Whether the page offers moves besides a message: reacting to a turn, staying silent
-    (SCENE's live subject)."""
-
-    def reply(self, form: Mapping[str, str]) -> str:
-        """The subject's reply for a filled form (``answer``, or the message as written)."""
-        return self.answer(form) if self.answer is not None else form.get("content", "")
-
-
-@dataclass
-class RunSummary:
-    """A run's line on the web app's runs page (``normlab serve``): built by the web app for
-    an Inspect log, by the system's ``folder_runs`` for a run folder of its own."""
-
-    system: str
-    path: str
-    """Relative to the runs folder: the log file, or the run folder."""
-    models: list[tuple[str, str]]
-    n: str
-    headline: list[tuple[str, str]]
-    cost: str
-    status: str
-    """How far the run got, or why it could not be read (the line's one-line error)."""
-    report: str | None = None
-    created: str = ""
-    notes: list[str] = field(default_factory=list)
-    units: int = 0
-    """Finished samples (CRSEC: simulated hours): a run with none has nothing to study."""
-
-
-def report_in(root: Path, folder: Path) -> str | None:
-    """``folder``'s ``report.html`` relative to the runs folder ``root``, if it was written."""
-    report = folder / "report.html"
-    return str(report.relative_to(root)) if report.exists() else None
-
-
-@dataclass(frozen=True)
-class FolderRuns:
-    """A system whose runs are folders of its own rather than Inspect logs (CRSEC's
-    ``config.json`` and ``events.jsonl``): how the web app finds them, lists them and tells
-    whose a folder is, without knowing the system's files."""
-
-    summaries: Callable[[Path], list[RunSummary]]
-    """(the runs folder) → a line for each of the system's run folders under it, in path
-    order; a folder that cannot be read is a line whose status says why, never an error."""
-    holds: Callable[[Path], bool]
-    """Whether a folder is one of the system's runs (a study made from it reads it)."""
 
 
 @dataclass(frozen=True)
@@ -358,10 +241,9 @@ class SystemParts(System, Generic[RunT, AnalysisT]):
     """What a system's spec points to (its ``parts.py`` declares ``PARTS``), typed by what its
     loader reads (``RunT``) and its analysis makes (``AnalysisT``)."""
 
-    run_type: type[RunT]
-    analysis_type: type[AnalysisT]
     runner: Runner[RunT, AnalysisT]
-    """Its options, run, loader, analysis and usage (an Inspect task's: ``TaskRun.runner``)."""
+    """Its options, run, loader, analysis and usage, and the types its loader reads and its
+    analysis makes (an Inspect task's: ``TaskRun.runner``)."""
     headline: Callable[[RunT, AnalysisT], Headline | None]
     design: Callable[[RunT, AnalysisT], Design]
     measure: Callable[[Headline, AnalysisT], Assumed | None]
@@ -370,13 +252,15 @@ class SystemParts(System, Generic[RunT, AnalysisT]):
 
     def checked_run(self, run: object) -> RunT:
         """``run`` as this system's loader's type, or a TypeError naming both."""
-        if not isinstance(run, self.run_type):
-            raise TypeError(f"a {self.run_type.__name__} expected, not {type(run)}")
+        expected = self.runner.run_type
+        if not isinstance(run, expected):
+            raise TypeError(f"a {expected.__name__} expected, not {type(run)}")
         return run
 
     def checked_analysis(self, analysis: object) -> AnalysisT:
-        if not isinstance(analysis, self.analysis_type):
-            raise TypeError(f"a {self.analysis_type.__name__} expected, not {type(analysis)}")
+        expected = self.runner.analysis_type
+        if not isinstance(analysis, expected):
+            raise TypeError(f"a {expected.__name__} expected, not {type(analysis)}")
         return analysis
 
     @property

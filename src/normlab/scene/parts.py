@@ -19,16 +19,9 @@ from inspect_ai.dataset import Sample
 from pydantic import ValidationError
 
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
+from normlab.runs.people import Play, PlayLength, Rating
 from normlab.runs.rescore import rescore_logs
-from normlab.runs.system import (
-    Pairing,
-    Play,
-    PlayLength,
-    Rating,
-    Rejudge,
-    Sequential,
-    SystemParts,
-)
+from normlab.runs.system import Pairing, Rejudge, Sequential, SystemParts
 from normlab.scene.analysis import SceneAnalysis, SceneRun
 from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
@@ -161,8 +154,6 @@ def play_answer(form: Mapping[str, str]) -> str:
 
 
 PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
-    run_type=SceneRun,
-    analysis_type=SceneAnalysis,
     runner=run_scene.runner,
     headline=headline,
     design=design,

@@ -32,7 +32,9 @@ def show(run: SceneRun, analysis: SceneAnalysis) -> None:
         print_table(agent_inference_table(analysis))
 
 
-BENCHMARK = Benchmark("scene", "episode", ROLES, load_run, analyze, show, write_report)
+BENCHMARK = Benchmark(
+    "scene", "episode", ROLES, SceneRun, SceneAnalysis, load_run, analyze, show, write_report
+)
 """SCENE's read side (load, analyze, show, report) for ``scene analyze``, ``report``, the web
 app and studies."""
 run_scene = TaskRun(BENCHMARK, scene)

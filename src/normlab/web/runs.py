@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
 from normlab.core.logs import local_path, preference, run_key, subject_of
-from normlab.runs.system import FolderRuns, RunSummary, report_in
+from normlab.runs.people import FolderRuns, RunSummary, report_in
 from normlab.specs import parts, specs
 
 if TYPE_CHECKING:
