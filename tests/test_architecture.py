@@ -103,7 +103,8 @@ def test_no_page_of_the_web_app_names_a_system() -> None:
     """A quoted value in a template equal to a system's name, or one made from it
     (``data-system="hsii-bank"``), is a page keyed by that system; a page names a system
     only through what its route passes (``{{ kind.offers }}``). Words in a page's prose
-    (``normlab crsec analyze``) and a route's path (``/crsec``) are not quoted values."""
+    (``normlab crsec analyze``) are not quoted values. A system's own page (CRSEC's replay) is
+    in its own package, behind its parts' ``folder_runs``."""
     names = "|".join(re.escape(spec.name) for spec in specs())
     quoted = re.compile(rf"""(["'])(?:{names})(?:-[\w-]*)?\1""")
     named = [
@@ -128,3 +129,29 @@ def test_the_name_checks_see_what_they_look_for() -> None:
         'note = f"a {system} run; alpha"\n'
     )
     assert _named_systems(ast.parse(source), names) == [1, 2, 3, 4, 5]
+
+
+def _named_routes(text: str, names: set[str]) -> list[str]:
+    """The routes of ``text`` whose path starts with a system's name (``@app.get("/crsec")``)."""
+    pattern = "|".join(re.escape(name) for name in sorted(names))
+    route = re.compile(rf"""@\w+\.(?:get|post)\(\s*["']/(?:{pattern})\b[^"']*""")
+    return [found.group(0) for found in route.finditer(text)]
+
+
+def test_no_route_of_the_web_app_is_a_systems() -> None:
+    """A route named after a system (the old ``/crsec`` replay) is a page only that system
+    gets; a run folder's page is its system's ``folder_runs.page`` under ``/run``."""
+    names = {spec.name for spec in specs()}
+    named = [
+        f"{module.relative_to(SOURCE)}: {route}"
+        for module in sorted((SOURCE / "web").rglob("*.py"))
+        for route in _named_routes(module.read_text(encoding="utf-8"), names)
+    ]
+    assert named == []
+    sample = (
+        '@app.get("/alpha")\n@app.post(\n    "/beta/x")\n@app.get("/run")\n@app.get("/alphabet")'
+    )
+    assert _named_routes(sample, {"alpha", "beta"}) == [
+        '@app.get("/alpha',
+        '@app.post(\n    "/beta/x',
+    ]

@@ -92,7 +92,7 @@ def test_every_reader_keeps_transcript_markup_as_text(runs: Path) -> None:
     for system in ("scene", "hsii"):
         response = client.get("/sample", params={"path": first_eval(runs, system), "n": 0})
         assert response.status_code == 200
-    assert "norm database" in client.get("/crsec", params={"path": "crsec", "tick": 2}).text
+    assert "norm database" in client.get("/run", params={"path": "crsec", "tick": 2}).text
 
 
 def test_the_crsec_replay_rebuilds_the_norm_databases_the_hour_snapshots_recorded(
@@ -256,7 +256,7 @@ def test_an_unreadable_crsec_metrics_file_is_a_line_on_the_page(runs: Path, tmp_
         client = local(create_app(settings_for(tmp_path)))
         home = client.get("/")
         assert home.status_code == 200 and "metrics" in home.text
-        assert client.get("/crsec", params={"path": "crsec", "tick": 2}).status_code == 200
+        assert client.get("/run", params={"path": "crsec", "tick": 2}).status_code == 200
 
 
 def test_the_study_form_offers_only_runs_a_study_can_use(runs: Path) -> None:

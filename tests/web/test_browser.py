@@ -75,7 +75,7 @@ def test_transcript_markup_stays_inert(runs: Path, page: Any) -> None:
 
 def test_the_crsec_slider_changes_what_the_page_shows(runs: Path, page: Any) -> None:
     with serving(settings_for(runs)) as url:
-        page.goto(f"{url}/crsec?path=crsec&tick=0")
+        page.goto(f"{url}/run?path=crsec&tick=0")
         before = page.locator("#time").inner_text()
         doing_before = page.locator(".agent .where").all_inner_texts()
         norms_before = page.locator(".agent summary").all_inner_texts()

@@ -5,12 +5,13 @@ lists what each system's part lists, and a study asks the parts whose run a fold
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 import normlab.web.runs
-from normlab.runs.people import FolderRuns, RunSummary
+from normlab.runs.people import FolderPage, RunSummary
 from normlab.runs.system import System, SystemSpec
 from normlab.specs import parts
 from normlab.web import create_app
@@ -29,7 +30,8 @@ def test_the_runs_page_lists_what_each_systems_part_lists(
         found = parts(spec)
         if found.folder_runs is None:
             return found
-        return dataclasses.replace(found, folder_runs=FolderRuns(lambda root: [line], bool))
+        listing = dataclasses.replace(found.folder_runs, summaries=lambda root: [line], holds=bool)
+        return dataclasses.replace(found, folder_runs=listing)
 
     monkeypatch.setattr(normlab.web.runs, "parts", listed)
     found = discover(runs)
@@ -60,3 +62,43 @@ def test_a_study_from_a_folder_that_is_no_run_is_refused_in_one_line(runs: Path)
     data = {"kind": "losona-audit", "run": "crsec", "n": "3", "csrf": token}
     page = client.post("/studies", data=data)
     assert page.status_code == 400 and "crsec is a crsec run" in page.text
+
+
+def test_a_run_folders_page_is_its_systems_own(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/run`` on a run folder renders the page its system's part makes, from the system's
+    own template under the system's name, with what the part read from the query: the web app
+    names no system and holds none of its pages."""
+    (tmp_path / "run.html").write_text(
+        '{% extends "base.html" %}{% block content %}<p id="own">{{ said }} at {{ path }}</p>'
+        "{% endblock %}",
+        encoding="utf-8",
+    )
+    asked = []
+
+    def page(folder: Path, query: Mapping[str, str]) -> FolderPage:
+        asked.append((folder.name, query.get("at")))
+        return FolderPage("run.html", {"said": "<b>its own</b>"})
+
+    def own(spec: SystemSpec) -> System:
+        found = parts(spec)
+        if found.folder_runs is None:
+            return found
+        listing = dataclasses.replace(found.folder_runs, page=page, templates=tmp_path)
+        return dataclasses.replace(found, folder_runs=listing)
+
+    monkeypatch.setattr(normlab.web.runs, "parts", own)
+    client = local(create_app(settings_for(runs)))
+    html = client.get("/run", params={"path": "crsec", "at": "noon"}).text
+    assert '<p id="own">&lt;b&gt;its own&lt;/b&gt; at crsec</p>' in html  # escaped, in base.html
+    assert asked == [("crsec", "noon")]
+
+
+def test_a_folder_that_is_no_run_or_a_bad_tick_is_refused(runs: Path) -> None:
+    client = local(create_app(settings_for(runs)))
+    assert client.get("/run", params={"path": "losona"}).status_code == 404
+    for bad in ("-1", "x", "²", "1" * 12):
+        page = client.get("/run", params={"path": "crsec", "tick": bad})
+        assert page.status_code == 400 and "tick: not a whole number of ticks" in page.text
+    assert client.get("/run", params={"path": "crsec", "tick": "99999"}).status_code == 200

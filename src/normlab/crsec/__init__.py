@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from normlab.crsec.runner import configure, run_demo, simulate
     from normlab.crsec.sim.events import Event, parse_event
     from normlab.crsec.sim.loop import Simulation
-    from normlab.crsec.sim.rundir import SUMMARY, RunDir
+    from normlab.crsec.sim.rundir import RunDir
     from normlab.crsec.sim.schemas import RunConfig, Society
     from normlab.crsec.sim.society import HOBBS_CAFE, load_society
 else:
@@ -33,7 +33,6 @@ else:
 __all__ = [
     "ANALYZED_FILES",
     "HOBBS_CAFE",
-    "SUMMARY",
     "CrsecAnalysis",
     "Event",
     "RunConfig",

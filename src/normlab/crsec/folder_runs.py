@@ -2,7 +2,8 @@
 parts' ``folder_runs``): a run is a folder (``config.json`` and ``events.jsonl``), not an Inspect
 log, so CRSEC itself says which folders are its runs and what their line on the runs page shows:
 every agent's model, the society's size, the hours simulated and, once ``crsec analyze`` wrote
-``metrics.json``, the last hour's share of agents holding each target norm.
+``metrics.json``, the last hour's share of agents holding each target norm; a run's own page is
+its replay (``replay_page``).
 
 A folder that cannot be read is one line saying why, never a failed page: the runs page lists
 every run under the folder, and one broken run must not hide the others.
@@ -15,6 +16,7 @@ from pathlib import Path
 from normlab.core.errors import InputError
 from normlab.core.files import open_regular
 from normlab.core.jsonio import read_json
+from normlab.crsec.replay_page import TEMPLATES, replay_page
 from normlab.crsec.sim.rundir import CONFIG, EVENTS, METRICS, SUMMARY, RunDir
 from normlab.crsec.spec import SPEC
 from normlab.runs.people import FolderRuns, RunSummary, report_in
@@ -85,5 +87,5 @@ def _holding(metrics: Path) -> list[tuple[str, str]]:
         return [("metrics", f"{metrics.name}: not the shape crsec analyze writes")]
 
 
-FOLDER_RUNS = FolderRuns(run_summaries, is_run)
+FOLDER_RUNS = FolderRuns(run_summaries, is_run, replay_page, TEMPLATES)
 """CRSEC's ``folder_runs`` part."""

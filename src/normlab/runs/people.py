@@ -122,6 +122,15 @@ def report_in(root: Path, folder: Path) -> str | None:
 
 
 @dataclass(frozen=True)
+class FolderPage:
+    """The page of one of a system's run folders: a template of the system's own
+    (``FolderRuns.templates``) and the values it is rendered with."""
+
+    template: str
+    values: Mapping[str, object]
+
+
+@dataclass(frozen=True)
 class FolderRuns:
     """A system whose runs are folders of its own rather than Inspect logs (CRSEC's
     ``config.json`` and ``events.jsonl``): how the web app finds them, lists them and tells
@@ -132,3 +141,8 @@ class FolderRuns:
     order; a folder that cannot be read is a line whose status says why, never an error."""
     holds: Callable[[Path], bool]
     """Whether a folder is one of the system's runs (a study made from it reads it)."""
+    page: Callable[[Path, Mapping[str, str]], FolderPage]
+    """(one of its run folders, the page's query) → that run's page (CRSEC's replay at the
+    query's ``tick``); a query value it cannot read is an ``InputError`` naming it."""
+    templates: Path
+    """The folder of its pages' templates; each may extend the web app's ``base.html``."""

@@ -19,7 +19,6 @@ import dataclasses
 import sqlite3
 from importlib.resources import files
 from pathlib import Path
-from urllib.parse import quote
 
 import jinja2
 from fastapi import FastAPI, HTTPException, Request
@@ -45,11 +44,11 @@ from normlab.web.guard import (
     storage_failure,
     tighten,
 )
-from normlab.web.pages import Pages
+from normlab.web.pages import Pages, found
 from normlab.web.play import Seats
 from normlab.web.play_routes import add_play_routes
 from normlab.web.readers import load, reader_of, sample_label, system_of
-from normlab.web.runs import REPORT_FILES, discover, inside
+from normlab.web.runs import REPORT_FILES, discover, folder_runs_of, folder_templates, inside
 from normlab.web.settings import ServeSettings
 from normlab.web.store import Store
 from normlab.web.study_routes import add_study_routes
@@ -94,8 +93,12 @@ def create_app(settings: ServeSettings) -> FastAPI:
     sessions = Sessions(secret_key(state))
     logins = LoginLimiter()
     seats = Seats(settings.runs, settings.judge, settings.roles, settings.play)
+    own = {name: jinja2.FileSystemLoader(str(path)) for name, path in folder_templates().items()}
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(WEB / "templates")),
+        # The app's templates, and each system's run-folder pages under its name.
+        loader=jinja2.ChoiceLoader(
+            [jinja2.FileSystemLoader(str(WEB / "templates")), jinja2.PrefixLoader(own)]
+        ),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
@@ -199,10 +202,12 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/run")
     def run_page(request: Request, path: str) -> Response:
         owner_only(request)
-        found = inside(settings.runs, path)
-        if found.is_dir():
-            return RedirectResponse(f"/crsec?path={quote(path)}", status_code=303)
-        log = load(found)
+        target = inside(settings.runs, path)
+        if target.is_dir():  # a run folder of a system whose runs are folders: its own page
+            system, runs = found(folder_runs_of(target), "not a run folder of any system")
+            shown = runs.page(target, request.query_params)
+            return page(request, f"{system}/{shown.template}", 200, path=path, **shown.values)
+        log = load(target)
         system = system_of(log)
         samples = [
             (index, *sample_label(system, log, sample))
@@ -220,19 +225,6 @@ def create_app(settings: ServeSettings) -> FastAPI:
             raise HTTPException(404, "no such sample")
         view = reader.view(log, n)
         return page(request, "sample.html", path=path, view=view, system=system)
-
-    @app.get("/crsec")
-    def crsec_page(request: Request, path: str, tick: int = 0) -> HTMLResponse:
-        owner_only(request)
-        from normlab.crsec import SUMMARY, RunDir, moment
-        from normlab.web.figures import figure_2
-
-        folder = inside(settings.runs, path)
-        run = RunDir(folder)
-        config = run.config()
-        now = moment(run.events(), config, tick)
-        figure = figure_2(run.file(SUMMARY), now.hour_index)
-        return page(request, "crsec.html", path=path, config=config, now=now, figure=figure)
 
     add_play_routes(app, pages)
     add_study_routes(app, pages)

@@ -129,9 +129,22 @@ def _folder_runs(root: Path) -> list[RunSummary]:
     return [run for _, found in _folder_systems() for run in found.summaries(root)]
 
 
+def folder_runs_of(folder: Path) -> tuple[str, FolderRuns] | None:
+    """The system whose run ``folder`` is, with its ``folder_runs``, or None where it is no
+    system's run folder."""
+    return next(((name, found) for name, found in _folder_systems() if found.holds(folder)), None)
+
+
 def folder_system(folder: Path) -> str | None:
-    """The system whose run ``folder`` is, or None where it is no system's run folder."""
-    return next((name for name, found in _folder_systems() if found.holds(folder)), None)
+    """The name of the system whose run ``folder`` is (``folder_runs_of``)."""
+    found = folder_runs_of(folder)
+    return None if found is None else found[0]
+
+
+def folder_templates() -> dict[str, Path]:
+    """Each system's folder of run-page templates by its name, which prefixes its templates'
+    names in the app (``crsec/replay.html``), so no system's template hides another's."""
+    return {name: found.templates for name, found in _folder_systems()}
 
 
 def discover(root: Path) -> list[RunSummary]:

@@ -1,18 +1,29 @@
-"""Figure 2's curves as inline SVG with the replay's moment marked.
+"""CRSEC's replay page in the web app (its ``folder_runs``' page: ``/run?path=RUN&tick=N``): the
+run folder at a tick of its clock (``analysis.replay.moment``), with Figure 2's curves as inline
+SVG and the moment marked on them.
 
 The report draws Figure 2 with matplotlib as a picture; the replay needs the same curves
 with a marker that moves with the clock slider, so here they are drawn as SVG from the
-run's ``metrics.json`` (written by ``normlab crsec analyze``/``report``).
+run's ``metrics.json`` (written by ``normlab crsec analyze``/``report``). The page's template
+is ``templates/replay.html`` beside this module, which extends the web app's ``base.html``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_json
+from normlab.crsec.analysis.replay import moment
+from normlab.crsec.sim.rundir import SUMMARY, RunDir
+from normlab.runs.people import FolderPage
+
+TEMPLATES = Path(__file__).parent / "templates"
+"""The replay page's template (``replay.html``)."""
+MAX_TICK_DIGITS = 9
 
 WIDTH, HEIGHT, PAD = 640, 240, 36
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
@@ -73,3 +84,16 @@ def _figure_2(summary: Any, hour_index: int) -> Figure | None:
         for n, target in enumerate(targets)
     ]
     return Figure(series, x(min(hour_index, len(hours) - 1)), len(hours))
+
+
+def replay_page(folder: Path, query: Mapping[str, str]) -> FolderPage:
+    """The run in ``folder`` at the query's ``tick`` (0 when none is given; clamped to the
+    run); a tick that is not a whole number is a one-line error naming it."""
+    given = query.get("tick") or "0"
+    if not (given.isascii() and given.isdigit() and len(given) <= MAX_TICK_DIGITS):
+        raise InputError("tick", f"not a whole number of ticks: {given[:20]!r}")
+    run = RunDir(folder)
+    config = run.config()
+    now = moment(run.events(), config, int(given))
+    figure = figure_2(run.file(SUMMARY), now.hour_index)
+    return FolderPage("replay.html", {"config": config, "now": now, "figure": figure})
