@@ -4,6 +4,7 @@ agreement on the study page, the amended-text field's safety, and the curated ba
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ from fastapi.testclient import TestClient
 from normlab.hsii import load_cases
 from normlab.web import create_app
 from normlab.web.guard import MAX_AMENDED
+from normlab.web.studies import MAX_FIRST_ROW, discover_banks, study_kinds
 from tests.web.conftest import INJECTED, TOKEN, cli, local, settings_for
 from tests.web.test_app import csrf
 
@@ -135,3 +137,21 @@ def test_a_run_is_not_a_bank(runs: Path, tmp_path: Path) -> None:
         data={"kind": "hsii-curation", "run": "forum.csv", "n": "5", "csrf": csrf(client)},
     )
     assert page.status_code == 400
+
+
+def test_the_form_offers_only_banks_and_reads_no_file_unbounded(runs: Path) -> None:
+    """A bank is offered to the kind whose system says its first row is a bank's (HSII's
+    ``is_bank_row``); a FIFO named ``.jsonl`` (it hung the page), a first row longer than the
+    cap, a row that is no object and another system's data are passed over."""
+    make_bank(runs)
+    other = runs / "other"
+    other.mkdir()
+    os.mkfifo(other / "pipe.jsonl")
+    (other / "long.jsonl").write_text('{"messages": "' + "x" * (MAX_FIRST_ROW + 1) + '"}\n')
+    (other / "list.jsonl").write_text('["messages"]\n')
+    (other / "scenarios.jsonl").write_text('{"scenario_id": "s1", "norm": "n"}\n')
+    found = discover_banks(runs, study_kinds().values())
+    assert found == {"hsii-bank": ["banks/forum/cases.jsonl", "banks/forum/dialogues.jsonl"]}
+    form = local(create_app(settings_for(runs))).get("/studies").text
+    assert 'data-system="hsii-bank">bank: banks/forum/dialogues.jsonl' in form
+    assert "other/" not in form

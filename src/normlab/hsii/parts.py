@@ -24,6 +24,7 @@ from normlab.hsii.curation.decisions import (
     curation_columns,
     curation_criteria,
     export_curation,
+    is_bank_row,
 )
 from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.defaults import EPSILON
@@ -182,6 +183,7 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
             export_curation,
             analyze_curation,
             source="bank",
+            bank_row=is_bank_row,
             agreement=curation_agreement,
             criteria=curation_criteria,
             amended_column="curator_amended",

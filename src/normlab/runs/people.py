@@ -39,6 +39,9 @@ class Rating:
     """(filled CSV, key) → the system's analysis of the ratings."""
     source: Literal["run", "bank"] = "run"
     """What its items come from: a run (a log or CRSEC folder) or a bank of data files."""
+    bank_row: Callable[[dict[str, object]], bool] | None = None
+    """For a kind made from banks: whether a JSONL file whose first row is this is one of its
+    banks, so the new-study form offers it (HSII's: a dialogue's or a case's row)."""
     agreement: Callable[[list[Path]], BaseModel] | None = None
     """Agreement between raters over their filled CSVs, where the system offers it."""
     criteria: Callable[[], list[tuple[str, str]]] | None = None
@@ -51,6 +54,10 @@ class Rating:
     """Where the criteria a rater ticked go."""
     rater_column: str | None = None
     """Where the rater's name goes in their filled CSV (agreement needs to tell them apart)."""
+
+    def __post_init__(self) -> None:
+        if (self.source == "bank") != (self.bank_row is not None):
+            raise ValueError(f"{self.name}: a kind made from banks says what its banks hold")
 
 
 @dataclass(frozen=True)

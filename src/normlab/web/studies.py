@@ -34,12 +34,15 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from normlab.core.csvio import TEXT_CELL_LIMIT, SpreadsheetWriter, csv_rows
+from normlab.core.errors import InputError
+from normlab.core.files import open_regular
 from normlab.report.html import format_agreement, format_estimate, format_number, format_rate
 from normlab.runs import Rating
 from normlab.specs import parts, specs
@@ -112,25 +115,41 @@ def study_kinds() -> dict[str, StudyKind]:
 
 MAX_BANK_FILES = 200
 """JSONL files looked at when offering banks (the runs folder may hold many)."""
+MAX_FIRST_ROW = 1 << 20
+"""Bytes of a JSONL file's first row read to tell whose bank it is; a longer row is no bank's."""
 
 
-def discover_banks(root: Path) -> list[str]:
-    """Dialogue or case banks under the runs folder, relative to it: JSONL files whose first
-    row has ``messages`` (the state folder and hidden folders are skipped)."""
-    banks: list[str] = []
+def _first_row(path: Path) -> dict[str, object] | None:
+    """The first row of a JSONL file as an object, or None where it is none: not a regular file
+    (a FIFO would hang the page), unreadable, longer than ``MAX_FIRST_ROW``, or no object."""
+    try:
+        with open_regular(path) as handle:
+            line = handle.readline(MAX_FIRST_ROW + 1)
+        row = json.loads(line) if len(line) <= MAX_FIRST_ROW else None
+    except (InputError, ValueError):
+        return None
+    return row if isinstance(row, dict) else None
+
+
+def discover_banks(root: Path, kinds: Iterable[StudyKind]) -> dict[str, list[str]]:
+    """The banks under the runs folder that each kind made from banks takes, relative to it,
+    by what the kind is offered for (``offers``): JSONL files whose first row the kind's
+    system says is one of its banks' (``bank_row``). The state folder and hidden folders are
+    skipped, and at most ``MAX_BANK_FILES`` files are looked at."""
+    takes = [(kind.offers, kind.bank_row) for kind in kinds if kind.bank_row is not None]
+    banks: dict[str, list[str]] = {offer: [] for offer, _ in takes}
+    if not takes:
+        return banks
     for number, path in enumerate(sorted(root.rglob("*.jsonl"))):
         relative = path.relative_to(root)
         if number >= MAX_BANK_FILES:
             break
         if any(part.startswith(".") for part in relative.parts):
             continue
-        try:
-            with path.open(encoding="utf-8") as handle:
-                first = json.loads(handle.readline() or "{}")
-        except (OSError, ValueError):
-            continue
-        if isinstance(first, dict) and "messages" in first:
-            banks.append(relative.as_posix())
+        row = _first_row(path)
+        for offer, holds in takes:
+            if row is not None and holds(row) and relative.as_posix() not in banks[offer]:
+                banks[offer].append(relative.as_posix())
     return banks
 
 

@@ -44,15 +44,14 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         systems = {kind.system for kind in study_kinds().values()}
         runs = [run for run in discover(pages.settings.runs) if run.system in systems and run.units]
         # What a bank is offered for: each kind made from banks pairs with its own (``offers``).
-        bank_offers = sorted({k.offers for k in study_kinds().values() if k.source == "bank"})
+        banks = discover_banks(pages.settings.runs, study_kinds().values())
         return pages.page(
             request,
             "studies.html",
             studies=pages.store.studies(),
             kinds=study_kinds(),
             runs=runs,
-            banks=discover_banks(pages.settings.runs) if bank_offers else [],
-            bank_offers=bank_offers,
+            banks=banks,
             max_raters=DEFAULT_MAX_RATERS,
         )
 

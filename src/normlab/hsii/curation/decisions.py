@@ -85,6 +85,7 @@ __all__ = [
     "curation_columns",
     "curation_criteria",
     "export_curation",
+    "is_bank_row",
     "read_curation",
     "read_curations",
 ]
@@ -361,6 +362,12 @@ def curation_columns() -> list[str]:
     """The columns of a curation export, in order: what a curator sees and fills (the web
     app's curation studies ask the face for them)."""
     return CURATION_COLUMNS
+
+
+def is_bank_row(row: dict[str, object]) -> bool:
+    """Whether a JSONL row is a dialogue's or a case's (each carries its ``messages``): a file
+    that starts with one is a bank to curate (the web app's new-study form offers it)."""
+    return "messages" in row
 
 
 def curation_criteria() -> list[tuple[str, str]]:
