@@ -24,6 +24,7 @@ from normlab.runs.people import FolderPage
 TEMPLATES = Path(__file__).parent / "templates"
 """The replay page's template (``replay.html``)."""
 MAX_TICK_DIGITS = 9
+"""A tick given in more digits is refused before it is read as a number (a run has far fewer)."""
 
 WIDTH, HEIGHT, PAD = 640, 240, 36
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
