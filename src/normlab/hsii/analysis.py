@@ -260,7 +260,9 @@ def _score(rates: Sequence[float], weights: Weights, formula: Formula) -> float:
     )
 
 
-INTERVALS = ("r1", "r2", "r3", "r4", "hsii", "hsii_printed")
+RATES = ("r1", "r2", "r3", "r4")
+"""The stage rates, one per stage of ``STAGES``, in its order."""
+INTERVALS = (*RATES, "hsii", "hsii_printed")
 """What a row's intervals are of: the four stage rates and both readings of the score."""
 STAGE_RESAMPLES = 2000
 """Cluster-bootstrap resamples behind each row's intervals."""
@@ -274,7 +276,7 @@ def _stage_intervals(
     all resamples at once."""
     resampled = stats.cluster_column_means(rows, clusters, n_resamples=STAGE_RESAMPLES)
     estimates = {
-        **dict(zip(INTERVALS, resampled.T, strict=False)),
+        **dict(zip(RATES, resampled.T, strict=True)),
         "hsii": np.array([_score(rates, weights, "table") for rates in resampled]),
         "hsii_printed": np.array([_score(rates, weights, "printed") for rates in resampled]),
     }

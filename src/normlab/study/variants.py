@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from normlab.core.fields import taken_from
 from normlab.core.variants import PAPER
 from normlab.report import Table
 from normlab.runs.headline import Headline, UnitRows, UnitValues
@@ -127,12 +128,14 @@ def _statistic(values: UnitValues) -> Statistic:
 def _own(variant: str, headline: Headline | None, unit: str) -> VariantHeadline:
     if headline is None:
         return VariantHeadline(variant=variant, value=None, ci=(None, None), n=0, unit=unit)
-    counted = ("n", "unit", "clusters", "cluster_unit")
-    return VariantHeadline(
+    # n, its unit and its clusters are the headline's own, copied as they stand.
+    return taken_from(
+        VariantHeadline,
+        headline,
         variant=variant,
         value=headline.estimate.value,
         ci=headline.estimate.ci,
-        **{name: getattr(headline, name) for name in counted},
+        difference=None,
     )
 
 

@@ -147,8 +147,11 @@ def discover_banks(root: Path, kinds: Iterable[StudyKind]) -> dict[str, list[str
         if any(part.startswith(".") for part in relative.parts):
             continue
         row = _first_row(path)
+        if row is None:
+            continue
         for offer, holds in takes:
-            if row is not None and holds(row) and relative.as_posix() not in banks[offer]:
+            # Two kinds of one system share an offer: each bank is listed for it once.
+            if holds(row) and relative.as_posix() not in banks[offer]:
                 banks[offer].append(relative.as_posix())
     return banks
 
