@@ -1,10 +1,11 @@
 """LoSoNA's prompt variants: the paper's prompt byte for byte, the transformed scenarios clean
-under the linter, the norm the judge reads untouched, and the same verdicts on the scripted
+under the linter, the norm and examples the judge reads renamed with the transcript, and the same verdicts on the scripted
 model where its judge keys on the norm."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from inspect_ai.log import read_eval_log
 
 import normlab.losona.variants as variants
 from normlab.core.errors import InputError
+from normlab.core.namewords import is_word
 from normlab.losona.analysis import load_records
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.prompts import render_judge_prompt, render_subject_prompt
@@ -56,7 +58,9 @@ def _norm_part(prompt: str) -> str:
     return prompt.split("TRANSCRIPT BEFORE FINAL ELICITOR")[0]
 
 
-def test_renaming_changes_every_name_and_never_the_norm() -> None:
+def test_renaming_changes_every_name_the_judge_reads_too() -> None:
+    """Issue 41 item 1: the judge's norm and examples are renamed with the transcript (all 46
+    shipped scenarios' examples name a participant: before, the judge read the old names)."""
     taxonomy = load_taxonomy()
     for scenario in load_scenarios():
         changed, renaming = variants.renamed(scenario, 3, taxonomy)
@@ -68,8 +72,12 @@ def test_renaming_changes_every_name_and_never_the_norm() -> None:
         for name in old:
             assert f"{name}:" not in prompt and f"{name}," not in prompt
         judged = render_judge_prompt(changed, "reply")
-        assert _norm_part(judged) == _norm_part(render_judge_prompt(scenario, "reply"))
-        assert changed.norm_statement == scenario.norm_statement
+        paper = _norm_part(render_judge_prompt(scenario, "reply"))
+        assert _norm_part(judged) == renaming.text(paper)
+        for name in old:
+            if not is_word(name):
+                assert not re.search(rf"\b{re.escape(name)}\b", judged), (scenario.scenario_id, name)
+        assert changed.norm_statement == renaming.text(scenario.norm_statement)
         assert changed.demonstration_turn_ids == scenario.demonstration_turn_ids
         assert [t.turn_id for t in changed.transcript] == [t.turn_id for t in scenario.transcript]
 

@@ -1,124 +1,227 @@
 """Renaming participants, consistently and seeded: the ``rename:SEED`` prompt variant.
 
-A rename must change what participants are called and nothing else: not who speaks, not the
-norm, not the golden target. So every name of an item (a scenario, a case) is mapped once,
-to a name drawn from a bank, and every occurrence of it in the item's text is replaced in one
-pass (a name that is a prefix of another, "Mei" and "Mei-Lin", is matched longest first; a
-new name is never itself renamed again). A new name is refused where any of its words is a
-word of the item anywhere (its norm, its transcript, its other names): "Will" would turn "I
-will" into a name, and a name from the norm's text would put the norm in a participant's
-mouth. The draw is seeded by the variant's seed and the item's id, so the same seed renames
-the same item alike in every run (and resumes).
+A rename must change what participants are called and nothing else: not who speaks, not who
+is who, not the norm, not the golden target. So each name of an item (a scenario, a case) is
+read into its parts (``NameParts``): titles, a given name, a family name (of one word or
+several: "Ní Bhriain", "van der Berg"), a role in brackets. Each distinct given name is
+mapped once to a new one and each distinct family name once to a new one, so two people who
+share a family name still do, and every way the text writes a person is renamed alike: the
+whole name, the given name alone, the family name alone, with its title ("Dr. Sharma"). A
+title is kept as it is ("Dr. Lee" → "Dr. Gallardo"): a title says what someone is, not who.
+A role's name (HSII's "SAFETY OFFICER") has no parts; it is mapped whole, to a person's name.
 
-Matched forms: the name as written and in capitals; in lower case too (chat is often typed
-so: "kayode 💀"), except for a name that is also a common word (``COMMON_WORDS``), has
-fewer than three letters, or is written in capitals (HSII's "FARMERS": in lower case, the
-common noun). Capitals are kept (HSII's cast is in capitals). Names of one letter
-("A", HSII's printed tables) are renamed where they stand whole (a speaker, an addressee),
-never in prose, where "A" is mostly the article.
+Every occurrence is found in one pass (longest first; a new name is never renamed again), on
+the text with its accents folded and its letter case ignored ("José", "Jose", "JOSÉ" and the
+NFD spelling are one name), and replaced in the letter case it is written in. An occurrence of
+a name that is also an English word ("Will", "May", "Grace") is renamed only where it is the
+name (``normlab.core.namewords``): "Will this be sorted by the end of May?" keeps both words;
+where the text does not say which it is, the rename refuses the item (``NameOrWord``) rather
+than guess. A name of one letter (HSII's "A") is renamed only where it stands whole (a
+speaker, an addressee), never in prose; a role's name in capitals as written, or where it is
+the name in title case ("Will, …", "the Orchard Owner"), never in lower case ("the farmers"
+is the common noun).
+
+A new name is drawn from ``normlab.core.namebank``: no word of it may be a word of the item
+(its norm, its transcript, its other names), and its given name fits the pronouns the item's
+text uses of that participant ("she" in a sentence that names only her) and its title's
+("Mrs"). The draw is seeded by the variant's seed and the item's id, so the same seed renames
+the same item alike in every run (and resumes).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from normlab.core.namebank import FAMILY_NAMES, GIVEN_NAMES, fitting
+from normlab.core.namewords import NameOrWord, Reading, is_role_word, is_word, read
 from normlab.core.text import words
 
-GIVEN_NAMES = (
-    "Adebayo", "Aigerim", "Alejandro", "Anneliese", "Anouk", "Arnav", "Babajide", "Bartosz",
-    "Beatrix", "Benedikt", "Bolanle", "Cassius", "Catalina", "Chiara", "Cosmin", "Dagny",
-    "Damla", "Dariusz", "Delfina", "Dumisani", "Efua", "Eitan", "Eleonora", "Emilio",
-    "Esperanza", "Evander", "Fabienne", "Farrukh", "Folasade", "Gaspard", "Genevieve",
-    "Goran", "Gulnara", "Halvard", "Henrike", "Hiroko", "Ignacio", "Ilse", "Iskander",
-    "Jarrah", "Jelena", "Joaquin", "Jovana", "Kalani", "Katarzyna", "Kazimir", "Kemal",
-    "Kirra", "Klementina", "Laszlo", "Leocadia", "Lorcan", "Luzia", "Makoa", "Malik",
-    "Marisela", "Matthias", "Milena", "Mirko", "Nanami", "Natalio", "Nilufar", "Nnamdi",
-    "Octavia", "Odalys", "Olamide", "Orsolya", "Pascale", "Petra", "Quentin", "Radomir",
-    "Rasmus", "Renata", "Rosalia", "Sabela", "Sakura", "Salvador", "Sanjeev", "Seamus",
-    "Serafina", "Siddharth", "Sigrun", "Stanislav", "Suleiman", "Tahmina", "Takumi",
-    "Teodor", "Thiago", "Tove", "Ugne", "Valentin", "Vesna", "Wairimu", "Wilhelmina",
-    "Xiomara", "Yaroslav", "Yetunde", "Zdenek", "Zeynep", "Zuberi",
+__all__ = ["FAMILY_NAMES", "GIVEN_NAMES", "NameOrWord", "NameParts", "Renaming", "fresh_names"]
+
+HONORIFICS = frozenset(
+    ("dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame",
+     "lady", "lord", "rev", "reverend", "fr")
 )  # fmt: skip
-"""Given names of many origins, none an English word (none in ``COMMON_WORDS`` or the
-shipped norms' texts: checked by a test)."""
-FAMILY_NAMES = (
-    "Abernathy", "Achterberg", "Adeyinka", "Albescu", "Almeida", "Andersson", "Arslan",
-    "Bakshi", "Balogun", "Barzani", "Bergkvist", "Bianchetti", "Castellanos", "Chaudhury",
-    "Cieslak", "Dahlberg", "Delacroix", "Dimitrov", "Domingos", "Ekwueme", "Escobedo",
-    "Falkenrath", "Fenwick-Odu", "Gallardo", "Gundersen", "Hakimi", "Halloran", "Haugland",
-    "Ibarra", "Ilunga", "Jablonski", "Jansone", "Kaminski", "Karanja", "Kowalewski",
-    "Lachance", "Lindqvist", "Lozano", "Mahlangu", "Marchetti", "Mbatha", "Mendoza",
-    "Nakashima", "Nwachukwu", "Ogunleye", "Okonkwo", "Oyelaran", "Pacheco", "Petrovic",
-    "Quispe", "Rautenbach", "Rinaldi", "Sandoval", "Sarkozi", "Shevchenko", "Sorensen",
-    "Takahashi", "Tembo", "Uchenna", "Valdivia", "Vasquez", "Wojcik", "Yamamoto",
-    "Yilmaz", "Zavala", "Zielinska",
+"""Titles before a name, always kept."""
+RANKS = frozenset(
+    ("captain", "capt", "chief", "judge", "father", "sister", "nurse", "officer", "sergeant",
+     "sgt", "inspector", "detective", "constable", "councillor", "minister", "coach")
 )  # fmt: skip
-"""Family names for names of two words or more (SCENE's personas, HSII's characters)."""
-COMMON_WORDS = frozenset(
-    ("grace", "joy", "will", "may", "june", "april", "hope", "faith", "patience", "precious",
-     "fern", "ruby", "rose", "ivy", "sol", "mo", "dee", "lou", "pat", "mark", "bill", "jack",
-     "art", "gus", "sunny", "summer", "autumn", "dawn", "eve", "rob", "sue", "max", "ray",
-     "don", "cliff", "wade", "lane", "penny", "holly", "hazel", "victor", "frank", "grant",
-     "chase", "hunter", "sky", "rain", "storm", "chance", "chip", "kit", "bob", "drew",
-     "ben", "tom", "van", "guy", "dev", "ward", "shepherd", "mason", "carter", "young")
-)  # fmt: skip
-"""Names that are also English words: matched as written and in capitals, never in lower
-case, where they are mostly the word."""
+"""Words that are a title before a person's name ("Captain Okafor") but a post on their own
+("CHIEF FINANCE OFFICER"): a title only where a word that is no English word follows."""
+TITLE_PRONOUNS = {
+    "mr": "m", "sir": "m", "lord": "m", "father": "m", "fr": "m",
+    "mrs": "f", "ms": "f", "miss": "f", "dame": "f", "lady": "f", "sister": "f",
+}  # fmt: skip
+"""The pronouns a title fits: a drawn given name must fit them too."""
+PRONOUNS = {
+    **dict.fromkeys(("she", "her", "hers", "herself"), "f"),
+    **dict.fromkeys(("he", "him", "his", "himself"), "m"),
+}
 MIN_LOWER_CASE = 3
-"""A name shorter than this is matched as written and in capitals only."""
+"""A name shorter than this is not matched in lower case ("mo", "jo")."""
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _name_pattern(forms: Iterable[str], drop_article: bool) -> re.Pattern[str]:
-    """One alternation of every form, longest first, whole words only (a hyphen inside a
-    name is part of it: "Mei" is not matched in "Mei-Lin")."""
-    ordered = sorted(set(forms), key=lambda form: (-len(form), form))
-    names = "|".join(re.escape(form) for form in ordered)
-    article = r"(?P<the>\b[Tt]he\s+)?" if drop_article else ""
-    return re.compile(rf"{article}(?<![\w-])(?P<name>{names})(?![\w]|-\w)")
+def _fold(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` with its accents dropped, and where each folded character starts and ends in
+    ``text`` (a combining mark belongs to the letter before it)."""
+    folded: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for index, char in enumerate(text):
+        bare = "".join(
+            c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
+        )
+        if not bare:
+            if ends:
+                ends[-1] = index + 1
+            continue
+        for c in bare:
+            folded.append(c)
+            starts.append(index)
+            ends.append(index + 1)
+    return "".join(folded), starts, ends
+
+
+def folded_key(name: str) -> str:
+    """How a name is compared: accents dropped, case folded."""
+    return _fold(name)[0].casefold()
+
+
+@dataclass(frozen=True)
+class NameParts:
+    """A name read into what a rename keeps (titles, a role in brackets) and what it maps."""
+
+    titles: tuple[str, ...]
+    given: str | None
+    family: str | None
+    suffix: str
+    role: bool
+    """A role's or a group's name, or a letter: mapped whole, to a person's name."""
+
+    @property
+    def pronouns(self) -> frozenset[str]:
+        bare = (title.rstrip(".").lower() for title in self.titles)
+        return frozenset(TITLE_PRONOUNS[title] for title in bare if title in TITLE_PRONOUNS)
+
+
+def name_parts(name: str, roles: bool = False) -> NameParts:
+    """``name`` read into its parts; with ``roles`` (HSII's cast), a name in capitals of words
+    only ("SAFETY OFFICER", "FARMERS") is a role's."""
+    core, bracket, rest = name.partition(" (")
+    suffix = f"{bracket}{rest}" if bracket else ""
+    spelled = core.split()
+    titles: list[str] = []
+    while len(spelled) > 1:
+        head = spelled[0].rstrip(".").lower()
+        later = spelled[1:]
+        if head in HONORIFICS or (head in RANKS and not all(is_word(w) for w in later)):
+            titles.append(spelled.pop(0))
+        else:
+            break
+    # A cast in capitals whose name ends in a word is a role's ("KILNFORD HEADTEACHER", "UPPER
+    # BRAE PARENTS' CHAIR"): a place's name before it is no given name.
+    if len(name) == 1 or (roles and core.isupper() and is_role_word(spelled[-1].strip(".'’,"))):
+        return NameParts((), None, None, "", True)
+    if len(spelled) == 1:
+        given, family = (None, spelled[0]) if titles else (spelled[0], None)
+    else:
+        given, family = spelled[0], " ".join(spelled[1:])
+    return NameParts(tuple(titles), given, family, suffix, False)
 
 
 @dataclass(frozen=True)
 class Renaming:
     """Old name → new name for one item; ``text`` renames a string, ``strings`` every string
-    of a JSON-like value but those under ``skip``'s keys (the norm, ids)."""
+    of a JSON-like value but those under ``skip``'s keys (ids, the turns' fixed words)."""
 
     names: Mapping[str, str]
-    """Each whole name (and, for personal names, each of its distinctive words) → its new one."""
+    """Each whole name, and each of its parts (given name, family name), → its new one."""
     drop_article: bool = False
     """A role's name ("the ORCHARD OWNER") read as a person's once renamed: its "the" goes."""
+    item: str = ""
+    """The item's id, for a refusal."""
+    roles: frozenset[str] | None = None
+    """Names matched only as written: a role's name in capitals (by default, with
+    ``drop_article``, every name in capitals of English words only, "ORCHARD OWNER")."""
 
     @cached_property
-    def forms(self) -> dict[str, str]:
-        """Each matched form → its replacement, letter case kept."""
+    def strict(self) -> frozenset[str]:
+        if self.roles is not None:
+            return self.roles
+        if not self.drop_article:
+            return frozenset()
+        return frozenset(
+            old for old in self.names if len(old) > 1 and old.isupper() and _all_words(old)
+        )
+
+    @cached_property
+    def _by_key(self) -> dict[str, str]:
         found: dict[str, str] = {}
-        for old, new in self.names.items():
-            if len(old) < 2:
-                continue  # one letter: only where it stands whole (``whole``)
-            found[old] = new
-            found.setdefault(old.upper(), new.upper())
-            lower = old.lower()
-            # A name written in capitals (HSII's roles) is referred to in capitals: in lower
-            # case it is the common noun ("FARMERS", "the farmers' prices").
-            if len(old) >= MIN_LOWER_CASE and lower not in COMMON_WORDS and not old.isupper():
-                found.setdefault(lower, new.lower())
+        for old in sorted(self.names, key=len, reverse=True):
+            if len(old) > 1 and old not in self.strict:
+                found.setdefault(folded_key(old), old)
         return found
 
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """One alternation of every name, longest first, whole words only (a hyphen inside a
+        name is part of it: "Mei" is not matched in "Mei-Lin"), on the folded text."""
+        keys = [*self._by_key, *(_fold(old)[0] for old in self.strict)]
+        if not keys:
+            return None
+        ordered = sorted(set(keys), key=lambda key: (-len(key), key))
+        names = "|".join(re.escape(key) for key in ordered)
+        article = r"(?P<the>\b[Tt]he\s+)?" if self.drop_article else ""
+        return re.compile(rf"{article}(?<![\w-])(?P<name>{names})(?![\w]|-\w)", re.IGNORECASE)
+
+    def occurrences(self, text: str) -> Iterator[tuple[int, int, int, str]]:
+        """Each place ``text`` writes one of the names as the name: (start with any "the",
+        start, end, old name). A place where the text does not say whether a name that is a
+        word is the name is refused (``NameOrWord``)."""
+        if self.pattern is None or not text:
+            return
+        folded, starts, ends = _fold(text)
+        strict = {folded_key(old): old for old in self.strict}
+        for match in self.pattern.finditer(folded):
+            begin, stop = starts[match.start("name")], ends[match.end("name") - 1]
+            written = text[begin:stop]
+            start = starts[match.start()] if match.groupdict().get("the") else begin
+            role = strict.get(match["name"].casefold())
+            if role is not None and written.isupper():
+                yield start, begin, stop, role  # a role as the cast writes it
+                continue
+            old = role or self._by_key[match["name"].casefold()]
+            if written.islower() and (role is not None or len(written) < MIN_LOWER_CASE):
+                continue  # "the farmers": the common noun
+            reading = read(text, begin, stop)
+            if reading is Reading.UNTOLD and role is not None and match.groupdict().get("the"):
+                reading = Reading.NAME  # "the Orchard Owner": a role is called so
+            if reading is Reading.UNTOLD:
+                raise NameOrWord(
+                    f"{self.item}: cannot tell whether {written!r} in {_around(text, begin, stop)!r} "
+                    f"is the name {old!r} or the word"
+                )
+            if reading is Reading.NAME:
+                yield start, begin, stop, old
+
     def text(self, text: str) -> str:
-        """``text`` with every name replaced, in one pass."""
+        """``text`` with every name replaced, in one pass, in the letter case it is written."""
         if text in self.names:
             return self.names[text]
-        if not self.forms or not text:
-            return text
-        return self.pattern.sub(lambda match: self.forms[match["name"]], text)
-
-    @cached_property
-    def pattern(self) -> re.Pattern[str]:
-        return _name_pattern(self.forms, self.drop_article)
+        pieces: list[str] = []
+        last = 0
+        for whole, begin, stop, old in self.occurrences(text):
+            pieces += [text[last:whole], _cased(self.names[old], text[begin:stop])]
+            last = stop
+        return "".join(pieces) + text[last:] if pieces else text
 
     def strings(
         self,
@@ -150,6 +253,26 @@ class Renaming:
         return {self.text(str(key)): self.strings(item) for key, item in value.items()}
 
 
+def _all_words(name: str) -> bool:
+    return all(is_word(word.strip(".'’,")) for word in name.split())
+
+
+def _around(text: str, begin: int, stop: int) -> str:
+    """The occurrence with a few words either side, for a refusal."""
+    left = text[:begin].split()[-4:]
+    right = text[stop:].split()[:4]
+    return " ".join([*left, text[begin:stop], *right])
+
+
+def _cased(new: str, written: str) -> str:
+    """``new`` in the letter case ``written`` is in."""
+    if written.isupper() and len(written) > 1:
+        return new.upper()
+    if written.islower():
+        return new.lower()
+    return new.title() if new.isupper() and len(new) > 1 else new
+
+
 def all_strings(value: Any) -> Iterable[str]:
     """Every string in a JSON-like value, keys included."""
     if isinstance(value, str):
@@ -163,58 +286,107 @@ def all_strings(value: Any) -> Iterable[str]:
             yield from all_strings(item)
 
 
+def _part_keys(parts: Mapping[str, NameParts]) -> dict[str, str]:
+    """Each way a person is written → the name it is part of: given names and family names
+    (and a family name's last word, "Bhriain" of "Ní Bhriain"); a part two names share is
+    kept by the first (a pronoun near it tells nobody apart, and both map alike)."""
+    found: dict[str, str] = {}
+    for name, part in parts.items():
+        if part.role:
+            continue
+        for key in (part.given, part.family, (part.family or "").split()[-1:] or None):
+            text = key if isinstance(key, str) or key is None else key[0]
+            if text and len(text) > 1:
+                found.setdefault(text, name)
+    return found
+
+
+def pronouns_used(
+    texts: Iterable[str], parts: Mapping[str, NameParts], item: str = ""
+) -> dict[str, set[str]]:
+    """The pronouns ("f", "m") the texts use of each name: those of a sentence that names only
+    that participant, or of one that names nobody after one that named only them."""
+    keys = {**_part_keys(parts), **{name: name for name in parts}}
+    probe = Renaming(dict.fromkeys(keys, ""), item=item, roles=_strict(parts))
+    found: dict[str, set[str]] = {name: set() for name in parts}
+    for text in texts:
+        previous: set[str] = set()
+        for sentence in _SENTENCE.split(text):
+            named = {keys[old] for _, _, _, old in probe.occurrences(sentence)}
+            said = {PRONOUNS[w] for w in re.findall(r"[a-z]+", sentence.lower()) if w in PRONOUNS}
+            owners = named or previous
+            if said and len(owners) == 1:
+                found[next(iter(owners))].update(said)
+            previous = named or previous
+    return found
+
+
+def _strict(parts: Mapping[str, NameParts]) -> frozenset[str]:
+    return frozenset(
+        name for name, part in parts.items() if part.role and name.isupper() and len(name) > 1
+    )
+
+
 def fresh_names(
     names: Sequence[str],
     seed: str,
     taken: Iterable[str],
     family: bool = False,
-    parts: bool = False,
     drop_article: bool = False,
+    item: str = "",
 ) -> Renaming:
-    """Each of ``names`` mapped to a new name drawn from the bank with ``seed``: a given name,
-    and a family name where the old one has two words or more (or always, with ``family``),
-    in capitals where the old one is. No word of a new name is a word of ``taken`` (every
-    string of the item, the norm included), of another new name, or of an old one. With
-    ``parts``, each word of a personal name that no other name holds is mapped too (SCENE's
-    outlines call "Aaliyah Brooks" "Aaliyah"). ``drop_article``: ``Renaming.drop_article``."""
+    """Each of ``names`` mapped to a new name drawn from the bank with ``seed`` (see the module
+    docstring): a role's name to a given name and, where it has two words or more (or always,
+    with ``family``), a family name; a person's given and family names each to a new one, its
+    titles kept. In capitals where the old name is. No word of a new name is a word of
+    ``taken`` (every string of the item, the norm included), of another new name, or of an old
+    one. ``drop_article``: ``Renaming.drop_article`` (HSII's roles)."""
+    texts = list(taken)
     rng = random.Random(seed)
-    used = {word for text in taken for word in words(text)}
-    used |= {word for name in names for word in words(name)}
-    given, surnames = list(GIVEN_NAMES), list(FAMILY_NAMES)
-    rng.shuffle(given)
-    rng.shuffle(surnames)
+    cast = list(dict.fromkeys(names))
+    parts = {name: name_parts(name, roles=drop_article) for name in cast}
+    said = pronouns_used(texts, parts, item)
+    used = {word for text in texts for word in words(text)}
+    used |= {word for name in cast for word in words(name)}
+    given_bank, family_bank = list(GIVEN_NAMES), list(FAMILY_NAMES)
+    rng.shuffle(given_bank)
+    rng.shuffle(family_bank)
 
-    def draw(bank: list[str]) -> str:
+    def draw(bank: list[str], fits: Sequence[str] | None = None) -> str:
         for index, candidate in enumerate(bank):
-            if not set(words(candidate)) & used:
+            if (fits is None or candidate in fits) and not set(words(candidate)) & used:
                 used.update(words(candidate))
                 return bank.pop(index)
         raise ValueError("the name bank has no name left that the item does not use")
 
+    given_of: dict[str, str] = {}
+    family_of: dict[str, str] = {}
     mapping: dict[str, str] = {}
-    for name in dict.fromkeys(names):
-        several = len(name.split()) > 1
-        new = draw(given) + (f" {draw(surnames)}" if family or several else "")
+    for name in cast:
+        part = parts[name]
+        fits = fitting(frozenset(said[name]) | part.pronouns)
+        if part.role:
+            several = len(name.split()) > 1
+            new = draw(given_bank, fits) + (f" {draw(family_bank)}" if family or several else "")
+        else:
+            words_of = list(part.titles)
+            if part.given:
+                key = folded_key(part.given)
+                given_of.setdefault(key, draw(given_bank, fits))
+                words_of.append(given_of[key])
+            if part.family:
+                key = folded_key(part.family)
+                family_of.setdefault(key, draw(family_bank))
+                words_of.append(family_of[key])
+            elif family:
+                words_of.append(draw(family_bank))
+            new = " ".join(words_of) + part.suffix
         mapping[name] = new.upper() if name.isupper() and len(name) > 1 else new
-    if parts:
-        mapping = {**_part_names(mapping), **mapping}
-    return Renaming(mapping, drop_article)
-
-
-def _part_names(mapping: Mapping[str, str]) -> dict[str, str]:
-    """The first and last words of each old two-word name → the new name's, where no other old
-    name has that word ("Dev" for "Dev Malhotra": matched as written and in capitals, as any
-    name is, and in lower case only where it is no common word)."""
-    count: dict[str, int] = {}
-    for old in mapping:
-        for word in set(old.split()):
-            count[word] = count.get(word, 0) + 1
-    found: dict[str, str] = {}
-    for old, new in mapping.items():
-        old_words, new_words = old.split(), new.split()
-        if len(old_words) < 2 or len(new_words) < 2:
+    for key, name in _part_keys(parts).items():
+        if key in mapping:
             continue
-        for old_word, new_word in ((old_words[0], new_words[0]), (old_words[-1], new_words[-1])):
-            if count[old_word] == 1 and len(old_word) > 1:
-                found[old_word] = new_word
-    return found
+        part = parts[name]
+        bank = given_of if key == part.given else family_of
+        new_part = bank[folded_key(key if key == part.given else part.family or key)]
+        mapping[key] = new_part.upper() if key.isupper() and len(key) > 1 else new_part
+    return Renaming(mapping, drop_article, item, _strict(parts))

@@ -33,7 +33,7 @@ from typing import ClassVar, TypeVar
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import read_text
-from normlab.core.renaming import Renaming
+from normlab.core.renaming import NameOrWord, Renaming
 
 PAPER = "paper"
 """The paper's prompt: what every task runs when no variant is given."""
@@ -194,16 +194,20 @@ def added_findings(before: Iterable[str], after: Iterable[str]) -> list[str]:
 
 def refuse_added(spec: VariantSpec, before: Iterable[str], after: Iterable[str]) -> None:
     """A one-line refusal of a variant whose transformed data the system's linter finds a
-    problem in that the paper's data does not have: a transformation must change the words,
-    never what the test is (who speaks, where the demonstrations stand, what the norm is)."""
-    found = added_findings(before, after)
-    if found:
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise InputError(
-            OPTION,
-            f"{spec.text}: the transformed data fails the linter: {found[0]}{more}",
-            field=VARIANT_KEY,
-        )
+    problem in that the paper's data does not have, or no longer finds one the paper's data
+    has: a transformation must change the words, never what the test is (who speaks, where
+    the demonstrations stand, what the norm is), and a finding that goes away (a copied judge
+    example that now differs by a name) is a problem the transformation hid, not fixed."""
+    before, after = list(before), list(after)
+    hidden = added_findings(after, before)
+    for found, says in ((added_findings(before, after), "fails the linter"), (hidden, "hides")):
+        if found:
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            raise InputError(
+                OPTION,
+                f"{spec.text}: the transformed data {says}: {found[0]}{more}",
+                field=VARIANT_KEY,
+            )
 
 
 Item = TypeVar("Item")
@@ -244,7 +248,10 @@ def transformed(
     after: list[str] = []
     found = []
     for item in items:
-        changed, renaming = change(item)
+        try:
+            changed, renaming = change(item)
+        except NameOrWord as error:
+            raise InputError(OPTION, f"{spec.text}: {error}; refused", field=VARIANT_KEY) from None
         before += [renaming.text(line) for line in findings(item)]
         after += findings(changed)
         found.append(changed)

@@ -124,5 +124,6 @@ def renamed(case: Case, seed: int) -> tuple[Case, Renaming]:
         all_strings(row),
         family=True,
         drop_article=True,
+        item=case.case_id,
     )
     return Case.model_validate(renaming.strings(row, PROTECTED, KEYED)), renaming

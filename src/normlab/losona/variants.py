@@ -5,9 +5,12 @@ instruction, renamed participants, or the demonstrations in another order.
   from PATH, with the same placeholders and the cast line ``- {name}: {bio}``; the condition
   prefixes and the judge's prompt stay the paper's.
 - ``rename:SEED``: the subject and every cast member renamed everywhere the subject and the
-  judge read them (names, bios, the transcript's speakers and the names in its messages, the
-  channel), never in what the judge reads as the norm (its statement and examples), which
-  stay as written; the names drawn avoid every word of the scenario and of the norm's text.
+  judge read them, with one mapping (names, bios, the transcript's speakers and the names in
+  its messages, the channel, and what the judge reads as the norm: its statement and its
+  examples, the taxonomy's examples copied into the scenario where they name a participant);
+  titles are kept, names that are words are renamed only where they are the name, and a
+  scenario whose text does not say which is refused (``normlab.core.renaming``). The names
+  drawn avoid every word of the scenario and of the norm's text.
 - ``reorder:SEED``: the demonstration exchanges in a seeded other order. A LoSoNA
   demonstration is a turn inside a running chat, usually the answer to the request just
   before it ("Grace can you check …?" / "yep, will have an answer by 11:30"), so an exchange
@@ -43,11 +46,11 @@ from normlab.losona.taxonomy import Taxonomy, load_taxonomy
 KINDS = (PAPER, "file", "rename", "reorder")
 """The variants LoSoNA takes."""
 PROTECTED = frozenset(
-    ("scenario_id", "event_id", "norm_id", "norm_statement", "judge_examples", "provenance",
-     "venue", "kind", "phase", "visibility")
+    ("scenario_id", "event_id", "norm_id", "provenance", "venue", "kind", "phase", "visibility")
 )  # fmt: skip
-"""Fields a rename leaves as written: the ids, what the judge reads as the norm (its
-statement and examples), and the turns' fixed vocabulary."""
+"""Fields a rename leaves as written: the ids and the turns' fixed vocabulary. The norm's
+statement and the judge's examples are renamed with the transcript: the judge reads them
+beside it, and "When Will asks …" must stay a norm about the Will in the chat."""
 DESCRIPTIONS = {
     PAPER: "the paper's prompt (Appendix C)",
     "file": "the subject's instruction read from a file, the paper's placeholders kept",
@@ -118,7 +121,14 @@ def renamed(scenario: Scenario, seed: int, taxonomy: Taxonomy) -> tuple[Scenario
     names += [turn.actor for turn in scenario.transcript if turn.actor not in names]
     row: dict[str, Any] = scenario.model_dump(mode="json")
     taken = [*all_strings(row), *_norm_texts(scenario, taxonomy)]
-    renaming = fresh_names(names, f"rename:{seed}:{scenario.scenario_id}", taken)
+    renaming = fresh_names(
+        names, f"rename:{seed}:{scenario.scenario_id}", taken, item=scenario.scenario_id
+    )
+    example = scenario.judge_example()
+    if scenario.judge_examples is None and example is not None:
+        shown = example.model_dump(mode="json")
+        if renaming.strings(shown) != shown:  # the taxonomy's example names a participant
+            row["judge_examples"] = shown
     return Scenario.model_validate(renaming.strings(row, PROTECTED)), renaming
 
 

@@ -7,9 +7,12 @@ instruction reworded, or the participants renamed.
   judge's and auditor's prompts stay the paper's.
 - ``rename:SEED``: the subject and every scripted persona renamed everywhere anyone reads
   them (the channel and cast, the scaffold's turns, the personas' outlines, sanction and
-  precedent lines, given names alone included: "Aaliyah" for "Aaliyah Brooks"), never in the
-  norm, its signals or the sanction, which the personas, the judge and the auditor read as
-  written; the names drawn avoid every word of the scenario and of the norm's text.
+  precedent lines, given names alone included: "Aaliyah" for "Aaliyah Brooks"), in a
+  scenario's own norm too (an exported CRSEC norm often names agents),
+  with one mapping; the taxonomy's norms, signals and sanctions name nobody and stay as
+  written. Titles are kept, names that are words are renamed only where they are the name,
+  and a scenario whose text does not say which is refused (``normlab.core.renaming``). The
+  names drawn avoid every word of the scenario and of the norm's text.
 
 SCENE's demonstrations are played live by the personas, not written in the scaffold, so there
 is nothing to reorder; its output format is the JSON action every role's parser reads.
@@ -46,10 +49,12 @@ from normlab.scene.taxonomy import Dimensions, load_dimensions
 KINDS = (PAPER, "file", "rename")
 """The variants SCENE takes."""
 PROTECTED = frozenset(
-    ("scenario_id", "tuple", "own_norm", "provenance", "fidelity_criteria", "action")
+    ("scenario_id", "tuple", "provenance", "action", "fidelity_criteria", "id", "opposite")
 )
-"""Fields a rename leaves as written: the ids, the tuple and the norm (what the personas, the
-judge and the auditor read as the norm), the fidelity criteria, the turns' action words."""
+"""Fields a rename leaves as written: the ids (an own norm's and its opposite's too), the
+tuple, the fidelity criteria (counts and the tuple's sanction), the turns' action words. A
+scenario's own norm ("Questions from Priya are answered in one line") is renamed with the
+cast: the personas, the judge and the auditor read it beside the renamed channel."""
 DESCRIPTIONS = {
     PAPER: "the paper's prompts (Appendix B)",
     "file": "the subject's instruction (B.4) read from a file, the paper's placeholders kept",
@@ -103,7 +108,9 @@ def renamed(
     hidden = norm_values(scenario, dimensions)
     taken = [*all_strings(row), hidden["norm"], hidden["compliance_signals"]]
     taken += [hidden["breach_signals"], hidden["sanction"]]
-    renaming = fresh_names(names, f"rename:{seed}:{scenario.scenario_id}", taken, parts=True)
+    renaming = fresh_names(
+        names, f"rename:{seed}:{scenario.scenario_id}", taken, item=scenario.scenario_id
+    )
     try:
         return SceneScenario.model_validate(renaming.strings(row, PROTECTED)), renaming
     except ValidationError as error:

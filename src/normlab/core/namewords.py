@@ -1,0 +1,220 @@
+"""Is this occurrence of a name the name or the English word? (``rename:SEED``'s reading.)
+
+A participant called Will, May, Grace or Hope shares a spelling with a word, so renaming every
+occurrence turns "Will this be sorted by the end of May?" into nonsense and a norm about timing
+into one about nobody. Whether a spelling is a word at all is looked up in a packaged English
+lexicon (``lemminflect``'s, about 70,000 lemmas with their parts of speech, read from its
+wheel: nothing is fetched) plus the closed classes it lacks (months, days); whether one
+occurrence of it is the name is decided by where it stands and what it is, with these rules,
+in order (``read``):
+
+- not a word ("Kwame", "Priya"): the name, wherever it stands;
+- after "@": the name;
+- in capitals, where the cast writes the name otherwise: the word ("I WILL"), unless called
+  out ("GRACE!");
+- in lower case: the word ("hope it helps", "built on sandy foundations"), except a greeting's
+  or a vocative's ("thanks grace", "grace, can you…", "grace can you…", and a name that is
+  only a verb before a comma or the end: "next week peter, …");
+- a month or a day after a preposition of time or beside a number ("by the end of May",
+  "May 5"): the word;
+- at a sentence's start: the name before a comma, a colon, "!", "?", a possessive or the
+  end ("Will, can you…", "Grace's draft"); a modal before a pronoun or a determiner is the
+  word ("Will this be…", "May I…"), before a verb's inflected form the name ("Will says", "May worked");
+  a verb before a pronoun or determiner is the word ("Hope you're well", "Mark this done"),
+  an adjective before a noun too ("Sandy soil"); any other start is the name ("Grace asked",
+  "Grant stop."), and a modal before anything else not told ("Will check": "I will check",
+  or Will checking?);
+- inside a sentence, capitalised: the name ("ask Grace", "as Will said"), but after an
+  article or a demonstrative ("the Will") not told.
+
+An occurrence not told is refused by the caller (``NameOrWord``): a rename that cannot tell a
+name from a word must not guess, since either guess can change the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from functools import lru_cache
+
+from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+
+MONTHS = frozenset(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december")
+)  # fmt: skip
+DAYS = frozenset(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+)  # fmt: skip
+NUMBERS = frozenset(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+     "eleven", "twelve", "twenty", "hundred")
+)  # fmt: skip
+CLOSED = MONTHS | DAYS | NUMBERS
+"""Words the lexicon lacks (it holds months and days as proper nouns, numerals not at all)."""
+AGENT_SUFFIXES = ("er", "r", "ist", "or", "ian", "ee")
+MODALS = frozenset(("can", "could", "may", "might", "must", "shall", "should", "will", "would"))
+PRONOUNS = frozenset(
+    ("i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "this",
+     "that", "these", "those", "there", "everyone", "someone", "anyone", "somebody", "anybody",
+     "everybody", "nobody", "everything", "something", "anything", "nothing", "one", "ya", "u", "y'all", "yall", "ur", "your", "my", "our",
+     "their", "its", "his")
+)  # fmt: skip
+DETERMINERS = frozenset(
+    ("the", "a", "an", "this", "that", "these", "those", "some", "any", "all", "each", "every",
+     "no", "my", "your", "our", "their", "his", "her", "its", "another", "both")
+)  # fmt: skip
+ARTICLES = frozenset(("the", "a", "an", "this", "that", "these", "those", "my", "your", "our"))
+TIME_PREPOSITIONS = frozenset(
+    ("in", "of", "by", "until", "till", "til", "since", "before", "after", "during", "from",
+     "to", "through", "early", "late", "mid", "next", "last", "this", "every", "on", "end",
+     "start", "beginning", "middle", "around", "that", "each")
+)  # fmt: skip
+GREETINGS = frozenset(
+    ("hi", "hey", "hello", "thanks", "thank", "thx", "ty", "cheers", "cc", "ping", "dear", "yo",
+     "morning", "bye", "ok", "okay", "sorry", "ask", "tell", "with", "and", "or", "to", "for")
+)  # fmt: skip
+"""Words after which a lower-case name is the name ("thanks grace", "cc fern")."""
+VOCATIVE_NEXT = frozenset(("can", "could", "would", "pls", "please", "do", "did", "are", "have"))
+"""Words that, after a lower-case sentence-initial name, make it a vocative ("grace can you…")."""
+THIRD_PERSON = frozenset(
+    ("is", "was", "has", "had", "does", "did", "says", "said", "asked", "asks", "wants",
+     "wanted", "thinks", "thought", "mentioned", "wrote", "writes", "posted", "replied",
+     "agreed", "will", "would", "can", "could", "should", "might", "must", "'s", "and", "just",
+     "also", "already", "still", "never", "always", "usually", "sent", "sends", "shared",
+     "needs", "needed", "knows", "knew", "told", "tells", "made", "makes", "got", "gets")
+)  # fmt: skip
+"""Words that, after a sentence-initial capitalised word, make it the subject: the name."""
+
+_TOKEN = re.compile(r"[\w'’]+|[^\w\s]")
+
+
+class Reading(Enum):
+    """What one occurrence of a name's spelling is."""
+
+    NAME = "name"
+    WORD = "word"
+    UNTOLD = "not told"
+
+
+class NameOrWord(ValueError):
+    """An occurrence of a name that is also a word, where the text does not say which it is."""
+
+
+@lru_cache(maxsize=8192)
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The lexicon's parts of speech for ``word`` (lower case), with "NOUN" for a month or a
+    day; empty for a word the lexicon lacks (most names)."""
+    lower = word.lower()
+    found = frozenset(getAllLemmas(lower))
+    return found | {"NOUN"} if lower in CLOSED else found
+
+
+def is_word(word: str) -> bool:
+    """Whether ``word`` is an English word as well as (perhaps) a name."""
+    return bool(parts_of_speech(word))
+
+
+def is_role_word(word: str) -> bool:
+    """Whether ``word`` names what someone is: a word, or one the lexicon lacks that is made of
+    words ("HEADTEACHER", "SMALLHOLDER") or a word with an agent's ending ("CONVENER",
+    "HYDROLOGIST")."""
+    lower = word.lower()
+    if is_word(lower):
+        return True
+    if any(is_word(lower[:i]) and is_word(lower[i:]) for i in range(3, len(lower) - 2)):
+        return True
+    for suffix in AGENT_SUFFIXES:
+        stem = lower[: -len(suffix)]
+        if lower.endswith(suffix) and len(stem) > 2:
+            if any(is_word(stem + end) for end in ("", "e", "y")):
+                return True
+    return False
+
+
+def _sentence_start(before: str) -> bool:
+    """Whether the text before an occurrence ends a sentence (or is empty, or a speaker's label
+    or a list mark)."""
+    stripped = before.rstrip()
+    return not stripped or stripped[-1] in ".!?:;\n\"“(-–—•*>" or before.endswith("\n")
+
+
+def _previous(before: str) -> str:
+    tokens = _TOKEN.findall(before)
+    return tokens[-1].lower() if tokens else ""
+
+
+def _next(after: str) -> str:
+    """The next token, a contraction's first word alone ("you're" → "you")."""
+    tokens = _TOKEN.findall(after)
+    if not tokens:
+        return ""
+    token = tokens[0].lower()
+    return token if token[:1] in "'’" else re.split(r"['’]", token)[0]
+
+
+def _is_number(token: str) -> bool:
+    return bool(re.fullmatch(r"\d+(st|nd|rd|th)?", token))
+
+
+def read(text: str, start: int, end: int) -> Reading:
+    """Whether ``text[start:end]`` (a name's spelling standing whole there) is the name."""
+    written = text[start:end]
+    spelled = written.split()
+    if not all(is_word(part) for part in spelled):
+        return Reading.NAME
+    before, after = text[:start], text[end:]
+    previous, following = _previous(before), _next(after)
+    if before.endswith("@"):
+        return Reading.NAME
+    first = spelled[0].lower()
+    if written.isupper() and len(written) > 1:
+        # Capitals where the cast writes the name otherwise: shouting ("I WILL"), or a name
+        # called out ("GRACE!").
+        return Reading.NAME if following in (",", ":", "!", "?") else Reading.WORD
+    if written.islower():
+        if previous in GREETINGS:
+            return Reading.NAME
+        if _sentence_start(before) and (following in (",", ":") or following in VOCATIVE_NEXT):
+            return Reading.NAME
+        if following in ("", ",", "!", "?") and not parts_of_speech(first) & {"NOUN", "ADJ"}:
+            return Reading.NAME  # "next week peter, …": a verb is no vocative
+        return Reading.WORD
+    if len(spelled) == 1 and first in CLOSED:
+        if previous in TIME_PREPOSITIONS or _is_number(previous) or _is_number(following):
+            return Reading.WORD
+    if _sentence_start(before):
+        return _at_start(first, following, after)
+    if previous in ARTICLES:
+        return Reading.UNTOLD
+    return Reading.NAME
+
+
+def _inflected_verb(word: str) -> bool:
+    """Whether ``word`` is only a verb's inflected form ("works", "said"), never its base."""
+    if not word.isalpha():
+        return False
+    lemmas = getAllLemmas(word)
+    verbs = {*lemmas.get("VERB", ()), *lemmas.get("AUX", ())}
+    return bool(verbs) and word not in verbs
+
+
+def _at_start(word: str, following: str, after: str) -> Reading:
+    """A sentence-initial capitalised name that is a word: see the module docstring."""
+    if following in ("", ",", ":", "!", "?", ".", ")", "'s", "’s") or after[:2] in ("'s", "’s"):
+        return Reading.NAME
+    kinds = parts_of_speech(word)
+    pronoun = following in PRONOUNS or following in DETERMINERS
+    if word in MODALS:
+        if pronoun:
+            return Reading.WORD
+        # A modal takes a verb's base form: "Will works", "May said" make it the subject.
+        inflected = _inflected_verb(following)
+        return Reading.NAME if following in THIRD_PERSON or inflected else Reading.UNTOLD
+    if "VERB" in kinds and pronoun:
+        return Reading.WORD
+    following_kinds = parts_of_speech(following) if following.isalpha() else frozenset()
+    if kinds <= {"ADJ", "ADV"} and "NOUN" in following_kinds and following not in THIRD_PERSON:
+        return Reading.WORD
+    # A verb before anything else is not the verb's imperative ("Grant stop."): the name.
+    return Reading.NAME
