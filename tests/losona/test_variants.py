@@ -1,6 +1,6 @@
 """LoSoNA's prompt variants: the paper's prompt byte for byte, the transformed scenarios clean
-under the linter, the norm and examples the judge reads renamed with the transcript, and the same verdicts on the scripted
-model where its judge keys on the norm."""
+under the linter, the norm and examples the judge reads renamed with the transcript, and the
+same verdicts on the scripted model where its judge keys on the norm."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from normlab.core.namewords import is_word
 from normlab.losona.analysis import load_records
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.prompts import render_judge_prompt, render_subject_prompt
+from normlab.losona.reorder import NotReorderable
+from normlab.losona.reorder import exchanges as exchanges_of
 from normlab.losona.schemas import Scenario
 from normlab.losona.task import losona
 from normlab.losona.taxonomy import load_taxonomy
@@ -33,6 +35,9 @@ TIMELINE = "bug_report__mandatory_timeline_commitment__demos__csv_export"
 OTHER = "event_planning__mandatory_conditional_agreement__demos__team_offsite"
 """One whose norm it does not (breach)."""
 SPECS = ("rename:1", "rename:7", "reorder:1", "reorder:7")
+PUSHBACK = "standup__mandatory_pushback_on_adhoc_requests__demos__promo_dashboard"
+"""A scenario that can be reordered with its reply chains kept, whose norm the norm-keyed
+judge script also recognises (complies)."""
 
 
 def test_the_papers_prompt_is_byte_identical_to_before() -> None:
@@ -47,7 +52,7 @@ def test_the_papers_prompt_is_byte_identical_to_before() -> None:
 @pytest.mark.parametrize("spec", SPECS)
 def test_transformed_scenarios_pass_the_linter(spec: str) -> None:
     taxonomy = load_taxonomy()
-    scenarios = load_scenarios()
+    scenarios = [s for s in load_scenarios() if spec.startswith("rename") or _reorderable(s)]
     assert not [f for s in scenarios for f in variants.findings(s, taxonomy)]
     changed = variants.variant_of(spec).apply(scenarios)
     assert [s.scenario_id for s in changed] == [s.scenario_id for s in scenarios]
@@ -76,22 +81,35 @@ def test_renaming_changes_every_name_the_judge_reads_too() -> None:
         assert _norm_part(judged) == renaming.text(paper)
         for name in old:
             if not is_word(name):
-                assert not re.search(rf"\b{re.escape(name)}\b", judged), (scenario.scenario_id, name)
+                assert not re.search(rf"\b{re.escape(name)}\b", judged), (
+                    scenario.scenario_id,
+                    name,
+                )
         assert changed.norm_statement == renaming.text(scenario.norm_statement)
         assert changed.demonstration_turn_ids == scenario.demonstration_turn_ids
         assert [t.turn_id for t in changed.transcript] == [t.turn_id for t in scenario.transcript]
 
 
+def _reorderable(scenario: Scenario) -> bool:
+    try:
+        variants.reordered(scenario, 1)
+    except NotReorderable:
+        return False
+    return True
+
+
 def test_reordering_moves_whole_demonstration_exchanges() -> None:
-    for scenario in load_scenarios():
+    for scenario in filter(_reorderable, load_scenarios()):
         changed = variants.reordered(scenario, 5)
-        exchanges = variants.demonstration_exchanges(scenario)
+        exchanges = exchanges_of(scenario)
         moved = {i for block in exchanges for i in block}
         ids = [t.turn_id for t in scenario.transcript]
         new_ids = [t.turn_id for t in changed.transcript]
         assert Counter(new_ids) == Counter(ids) and new_ids[-1] == scenario.elicitor_turn_id
-        # Every turn outside an exchange stands where it stood.
-        assert all(new_ids[i] == ids[i] for i in range(len(ids)) if i not in moved)
+        # The turns outside the exchanges keep their order (exchanges of other lengths trading
+        # slots shift them by the difference).
+        outside = [ids[i] for i in range(len(ids)) if i not in moved]
+        assert [t for t in new_ids if t in outside] == outside
         # Each exchange is still one run of turns, in its own order.
         for block in exchanges:
             start = new_ids.index(ids[block[0]])
@@ -135,10 +153,15 @@ def test_the_norm_keyed_judge_gives_the_same_verdicts_under_every_variant(workdi
     found = {}
     for spec in ("paper", "rename:1", "reorder:1", f"file:{instruction}"):
         logs = workdir / spec.split(":")[0]
+        ids = (
+            f"{PUSHBACK},{OTHER}"
+            if spec.startswith("reorder")
+            else f"{TIMELINE},{PUSHBACK},{OTHER}"
+        )
         code, output = run_cli(
             "losona", "run",
             "--model", f"scripted/{NORM_KEYED}", "--judge", f"scripted/{NORM_KEYED}",
-            "--scenario", f"{TIMELINE},{OTHER}", "-c", "naive", "-k", "1",
+            "--scenario", ids, "-c", "naive", "-k", "1",
             *(["--variant", spec] if spec != "paper" else []),
             "--log-dir", str(logs), "--report-dir", str(logs / "report"),
         )  # fmt: skip
@@ -151,8 +174,12 @@ def test_the_norm_keyed_judge_gives_the_same_verdicts_under_every_variant(workdi
         else:
             assert header.task_args_passed["variant"] == spec
             assert (header.metadata or {})["variant"]["spec"] == spec
-    assert found["paper"] == {TIMELINE: True, OTHER: False}
-    assert all(verdicts == found["paper"] for verdicts in found.values())
+    assert found["paper"] == {TIMELINE: True, PUSHBACK: True, OTHER: False}
+    assert all(
+        verdicts == {i: v for i, v in found["paper"].items() if i in verdicts}
+        for verdicts in found.values()
+    )
+    assert len(found["reorder:1"]) == 2
     log = read_eval_log(str(next((workdir / "file").glob("*.eval"))))
     sample = (log.samples or [])[0]
     assert str(sample.input).startswith("You are ") and ", in this group chat" in str(sample.input)

@@ -19,7 +19,8 @@ in order (``read``):
   "May 5"): the word;
 - at a sentence's start: the name before a comma, a colon, "!", "?", a possessive or the
   end ("Will, can you…", "Grace's draft"); a modal before a pronoun or a determiner is the
-  word ("Will this be…", "May I…"), before a verb's inflected form the name ("Will says", "May worked");
+  word ("Will this be…", "May I…"), before a verb's inflected form the name ("Will says",
+  "May worked");
   a verb before a pronoun or determiner is the word ("Hope you're well", "Mark this done"),
   an adjective before a noun too ("Sandy soil"); any other start is the name ("Grace asked",
   "Grant stop."), and a modal before anything else not told ("Will check": "I will check",
@@ -57,8 +58,8 @@ MODALS = frozenset(("can", "could", "may", "might", "must", "shall", "should", "
 PRONOUNS = frozenset(
     ("i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "this",
      "that", "these", "those", "there", "everyone", "someone", "anyone", "somebody", "anybody",
-     "everybody", "nobody", "everything", "something", "anything", "nothing", "one", "ya", "u", "y'all", "yall", "ur", "your", "my", "our",
-     "their", "its", "his")
+     "everybody", "nobody", "everything", "something", "anything", "nothing", "one", "ya",
+     "u", "y'all", "yall", "ur", "your", "my", "our", "their", "its", "his")
 )  # fmt: skip
 DETERMINERS = frozenset(
     ("the", "a", "an", "this", "that", "these", "those", "some", "any", "all", "each", "every",
@@ -126,9 +127,12 @@ def is_role_word(word: str) -> bool:
         return True
     for suffix in AGENT_SUFFIXES:
         stem = lower[: -len(suffix)]
-        if lower.endswith(suffix) and len(stem) > 2:
-            if any(is_word(stem + end) for end in ("", "e", "y")):
-                return True
+        if (
+            lower.endswith(suffix)
+            and len(stem) > 2
+            and any(is_word(stem + end) for end in ("", "e", "y"))
+        ):
+            return True
     return False
 
 
@@ -136,7 +140,7 @@ def _sentence_start(before: str) -> bool:
     """Whether the text before an occurrence ends a sentence (or is empty, or a speaker's label
     or a list mark)."""
     stripped = before.rstrip()
-    return not stripped or stripped[-1] in ".!?:;\n\"“(-–—•*>" or before.endswith("\n")
+    return not stripped or stripped[-1] in '.!?:;\n"“(-–—•*>' or before.endswith("\n")
 
 
 def _previous(before: str) -> str:
@@ -180,9 +184,9 @@ def read(text: str, start: int, end: int) -> Reading:
         if following in ("", ",", "!", "?") and not parts_of_speech(first) & {"NOUN", "ADJ"}:
             return Reading.NAME  # "next week peter, …": a verb is no vocative
         return Reading.WORD
-    if len(spelled) == 1 and first in CLOSED:
-        if previous in TIME_PREPOSITIONS or _is_number(previous) or _is_number(following):
-            return Reading.WORD
+    dated = previous in TIME_PREPOSITIONS or _is_number(previous) or _is_number(following)
+    if len(spelled) == 1 and first in CLOSED and dated:
+        return Reading.WORD
     if _sentence_start(before):
         return _at_start(first, following, after)
     if previous in ARTICLES:

@@ -205,9 +205,10 @@ class Renaming:
             if reading is Reading.UNTOLD and role is not None and match.groupdict().get("the"):
                 reading = Reading.NAME  # "the Orchard Owner": a role is called so
             if reading is Reading.UNTOLD:
+                around = _around(text, begin, stop)
                 raise NameOrWord(
-                    f"{self.item}: cannot tell whether {written!r} in {_around(text, begin, stop)!r} "
-                    f"is the name {old!r} or the word"
+                    f"{self.item}: cannot tell whether {written!r} in {around!r} is the name "
+                    f"{old!r} or the word"
                 )
             if reading is Reading.NAME:
                 yield start, begin, stop, old

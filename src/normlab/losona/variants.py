@@ -11,14 +11,12 @@ instruction, renamed participants, or the demonstrations in another order.
   titles are kept, names that are words are renamed only where they are the name, and a
   scenario whose text does not say which is refused (``normlab.core.renaming``). The names
   drawn avoid every word of the scenario and of the norm's text.
-- ``reorder:SEED``: the demonstration exchanges in a seeded other order. A LoSoNA
-  demonstration is a turn inside a running chat, usually the answer to the request just
-  before it ("Grace can you check …?" / "yep, will have an answer by 11:30"), so an exchange
-  moves whole: the demonstration with the turn before it when that turn is another member's
-  and no demonstration itself. The exchanges trade places; every other turn stays where it
-  is, the elicitor last. The chat around them may read less smoothly (a later turn may refer
-  to an exchange that now comes after it), so the variant measures the order and that
-  together. A scenario with fewer than two demonstrations is left as it is.
+- ``reorder:SEED``: the demonstration exchanges in a seeded other order that keeps every
+  reply chain (``normlab.losona.reorder``): a demonstration moves with the request it
+  answers, a reference stays after what it refers to; the exchanges trade places, every other
+  turn stays where it is, the elicitor last. A set with a scenario that no other order can
+  show so is refused, saying how many and which first (on the shipped set, 23 of 46 can be
+  reordered: ``python -m normlab.losona.reorder`` lists them).
 
 Each transformed scenario is checked by LoSoNA's linter (``normlab.losona.lint``): a variant
 whose scenarios have a finding the paper's do not is refused when the task is built.
@@ -26,20 +24,24 @@ whose scenarios have a finding the paper's do not is refused when the task is bu
 
 from __future__ import annotations
 
-from random import Random
 from typing import Any
 
+from normlab.core.errors import InputError
 from normlab.core.renaming import Renaming, all_strings, fresh_names
 from normlab.core.templates import SINGLE_BRACES
 from normlab.core.variants import (
+    OPTION,
     PAPER,
+    VARIANT_KEY,
     VariantBase,
+    VariantSpec,
     parse_variant,
     read_instruction,
     transformed,
 )
 from normlab.losona.lint import check_scenario
 from normlab.losona.prompts import CAST_LINE, load_template
+from normlab.losona.reorder import NotReorderable, reordered
 from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import Taxonomy, load_taxonomy
 
@@ -72,12 +74,35 @@ class Variant(VariantBase):
         known = taxonomy or load_taxonomy()
         seed = self.spec.seed
 
+        if self.spec.kind == "reorder":
+            refuse_unreorderable(self.spec, scenarios)
+
         def change(scenario: Scenario) -> tuple[Scenario, Renaming]:
             if self.spec.kind == "rename":
                 return renamed(scenario, seed, known)
             return reordered(scenario, seed), Renaming({})
 
         return transformed(self.spec, scenarios, change, lambda item: findings(item, known))
+
+
+def refuse_unreorderable(spec: VariantSpec, scenarios: list[Scenario]) -> None:
+    """A one-line refusal where any scenario has no other order that keeps its reply chains
+    (``normlab.losona.reorder``), with how many and the first; ``python -m
+    normlab.losona.reorder`` lists the ids that can be reordered, for ``-T scenario_ids=``."""
+    refused = []
+    for scenario in scenarios:
+        try:
+            reordered(scenario, spec.seed)
+        except NotReorderable as error:
+            refused.append(str(error))
+    if refused:
+        raise InputError(
+            OPTION,
+            f"{spec.text}: {len(refused)} of {len(scenarios)} scenarios cannot be reordered with "
+            f"their reply chains kept (first: {refused[0]}); `python -m normlab.losona.reorder` "
+            "lists the others, for -T scenario_ids=",
+            field=VARIANT_KEY,
+        )
 
 
 def variant_of(text: str | None) -> Variant:
@@ -130,48 +155,3 @@ def renamed(scenario: Scenario, seed: int, taxonomy: Taxonomy) -> tuple[Scenario
         if renaming.strings(shown) != shown:  # the taxonomy's example names a participant
             row["judge_examples"] = shown
     return Scenario.model_validate(renaming.strings(row, PROTECTED)), renaming
-
-
-def demonstration_exchanges(scenario: Scenario) -> list[list[int]]:
-    """The transcript positions of each demonstration exchange, in chat order: the
-    demonstration, with the turn before it when that turn is another member's, no
-    demonstration and in no other exchange."""
-    transcript = scenario.transcript
-    position = {turn.turn_id: index for index, turn in enumerate(transcript)}
-    demonstrations = set(scenario.demonstration_turn_ids)
-    taken: set[int] = set()
-    exchanges = []
-    for index in sorted(position[turn_id] for turn_id in demonstrations):
-        block = [index]
-        before = transcript[index - 1] if index > 0 else None
-        if (
-            before is not None
-            and before.actor != transcript[index].actor
-            and before.turn_id not in demonstrations
-            and index - 1 not in taken
-        ):
-            block = [index - 1, index]
-        taken.update(block)
-        exchanges.append(block)
-    return exchanges
-
-
-def reordered(scenario: Scenario, seed: int) -> Scenario:
-    """The scenario with its demonstration exchanges in a seeded order other than the
-    paper's (see the module docstring); unchanged with fewer than two."""
-    exchanges = demonstration_exchanges(scenario)
-    if len(exchanges) < 2:
-        return scenario
-    rng = Random(f"reorder:{seed}:{scenario.scenario_id}")
-    order = list(range(len(exchanges)))
-    while order == sorted(order):
-        rng.shuffle(order)
-    slot_of = {index: slot for slot, block in enumerate(exchanges) for index in block}
-    transcript = []
-    for index, turn in enumerate(scenario.transcript):
-        slot = slot_of.get(index)
-        if slot is None:
-            transcript.append(turn)
-        elif index == exchanges[slot][0]:
-            transcript += [scenario.transcript[i] for i in exchanges[order[slot]]]
-    return scenario.model_copy(update={"transcript": transcript})

@@ -21,7 +21,9 @@ from tests.losona.factory import clean_row
 
 def test_the_judge_reads_the_renamed_norm_and_examples() -> None:
     row = clean_row()
-    row["cast"] = [{"name": n, "bio": f"{n} works on checkout."} for n in ("Will", "Nadia", "Marcus")]
+    row["cast"] = [
+        {"name": n, "bio": f"{n} works on checkout."} for n in ("Will", "Nadia", "Marcus")
+    ]
     for turn in row["transcript"]:
         turn["actor"] = ("Will", "Nadia", "Marcus")[turn["turn_id"] % 3]
         turn["content"] = f"update {turn['turn_id']} on the flaky checkout build"

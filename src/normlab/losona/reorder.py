@@ -1,0 +1,210 @@
+"""LoSoNA's ``reorder:SEED``: the demonstration exchanges in another order, reply chains kept.
+
+A LoSoNA demonstration is a turn inside a running chat, the answer to a request ("Grace can you
+check …?" / "yep, will have an answer by 11:30"), and later turns lean on it ("frontend
+timeout is 120s so it's not us", "same as Kwame above"). An order that puts an answer before
+its request, or a reference before what it refers to, changes the test, not its wording. So:
+
+- an exchange is a demonstration with the request it answers, the latest earlier turn that
+  names its author (as the author is written: the name, the given name), and every turn
+  between them; exchanges that overlap move as one;
+- a turn depends on an earlier one where it refers back to it ("above", "^", "+1" and the like
+  the turn just before; "as X said", "same as X", "like X said", "agree with X", "+1 to X",
+  "what X said" X's latest earlier turn), or where the two share a content word that at most
+  ``DISTINCT_IN`` turns of the chat hold ("pdf": the pdf result leans on the pdf request);
+- an order is kept only where every turn still comes after every turn it depends on.
+
+Of the orders other than the paper's that keep every dependency, one is drawn with the seed;
+a scenario that has none (fewer than two exchanges, or every other order breaks a chain) is
+refused (``NotReorderable``), naming the scenario and the dependency the nearest order breaks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import permutations
+from random import Random
+
+from normlab.core.chat import Turn
+from normlab.core.text import words
+from normlab.losona.schemas import Scenario
+
+DISTINCT_IN = 3
+"""A content word held by at most this many turns ties them (more: it is the chat's topic)."""
+MAX_EXCHANGES = 6
+"""Orders are enumerated (6! = 720 at most); a scenario with more exchanges is refused."""
+STOPWORDS = frozenset(
+    ("the", "and", "for", "you", "your", "with", "that", "this", "are", "was", "but", "not",
+     "can", "will", "have", "has", "had", "all", "any", "our", "out", "get", "got", "its",
+     "it's", "just", "yes", "yep", "sure", "okay", "what", "when", "who", "how", "why",
+     "there", "they", "them", "then", "than", "too", "also", "one", "from", "into", "about",
+     "been", "being", "would", "could", "should", "did", "does", "doing", "done", "let",
+     "lets", "let's", "ill", "i'll", "im", "i'm", "we", "were", "well", "know", "think",
+     "today", "now", "still", "like", "some", "more", "less", "much", "very", "really",
+     "thanks", "thank", "please", "pls", "lol", "btw", "fwiw", "ok", "good", "great", "fine",
+     "right", "so", "if", "on", "in", "at", "of", "to", "is", "it", "be", "do", "me", "my",
+     "us", "up", "by", "an", "or", "no", "as", "am", "he", "she", "his", "her", "him")
+)  # fmt: skip
+_NAMED_BACK = (
+    r"as {name} said", r"same as {name}", r"like {name} said", r"agree with {name}",
+    r"\+1 to {name}", r"what {name} said", r"{name}'s point", r"{name} is right",
+)  # fmt: skip
+_BARE_BACK = re.compile(r"\babove\b|^\s*\^|\+1\b|\bthat\b.*\bsaid\b|^\s*(same|agreed|this)\b", re.I)
+
+
+class NotReorderable(ValueError):
+    """A scenario whose demonstrations no other order can show with its reply chains kept."""
+
+
+def _spellings(turns: Sequence[Turn]) -> dict[str, list[str]]:
+    """Each author's name as written, and its first word ("Tomás" for "Tomás Reyes")."""
+    found: dict[str, list[str]] = {}
+    for turn in turns:
+        forms = [turn.actor, turn.actor.split()[0]]
+        found.setdefault(turn.actor, list(dict.fromkeys(forms)))
+    return found
+
+
+def _names(text: str, forms: Sequence[str]) -> bool:
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text, re.I) for f in forms)
+
+
+def exchanges(scenario: Scenario) -> list[list[int]]:
+    """The transcript positions of each exchange, in chat order (see the module docstring)."""
+    transcript = scenario.transcript
+    depends = dependencies(scenario)
+    elicitor = len(transcript) - 1
+    spelled = _spellings(transcript)
+    position = {turn.turn_id: index for index, turn in enumerate(transcript)}
+    spans: list[list[int]] = []
+    for index in sorted(position[turn_id] for turn_id in scenario.demonstration_turn_ids):
+        author = transcript[index].actor
+        start = index
+        for earlier in range(index - 1, -1, -1):
+            turn = transcript[earlier]
+            if turn.actor != author and _names(turn.content, spelled[author]):
+                start = earlier
+                break
+        end = index
+        # The replies that lean on the exchange straight after it go with it.
+        while end + 1 < elicitor and depends[end + 1] & set(range(start, end + 1)):
+            end += 1
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    return [list(range(first, last + 1)) for first, last in spans]
+
+
+def dependencies(scenario: Scenario) -> dict[int, set[int]]:
+    """Each transcript position → the earlier positions it depends on."""
+    transcript = scenario.transcript
+    spelled = _spellings(transcript)
+    content = [
+        {w for w in words(t.content) if len(w) > 2 and w not in STOPWORDS} for t in transcript
+    ]
+    names = {w for forms in spelled.values() for form in forms for w in words(form)}
+    holders: dict[str, int] = {}
+    for found in content:
+        for word in found:
+            holders[word] = holders.get(word, 0) + 1
+    depends: dict[int, set[int]] = {index: set() for index in range(len(transcript))}
+    for index, turn in enumerate(transcript):
+        if index and _BARE_BACK.search(turn.content):
+            depends[index].add(index - 1)
+        for author, forms in spelled.items():
+            patterns = [p.format(name=re.escape(f)) for p in _NAMED_BACK for f in forms]
+            if any(re.search(p, turn.content, re.I) for p in patterns):
+                earlier = [i for i in range(index) if transcript[i].actor == author]
+                depends[index].update(earlier[-1:])
+        for word in content[index] - names:
+            if holders[word] > DISTINCT_IN:
+                continue
+            earlier = [i for i in range(index) if word in content[i]]
+            depends[index].update(earlier[-1:])
+    return depends
+
+
+def _broken(order: Sequence[int], depends: dict[int, set[int]]) -> tuple[int, int] | None:
+    """The first (turn, what it depends on) pair that ``order`` puts the wrong way round."""
+    at = {index: place for place, index in enumerate(order)}
+    for index in order:
+        for earlier in sorted(depends[index]):
+            if at[earlier] > at[index]:
+                return index, earlier
+    return None
+
+
+def _layout(length: int, blocks: list[list[int]], order: Sequence[int]) -> list[int]:
+    """The transcript positions with ``blocks`` put into each other's slots by ``order``."""
+    slot_of = {index: slot for slot, block in enumerate(blocks) for index in block}
+    laid: list[int] = []
+    for index in range(length):
+        slot = slot_of.get(index)
+        if slot is None:
+            laid.append(index)
+        elif index == blocks[slot][0]:
+            laid += blocks[order[slot]]
+    return laid
+
+
+def reordered(scenario: Scenario, seed: int) -> Scenario:
+    """The scenario with its exchanges in a seeded order other than the paper's that keeps
+    every dependency; ``NotReorderable`` where there is none."""
+    blocks = exchanges(scenario)
+    sid = scenario.scenario_id
+    if len(blocks) < 2:
+        raise NotReorderable(f"{sid}: fewer than two demonstration exchanges to reorder")
+    if len(blocks) > MAX_EXCHANGES:
+        raise NotReorderable(f"{sid}: more than {MAX_EXCHANGES} demonstration exchanges")
+    depends = dependencies(scenario)
+    length = len(scenario.transcript)
+    kept, first_break = [], None
+    for order in permutations(range(len(blocks))):
+        if list(order) == sorted(order):
+            continue
+        laid = _layout(length, blocks, order)
+        broken = _broken(laid, depends)
+        if broken is None:
+            kept.append(laid)
+        elif first_break is None:
+            first_break = broken
+    if not kept:
+        assert first_break is not None
+        turn, earlier = (scenario.transcript[i].turn_id for i in first_break)
+        raise NotReorderable(
+            f"{sid}: no other order of its {len(blocks)} demonstration exchanges keeps its reply "
+            f"chains (turn {turn} leans on turn {earlier})"
+        )
+    laid = Random(f"reorder:{seed}:{sid}").choice(kept)
+    return scenario.model_copy(update={"transcript": [scenario.transcript[i] for i in laid]})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m normlab.losona.reorder [SCENARIOS]``: the ids of the scenarios that can be
+    reordered, comma-separated (for ``-T scenario_ids=``); the others on stderr, one a line."""
+    import sys
+
+    from normlab.core.errors import InputError
+    from normlab.losona.dataset import load_scenarios
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        scenarios = load_scenarios(args[0]) if args else load_scenarios()
+    except InputError as error:
+        print(error.one_line(), file=sys.stderr)
+        return 2
+    kept = []
+    for scenario in scenarios:
+        try:
+            reordered(scenario, 1)
+            kept.append(scenario.scenario_id)
+        except NotReorderable as error:
+            print(f"not reorderable: {error}", file=sys.stderr)
+    print(",".join(kept))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
