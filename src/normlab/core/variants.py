@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
+from pydantic import BaseModel, ConfigDict
+
 from normlab.core.errors import InputError
 from normlab.core.instructions import (
     check_leak_words,
@@ -150,6 +152,17 @@ def instruction_path(spec: VariantSpec) -> Path:
     return Path(os.path.expanduser(spec.argument))
 
 
+def instruction_text(spec: VariantSpec) -> str:
+    """A ``file:`` variant's text as the subject is given it, unchecked (``read_instruction``
+    checks it): a leading BOM dropped, line ends LF, the final newline dropped. A study hashes
+    it to tell whether the file changed since its logs were written."""
+    path = instruction_path(spec)
+    if not path.exists():
+        raise InputError(path, "no such instruction file", field=VARIANT_KEY)
+    raw = read_text(path, limit=MAX_INSTRUCTION_BYTES)
+    return cleaned(raw, path, VARIANT_KEY).rstrip("\n")
+
+
 def read_instruction(
     spec: VariantSpec,
     paper: str,
@@ -165,10 +178,7 @@ def read_instruction(
     unfilled. ``literal_lines``: lines the renderer finds by their text (LoSoNA's cast line,
     SCENE's transcript line), which the file must hold as they stand."""
     path = instruction_path(spec)
-    if not path.exists():
-        raise InputError(path, "no such instruction file", field=VARIANT_KEY)
-    raw = read_text(path, limit=MAX_INSTRUCTION_BYTES)
-    text = cleaned(raw, path, VARIANT_KEY).rstrip("\n")
+    text = instruction_text(spec)
     check_placeholders(text, paper, placeholder, path, VARIANT_KEY)
     for line in literal_lines:
         if line not in text.splitlines():
@@ -190,15 +200,43 @@ def refuse_instruction_copies(
     refuse_copied(instruction, hidden, size, instruction_path(spec), VARIANT_KEY)
 
 
+class VariantRecord(BaseModel):
+    """What a log says of its prompt variant (task metadata and each sample's, under
+    ``VARIANT_KEY``): written by ``variant_record``, read back by
+    ``normlab.core.logs.log_variant`` wherever a variant's numbers are shown. A log without
+    one ran the paper's prompt."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    spec: str = PAPER
+    kind: str = PAPER
+    description: str = "the paper's prompt"
+    sha256: str | None = None
+    """For an instruction file (or HSII's ``format:``), the SHA-256 of the text the subject
+    was given."""
+
+    @property
+    def label(self) -> str:
+        """How a report names it: the spec, an instruction by its file's name and the start of
+        its hash (two texts under one name are two variants)."""
+        kind, _, argument = self.spec.partition(":")
+        shown = f"file:{Path(argument).name}" if kind == "file" else self.spec
+        return shown + (f" (SHA-256 {self.sha256[:12]})" if self.sha256 else "")
+
+
+def sha256_text(text: str) -> str:
+    """The SHA-256 of an instruction's text, as its log records it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def variant_record(
     spec: VariantSpec, description: str, instruction: str | None = None
 ) -> dict[str, str]:
     """What the log says of the variant (task metadata and each sample's): the spec, what it
     did, and, for an instruction file, the SHA-256 of the text the subject was given."""
-    record = {"spec": spec.text, "kind": spec.kind, "description": description}
-    if instruction is not None:
-        record["sha256"] = hashlib.sha256(instruction.encode("utf-8")).hexdigest()
-    return record
+    sha = None if instruction is None else sha256_text(instruction)
+    record = VariantRecord(spec=spec.text, kind=spec.kind, description=description, sha256=sha)
+    return record.model_dump(exclude_none=True)
 
 
 def added_findings(before: Iterable[str], after: Iterable[str]) -> list[str]:
