@@ -6,6 +6,7 @@ prompt file never holds; and ``rename:01`` is ``rename:1``."""
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,35 @@ def test_an_instruction_file_hash_is_of_the_text_sent(tmp_path: Path) -> None:
     text = read_instruction(VariantSpec("file", str(path)), LOSONA, SINGLE_BRACES, [])
     record = variant_record(VariantSpec("file", str(path)), "x", text)
     assert record["sha256"] == hashlib.sha256(LOSONA.encode()).hexdigest()
+
+
+NAMES = sorted(set(SINGLE_BRACES.findall(LOSONA)))
+
+
+@given(
+    st.sampled_from(NAMES),
+    st.lists(st.booleans(), min_size=1, max_size=30),
+    st.sampled_from(["", " ", "  "]),
+    st.sampled_from(["", " ", "\t"]),
+)
+def test_any_other_spelling_of_a_placeholder_is_refused(
+    name: str, upper: list[bool], before: str, after: str
+) -> None:
+    """Property: a placeholder's name in braces, its case or its spacing changed in any way, is
+    refused; only the exact spelling is a placeholder."""
+    cased = "".join(c.upper() if flip else c for c, flip in zip(name, upper * 30, strict=False))
+    spelled = "{" + before + cased + after + "}"
+    if spelled == "{" + name + "}":
+        return
+    with pytest.raises(InputError, match="no placeholder"):
+        check_placeholders(LOSONA + f"\n{spelled}", LOSONA, SINGLE_BRACES, "x.txt", "variant")
+
+
+@given(
+    st.text(alphabet=st.characters(blacklist_characters="{}\x00\ufeff"), max_size=80).filter(
+        lambda t: not set("{}") & set(unicodedata.normalize("NFKC", t))  # no full-width brace
+    )
+)
+def test_text_without_braces_never_trips_the_placeholder_check(extra: str) -> None:
+    """Property: words around the paper's placeholders, of any script, are wording."""
+    check_placeholders(LOSONA + "\n" + extra, LOSONA, SINGLE_BRACES, "x.txt", "variant")
