@@ -10,7 +10,7 @@ says what it skipped.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +21,8 @@ from normlab.core.jsonio import check_regular
 if TYPE_CHECKING:
     from inspect_ai.event import ModelEvent
     from inspect_ai.log import EvalLog, EvalSample
+
+    from normlab.core.variants import VariantRecord
 
 LOG_SUFFIXES = (".eval", ".json")
 
@@ -109,6 +111,33 @@ def agent_of(log: EvalLog) -> str:
     return str((log.eval.metadata or {}).get(AGENT_KEY) or BASE_AGENT)
 
 
+def log_variant(log: EvalLog) -> VariantRecord:
+    """The prompt variant the log's task ran, read back from its metadata (``VARIANT_KEY``):
+    the one reader every report, reader page and study table names a variant's numbers by,
+    never a folder's name. The paper's prompt for a log without one (its logs stay as they
+    were); a record normlab did not write is an [`InputError`][normlab.core.InputError]
+    naming the log."""
+    from pydantic import ValidationError
+
+    from normlab.core.variants import VARIANT_KEY, VariantRecord
+
+    value = (log.eval.metadata or {}).get(VARIANT_KEY)
+    if value is None:
+        return VariantRecord()
+    try:
+        return VariantRecord.model_validate(value)
+    except ValidationError:
+        raise InputError(
+            log.location, "its prompt variant record is not one normlab writes", field=VARIANT_KEY
+        ) from None
+
+
+def variants_by_run(samples: SampleSet) -> dict[str, VariantRecord]:
+    """Per subject (as ``data_by_run`` keys it), the prompt variant its logs ran
+    (``read_samples`` refuses logs of one subject under two)."""
+    return {subject_of(log): log_variant(log) for log in samples.logs}
+
+
 def subject_label(model: str, agent: str = BASE_AGENT) -> str:
     """How analyses and reports name a subject: the model, or ``MODEL + AGENT`` when an agent
     wrapped it, so a base run and an agent run of one model never merge."""
@@ -156,9 +185,35 @@ def preference(log: EvalLog) -> tuple[int, str]:
     return (1 if log.status == "success" else 0, log.eval.created)
 
 
+def _refuse_mixed_variants(loaded: Sequence[tuple[Path, EvalLog]]) -> None:
+    """One analysis reads one prompt variant per task and subject: samples of two (the
+    paper's and a rename's share their ids, an instruction file edited between two runs
+    keeps its name) would be counted as one run's, or one dropped as the other's repeat."""
+    first: dict[tuple[str, str], tuple[Path, VariantRecord]] = {}
+    for path, log in loaded:
+        variant = log_variant(log)
+        key = (log.eval.task, subject_of(log))
+        if key not in first:
+            first[key] = (path, variant)
+            continue
+        other_path, other = first[key]
+        if other.spec == variant.spec and other.sha256 == variant.sha256:
+            continue
+        what = (
+            f"the instruction file {variant.label.split(' (')[0]} changed between them"
+            if other.spec == variant.spec
+            else f"{other.label} in {other_path}, {variant.label} here"
+        )
+        raise InputError(
+            path,
+            f"{key[1]} ran under two prompt variants ({what}): analyse each variant's logs apart",
+        )
+
+
 def read_samples(paths: Iterable[Path]) -> SampleSet:
     """Read every log once and keep one sample per (task, models, sample id, epoch)."""
     loaded = [(path, read_log(path)) for path in paths]
+    _refuse_mixed_variants(loaded)
     ranked = sorted(loaded, key=lambda item: preference(item[1]), reverse=True)
     chosen: dict[tuple[str, ...], LogSample] = {}
     result = SampleSet(logs=[log for _, log in loaded], paths=[path for path, _ in loaded])

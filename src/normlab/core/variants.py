@@ -7,10 +7,13 @@ another format? Each Inspect task that answers this (LoSoNA, SCENE, HSII) takes 
 
 - ``paper``: the paper's prompt and data, byte for byte (the default);
 - ``file:PATH``: the subject's instruction read from PATH instead of the paper's prompt file,
-  checked to hold exactly the paper file's placeholders (and any line the renderer cuts at);
+  checked to hold exactly the paper file's placeholders, no more often than it does, no
+  look-alike of one, no word naming the hidden layer and no run of words an item hides (and
+  any line the renderer cuts at; ``normlab.core.instructions``);
 - ``rename:SEED``: every participant renamed, consistently, from a name bank
   (``normlab.core.renaming``), seeded per item;
-- ``reorder:SEED``: the demonstrations in a seeded other order (LoSoNA);
+- ``reorder:SEED``: the demonstrations in a seeded other order (LoSoNA); a seed is a number,
+  so ``rename:01`` is ``rename:1`` (one variant, one folder, one log record);
 - ``format:NAME``: the reply asked for in another output format the parser reads (HSII).
 
 Each system says which kinds it takes (its ``variants.py``) and applies them; the shared
@@ -31,7 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
+from pydantic import BaseModel, ConfigDict
+
 from normlab.core.errors import InputError
+from normlab.core.instructions import (
+    check_leak_words,
+    check_placeholders,
+    cleaned,
+    refuse_copied,
+)
 from normlab.core.jsonio import read_text
 from normlab.core.renaming import NameOrWord, Renaming
 
@@ -115,6 +126,8 @@ def parse_variant(
             f"{kind} takes a whole-number seed ({kind}:1), got {argument!r}",
             field=VARIANT_KEY,
         )
+    if expected == "SEED":
+        argument = str(int(argument))  # rename:01 is rename:1: one variant, one folder, one log
     if expected == "NAME" and argument not in formats:
         raise InputError(
             OPTION,
@@ -124,9 +137,30 @@ def parse_variant(
     return VariantSpec(kind, argument)
 
 
+def canonical_variant(text: str) -> str:
+    """``text`` as ``parse_variant`` would give its spec, without checking it (a study lists
+    each variant once): spaces stripped, a seed without its leading zeros (``rename:01`` is
+    ``rename:1``); what it cannot read stays as given, for the system's check to refuse."""
+    kind, colon, argument = text.strip().partition(":")
+    if colon and KINDS.get(kind) == "SEED" and _SEED.match(argument):
+        return f"{kind}:{int(argument)}"
+    return text.strip()
+
+
 def instruction_path(spec: VariantSpec) -> Path:
     """A ``file:`` variant's file, ``~`` expanded as a shell would."""
     return Path(os.path.expanduser(spec.argument))
+
+
+def instruction_text(spec: VariantSpec) -> str:
+    """A ``file:`` variant's text as the subject is given it, unchecked (``read_instruction``
+    checks it): a leading BOM dropped, line ends LF, the final newline dropped. A study hashes
+    it to tell whether the file changed since its logs were written."""
+    path = instruction_path(spec)
+    if not path.exists():
+        raise InputError(path, "no such instruction file", field=VARIANT_KEY)
+    raw = read_text(path, limit=MAX_INSTRUCTION_BYTES)
+    return cleaned(raw, path, VARIANT_KEY).rstrip("\n")
 
 
 def read_instruction(
@@ -135,28 +169,17 @@ def read_instruction(
     placeholder: re.Pattern[str],
     literal_lines: Sequence[str] = (),
 ) -> str:
-    """A ``file:`` variant's instruction: the file's text (its final newline dropped, as the
-    paper's prompt files are read), refused on one line naming the file when it does not hold
-    exactly the placeholders of ``paper`` (the paper's prompt file): a missing one would leave
-    the subject without what the paper's prompt shows it, an unknown one would reach the model
+    """A ``file:`` variant's instruction: the file's text (a leading BOM dropped, line ends made
+    LF, its final newline dropped, as the paper's prompt files are read), refused on one line
+    naming the file (``normlab.core.instructions``) when it holds a NUL byte, does not hold
+    exactly the placeholders of ``paper`` (the paper's prompt file) as often as it does, holds
+    a look-alike of one, or names the hidden layer of the test: a missing one would leave the
+    subject without what the paper's prompt shows it, an unknown one would reach the model
     unfilled. ``literal_lines``: lines the renderer finds by their text (LoSoNA's cast line,
     SCENE's transcript line), which the file must hold as they stand."""
     path = instruction_path(spec)
-    if not path.exists():
-        raise InputError(path, "no such instruction file", field=VARIANT_KEY)
-    text = read_text(path, limit=MAX_INSTRUCTION_BYTES).rstrip("\n")
-    wanted = set(placeholder.findall(paper))
-    found = set(placeholder.findall(text))
-    if wanted - found:
-        missing = ", ".join(sorted(wanted - found))
-        raise InputError(
-            path, f"lacks the paper prompt's placeholder(s): {missing}", field=VARIANT_KEY
-        )
-    if found - wanted:
-        extra = ", ".join(sorted(found - wanted))
-        raise InputError(
-            path, f"holds placeholder(s) the paper prompt does not fill: {extra}", field=VARIANT_KEY
-        )
+    text = instruction_text(spec)
+    check_placeholders(text, paper, placeholder, path, VARIANT_KEY)
     for line in literal_lines:
         if line not in text.splitlines():
             raise InputError(
@@ -164,7 +187,46 @@ def read_instruction(
             )
     if not text.strip():
         raise InputError(path, "is empty", field=VARIANT_KEY)
+    check_leak_words(text, path, VARIANT_KEY)
     return text
+
+
+def refuse_instruction_copies(
+    spec: VariantSpec, instruction: str, hidden: Iterable[tuple[str, Sequence[str]]], size: int
+) -> None:
+    """A ``file:`` variant's instruction refused where it copies a run of ``size`` words from
+    what an item hides (``hidden``: each item's id and its hidden texts, by its system's leak
+    rule): told the norm, the subject is no longer tested on it."""
+    refuse_copied(instruction, hidden, size, instruction_path(spec), VARIANT_KEY)
+
+
+class VariantRecord(BaseModel):
+    """What a log says of its prompt variant (task metadata and each sample's, under
+    ``VARIANT_KEY``): written by ``variant_record``, read back by
+    ``normlab.core.logs.log_variant`` wherever a variant's numbers are shown. A log without
+    one ran the paper's prompt."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    spec: str = PAPER
+    kind: str = PAPER
+    description: str = "the paper's prompt"
+    sha256: str | None = None
+    """For an instruction file (or HSII's ``format:``), the SHA-256 of the text the subject
+    was given."""
+
+    @property
+    def label(self) -> str:
+        """How a report names it: the spec, an instruction by its file's name and the start of
+        its hash (two texts under one name are two variants)."""
+        kind, _, argument = self.spec.partition(":")
+        shown = f"file:{Path(argument).name}" if kind == "file" else self.spec
+        return shown + (f" (SHA-256 {self.sha256[:12]})" if self.sha256 else "")
+
+
+def sha256_text(text: str) -> str:
+    """The SHA-256 of an instruction's text, as its log records it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def variant_record(
@@ -172,10 +234,9 @@ def variant_record(
 ) -> dict[str, str]:
     """What the log says of the variant (task metadata and each sample's): the spec, what it
     did, and, for an instruction file, the SHA-256 of the text the subject was given."""
-    record = {"spec": spec.text, "kind": spec.kind, "description": description}
-    if instruction is not None:
-        record["sha256"] = hashlib.sha256(instruction.encode("utf-8")).hexdigest()
-    return record
+    sha = None if instruction is None else sha256_text(instruction)
+    record = VariantRecord(spec=spec.text, kind=spec.kind, description=description, sha256=sha)
+    return record.model_dump(exclude_none=True)
 
 
 def added_findings(before: Iterable[str], after: Iterable[str]) -> list[str]:
@@ -232,6 +293,13 @@ class VariantBase:
         if self.spec.is_paper:
             return None
         return variant_record(self.spec, self.DESCRIPTIONS[self.spec.kind], self.instruction)
+
+    def refuse_copies(self, hidden: Iterable[tuple[str, Sequence[str]]], size: int) -> None:
+        """For a ``file:`` variant, its instruction refused where it copies a run of ``size``
+        words from what an item hides (``hidden``: each item's id and hidden texts, read only
+        for a ``file:`` variant; ``refuse_instruction_copies``)."""
+        if self.spec.kind == "file" and self.instruction is not None:
+            refuse_instruction_copies(self.spec, self.instruction, hidden, size)
 
 
 def transformed(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from normlab.core.jsonio import read_json, validate_row
-from normlab.core.logs import LogSample
+from normlab.core.logs import LogSample, variants_by_run
 from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, StageResult
 from normlab.hsii.clusters import ClusterAnalysis, for_cases, map_figure, radar_figure
 from normlab.hsii.cot import TARGET_ACCURACY
@@ -243,7 +243,9 @@ def build_report(run: HsiiRun, analysis: HsiiAnalysis) -> HtmlReport:
     for log in run.samples.logs:
         for role, config in (log.eval.model_roles or {}).items():
             roles.setdefault(role, set()).add(str(getattr(config, "model", config)))
-    add_common_sections(report, roles, run.files, run.samples.skipped, analysis.data)
+    add_common_sections(
+        report, roles, run.files, run.samples.skipped, analysis.data, variants_by_run(run.samples)
+    )
     report.heading("Stages and the HSII score")
     report.table(table_one(analysis))
     report.table(breakdown_table(analysis, "domain"))

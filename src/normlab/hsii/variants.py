@@ -38,7 +38,7 @@ from normlab.core.variants import (
     read_instruction,
     transformed,
 )
-from normlab.hsii.lint import check_case
+from normlab.hsii.lint import COPIED_RUN_WORDS, check_case
 from normlab.hsii.prompts import PROMPTS
 from normlab.hsii.schemas import Case
 
@@ -88,7 +88,9 @@ class Variant(VariantBase):
     DESCRIPTIONS = DESCRIPTIONS
 
     def apply(self, cases: list[Case]) -> list[Case]:
-        """The cases as this variant shows them, each checked by the linter."""
+        """The cases as this variant shows them, each checked by the linter (an instruction
+        file, against each case's golden statement)."""
+        self.refuse_copies(((c.case_id, [c.golden.content]) for c in cases), COPIED_RUN_WORDS)
         if self.spec.kind != "rename":
             return cases
         seed = self.spec.seed

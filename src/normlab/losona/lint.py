@@ -39,7 +39,9 @@ SHARED_RUN_WORDS = 5
 or examples) is a leak: the norm copied into the transcript gives the test away."""
 
 
-def _hidden_texts(scenario: Scenario, taxonomy: Taxonomy) -> list[str]:
+def hidden_texts(scenario: Scenario, taxonomy: Taxonomy) -> list[str]:
+    """What the subject must not read: the norm's statements and examples (the scenario's and
+    the taxonomy's)."""
     texts = [scenario.norm_statement]
     examples = [scenario.judge_examples]
     norm = taxonomy.norms.get(scenario.norm_id)
@@ -140,7 +142,7 @@ def check_scenario(scenario: Scenario, taxonomy: Taxonomy) -> Iterator[tuple[str
 
     yield from leak_word_findings([("channel_description", scenario.channel_description)])
     yield from copied_runs(
-        _visible_fields(scenario), _hidden_texts(scenario, taxonomy), SHARED_RUN_WORDS
+        _visible_fields(scenario), hidden_texts(scenario, taxonomy), SHARED_RUN_WORDS
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from normlab.agents import MEMORY_KEY, MemoryLog, inference_table, memory_trace
+from normlab.core.logs import variants_by_run
 from normlab.losona.analysis import BASELINE_CONDITION, LosonaRun, headline_conditions
 from normlab.losona.prompts import DEVELOPMENT_CONDITIONS
 from normlab.losona.results import LosonaAnalysis, PairedResult
@@ -386,6 +387,7 @@ def build_report(run: LosonaRun, analysis: LosonaAnalysis, sources: list[str]) -
         sources,
         run.samples.skipped,
         analysis.data,
+        variants_by_run(run.samples),
     )
     if analysis.development_conditions:
         report.banner(

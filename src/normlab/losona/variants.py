@@ -39,7 +39,7 @@ from normlab.core.variants import (
     read_instruction,
     transformed,
 )
-from normlab.losona.lint import check_scenario
+from normlab.losona.lint import SHARED_RUN_WORDS, check_scenario, hidden_texts
 from normlab.losona.prompts import CAST_LINE, load_template
 from normlab.losona.reorder import NotReorderable, reordered
 from normlab.losona.schemas import Scenario
@@ -68,10 +68,13 @@ class Variant(VariantBase):
     DESCRIPTIONS = DESCRIPTIONS
 
     def apply(self, scenarios: list[Scenario], taxonomy: Taxonomy | None = None) -> list[Scenario]:
-        """The scenarios as this variant shows them, each checked by the linter."""
+        """The scenarios as this variant shows them, each checked by the linter (an
+        instruction file, against what each scenario hides)."""
+        known = taxonomy or load_taxonomy()
+        hidden = ((s.scenario_id, hidden_texts(s, known)) for s in scenarios)
+        self.refuse_copies(hidden, SHARED_RUN_WORDS)
         if self.spec.kind not in ("rename", "reorder"):
             return scenarios
-        known = taxonomy or load_taxonomy()
         seed = self.spec.seed
 
         if self.spec.kind == "reorder":

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from normlab.core.sources import DataSource, data_note
+from normlab.core.variants import VariantRecord
 from normlab.models import RunUsage, is_embedded
 from normlab.report.html import HtmlReport, Table
 
@@ -35,6 +36,17 @@ def sources_note(paths: Iterable[Path | str], skipped: Iterable[str] = ()) -> st
     if notes:
         text += " Counted once: " + "; ".join(notes) + "."
     return text
+
+
+def variant_note(variants: Mapping[str, VariantRecord]) -> str:
+    """The report's line on the prompt each subject was given, read back from its logs
+    (``normlab.core.logs.log_variant``): a variant's numbers are never read as the paper's."""
+    described = {subject: f"{v.label}, {v.description}" for subject, v in variants.items()}
+    if not described:
+        return "Prompt variant: not recorded (records read from files, not logs)."
+    if len(set(described.values())) == 1:
+        return f"Prompt variant: {next(iter(described.values()))}."
+    return "Prompt variant: " + "; ".join(f"{s}: {d}" for s, d in described.items()) + "."
 
 
 def _cost(value: float | None) -> str:
@@ -98,16 +110,20 @@ def add_common_sections(
     sources: Iterable[Path | str],
     skipped: Iterable[str] = (),
     data: Mapping[str, Iterable[DataSource]] | None = None,
+    variants: Mapping[str, VariantRecord] | None = None,
 ) -> None:
-    """The banner (when the embedded model played a role), the sources line, and the data the
+    """The banner (when the embedded model played a role), the sources line, the data the
     runs measured with its SHA-256 (``data``: the analysis's, per run), so a report read a
-    year later says which scenarios its numbers are about."""
+    year later says which scenarios its numbers are about, and the prompt variant each
+    subject ran (``variants``: ``normlab.core.logs.variants_by_run``)."""
     banner = embedded_banner(role_models)
     if banner:
         report.banner(banner)
     report.paragraph(sources_note(sources, skipped), "note")
     if data is not None:
         report.paragraph(data_note(data), "note")
+    if variants is not None:
+        report.paragraph(variant_note(variants), "note")
 
 
 def add_usage_section(report: HtmlReport, usage: Mapping[str, RunUsage], unit: str) -> None:

@@ -23,8 +23,20 @@ from normlab.core.fields import MetadataTally
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows
 from normlab.core.leaks import leak_word_findings
 from normlab.scene.dataset import load_scenarios
-from normlab.scene.schemas import Scaffold, with_own_norms
+from normlab.scene.prompts import norm_values
+from normlab.scene.schemas import Scaffold, SceneScenario, with_own_norms
 from normlab.scene.taxonomy import Dimensions, SceneNorm, load_dimensions
+
+SHARED_RUN_WORDS = 5
+"""A run of this many words shared by an instruction file and a scenario's hidden layer (its
+norm, signals, sanction) is a leak, as LoSoNA's linter counts one."""
+
+
+def hidden_texts(scenario: SceneScenario, dimensions: Dimensions) -> list[str]:
+    """What the subject must not read: the norm, its signals and the sanction, as the
+    personas, the judge and the auditor are given them."""
+    hidden = norm_values(scenario, dimensions)
+    return [hidden[key] for key in ("norm", "compliance_signals", "breach_signals", "sanction")]
 
 
 def scaffold_findings(scaffold: Scaffold) -> list[str]:

@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from normlab.core.logs import variants_by_run
 from normlab.core.provenance import ScenarioProvenance
 from normlab.report import (
     BarSeries,
@@ -308,7 +309,14 @@ def build_report(run: SceneRun, analysis: SceneAnalysis) -> HtmlReport:
     for record in run.records:
         for role, model in record.roles.items():
             role_models.setdefault(role, set()).add(model)
-    add_common_sections(report, role_models, run.samples.paths, run.samples.skipped, analysis.data)
+    add_common_sections(
+        report,
+        role_models,
+        run.samples.paths,
+        run.samples.skipped,
+        analysis.data,
+        variants_by_run(run.samples),
+    )
     report.paragraph(
         "Headline: every labelled episode (§5.4: fidelity qualifies the behavioural measures, "
         "it does not exclude episodes). Each behavioural metric is also shown on VALID "

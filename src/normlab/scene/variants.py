@@ -41,7 +41,7 @@ from normlab.core.variants import (
     read_instruction,
     transformed,
 )
-from normlab.scene.lint import scaffold_findings
+from normlab.scene.lint import SHARED_RUN_WORDS, hidden_texts, scaffold_findings
 from normlab.scene.prompts import TRANSCRIPT_MARKER, load_template, norm_values
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Dimensions, load_dimensions
@@ -70,10 +70,14 @@ class Variant(VariantBase):
     def apply(
         self, scenarios: list[SceneScenario], dimensions: Dimensions | None = None
     ) -> list[SceneScenario]:
-        """The scenarios as this variant shows them, each validated and linted."""
+        """The scenarios as this variant shows them, each validated and linted (an
+        instruction file, against what each scenario hides)."""
+        known = dimensions or load_dimensions()
+        self.refuse_copies(
+            ((s.scenario_id, hidden_texts(s, known)) for s in scenarios), SHARED_RUN_WORDS
+        )
         if self.spec.kind != "rename":
             return scenarios
-        known = dimensions or load_dimensions()
         seed = self.spec.seed
         return transformed(self.spec, scenarios, lambda item: renamed(item, seed, known), findings)
 

@@ -44,6 +44,7 @@ from normlab.study.systems import (
     refuse_sequential_variants,
     variant_cells,
 )
+from normlab.study.variant_logs import logged_variant
 
 DONE_FILE = "cell.json"
 LOCK_FILE = ".study-run.lock"
@@ -265,6 +266,8 @@ def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list
                 skipped=False,
                 **found,
             )
+    for cell in variants:
+        logged_variant(cell)  # logs of another variant, or of an edited file: refused
     for cell in [*every, *variants]:
         if cell.label in done:
             continue

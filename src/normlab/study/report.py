@@ -24,6 +24,7 @@ from normlab.core.files import read_bytes
 from normlab.core.logs import subject_label
 from normlab.core.outputs import replace_file
 from normlab.core.storage import log_location
+from normlab.core.variants import PAPER
 from normlab.runs.headline import Headline, UnitValues, Verdicts
 from normlab.stats import Interval
 from normlab.study.compare import Comparisons, compare, units_of
@@ -41,6 +42,7 @@ from normlab.study.plan import read_plan
 from normlab.study.schema import Study
 from normlab.study.sequential_report import SequentialReport, summarize
 from normlab.study.systems import SYSTEMS, Cell, cells, read_cells
+from normlab.study.variant_logs import logged_variant
 from normlab.study.variants import Measured, Sensitivity, sensitivities
 
 
@@ -191,6 +193,15 @@ def _model_notes(cell: Cell, headline: Headline) -> list[str]:
     ]
 
 
+def _variant_notes(cell: Cell) -> list[str]:
+    """A cell of the study's own whose logs ran a prompt variant (``options.variant``) is not
+    the paper's prompt's number: said on its row, as its logs name the variant."""
+    logged = logged_variant(cell)
+    if logged is None or logged.spec == PAPER:
+        return []
+    return [f"prompt variant {logged.label} ({logged.description}), as its logs record"]
+
+
 def rank_subjects(ordered: list[Ranked], paired: Comparisons | None) -> tuple[list[Ranked], str]:
     """Each subject's rank, 1 + the subjects shown better than it: a pair is told apart when
     its paired family-wise 95% interval (Bonferroni over the system's pairs) excludes 0, or,
@@ -278,6 +289,7 @@ def report_study(study: Study) -> StudyReport:
         entry = by_system.setdefault(cell.system, (metric, unit, quantity, []))
         papers: list[PaperRow] = []
         notes: list[str] = []
+        notes += _variant_notes(cell)
         if headline is not None:
             notes += _model_notes(cell, headline)
             papers, other = paper_rows(

@@ -35,7 +35,7 @@ from normlab.core.errors import InputError
 from normlab.core.jsonio import validate_row, validation_field
 from normlab.core.logs import BASE_AGENT
 from normlab.core.variants import OPTION as VARIANT_OPTION
-from normlab.core.variants import PAPER, VariantSpec
+from normlab.core.variants import PAPER, VariantSpec, canonical_variant
 from normlab.core.yamlio import read_yaml
 from normlab.specs import parts, specs
 from normlab.specs import spec as find_system
@@ -307,8 +307,9 @@ def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
 
 def variant_list(spec: SystemEntry) -> list[str]:
     """A system's prompt variants as its cells run them: the paper's prompt first (always
-    run, whether listed or not), then each other variant once, in the file's order."""
-    given = [text.strip() for text in spec.variants]
+    run, whether listed or not), then each other variant once, in the file's order, each in
+    its canonical form (``rename:01`` is ``rename:1``: one variant, one folder)."""
+    given = [canonical_variant(text) for text in spec.variants]
     return [PAPER, *dict.fromkeys(text for text in given if text != PAPER)] if given else []
 
 
@@ -346,6 +347,7 @@ def check_variants(study: Study, path: Path) -> None:
                 other = folders[folder]
                 problem = (
                     f"{checked!r} is listed twice"
+                    + ("" if text.strip() == checked else f" (as {text.strip()!r})")
                     if other == checked
                     else f"{checked!r} and {other!r} would share the folder {folder!r}"
                 )

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from normlab.core.fields import taken_from
 from normlab.core.variants import PAPER
@@ -50,6 +50,7 @@ from normlab.stats import (
 from normlab.study.compare import units_of
 from normlab.study.schema import Study, variant_list
 from normlab.study.systems import SYSTEMS, read_cells, variant_cells
+from normlab.study.variant_logs import logged_variant
 
 Measured = tuple[Headline | None, UnitValues | None]
 """One cell as the report read it: its headline and its headline per unit."""
@@ -105,6 +106,9 @@ class Sensitivity(BaseModel):
     ranking: list[RankingStability]
     """One per variant after the paper's; empty with fewer than two subjects measured."""
     note: str
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Per variant whose cells have logs, how the logs name it (``log_variant``: the spec, an
+    instruction file by its name and its text's hash); the tables name a variant by it."""
 
 
 def _array(values: UnitValues | None, shared: list[str]) -> list[object]:
@@ -262,7 +266,11 @@ def sensitivities(
     ``paper``: the paper's cells as the report read them, by system and subject."""
     measured: dict[tuple[str, str, str], Measured] = {}
     missing: list[str] = []
+    labels: dict[tuple[str, str], str] = {}
     for cell, system, run, analysis in read_cells(variant_cells(study), missing):
+        logged = logged_variant(cell)  # refuses logs of another variant or text
+        if logged is not None:
+            labels.setdefault((cell.system, str(cell.variant)), logged.label)
         found = (system.headline(run, analysis), units_of(cell.system, run, analysis))
         measured[cell.system, cell.subject.name, str(cell.variant)] = found
     subjects = [subject.name for subject in study.subjects]
@@ -280,7 +288,9 @@ def sensitivities(
             for subject in subjects
             for variant in variants
         }
-        found_systems[name] = sensitivity(name, variants, subjects, cells)
+        read = sensitivity(name, variants, subjects, cells)
+        shown = {v: labels[name, v] for v in variants if (name, v) in labels}
+        found_systems[name] = read.model_copy(update={"labels": shown})
     return found_systems, missing
 
 
@@ -300,9 +310,10 @@ def _headline(found: VariantHeadline) -> str:
     return f"{shown} ({_count(found.n, found.unit)})"
 
 
-def variant_label(variant: str) -> str:
-    """A variant as the tables name it: the paper's prompt said to be the paper's, an
-    instruction file by its name (no two of a study's share one: ``check_variants``)."""
+def study_label(variant: str) -> str:
+    """A variant as the tables name it before its logs do: the paper's prompt said to be the
+    paper's, an instruction file by its name (no two of a study's share one:
+    ``check_variants``)."""
     if variant == PAPER:
         return "paper (the paper's prompt)"
     kind, _, argument = variant.partition(":")
@@ -312,7 +323,12 @@ def variant_label(variant: str) -> str:
 def variant_blocks(system: str, found: Sensitivity) -> list[Table | str]:
     """The tables and notes of a system's prompt sensitivity, in order: each subject's
     headline under each variant with its spread, the differences from the paper's prompt,
-    and the ranking's stability (the terminal, the HTML report and the Compare page)."""
+    and the ranking's stability (the terminal, the HTML report and the Compare page). A
+    variant is named as its logs name it, where its cells have run."""
+
+    def variant_label(variant: str) -> str:
+        return found.labels.get(variant) or study_label(variant)
+
     shared = f"shared {found.unit}s"
     if found.cluster_unit and found.clusters:
         shared += f" in {_count(found.clusters, found.cluster_unit)}"

@@ -48,7 +48,14 @@ from normlab.web.pages import Pages, found
 from normlab.web.play import Seats
 from normlab.web.play_routes import add_play_routes
 from normlab.web.readers import load, reader_of, sample_label, system_of
-from normlab.web.runs import REPORT_FILES, discover, folder_runs_of, folder_templates, inside
+from normlab.web.runs import (
+    REPORT_FILES,
+    discover,
+    folder_runs_of,
+    folder_templates,
+    inside,
+    variant_label,
+)
 from normlab.web.settings import ServeSettings
 from normlab.web.store import Store
 from normlab.web.study_routes import add_study_routes
@@ -213,7 +220,10 @@ def create_app(settings: ServeSettings) -> FastAPI:
             (index, *sample_label(system, log, sample))
             for index, sample in enumerate(log.samples or [])
         ]
-        return page(request, "run.html", path=path, system=system, log=log, samples=samples)
+        variant = variant_label(log)
+        return page(
+            request, "run.html", path=path, system=system, log=log, samples=samples, variant=variant
+        )
 
     @app.get("/sample")
     def sample_page(request: Request, path: str, n: int) -> HTMLResponse:
@@ -223,7 +233,11 @@ def create_app(settings: ServeSettings) -> FastAPI:
         reader = reader_of(system)
         if reader is None or not 0 <= n < len(log.samples or []):
             raise HTTPException(404, "no such sample")
-        view = reader.view(log, n)
+        found = reader.view(log, n)
+        # Every system's page says which prompt the subject was given, read from the log.
+        view = dataclasses.replace(
+            found, facts=[*found.facts, ("prompt variant", variant_label(log))]
+        )
         return page(request, "sample.html", path=path, view=view, system=system)
 
     add_play_routes(app, pages)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normlab.core.errors import InputError
-from normlab.core.logs import local_path, preference, run_key, subject_of
+from normlab.core.logs import local_path, log_variant, preference, run_key, subject_of
 from normlab.runs.people import FolderRuns, RunSummary, report_in
 from normlab.specs import parts, specs
 
@@ -84,10 +84,19 @@ def _headline(log: EvalLog) -> list[tuple[str, str]]:
     return headline
 
 
+def variant_label(log: EvalLog) -> str:
+    """The prompt variant a log ran, as the run pages name it (``log_variant``); a record
+    normlab did not write is said so on the run's line, not a failed page."""
+    try:
+        return log_variant(log).label
+    except InputError as error:
+        return error.problem
+
+
 def _inspect_runs(root: Path) -> list[RunSummary]:
     headers, runs = _headers(root)
     for path, log in headers:
-        roles = [("subject", subject_of(log))]
+        roles = [("subject", subject_of(log)), ("prompt variant", variant_label(log))]
         for role, config in (log.eval.model_roles or {}).items():
             configs = config if isinstance(config, list) else [config]
             roles.append((role, ", ".join(str(c.model) for c in configs)))
