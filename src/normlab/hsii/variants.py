@@ -12,8 +12,8 @@ with the characters renamed, or asking for the reply in another format.
   is also a word only where it is the name, a case where that cannot be told refused. The
   bank's names are people's names, in capitals where the cast's are, so a role's name ("the
   ORCHARD OWNER") becomes a person's ("ANOUK GALLARDO", its "the" dropped): what each does
-  stays in the relationships, which is how the paper's scenes introduce them; a group's name ("FARMERS") reads as one person.
-  The Intelligent Assistant keeps its name.
+  stays in the relationships, which is how the paper's scenes introduce them; a group's name
+  ("FARMERS") reads as one person. The Intelligent Assistant keeps its name.
 - ``format:NAME``: the paper's third notice (one dict on one line) asks instead for ``json``
   (a strict JSON object with double quotes) or ``key-lines`` (``role_to: …`` and
   ``content: …`` on two lines); r1's parser reads both (``normlab.hsii.parse``).
