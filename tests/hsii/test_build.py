@@ -164,16 +164,17 @@ def test_top_k_keeps_the_best_scored_scenario(tmp_path: Path) -> None:
 def test_an_and_name_golden_is_scorable_without_aliases() -> None:
     """Issue 31: one normaliser reads "&" as "and", and a word run only one name holds names
     that character, so the name needs no alias for these; an alias adds only what the name
-    does not say (title + surname), and never one that the name already gives or two share."""
+    does not say, and never one that the name already gives or two share. Since issue 41 the
+    names give title + surname too ("Dr Quinn"), so no alias is derived at all."""
     cast = ["HEALTH AND SAFETY INSPECTOR", "SITE MANAGER", "CRANE OPERATOR", "DR. MARA QUINN"]
     aliases = fill_aliases(cast)
-    assert aliases == {"DR. MARA QUINN": ["DR QUINN"]}
+    assert aliases == {}
     for said in ("the safety inspector", "Health & Safety Inspector", "inspector"):
         statement = Statement(targets=[said], content="Please check the crane.", rule="json")
         assert target_correct(statement, cast[0], cast, {}), said
     doctor = Statement(targets=["Dr Quinn"], content="…", rule="json")
-    assert target_correct(doctor, cast[3], cast, aliases)
-    assert not target_correct(doctor, cast[3], cast, {})  # not a run of the name: the alias
+    assert target_correct(doctor, cast[3], cast, {})  # the title + surname of one name
+    assert fill_aliases(cast, {cast[3]: ["Dr Quinn"]}) == {}  # given, it adds nothing
     # A run two characters share ("MANAGER") names neither; given as one's alias, it is kept
     # (someone chose it), given to both, it is dropped (it would name two).
     shared = fill_aliases(["SITE MANAGER", "PROJECT MANAGER"], {"SITE MANAGER": ["manager"]})

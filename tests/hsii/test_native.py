@@ -174,10 +174,11 @@ def test_a_person_named_intelligent_assistant_is_not_merged_with_the_assistant(
     assert "mod" in dialogue.background.characters
 
 
-def test_a_dialogue_too_long_to_cut_is_left_out_with_a_finding(tmp_path: Path) -> None:
+def test_a_dialogue_too_long_to_cut_refuses_the_file(tmp_path: Path) -> None:
     """Issue 32: each case holds every turn before it, so one 200,000-turn dialogue (a 9 MB
-    file) would have made cases holding ~10¹⁰ turns; a dialogue over MAX_TURNS is not written
-    (a finding, exit 1), and ``hsii cut`` refuses it on one line."""
+    file) would have made cases holding ~10¹⁰ turns; a dialogue over MAX_TURNS refuses the
+    import on one line, exit 2 (issue 41: it was a lint finding, exit 1, the resume code),
+    nothing written, and ``hsii cut`` refuses it on one line."""
     turns = [("long", "Ann" if i % 2 else "mod", "Ann" if i % 2 == 0 else "mod", f"Turn {i}.")
              for i in range(MAX_TURNS + 1)]  # fmt: skip
     turns[-1] = ("long", "mod", "Bo", "Bo, at last.")
@@ -192,10 +193,10 @@ def test_a_dialogue_too_long_to_cut_is_left_out_with_a_finding(tmp_path: Path) -
     result = runner.invoke(
         app, ["hsii", "import-dialogues", str(path), "--out", str(out), "--assistant", "mod"]
     )
-    assert result.exit_code == 1, result.output
-    assert "1 dialogues, 2 cases" in result.output
-    (finding,) = [line for line in result.output.splitlines() if "not written" in line]
-    assert finding.startswith(f"{path}:1: long: messages: {MAX_TURNS + 1:,} turns, more than")
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"normlab: error: {path}:1: dialogue 'long': {MAX_TURNS + 1:,} turns")
+    assert not out.exists()
     with pytest.raises(InputError, match="long': 501 turns, more than the 500"):
         import_dialogues(path, Fill(assistant="mod"))
     (small_dialogue,) = import_dialogues(

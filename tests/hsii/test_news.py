@@ -90,3 +90,41 @@ def test_an_article_longer_than_the_csv_modules_limit_is_read(tmp_path: Path) ->
     items = read_corpus(str(path))
     assert [len(item.text) for item in items] == [len(article.strip()), len("Council met.")]
     assert [hit.item.id for hit in search(items, ["flood"])] == ["n1"]
+
+
+# --- issue 41, item 19: what a keyword is ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "keywords", "said"),
+    [
+        ("search", ["river flood defences"], "'river flood defences' has 3 words"),
+        ("search", ["flood", "river", "farm"], "3 keywords: a search is seeded by one or two"),
+        ("build", ["river flood defences"], "'river flood defences' has 3 words"),
+    ],
+)
+def test_a_keyword_longer_than_a_two_word_phrase_is_refused(
+    tmp_path: Path, command: str, keywords: list[str], said: str
+) -> None:
+    """§5.1 seeds a search with "one to two keywords", and ``--keywords`` is "a keyword or
+    two-word phrase": a three-word keyword was searched for as a phrase, exit 0."""
+    from typer.testing import CliRunner
+
+    from normlab.cli import app
+
+    given = [part for keyword in keywords for part in ("--keywords", keyword)]
+    args = ["hsii", "news", "search", *given] if command == "search" else []
+    if command == "build":
+        args = ["hsii", "build", *given, "--out", str(tmp_path / "b")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"normlab: error: --keywords: {said}"), line
+    assert not (tmp_path / "b").exists()
+    with pytest.raises(news.InputError):
+        search([NewsItem(id="d", text="River flood defences held.")], keywords)
+
+
+def test_a_two_word_phrase_and_two_keywords_are_searched() -> None:
+    corpus = [NewsItem(id="d", text="River defences held the flood.")]
+    assert [h.item.id for h in search(corpus, ["river defences", "flood"])] == ["d"]

@@ -39,13 +39,15 @@ def test_the_rescore_the_readme_reports() -> None:
     if not _has_commit(BEFORE, REPOSITORY):
         pytest.skip(f"the history holds no {BEFORE[:7]} (a shallow clone)")
     result = measure()
-    assert (result["cases"], result["changed"]) == (477, 153)
+    # 153 under issue 31's rules; issue 41's folded accents add dlg-tourism-003#16 ("cafe" of
+    # CAFÉ OWNER) and drop the 16 "cafe owner"/"café owner" aliases that the name now gives
+    assert (result["cases"], result["changed"]) == (477, 154)
     assert result["changed_by_direction"] == {
-        "wrong target → right": 152,
+        "wrong target → right": 153,
         "right → wrong target": 1,
     }
     assert result["dlg-labour-002#16"] is True
-    assert result["aliases"] == {"before": 4368, "now": 2148}
+    assert result["aliases"] == {"before": 4368, "now": 2132}
     assert result["forms_every_case_shares"]['prose "To be clear: …"'] == 477
     # "To manage: …" read as an address in 201 casts (a near miss of MANAGER), "To start:" in
     # 9; now only an exact word of one name: WITNESS SUPPORT COORDINATOR's "support", 7 cases

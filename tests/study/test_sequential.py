@@ -126,3 +126,48 @@ def test_plan_predicts_the_saving(workdir: Path) -> None:
         # At a rate near 0 the sequence narrows fast: most units are left unrun.
         assert 0.3 < found["share_saved"] < 1
         assert abs(found["calls_saved"] - cell["calls"] * found["share_saved"]) < 0.5
+
+
+# --- issue 41, item 18: the budget checked before a batch, the study's prices, the rule --------
+
+
+def test_a_max_cost_below_the_first_batch_runs_nothing_and_says_so(workdir: Path) -> None:
+    """``--max-cost 1e-9`` spent $0.0133 on a first batch and exited 0: the first batch was
+    let run unpriced. Now each batch's cost is the plan's before it runs (here counted by
+    the plan's dry run, since the study has no plan.json), and a cap no batch fits is refused."""
+    path = make_study(workdir)
+    args = ["study", "run", str(path), "--until-halfwidth", "0.2", "--batch", "4"]
+    result = runner.invoke(app, [*args, "--max-cost", "1e-9"])
+    assert result.exit_code == 2, result.output
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("normlab: error")]
+    assert "--max-cost: $1e-09 runs no batch: losona/always's units 1–4" in line
+    assert not list((workdir / "out" / "losona").rglob("*.eval"))  # no paid call was made
+
+
+def test_a_sequential_run_stays_within_max_cost_and_prices_its_usage(workdir: Path) -> None:
+    """Within the cap the study runs the batches that fit and stops; every batch's usage block
+    is costed at the study's ``prices:`` (it said "cost unknown" for the scripted models)."""
+    path = make_study(workdir)
+    invoke("plan", path, "--json")  # plan.json: the batches' prices come from it
+    args = ["study", "run", str(path), "--json", "--until-halfwidth", "0.2", "--batch", "4"]
+    result = runner.invoke(app, [*args, "--max-cost", "0.03"])
+    assert result.exit_code == 0, result.stderr
+    assert "cost unknown" not in result.stderr and "cost: $" in result.stderr
+    cells = json.loads(result.stdout)["sequential"]["cells"]
+    assert {cell["reason"] for cell in cells} == {"max-cost"}
+    assert 0 < sum(cell["cost"] for cell in cells) <= 0.03
+
+
+def test_a_halfwidth_any_interval_meets_is_refused(workdir: Path) -> None:
+    """``--until-halfwidth inf`` and ``2`` were accepted for LoSoNA's accuracy, a proportion
+    whose every interval is at most 0.5 wide each side: each cell stopped after one batch."""
+    path = make_study(workdir)
+    for given in ("inf", "nan", "2", "0.51", "-0.1"):
+        for command in ("run", "plan"):
+            result = runner.invoke(app, ["study", command, str(path), "--until-halfwidth", given])
+            assert result.exit_code == 2, (given, result.output)
+            assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+            assert "--until-halfwidth" in result.stderr
+    assert not (workdir / "out" / "losona").exists()
+    accepted = runner.invoke(app, ["study", "plan", str(path), "--until-halfwidth", "0.5"])
+    assert accepted.exit_code == 0, accepted.stderr

@@ -9,8 +9,10 @@ NFC golden. Now every place compares ``normalise_name``'s output, and a ``Cast``
 
 1. the same name or a listed alias, once normalised;
 2. else a *word run* of one character's name (a title, a surname, "the safety inspector" of
-   "HEALTH AND SAFETY INSPECTOR"), when exactly one character's name holds that run; a run
-   two names hold ("Carlos" of Carlos Moya and Carlos Gomez) names no one: a miss.
+   "HEALTH AND SAFETY INSPECTOR") or its *title + surname* ("Dr Ní Bhriain" of "Dr. Siobhán
+   Ní Bhriain": the given name skipped, the surname any run of the words after it), when
+   exactly one character's name holds it; one two names hold ("Carlos" of Carlos Moya and
+   Carlos Gomez, "Dr Quinn" of Dr. Mara Quinn and Dr. John Quinn) names no one: a miss.
 
 A name that is none of these may still be *meant* for a character: ``Cast.addresses``
 says whether a ``To NAME:`` prefix names a participant at all (then it is an address, scored
@@ -30,6 +32,16 @@ from normlab.hsii.schemas import ASSISTANT
 
 CONNECTIVES = frozenset(("and", "of", "the", "for", "to", "a", "an", "in", "on", "at", "with"))
 """Words a word run may hold inside but never start or end with ("AND SAFETY" is no name)."""
+TITLES = frozenset(
+    ("dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame",
+     "captain", "capt", "chief", "judge", "rev", "reverend", "father", "sister", "nurse",
+     "officer", "sergeant", "sgt", "inspector", "councillor", "minister")
+)  # fmt: skip
+"""Words that, first in a person's name, are a title rather than a given name."""
+SAME_TITLE = {
+    "doctor": "dr", "professor": "prof", "captain": "capt", "sergeant": "sgt", "reverend": "rev"
+}  # fmt: skip
+"""A title's long form read as its short one ("Doctor Quinn" is "Dr Quinn")."""
 NEAR_MISS = 0.8
 """Similarity (difflib's ratio) at or above which a name is a misspelling of a character's
 name, alias or run of two or more words of a name: an address to someone, scored wrong,
@@ -41,9 +53,10 @@ def normalise_name(name: str) -> str:
     """The spelling every comparison of names uses: ``normlab.core.text.words`` (Unicode
     NFC and casefolded, so an NFD reply equals its NFC golden and letter case never matters;
     apostrophes dropped, so "O'Brien" stays one word; "&" read as "and"; other punctuation,
-    underscores and spacing folded to single spaces; accents kept, as the cast spells them),
+    a title's full stop included, underscores and spacing folded to single spaces; accents
+    dropped, so "Siobhan" is "Siobhán": a reply typed without them names the same person),
     and a leading "the" dropped."""
-    folded = words(name)
+    folded = words(name, strip_accents=True)
     if folded and folded[0] == "the":
         folded = folded[1:]
     return " ".join(folded)
@@ -66,6 +79,32 @@ def word_runs(name: str) -> frozenset[str]:
                 if said[start] not in CONNECTIVES and said[end - 1] not in CONNECTIVES:
                     runs.add(" ".join(said[start:end]))
     return frozenset(runs)
+
+
+def _titled(said: list[str]) -> str:
+    """Normalised words with a leading title in its short form."""
+    if said and said[0] in SAME_TITLE:
+        return " ".join([SAME_TITLE[said[0]], *said[1:]])
+    return " ".join(said)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def titled_surnames(name: str) -> frozenset[str]:
+    """Title + surname of each part of ``name`` (``X (Y)`` has two) that is a title, a given
+    name and a surname (normalised, the title in its short form): the title, then each run
+    of the words after the given name that starts with no connective, so a surname of
+    several words is whole ("dr ní bhriain", "dr van der berg", "dr de la cruz") and its
+    last words still name the person ("dr cruz"). A part whose last word is a title too
+    ("CHIEF FINANCE OFFICER") is a post, not a titled person, and gives none."""
+    found: set[str] = set()
+    for part in re.split(r"[()]", name):
+        said = normalise_name(part).split()
+        if len(said) < 3 or said[0] not in TITLES or said[-1] in TITLES:
+            continue
+        for start in range(2, len(said)):
+            if said[start] not in CONNECTIVES:
+                found.add(_titled([said[0], *said[start:]]))
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -91,7 +130,8 @@ class Cast:
 
     def owners(self, name: str) -> set[str]:
         """The characters ``name`` could mean: those it names exactly (name or alias), else
-        those whose name holds it as a word run; the assistant and the empty name mean none."""
+        those whose name holds it as a word run or as its title + surname; the assistant and
+        the empty name mean none."""
         wanted = normalise_name(name)
         if not wanted or wanted == normalise_name(ASSISTANT):
             return set()
@@ -102,7 +142,12 @@ class Cast:
         }
         if exact:
             return exact
-        return {character for character in self.characters if wanted in word_runs(character)}
+        titled = _titled(wanted.split())
+        return {
+            character
+            for character in self.characters
+            if wanted in word_runs(character) or titled in titled_surnames(character)
+        }
 
     def resolve(self, name: str) -> str | None:
         """The one character ``name`` means, or None (unknown, ambiguous, the assistant)."""
@@ -112,8 +157,8 @@ class Cast:
     def addresses(self, name: str) -> bool:
         """Does ``name`` name a participant at all: a character (even ambiguously, a single
         word of a name included), the assistant, or a near-miss of a character's name, an
-        alias or a run of two or more words of a name. A ``To NAME:`` prefix is an address
-        only then (issue 31: "To be clear: …" is prose).
+        alias, a run of two or more words of a name or a title + surname. A ``To NAME:``
+        prefix is an address only then (issue 31: "To be clear: …" is prose).
 
         A near-miss of a single word of a name is not: against every one-word run, the
         common words that start prose came too close to some word of a cast ("To start:" to
@@ -131,4 +176,5 @@ class Cast:
             for run in word_runs(character)
             if " " in run  # two or more words
         }
+        known |= {titled for c in self.characters for titled in titled_surnames(c)}
         return bool(difflib.get_close_matches(wanted, sorted(known), n=1, cutoff=NEAR_MISS))

@@ -23,10 +23,10 @@ from normlab.hsii.spec import SPEC
 # The dataset, solvers and scorers are imported when a task is built, not when Inspect loads
 # the entry point that registers it (``normlab._registry``).
 
-TASK_VERSION = 2
+TASK_VERSION = 3
 """What Inspect records as the log's task version (``hsii`` and ``hsii_cot`` alike): a new one
 when results stop being comparable with the old (the README's Changelog says what each
-changed; ``eval.yaml`` lists it as ``2-A``)."""
+changed; ``eval.yaml`` lists it as ``3-A``)."""
 
 
 @task

@@ -108,6 +108,20 @@ class CallCounts(Protocol):
 CallT = TypeVar("CallT", bound=CallCounts)
 
 
+class TokenPrice(Protocol):
+    """US dollars per million input and output tokens (a study's ``prices:``)."""
+
+    @property
+    def input(self) -> float: ...
+    @property
+    def output(self) -> float: ...
+
+
+def dollars(input_tokens: int, output_tokens: int, price: TokenPrice) -> float:
+    """US dollars for the tokens at ``price`` (per million tokens)."""
+    return (input_tokens * price.input + output_tokens * price.output) / 1e6
+
+
 def usage_by(
     calls: Iterable[CallT],
     key: Callable[[CallT], str],
@@ -200,6 +214,29 @@ class RunUsage(BaseModel):
 
     units: int
     roles: dict[str, RoleUsage]
+
+
+def priced(
+    usage: Mapping[str, RunUsage],
+    model_of: Mapping[str, str],
+    prices: Mapping[str, TokenPrice],
+) -> dict[str, RunUsage]:
+    """``usage`` with each role whose model (``model_of``: role → model) ``prices`` names
+    costed at that price, over what Inspect recorded: a study's ``prices:`` stand over
+    Inspect's, and Inspect knows no price for a model it does not list (a scripted or
+    private one), which the usage table would show as "cost unknown". The tokens priced are
+    those this run paid for; cache hits cost nothing this time."""
+    found: dict[str, RunUsage] = {}
+    for run, used in usage.items():
+        roles = {}
+        for role, item in used.roles.items():
+            price = prices.get(model_of.get(role, ""))
+            if price is not None:
+                cost = dollars(item.input_tokens, item.output_tokens, price)
+                item = item.model_copy(update={"cost": cost})
+            roles[role] = item
+        found[run] = used.model_copy(update={"roles": roles})
+    return found
 
 
 def usage_by_run(samples: SampleSet) -> dict[str, RunUsage]:

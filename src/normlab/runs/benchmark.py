@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import shutil
 from collections.abc import Callable, Mapping, Sized
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, ParamSpec, Protocol, TypeAlias, TypeVar
 
@@ -41,7 +41,7 @@ from normlab.core.storage import (
 )
 from normlab.models import DEFAULT_MODEL, AnalysisBase, RoleSettings
 from normlab.models.preflight import check_models
-from normlab.models.usage import RunUsage, merge_usage
+from normlab.models.usage import SUBJECT_ROLE, RunUsage, TokenPrice, merge_usage, priced
 from normlab.report import usage_table
 from normlab.runs.console import note, print_json, print_table, stdout_to_stderr
 from normlab.runs.folders import default_log_dir, roles_line
@@ -137,6 +137,9 @@ class RunOptions:
     samples: tuple[str, ...] | None = None
     """Run only these sample ids of the task (a sequential study's batch of units, into a
     folder of its own, so a finished sample is never run again)."""
+    prices: Mapping[str, TokenPrice] = field(default_factory=dict)
+    """Dollars per million tokens by model, over Inspect's (a study's ``prices:``), so the
+    usage this run prints costs what the study's plan and budget cost it."""
 
 
 def task_roles(task: Task) -> dict[str, str]:
@@ -218,7 +221,10 @@ def finish_run(
             max_connections=options.max_connections,
         )
     loaded = bench.load(logs)
-    analysis = analyze_and_emit(bench, loaded, options.as_json)
+    analysis = bench.analyze(loaded)
+    if options.prices:
+        analysis.usage = priced(analysis.usage, {SUBJECT_ROLE: model, **roles}, options.prices)
+    emit(bench, loaded, analysis, options.as_json)
     if options.report:
         local = folder if isinstance(folder, Path) else mirror_folder(folder)
         path = bench.write_report(loaded, analysis, report_dir or local)

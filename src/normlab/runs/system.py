@@ -112,6 +112,13 @@ class Sequential:
     model: UnitModel
     """How a simulated study draws a unit (``study plan --until-halfwidth``'s saving)."""
 
+    @property
+    def proportion(self) -> bool:
+        """Is the headline a proportion, on [0, 1]: a 0/1 unit's share (``share``) or a
+        pooled ratio of successes to events (``count``); HSII's score (``staged``) runs to
+        ι_max."""
+        return self.model != "staged"
+
     def size(self, samples: int) -> float:
         """A unit of ``samples`` samples, as the simulation sizes it (a share's unit is one
         0/1 value whatever its samples)."""

@@ -134,19 +134,19 @@ def plan(
 
     study = _load(study_file, out)
     if until_halfwidth is not None:
+        from normlab.study.sequential import Rule
         from normlab.study.systems import refuse_sequential_variants
 
-        refuse_sequential_variants(study)  # before any dry run
+        Rule(until_halfwidth, batch=batch).check(study.systems)  # before any dry run
+        refuse_sequential_variants(study)
     rates = pilot_rates(pilot, list(study.systems)) if pilot else None
     speed = calibrate_embedded() if calibrate else None
     result = plan_study(
         study, latency, assumed_rate, target_halfwidth, rates, icc, pair_correlation, speed
     )
     if until_halfwidth is not None:
-        from normlab.study.sequential import Rule
         from normlab.study.sequential_plan import plan_savings
 
-        Rule(until_halfwidth, batch=batch).check()
         plan_savings(study, result.cells, until_halfwidth, batch)
     note(f"plan: {write_plan(result, log_location(study.out))}")
     if as_json:
@@ -249,6 +249,8 @@ def run(
     elif until_decided or max_cost is not None:
         raise InputError("--until-halfwidth", "--until-decided and --max-cost need it")
     study = _load(study_file, out)
+    if rule is not None:
+        rule.check(study.systems)
     results = run_study(study, executor, ray_address, rule)
     from normlab.study.sequential_report import summarize
 

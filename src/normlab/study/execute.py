@@ -23,7 +23,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from normlab.core.errors import InputError, OutputError
 from normlab.core.storage import log_location, mirror_folder
 from normlab.study.location import read_text, write_text
-from normlab.study.schema import Study
+from normlab.study.schema import Price, Study
 from normlab.study.sequential import Rule
 from normlab.study.systems import (
     SYSTEMS,
@@ -119,16 +119,17 @@ def measured(system: str, analysis: Any) -> PartResult:
     return PartResult(samples=usage.units, calls=calls)
 
 
-def run_part(part: Part, connections: int) -> PartResult:
+def run_part(part: Part, connections: int, prices: Mapping[str, Price] | None = None) -> PartResult:
     """Run (or resume) one part of a cell; what it measured. What the system prints goes to
-    stderr: a study's stdout holds only its own result."""
+    stderr: a study's stdout holds only its own result; its usage is costed at the study's
+    ``prices``."""
     from normlab.runs import note, stdout_to_stderr
 
     cell = part.cell
     note(f"study: {part.label} running ({cell.model}, logs in {cell.folder})")
     started = time.monotonic()
     with stdout_to_stderr():
-        analysis = SYSTEMS[cell.system].run(cell, connections, part.shard)
+        analysis = SYSTEMS[cell.system].run(cell, connections, part.shard, prices=prices)
     wall = round(time.monotonic() - started, 2)
     return measured(cell.system, analysis).model_copy(update={"wall_s": wall})
 
@@ -277,7 +278,8 @@ def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list
             done[cell.label] = before
     todo = [cell for cell in [*every, *variants] if cell.label not in done]
     parts = [Part(cell, shard) for cell in todo for shard in cell.parts()]
-    measured_parts = chosen.run(parts, lambda part: run_part(part, connections))
+    prices = dict(study.prices)
+    measured_parts = chosen.run(parts, lambda part: run_part(part, connections, prices))
     for cell in todo:
         mine = [m for part, m in zip(parts, measured_parts, strict=True) if part.cell == cell]
         done[cell.label] = finish_cell(cell, mine)

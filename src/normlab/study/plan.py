@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 from normlab.core.errors import InputError
 from normlab.core.fields import taken_from
 from normlab.models.roles import NORM_MEMORY_ROLE, is_embedded
-from normlab.models.usage import SUBJECT_ROLE, RoleUsage
+from normlab.models.usage import SUBJECT_ROLE, RoleUsage, dollars
 from normlab.stats.planning import Assumed
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
@@ -259,7 +259,7 @@ def _role_plan(model: str, usage: RoleUsage, price: Price | None) -> RolePlan:
 
 def _cost(tokens_in: int, tokens_out: int, price: Price | None) -> float | None:
     """US dollars at ``price`` (per million tokens); ``None`` when the price is unknown."""
-    return None if price is None else (tokens_in * price.input + tokens_out * price.output) / 1e6
+    return None if price is None else dollars(tokens_in, tokens_out, price)
 
 
 def _total_cost(parts: list[float | None]) -> float | None:
@@ -388,11 +388,26 @@ def plan_cell(
     )
 
 
+LATENCY_S = 2.0
+ASSUMED_RATE = 0.5
+TARGET_HALFWIDTH = 0.05
+"""``plan_study``'s defaults: seconds per call, the headline's assumed rate, the half-width."""
+
+
+def plan_one(cell: Cell, study: Study) -> CellPlan:
+    """One cell counted and priced as ``plan_study`` does it (a dry run on scripted models,
+    no paid call), at its default assumptions."""
+    model, roles = dry_models(cell, study)
+    counted = dry_run(cell, model, roles, study.max_connections)
+    assumed = rate_for(None, cell.system, cell.subject.name, ASSUMED_RATE)
+    return plan_cell(cell, counted, study, LATENCY_S, assumed, Sizing(TARGET_HALFWIDTH))
+
+
 def plan_study(
     study: Study,
-    latency: float = 2.0,
-    rate: float = 0.5,
-    target: float = 0.05,
+    latency: float = LATENCY_S,
+    rate: float = ASSUMED_RATE,
+    target: float = TARGET_HALFWIDTH,
     pilot: PilotRates | None = None,
     icc: float = ICC,
     correlation: float = 0.0,

@@ -29,7 +29,9 @@ no finished sample is ever run again), and what the cell did in
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,8 @@ from normlab.stats import Interval, confidence_sequence
 from normlab.study.location import read_text, write_text
 from normlab.study.systems import SYSTEMS, Cell
 
+PROPORTION_HALFWIDTH = 0.5
+"""The widest half-width an interval on [0, 1] can have."""
 ORDER_FILE = "order.json"
 STATE_FILE = "sequential.json"
 ALPHA = 0.05
@@ -67,9 +71,24 @@ class Rule:
     max_cost: float | None = None
     batch: int = 10
 
-    def check(self) -> Rule:
-        if not self.halfwidth > 0:
-            raise InputError("--until-halfwidth", f"must be positive, got {self.halfwidth}")
+    def check(self, systems: Iterable[str] = ()) -> Rule:
+        """The rule, refused on one line where it cannot stop a cell as asked: a half-width
+        that is no finite positive number, or one that a ``systems``' proportion headline
+        (LoSoNA's accuracy, SCENE's repair rate, on [0, 1]) meets at its first look, since
+        every interval in [0, 1] is at most 0.5 wide each side (``inf`` or ``2`` stopped each
+        cell after one batch, as if a rule had been met)."""
+        if not (self.halfwidth > 0 and math.isfinite(self.halfwidth)):
+            raise InputError(
+                "--until-halfwidth", f"must be a finite number above 0, got {self.halfwidth}"
+            )
+        for system in dict.fromkeys(systems):
+            found = batched(system)
+            if found is not None and found.proportion and self.halfwidth > PROPORTION_HALFWIDTH:
+                raise InputError(
+                    "--until-halfwidth",
+                    f"{system}'s headline is a proportion: a half-width above "
+                    f"{PROPORTION_HALFWIDTH} is met by any interval, got {self.halfwidth}",
+                )
         if self.batch < 1:
             raise InputError("--batch", f"at least 1 unit, got {self.batch}")
         if self.max_cost is not None and not self.max_cost > 0:

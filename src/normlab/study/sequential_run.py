@@ -13,14 +13,14 @@ dollars the whole study has spent.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import combinations
 from typing import Any
 
 from normlab.core.errors import InputError
-from normlab.core.storage import within
+from normlab.core.storage import log_location, within
 from normlab.study.location import local_logs, read_text
-from normlab.study.schema import Study
+from normlab.study.schema import Price, Study
 from normlab.study.sequential import (
     ALPHA,
     Batch,
@@ -148,15 +148,15 @@ def _stop(cells: Iterable[Cell], reasons: dict[str, str]) -> None:
             write_state(cell, state)
 
 
-def run_batch(cell: Cell, order: Order, rule: Rule, connections: int) -> None:
+def run_batch(
+    cell: Cell, order: Order, rule: Rule, connections: int, prices: Mapping[str, Price]
+) -> None:
     """The cell's next batch (the one it was in when it stopped, if any), run and marked."""
     from normlab.runs import note, stdout_to_stderr
 
     state = read_state(cell) or CellState()
-    pending = next((b for b in state.batches if not b.done), None)
-    if pending is None:
-        start = state.units_run
-        pending = Batch(start=start, end=min(start + rule.batch, len(order.units)))
+    pending = next_batch(state, order, rule)
+    if pending not in state.batches:
         state.batches.append(pending)
         write_state(cell, state)  # written before it runs: a stop resumes this very batch
     ids = tuple(s for unit in order.units[pending.start : pending.end] for s in unit.samples)
@@ -164,10 +164,23 @@ def run_batch(cell: Cell, order: Order, rule: Rule, connections: int) -> None:
     note(f"study: {cell.label} units {pending.start + 1}–{pending.end} of {len(order.units)}")
     with stdout_to_stderr():
         SYSTEMS[cell.system].run(
-            dataclasses.replace(cell, folder=folder), connections, report=False, samples=ids
+            dataclasses.replace(cell, folder=folder),
+            connections,
+            report=False,
+            samples=ids,
+            prices=prices,
         )
     pending.done = True
     write_state(cell, state)
+
+
+def next_batch(state: CellState, order: Order, rule: Rule) -> Batch:
+    """The batch the cell was in when it stopped, else its next ``rule.batch`` units."""
+    pending = next((b for b in state.batches if not b.done), None)
+    if pending is not None:
+        return pending
+    start = state.units_run
+    return Batch(start=start, end=min(start + rule.batch, len(order.units)))
 
 
 def _cost(looks: dict[str, Look]) -> float | None:
@@ -175,40 +188,79 @@ def _cost(looks: dict[str, Look]) -> float | None:
     return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
+def planned_per_unit(study: Study, every: list[Cell], orders: dict[str, Order]) -> dict[str, float]:
+    """Each cell's dollars per unit as the study's plan prices it: its cost in ``OUT/plan.json``
+    (``study plan``), else counted now as the plan counts it (a dry run on scripted models:
+    no paid call), over the units of its order; the scripted words corrected to tokens where
+    the plan gives that, since the floor would let a batch through that the real one
+    overruns."""
+    from normlab.runs import note
+    from normlab.study.plan import plan_one, read_plan
+
+    plan = read_plan(log_location(study.out))
+    planned = {(p.system, p.subject, p.variant): p for p in (plan.cells if plan else [])}
+    found: dict[str, float] = {}
+    for cell in every:
+        mine = planned.get((cell.system, cell.subject.name, cell.variant))
+        if mine is None:
+            note(f"study: {cell.label} has no plan in {study.out}; counting one for --max-cost")
+            mine = plan_one(cell, study)
+        cost = mine.cost if mine.cost_corrected is None else mine.cost_corrected
+        if cost is None:
+            raise InputError("--max-cost", f"{cell.label}: a model has no price (give prices:)")
+        found[cell.label] = cost / max(1, len(orders[cell.system].units))
+    return found
+
+
+def batch_cost(
+    cell: Cell, rule: Rule, looks: dict[str, Look], orders: dict[str, Order], per_unit: float
+) -> tuple[Batch, float]:
+    """The cell's next batch and what it is expected to cost: its units at the plan's price
+    per unit, or at the mean of the units the cell has run where that is dearer."""
+    state = read_state(cell) or CellState()
+    batch = next_batch(state, orders[cell.system], rule)
+    found = looks[cell.label]
+    if state.units_run and found.cost is not None:
+        per_unit = max(per_unit, found.cost / state.units_run)
+    return batch, per_unit * (batch.end - batch.start)
+
+
 def run_sequential(study: Study, every: list[Cell], rule: Rule, connections: int) -> None:
-    """Batches for every running cell, round after round, until each has stopped."""
+    """Batches for every running cell, round after round, until each has stopped. Under
+    ``--max-cost`` a batch runs only if what the study has spent and the batch's expected
+    cost stay within it, the first batch too; when no batch can, the run is refused."""
     orders = prepare(study, every, rule)
     looks = {cell.label: look(study, cell) for cell in every}
-    if rule.max_cost is not None and _cost(looks) is None:
-        raise InputError("--max-cost", "a model of this study has no price (give prices:)")
+    budget = rule.max_cost
+    per_unit: dict[str, float] = {}
+    if budget is not None:
+        if _cost(looks) is None:
+            raise InputError("--max-cost", "a model of this study has no price (give prices:)")
+        per_unit = planned_per_unit(study, every, orders)
+    ran = False
     while True:
         _stop(every, _stop_reasons(rule, orders, every, looks))
         running = [c for c in every if (read_state(c) or CellState()).reason == "running"]
         if not running:
             return
         for cell in running:
-            if rule.max_cost is not None and _over_budget(rule.max_cost, cell, looks, orders):
-                _stop(running, {c.label: "max-cost" for c in running})
-                return
-            run_batch(cell, orders[cell.system], rule, connections)
+            if budget is not None:
+                spent = _cost(looks) or 0.0
+                batch, cost = batch_cost(cell, rule, looks, orders, per_unit[cell.label])
+                if spent + cost > budget:
+                    _stop(running, {c.label: "max-cost" for c in running})
+                    if ran:
+                        return
+                    raise InputError(
+                        "--max-cost",
+                        f"${budget:g} runs no batch: {cell.label}'s units {batch.start + 1}–"
+                        f"{batch.end} are expected to cost ${cost:.4f}"
+                        + (f" beside ${spent:.4f} spent" if spent else "")
+                        + "; raise --max-cost or lower --batch",
+                    )
+            run_batch(cell, orders[cell.system], rule, connections, study.prices)
+            ran = True
             looks[cell.label] = look(study, cell)
-
-
-def _over_budget(
-    budget: float, cell: Cell, looks: dict[str, Look], orders: dict[str, Order]
-) -> bool:
-    """Spent already, or would be with this cell's next batch at its mean cost per unit so
-    far (a cell that has run nothing yet is let run its first batch)."""
-    spent = _cost(looks) or 0.0
-    if spent >= budget:
-        return True
-    state = read_state(cell) or CellState()
-    units = state.units_run
-    found = looks[cell.label]
-    if not units or found.cost is None:
-        return False
-    batch = min(int(state.rule.get("batch", 1)), len(orders[cell.system].units) - units)
-    return bool(spent + found.cost / units * batch > budget)
 
 
 def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list[Cell]:

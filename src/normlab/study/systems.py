@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, within
 from normlab.core.variants import VariantSpec
-from normlab.models.usage import RunUsage
+from normlab.models.usage import RunUsage, TokenPrice
 from normlab.runs.headline import Headline
 from normlab.runs.system import System as Parts
 from normlab.runs.system import SystemSpec
@@ -90,10 +90,12 @@ class System:
         shard: str | None = None,
         report: bool = True,
         samples: tuple[str, ...] | None = None,
+        prices: Mapping[str, TokenPrice] | None = None,
     ) -> BaseModel:
         """The cell (or one shard of it, or only ``samples``) run or resumed by the system's
         own run; its analysis. A shard's report goes beside its logs (``FOLDER/shard-I-of-N``);
-        a remote folder's beside its local mirror; none at all without ``report``."""
+        a remote folder's beside its local mirror; none at all without ``report``. The usage
+        it prints is costed at ``prices`` (the study's) where they name a model."""
         from normlab.runs import RunOptions
 
         folder = cell.folder
@@ -105,6 +107,7 @@ class System:
             shard=shard,
             report=report,
             samples=samples,
+            prices=dict(prices or {}),
         )
         return self.parts.run(cell.model, cell.roles, settings, cell.options)
 

@@ -184,6 +184,9 @@ def add_build_commands(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """News → dedupe → clusters → toxicity screen → top-k scenarios → dialogues → cases."""
+        from normlab.hsii.bank.news import checked_keywords
+
+        checked_keywords(keywords)  # before any folder or call
         for option, value, minimum in (
             ("--k", k, 1), ("--keep", keep, 1), ("--top", top, 1), ("--limit", limit, 1),
             ("--repairs", repairs, 0),

@@ -24,8 +24,10 @@ Each dialogue's provenance says ``source = "native"``; its cases are cut as gene
 dialogues are (``normlab.hsii.dataset.cut_dialogues``) and linted the same way;
 ``import_bank`` keeps only what the linter passes (a dialogue that fails is not written,
 nor its cases; a case that fails is not written) and says why for the rest. A dialogue of
-more than ``MAX_TURNS`` turns is one such finding: each case holds its whole history, so its
-cases would hold its turns hundreds of times over.
+more than ``MAX_TURNS`` turns refuses the file (one line, exit 2, nothing written): each case
+holds its whole history, so its cases would hold its turns hundreds of times over. Until issue
+41 it was left out as a lint finding, whose exit 1 is the code of a run to resume; the file
+is bad input, as a malformed row is.
 
 Memory grows with the file, not with its cases: rows are read one at a time and kept column
 by column, and each dialogue is built, linted, written and cut into cases (each written
@@ -289,17 +291,22 @@ def _dialogue(path: Path, dialogue_id: str, gathered: Gathered, fill: Fill) -> D
     )
 
 
-def import_dialogues(path: Path, fill: Fill | None = None) -> list[Dialogue]:
-    """The file's dialogues, in order of first appearance (see the module docstring); one
-    over ``MAX_TURNS`` is an [`InputError`][normlab.core.InputError]."""
-    dialogues = []
-    for key, gathered in gather(path).items():
+def _gathered(path: Path) -> dict[str, Gathered]:
+    """``gather(path)``, or an [`InputError`][normlab.core.InputError] naming the first dialogue
+    over ``MAX_TURNS`` (its turns were only counted)."""
+    found = gather(path)
+    for key, gathered in found.items():
         if gathered.too_long is not None:
             raise InputError(
                 path, f"dialogue {key!r}: {gathered.too_long}", line=gathered.first_line
             )
-        dialogues.append(_dialogue(path, key, gathered, fill or Fill()))
-    return dialogues
+    return found
+
+
+def import_dialogues(path: Path, fill: Fill | None = None) -> list[Dialogue]:
+    """The file's dialogues, in order of first appearance (see the module docstring); one
+    over ``MAX_TURNS`` is an [`InputError`][normlab.core.InputError]."""
+    return [_dialogue(path, key, found, fill or Fill()) for key, found in _gathered(path).items()]
 
 
 @dataclass
@@ -333,9 +340,6 @@ class NativeImport:
             key = next(iter(self.gathered))
             gathered = self.gathered.pop(key)
             line = gathered.first_line
-            if gathered.too_long is not None:  # never built: its turns were only counted
-                self._found(line, key, [("messages", gathered.too_long)])
-                continue
             dialogue = _dialogue(self.path, key, gathered, self.fill)
             if self._found(line, key, check_dialogue(dialogue, None)):
                 continue
@@ -352,5 +356,5 @@ def import_bank(path: Path, fill: Fill | None = None) -> NativeImport:
     [`InputError`][normlab.core.InputError] before anything is written); its dialogues and
     cases that the linter passes come from ``NativeImport.items``, with a finding for each
     problem of what was left out (issue 31: an import used to write its cases and lint them
-    afterwards)."""
-    return NativeImport(path, gather(path), fill or Fill())
+    afterwards); so is a dialogue over ``MAX_TURNS``."""
+    return NativeImport(path, _gathered(path), fill or Fill())

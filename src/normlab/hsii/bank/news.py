@@ -18,7 +18,8 @@ datasets" (Leeb & Schölkopf's Babel Briefings; Gao et al.), without saying how.
   defences" is the phrase (its stems in order, within one clause), never "river" or "defences"
   alone, so the documents' terms are word runs up to the longest keyword's length. An item's
   score is the cosine of its TF-IDF vector with the keywords' (each keyword once, at its idf);
-  items holding no keyword are left out, ties broken by corpus order. It is computed in two
+  items holding no keyword are left out, ties broken by corpus order. One or two keywords
+  (§5.1), each a word or a two-word phrase; more is refused on one line. It is computed in two
   reads of the items, with no matrix of all their terms (which took several times the corpus'
   size).
 """
@@ -255,6 +256,35 @@ def analyse(text: str) -> list[list[str]]:
     return [[_stem(word) for word in words(clause)] for clause in _CLAUSE.split(fold(text))]
 
 
+MAX_KEYWORDS = 2
+"""§5.1: "the strategic selection of one to two keywords to seed news searches"."""
+MAX_KEYWORD_WORDS = 2
+"""A keyword is a word or a two-word phrase (``--keywords``' own help): the paper's seeds are
+keywords, not sentences. A longer one was accepted and searched for as a phrase, and made
+every document's terms runs of that many words (issue 41)."""
+
+
+def checked_keywords(keywords: Sequence[str]) -> list[str]:
+    """The keywords given (blank ones dropped), refused on one line where they are none, more
+    than ``MAX_KEYWORDS``, or one has more than ``MAX_KEYWORD_WORDS`` words."""
+    given = [k.strip() for k in keywords if k.strip()]
+    if not given:
+        raise InputError("--keywords", "give at least one keyword", field="keywords")
+    if len(given) > MAX_KEYWORDS:
+        raise InputError(
+            "--keywords",
+            f"{len(given)} keywords: a search is seeded by one or two (§5.1)",
+        )
+    for keyword in given:
+        count = len(keyword_term(keyword).split())
+        if count > MAX_KEYWORD_WORDS:
+            raise InputError(
+                "--keywords",
+                f"{keyword!r} has {count} words: a keyword is a word or a two-word phrase",
+            )
+    return given
+
+
 def keyword_term(keyword: str) -> str:
     """A keyword as one term: its stems in order ("River defences" → "river defenc")."""
     return " ".join(word for clause in analyse(keyword) for word in clause)
@@ -283,9 +313,7 @@ def search(
     of the items and no matrix: the first counts each term's documents, the second scores
     the items holding a keyword. The matrix of every item's terms took several times the
     corpus' own size (issue 32); this holds one item's terms at a time and the counts."""
-    words = [k.strip() for k in keywords if k.strip()]
-    if not words:
-        raise InputError("--keywords", "give at least one keyword", field="keywords")
+    words = checked_keywords(keywords)
     kept = [item for item in items if (filters or Filters()).keeps(item)]
     phrases = list(dict.fromkeys(term for term in map(keyword_term, words) if term))
     if not kept or not phrases:
