@@ -54,6 +54,20 @@ NUMBERS = frozenset(
 CLOSED = MONTHS | DAYS | NUMBERS
 """Words the lexicon lacks (it holds months and days as proper nouns, numerals not at all)."""
 AGENT_SUFFIXES = ("er", "r", "ist", "or", "ian", "ee")
+HONORIFICS = frozenset(
+    ("dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame",
+     "lady", "lord", "rev", "reverend", "fr")
+)  # fmt: skip
+"""Titles before a name, always kept."""
+RANKS = frozenset(
+    ("captain", "capt", "chief", "judge", "father", "sister", "nurse", "officer", "sergeant",
+     "sgt", "inspector", "detective", "constable", "councillor", "minister", "coach")
+)  # fmt: skip
+"""Words that are a title before a person's name ("Captain Okafor") but a post on their own
+("CHIEF FINANCE OFFICER"): a title only where a word that is no English word follows."""
+TITLES = HONORIFICS | RANKS
+"""Words that, first in a person's name, are a title rather than a given name."""
+
 MODALS = frozenset(("can", "could", "may", "might", "must", "shall", "should", "will", "would"))
 PRONOUNS = frozenset(
     ("i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "this",

@@ -39,22 +39,19 @@ from functools import cached_property
 from typing import Any
 
 from normlab.core.namebank import FAMILY_NAMES, GIVEN_NAMES, fitting
-from normlab.core.namewords import NameOrWord, Reading, is_role_word, is_word, read
+from normlab.core.namewords import (
+    HONORIFICS,
+    RANKS,
+    NameOrWord,
+    Reading,
+    is_role_word,
+    is_word,
+    read,
+)
 from normlab.core.text import words
 
 __all__ = ["FAMILY_NAMES", "GIVEN_NAMES", "NameOrWord", "NameParts", "Renaming", "fresh_names"]
 
-HONORIFICS = frozenset(
-    ("dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame",
-     "lady", "lord", "rev", "reverend", "fr")
-)  # fmt: skip
-"""Titles before a name, always kept."""
-RANKS = frozenset(
-    ("captain", "capt", "chief", "judge", "father", "sister", "nurse", "officer", "sergeant",
-     "sgt", "inspector", "detective", "constable", "councillor", "minister", "coach")
-)  # fmt: skip
-"""Words that are a title before a person's name ("Captain Okafor") but a post on their own
-("CHIEF FINANCE OFFICER"): a title only where a word that is no English word follows."""
 TITLE_PRONOUNS = {
     "mr": "m", "sir": "m", "lord": "m", "father": "m", "fr": "m",
     "mrs": "f", "ms": "f", "miss": "f", "dame": "f", "lady": "f", "sister": "f",

@@ -27,17 +27,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from normlab.core.namewords import TITLES
 from normlab.core.text import words
 from normlab.hsii.schemas import ASSISTANT
 
 CONNECTIVES = frozenset(("and", "of", "the", "for", "to", "a", "an", "in", "on", "at", "with"))
 """Words a word run may hold inside but never start or end with ("AND SAFETY" is no name)."""
-TITLES = frozenset(
-    ("dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame",
-     "captain", "capt", "chief", "judge", "rev", "reverend", "father", "sister", "nurse",
-     "officer", "sergeant", "sgt", "inspector", "councillor", "minister")
-)  # fmt: skip
-"""Words that, first in a person's name, are a title rather than a given name."""
 SAME_TITLE = {
     "doctor": "dr", "professor": "prof", "captain": "capt", "sergeant": "sgt", "reverend": "rev"
 }  # fmt: skip
