@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 
-from normlab.hsii.dataset import CASES_PATH
+from normlab.core.namebank import GIVEN
+from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.names import Cast
 from normlab.hsii.schemas import Case
 from normlab.hsii.variants import renamed
@@ -52,3 +53,16 @@ def test_every_way_a_character_is_written_is_renamed() -> None:
     cast = Cast(tuple(changed.background.characters), changed.aliases)
     assert cast.resolve(f"Dr. {family}") == priya
     assert cast.resolve("Dr. Sharma") is None
+
+
+def test_a_drawn_name_fits_the_pronoun_the_relationships_use() -> None:
+    """dlg-sports-001: "SAFETY OFFICER … she will not allow …", "OPERATIONS DIRECTOR … he
+    wants …" (item 8: before, a drawn name could stand beside "she" that an English reader
+    takes for a man's). By hand: every seed gives the officer a name marked "f" or "n" and
+    the director one marked "m" or "n"."""
+    (case, *_) = [c for c in load_cases() if c.dialogue_id == "dlg-sports-001"]
+    for seed in range(1, 11):
+        _, renaming = renamed(case, seed)
+        officer = renaming.names["SAFETY OFFICER"].split()[0].title()
+        director = renaming.names["OPERATIONS DIRECTOR"].split()[0].title()
+        assert GIVEN[officer] in ("f", "n") and GIVEN[director] in ("m", "n"), seed
