@@ -10,23 +10,29 @@ in order (``read``):
 
 - not a word ("Kwame", "Priya"): the name, wherever it stands;
 - after "@": the name;
-- in capitals, where the cast writes the name otherwise: the word ("I WILL"), unless called
-  out ("GRACE!");
-- in lower case: the word ("hope it helps", "built on sandy foundations"), except a greeting's
-  or a vocative's ("thanks grace", "grace, can you…", "grace can you…", and a name that is
-  only a verb before a comma or the end: "next week peter, …");
+- in capitals: read as the name written with a capital would be (a text in capitals says
+  nothing by its case: "I WILL" as "I Will", "DR LEE" as "DR Lee");
+- in lower case: the word ("hope it helps", "built on sandy foundations", "with grace"),
+  except after a greeting ("thanks grace", "cc fern"), as a sentence-initial vocative
+  ("grace, can you…", "grace can you…"), or a name that is only a verb before a comma or the
+  end ("next week peter, …");
 - a month or a day after a preposition of time or beside a number ("by the end of May",
   "May 5"): the word;
-- at a sentence's start: the name before a comma, a colon, "!", "?", a possessive or the
-  end ("Will, can you…", "Grace's draft"); a modal before a pronoun or a determiner is the
-  word ("Will this be…", "May I…"), before a verb's inflected form the name ("Will says",
-  "May worked");
-  a verb before a pronoun or determiner is the word ("Hope you're well", "Mark this done"),
-  an adjective before a noun too ("Sandy soil"); any other start is the name ("Grace asked",
-  "Grant stop."), and a modal before anything else not told ("Will check": "I will check",
-  or Will checking?);
-- inside a sentence, capitalised: the name ("ask Grace", "as Will said"), but after an
-  article or a demonstrative ("the Will") not told.
+- at a sentence's start (after an opening quote too): the name before a comma, a colon, "!",
+  "?", a possessive or the end ("Will, can you…", "Grace's draft"); a modal before a pronoun
+  or a determiner is the word ("Will this be…", "May I…"), before a verb's inflected form the
+  name ("Will says", "May worked"), before anything else not told ("Will check": "I will
+  check", or Will checking?); a verb before a pronoun, a determiner, "so" or "not" is the word
+  ("Hope you're well", "Hope so", "Mark this done"), an adjective before a noun too ("Sandy
+  soil"); a noun before a noun that is no verb is not told ("Grace period ends": a compound,
+  or Grace's period?); any other start is the name ("Grace asked", "Grant stop.");
+- inside a sentence, capitalised: the name ("ask Grace", "as Will said"), but a modal after a
+  pronoun is the word ("I Will ask"), and after an article or a demonstrative ("the Will") or
+  before a noun that is no verb the occurrence is not told.
+
+Letter case is information where a text uses it: a chat typed in lower case writes names so
+too, and there a name that is a word is read as the word unless the text says otherwise (a
+greeting, a vocative), so "will and may are here." keeps both words.
 
 An occurrence not told is refused by the caller (``NameOrWord``): a rename that cannot tell a
 name from a word must not guess, since either guess can change the answer.
@@ -37,6 +43,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 from functools import lru_cache
+from typing import Any
 
 from lemminflect import getAllLemmas  # type: ignore[import-untyped]
 
@@ -87,7 +94,7 @@ TIME_PREPOSITIONS = frozenset(
 )  # fmt: skip
 GREETINGS = frozenset(
     ("hi", "hey", "hello", "thanks", "thank", "thx", "ty", "cheers", "cc", "ping", "dear", "yo",
-     "morning", "bye", "ok", "okay", "sorry", "ask", "tell", "with", "and", "or", "to", "for")
+     "morning", "bye", "ok", "okay", "sorry", "ask", "tell", "@")
 )  # fmt: skip
 """Words after which a lower-case name is the name ("thanks grace", "cc fern")."""
 VOCATIVE_NEXT = frozenset(("can", "could", "would", "pls", "please", "do", "did", "are", "have"))
@@ -130,6 +137,20 @@ def is_word(word: str) -> bool:
     return bool(parts_of_speech(word))
 
 
+@lru_cache(maxsize=1)
+def _given_names() -> Any:
+    """gender-guesser's detector: some 40,000 given names of many countries, from its wheel."""
+    from gender_guesser.detector import Detector  # type: ignore[import-untyped]
+
+    return Detector(case_sensitive=False)
+
+
+def is_given_name(word: str) -> bool:
+    """Whether ``word`` is a known given name (gender-guesser's list; "Kwame" is not in it, so
+    this says yes, never no)."""
+    return bool(word.isalpha()) and _given_names().get_gender(word.title()) != "unknown"
+
+
 def is_role_word(word: str) -> bool:
     """Whether ``word`` names what someone is: a word, or one the lexicon lacks that is made of
     words ("HEADTEACHER", "SMALLHOLDER") or a word with an agent's ending ("CONVENER",
@@ -154,7 +175,10 @@ def _sentence_start(before: str) -> bool:
     """Whether the text before an occurrence ends a sentence (or is empty, or a speaker's label
     or a list mark)."""
     stripped = before.rstrip()
-    return not stripped or stripped[-1] in '.!?:;\n"“(-–—•*>' or before.endswith("\n")
+    if not stripped or stripped[-1] in '.!?:;\n"“(-–—•*>' or before.endswith("\n"):
+        return True
+    # An opening single quote ("she wrote 'Will this…'"), not an apostrophe ("Chris' ").
+    return stripped[-1] in "'‘" and (len(stripped) == 1 or not stripped[-2].isalnum())
 
 
 def _previous(before: str) -> str:
@@ -168,6 +192,8 @@ def _next(after: str) -> str:
     if not tokens:
         return ""
     token = tokens[0].lower()
+    if token == "&":
+        return "and"
     return token if token[:1] in "'’" else re.split(r"['’]", token)[0]
 
 
@@ -187,9 +213,10 @@ def read(text: str, start: int, end: int) -> Reading:
         return Reading.NAME
     first = spelled[0].lower()
     if written.isupper() and len(written) > 1:
-        # Capitals where the cast writes the name otherwise: shouting ("I WILL"), or a name
-        # called out ("GRACE!").
-        return Reading.NAME if following in (",", ":", "!", "?") else Reading.WORD
+        # Capitals carry no case of their own (a shouted line, a text all in capitals): read
+        # as the name written with a capital would be ("I WILL" as "I Will", "DR LEE" as
+        # "DR Lee").
+        return read(text[:start] + written.title() + after, start, end)
     if written.islower():
         if previous in GREETINGS:
             return Reading.NAME
@@ -203,12 +230,23 @@ def read(text: str, start: int, end: int) -> Reading:
         return Reading.WORD
     if _sentence_start(before):
         return _at_start(first, following, after)
-    if previous in ARTICLES:
+    if previous in ARTICLES or (len(spelled) == 1 and compound_noun(first, following)):
         return Reading.UNTOLD
+    if first in MODALS and len(spelled) == 1 and (previous in PRONOUNS or previous == "we"):
+        return Reading.WORD  # "I Will ask", "we May need"
     return Reading.NAME
 
 
-def _inflected_verb(word: str) -> bool:
+def compound_noun(word: str, following: str) -> bool:
+    """Whether ``word`` before ``following`` may be the first half of a compound noun ("grace
+    period", "safety net"): a noun before a word that is a noun and no verb."""
+    if not following.isalpha() or following in PRONOUNS or following in DETERMINERS:
+        return False
+    after = parts_of_speech(following)
+    return "NOUN" in parts_of_speech(word) and "NOUN" in after and not after & {"VERB", "AUX"}
+
+
+def inflected_verb(word: str) -> bool:
     """Whether ``word`` is only a verb's inflected form ("works", "said"), never its base."""
     if not word.isalpha():
         return False
@@ -227,12 +265,14 @@ def _at_start(word: str, following: str, after: str) -> Reading:
         if pronoun:
             return Reading.WORD
         # A modal takes a verb's base form: "Will works", "May said" make it the subject.
-        inflected = _inflected_verb(following)
+        inflected = inflected_verb(following)
         return Reading.NAME if following in THIRD_PERSON or inflected else Reading.UNTOLD
-    if "VERB" in kinds and pronoun:
-        return Reading.WORD
+    if "VERB" in kinds and (pronoun or following in ("so", "not")):
+        return Reading.WORD  # "Hope you're well", "Hope so", "Mark this done"
     following_kinds = parts_of_speech(following) if following.isalpha() else frozenset()
     if kinds <= {"ADJ", "ADV"} and "NOUN" in following_kinds and following not in THIRD_PERSON:
         return Reading.WORD
+    if compound_noun(word, following):
+        return Reading.UNTOLD  # "Grace period ends": a compound noun, or Grace's period?
     # A verb before anything else is not the verb's imperative ("Grant stop."): the name.
     return Reading.NAME

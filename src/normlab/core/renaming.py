@@ -44,11 +44,13 @@ from normlab.core.namewords import (
     RANKS,
     NameOrWord,
     Reading,
+    compound_noun,
+    is_given_name,
     is_role_word,
     is_word,
     read,
 )
-from normlab.core.text import words
+from normlab.core.text import APOSTROPHES, words
 
 __all__ = ["FAMILY_NAMES", "GIVEN_NAMES", "NameOrWord", "NameParts", "Renaming", "fresh_names"]
 
@@ -66,15 +68,20 @@ MIN_LOWER_CASE = 3
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _fold(text: str) -> tuple[str, list[int], list[int]]:
-    """``text`` with its accents dropped, and where each folded character starts and ends in
-    ``text`` (a combining mark belongs to the letter before it)."""
+def fold_offsets(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` with its accents dropped and every apostrophe one ("O’Neill" is "O'Neill"), and
+    where each folded character starts and ends in ``text`` (a combining mark belongs to the
+    letter before it)."""
     folded: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     for index, char in enumerate(text):
-        bare = "".join(
-            c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
+        bare = (
+            "'"
+            if char in APOSTROPHES
+            else "".join(
+                c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
+            )
         )
         if not bare:
             if ends:
@@ -89,7 +96,7 @@ def _fold(text: str) -> tuple[str, list[int], list[int]]:
 
 def folded_key(name: str) -> str:
     """How a name is compared: accents dropped, case folded."""
-    return _fold(name)[0].casefold()
+    return fold_offsets(name)[0].casefold()
 
 
 @dataclass(frozen=True)
@@ -119,19 +126,32 @@ def name_parts(name: str, roles: bool = False) -> NameParts:
     while len(spelled) > 1:
         head = spelled[0].rstrip(".").lower()
         later = spelled[1:]
-        if head in HONORIFICS or (head in RANKS and not all(is_word(w) for w in later)):
+        # A rank is a title before a name ("Captain Hook"), but in HSII's cast of roles only
+        # where a word that is no English word follows ("CHIEF FINANCE OFFICER" is a post).
+        rank = head in RANKS and (not roles or not all(is_word(w) for w in later))
+        if head in HONORIFICS or rank:
             titles.append(spelled.pop(0))
         else:
             break
-    # A cast in capitals whose name ends in a word is a role's ("KILNFORD HEADTEACHER", "UPPER
-    # BRAE PARENTS' CHAIR"): a place's name before it is no given name.
-    if len(name) == 1 or (roles and core.isupper() and is_role_word(spelled[-1].strip(".'’,"))):
+    if len(name) == 1 or (roles and not titles and core.isupper() and _reads_as_role(spelled)):
         return NameParts((), None, None, "", True)
     if len(spelled) == 1:
         given, family = (None, spelled[0]) if titles else (spelled[0], None)
     else:
         given, family = spelled[0], " ".join(spelled[1:])
     return NameParts(tuple(titles), given, family, suffix, False)
+
+
+def _reads_as_role(spelled: Sequence[str]) -> bool:
+    """Whether a name in HSII's capitals is a role's: one that ends in a word of what someone
+    is ("KILNFORD HEADTEACHER", "UPPER BRAE PARENTS' CHAIR": a place's name before it is no
+    given name), unless a known given name that is no English word stands first or last
+    ("PRIYA LEE", "WILL HARPER": a person)."""
+    bare = [word.strip(".'’,") for word in spelled]
+    person = len(bare) > 1 and any(
+        not is_word(word) and is_given_name(word) for word in (bare[0], bare[-1])
+    )
+    return is_role_word(bare[-1]) and not person
 
 
 @dataclass(frozen=True)
@@ -145,6 +165,9 @@ class Renaming:
     """A role's name ("the ORCHARD OWNER") read as a person's once renamed: its "the" goes."""
     item: str = ""
     """The item's id, for a refusal."""
+    lenient: bool = False
+    """An occurrence not told is read as the name, not refused (for finding who a text
+    mentions, where a mention lost is worse than one too many)."""
     roles: frozenset[str] | None = None
     """Names matched only as written: a role's name in capitals (by default, with
     ``drop_article``, every name in capitals of English words only, "ORCHARD OWNER")."""
@@ -169,15 +192,16 @@ class Renaming:
 
     @cached_property
     def pattern(self) -> re.Pattern[str] | None:
-        """One alternation of every name, longest first, whole words only (a hyphen inside a
-        name is part of it: "Mei" is not matched in "Mei-Lin"), on the folded text."""
-        keys = [*self._by_key, *(_fold(old)[0] for old in self.strict)]
+        """One alternation of every name, longest first, whole words only, on the folded text
+        (a hyphen inside a name is part of it, "Mei" is not matched in "Mei-Lin": see
+        ``occurrences``)."""
+        keys = [*self._by_key, *(fold_offsets(old)[0] for old in self.strict)]
         if not keys:
             return None
         ordered = sorted(set(keys), key=lambda key: (-len(key), key))
         names = "|".join(re.escape(key) for key in ordered)
         article = r"(?P<the>\b[Tt]he\s+)?" if self.drop_article else ""
-        return re.compile(rf"{article}(?<![\w-])(?P<name>{names})(?![\w]|-\w)", re.IGNORECASE)
+        return re.compile(rf"{article}(?<![\w-])(?P<name>{names})(?!\w)", re.IGNORECASE)
 
     def occurrences(self, text: str) -> Iterator[tuple[int, int, int, str]]:
         """Each place ``text`` writes one of the names as the name: (start with any "the",
@@ -185,22 +209,30 @@ class Renaming:
         word is the name is refused (``NameOrWord``)."""
         if self.pattern is None or not text:
             return
-        folded, starts, ends = _fold(text)
+        folded, starts, ends = fold_offsets(text)
         strict = {folded_key(old): old for old in self.strict}
         for match in self.pattern.finditer(folded):
+            joined = re.match(r"-(\w+)", folded[match.end() :])
+            if joined and not (joined[1].islower() and is_word(joined[1])):
+                continue  # "Mei" in "Mei-Lin"; but "Priya-approved" is Priya
             begin, stop = starts[match.start("name")], ends[match.end("name") - 1]
             written = text[begin:stop]
             start = starts[match.start()] if match.groupdict().get("the") else begin
             role = strict.get(match["name"].casefold())
-            if role is not None and written.isupper():
-                yield start, begin, stop, role  # a role as the cast writes it
+            if role is not None and written.isupper() and " " in role:
+                yield start, begin, stop, role  # a role of several words as the cast writes it
                 continue
             old = role or self._by_key[match["name"].casefold()]
             if written.islower() and (role is not None or len(written) < MIN_LOWER_CASE):
                 continue  # "the farmers": the common noun
             reading = read(text, begin, stop)
-            if reading is Reading.UNTOLD and role is not None and match.groupdict().get("the"):
-                reading = Reading.NAME  # "the Orchard Owner": a role is called so
+            the = match.groupdict().get("the")
+            if reading is Reading.UNTOLD and role is not None and the:
+                following = re.findall(r"[\w']+|\S", text[stop:])[:1]
+                if not compound_noun(role, following[0] if following else ""):
+                    reading = Reading.NAME  # "the Orchard Owner": a role is called so
+            if reading is Reading.UNTOLD and self.lenient:
+                reading = Reading.NAME
             if reading is Reading.UNTOLD:
                 around = _around(text, begin, stop)
                 raise NameOrWord(
@@ -284,7 +316,7 @@ def all_strings(value: Any) -> Iterable[str]:
             yield from all_strings(item)
 
 
-def _part_keys(parts: Mapping[str, NameParts]) -> dict[str, str]:
+def part_keys(parts: Mapping[str, NameParts]) -> dict[str, str]:
     """Each way a person is written → the name it is part of: given names and family names
     (and a family name's last word, "Bhriain" of "Ní Bhriain"); a part two names share is
     kept by the first (a pronoun near it tells nobody apart, and both map alike)."""
@@ -300,15 +332,23 @@ def _part_keys(parts: Mapping[str, NameParts]) -> dict[str, str]:
 
 
 def pronouns_used(
-    texts: Iterable[str], parts: Mapping[str, NameParts], item: str = ""
+    texts: Iterable[str],
+    parts: Mapping[str, NameParts],
+    item: str = "",
+    about: Mapping[str, Sequence[str]] | None = None,
+    drop_article: bool = False,
 ) -> dict[str, set[str]]:
     """The pronouns ("f", "m") the texts use of each name: those of a sentence that names only
-    that participant, or of one that names nobody after one that named only them."""
-    keys = {**_part_keys(parts), **{name: name for name in parts}}
-    probe = Renaming(dict.fromkeys(keys, ""), item=item, roles=_strict(parts))
+    that participant, or of one that names nobody after one that named only them; in the
+    texts ``about`` a participant (a bio: "She is the SRE on call"), those of a sentence that
+    names nobody else."""
+    keys = {**part_keys(parts), **{name: name for name in parts}}
+    probe = Renaming(dict.fromkeys(keys, ""), drop_article, item, roles=_strict(parts))
     found: dict[str, set[str]] = {name: set() for name in parts}
-    for text in texts:
-        previous: set[str] = set()
+    sources = [(text, set[str]()) for text in texts]
+    sources += [(text, {name}) for name, told in (about or {}).items() for text in told]
+    for text, subject in sources:
+        previous = subject
         for sentence in _SENTENCE.split(text):
             named = {keys[old] for _, _, _, old in probe.occurrences(sentence)}
             said = {PRONOUNS[w] for w in re.findall(r"[a-z]+", sentence.lower()) if w in PRONOUNS}
@@ -332,18 +372,20 @@ def fresh_names(
     family: bool = False,
     drop_article: bool = False,
     item: str = "",
+    about: Mapping[str, Sequence[str]] | None = None,
 ) -> Renaming:
     """Each of ``names`` mapped to a new name drawn from the bank with ``seed`` (see the module
     docstring): a role's name to a given name and, where it has two words or more (or always,
     with ``family``), a family name; a person's given and family names each to a new one, its
     titles kept. In capitals where the old name is. No word of a new name is a word of
     ``taken`` (every string of the item, the norm included), of another new name, or of an old
-    one. ``drop_article``: ``Renaming.drop_article`` (HSII's roles)."""
+    one. ``drop_article``: ``Renaming.drop_article`` (HSII's roles). ``about``: the texts about
+    each participant (bios), whose pronouns are theirs."""
     texts = list(taken)
     rng = random.Random(seed)
     cast = list(dict.fromkeys(names))
     parts = {name: name_parts(name, roles=drop_article) for name in cast}
-    said = pronouns_used(texts, parts, item)
+    said = pronouns_used(texts, parts, item, about, drop_article)
     used = {word for text in texts for word in words(text)}
     used |= {word for name in cast for word in words(name)}
     given_bank, family_bank = list(GIVEN_NAMES), list(FAMILY_NAMES)
@@ -380,11 +422,11 @@ def fresh_names(
                 words_of.append(draw(family_bank))
             new = " ".join(words_of) + part.suffix
         mapping[name] = new.upper() if name.isupper() and len(name) > 1 else new
-    for key, name in _part_keys(parts).items():
+    for key, name in part_keys(parts).items():
         if key in mapping:
             continue
         part = parts[name]
         bank = given_of if key == part.given else family_of
         new_part = bank[folded_key(key if key == part.given else part.family or key)]
         mapping[key] = new_part.upper() if key.isupper() and len(key) > 1 else new_part
-    return Renaming(mapping, drop_article, item, _strict(parts))
+    return Renaming(mapping, drop_article, item, roles=_strict(parts))

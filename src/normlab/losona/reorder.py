@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import permutations
 from random import Random
 
 from normlab.core.chat import Turn
+from normlab.core.renaming import Renaming, fold_offsets, name_parts, part_keys
 from normlab.core.text import words
 from normlab.losona.schemas import Scenario
 
@@ -46,46 +48,88 @@ STOPWORDS = frozenset(
      "right", "so", "if", "on", "in", "at", "of", "to", "is", "it", "be", "do", "me", "my",
      "us", "up", "by", "an", "or", "no", "as", "am", "he", "she", "his", "her", "him")
 )  # fmt: skip
-_NAMED_BACK = (
-    r"as {name} said", r"same as {name}", r"like {name} said", r"agree with {name}",
-    r"\+1 to {name}", r"what {name} said", r"{name}'s point", r"{name} is right",
+BACK_BEFORE = frozenset(("per", "ditto", "+1", "seconding", "seconded"))
+"""A word right before a name that makes the turn lean on that person's last turn."""
+BACK_PAIRS = frozenset(
+    (("same", "as"), ("agree", "with"), ("agreed", "with"), ("agreeing", "with"), ("+1", "to"),
+     ("with", "@"), ("as", "@"), ("like", "@"))
 )  # fmt: skip
-_BARE_BACK = re.compile(r"\babove\b|^\s*\^|\+1\b|\bthat\b.*\bsaid\b|^\s*(same|agreed|this)\b", re.I)
+BACK_SAYING = frozenset(("said", "says", "mentioned", "suggested", "wrote", "noted", "put"))
+"""After "as", "like" or "what" and a name: "as Javi said", "like Javi mentioned"."""
+BACK_AFTER = frozenset((("'s", "point"), ("'s", "idea"), ("'s", "suggestion"), ("is", "right")))
+VOCATIVE_NEXT = frozenset(
+    (",", ":", "?", "!", "can", "could", "would", "will", "pls", "please", "do", "are", "have",
+     "any", "when", "did")
+)  # fmt: skip
+"""What follows a name that addresses its bearer ("Chloe, …", "Chloe can you …")."""
+GREETING = frozenset(("hi", "hey", "hello", "yo", "ok", "thanks", "@", "and", "also", "oh"))
+_BARE_BACK = re.compile(r"\babove\b|^\s*\^|^\s*\+1\s*$|^\s*(same|agreed|ditto|this)\b", re.I)
+_TOKEN = re.compile(r"\+1|@|'s\b|[^\W_]+(?:'[^\W_]+)*|[^\w\s]")
 
 
 class NotReorderable(ValueError):
     """A scenario whose demonstrations no other order can show with its reply chains kept."""
 
 
-def _spellings(turns: Sequence[Turn]) -> dict[str, list[str]]:
-    """Each author's name as written, and its first word ("Tomás" for "Tomás Reyes")."""
-    found: dict[str, list[str]] = {}
-    for turn in turns:
-        forms = [turn.actor, turn.actor.split()[0]]
-        found.setdefault(turn.actor, list(dict.fromkeys(forms)))
+@dataclass(frozen=True)
+class _Mention:
+    """Where a turn names a participant, with the tokens either side."""
+
+    author: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+def _mentions(scenario: Scenario) -> list[list[_Mention]]:
+    """Each turn's mentions of a participant, read as a rename reads names (every way a person
+    is written, accents folded, a name that is a word only where it is the name; a mention
+    that cannot be told counts, so an unclear reference is kept in place)."""
+    actors = list(dict.fromkeys(turn.actor for turn in scenario.transcript))
+    parts = {actor: name_parts(actor) for actor in actors}
+    owners = {**part_keys(parts), **{actor: actor for actor in actors}}
+    probe = Renaming(dict.fromkeys(owners, ""), item=scenario.scenario_id, lenient=True)
+    found = []
+    for turn in scenario.transcript:
+        mentions = []
+        for _, begin, stop, old in probe.occurrences(turn.content):
+            before = tuple(t.lower() for t in _TOKEN.findall(fold_offsets(turn.content[:begin])[0]))
+            after = tuple(t.lower() for t in _TOKEN.findall(fold_offsets(turn.content[stop:])[0]))
+            mentions.append(_Mention(owners[old], before[-2:], after[:2]))
+        found.append(mentions)
     return found
 
 
-def _names(text: str, forms: Sequence[str]) -> bool:
-    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text, re.I) for f in forms)
+def _addresses(mention: _Mention) -> bool:
+    """Whether a mention speaks to its bearer: first in the turn (after a greeting or "@"),
+    before a comma or a question, or before "can/could/would … you"."""
+    opening = not mention.before or set(mention.before) <= GREETING
+    return (
+        opening
+        or (mention.after[:1] and mention.after[0] in VOCATIVE_NEXT)
+        or (mention.before[-1:] == ("@",))
+    )
+
+
+def _leans_back(mention: _Mention) -> bool:
+    """Whether a mention refers back to its bearer's last turn ("as Javi said", "+1 Javi")."""
+    before, after = mention.before, mention.after
+    if (before[-1:] and before[-1] in BACK_BEFORE) or before[-2:] in BACK_PAIRS:
+        return True
+    if before[-1:] and before[-1] in ("as", "like", "what") and after[:1]:
+        return after[0] in BACK_SAYING
+    return after[:2] in BACK_AFTER
 
 
 def exchanges(scenario: Scenario) -> list[list[int]]:
     """The transcript positions of each exchange, in chat order (see the module docstring)."""
     transcript = scenario.transcript
     depends = dependencies(scenario)
+    mentions = _mentions(scenario)
     elicitor = len(transcript) - 1
-    spelled = _spellings(transcript)
     position = {turn.turn_id: index for index, turn in enumerate(transcript)}
     spans: list[list[int]] = []
     for index in sorted(position[turn_id] for turn_id in scenario.demonstration_turn_ids):
-        author = transcript[index].actor
-        start = index
-        for earlier in range(index - 1, -1, -1):
-            turn = transcript[earlier]
-            if turn.actor != author and _names(turn.content, spelled[author]):
-                start = earlier
-                break
+        start = _request(transcript, mentions, index)
         end = index
         # The replies that lean on the exchange straight after it go with it.
         while end + 1 < elicitor and depends[end + 1] & set(range(start, end + 1)):
@@ -97,14 +141,31 @@ def exchanges(scenario: Scenario) -> list[list[int]]:
     return [list(range(first, last + 1)) for first, last in spans]
 
 
+def _request(transcript: Sequence[Turn], mentions: list[list[_Mention]], index: int) -> int:
+    """Where the request a demonstration answers stands: the latest earlier turn of another
+    member that addresses its author, else the turn just before it where that is another
+    member's question, else the demonstration itself (it answers nothing)."""
+    author = transcript[index].actor
+    for earlier in range(index - 1, -1, -1):
+        if transcript[earlier].actor == author:
+            continue
+        if any(m.author == author and _addresses(m) for m in mentions[earlier]):
+            return earlier
+    before = transcript[index - 1] if index else None
+    if before is not None and before.actor != author and before.content.rstrip().endswith("?"):
+        return index - 1
+    return index
+
+
 def dependencies(scenario: Scenario) -> dict[int, set[int]]:
     """Each transcript position → the earlier positions it depends on."""
     transcript = scenario.transcript
-    spelled = _spellings(transcript)
+    mentions = _mentions(scenario)
+    names = {w for turn in transcript for w in words(turn.actor)}
     content = [
-        {w for w in words(t.content) if len(w) > 2 and w not in STOPWORDS} for t in transcript
+        {w for w in words(t.content) if len(w) > 2 and w not in STOPWORDS} - names
+        for t in transcript
     ]
-    names = {w for forms in spelled.values() for form in forms for w in words(form)}
     holders: dict[str, int] = {}
     for found in content:
         for word in found:
@@ -113,12 +174,11 @@ def dependencies(scenario: Scenario) -> dict[int, set[int]]:
     for index, turn in enumerate(transcript):
         if index and _BARE_BACK.search(turn.content):
             depends[index].add(index - 1)
-        for author, forms in spelled.items():
-            patterns = [p.format(name=re.escape(f)) for p in _NAMED_BACK for f in forms]
-            if any(re.search(p, turn.content, re.I) for p in patterns):
-                earlier = [i for i in range(index) if transcript[i].actor == author]
+        for mention in mentions[index]:
+            if _leans_back(mention):
+                earlier = [i for i in range(index) if transcript[i].actor == mention.author]
                 depends[index].update(earlier[-1:])
-        for word in content[index] - names:
+        for word in content[index]:
             if holders[word] > DISTINCT_IN:
                 continue
             earlier = [i for i in range(index) if word in content[i]]

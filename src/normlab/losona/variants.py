@@ -149,9 +149,12 @@ def renamed(scenario: Scenario, seed: int, taxonomy: Taxonomy) -> tuple[Scenario
     names += [turn.actor for turn in scenario.transcript if turn.actor not in names]
     row: dict[str, Any] = scenario.model_dump(mode="json")
     taken = [*all_strings(row), *_norm_texts(scenario, taxonomy)]
+    about = {scenario.subject: [scenario.subject_bio]}
+    about.update({member.name: [member.bio] for member in scenario.cast})
     renaming = fresh_names(
-        names, f"rename:{seed}:{scenario.scenario_id}", taken, item=scenario.scenario_id
-    )
+        names, f"rename:{seed}:{scenario.scenario_id}", taken, item=scenario.scenario_id,
+        about=about,
+    )  # fmt: skip
     example = scenario.judge_example()
     if scenario.judge_examples is None and example is not None:
         shown = example.model_dump(mode="json")

@@ -112,9 +112,15 @@ def renamed(
     hidden = norm_values(scenario, dimensions)
     taken = [*all_strings(row), hidden["norm"], hidden["compliance_signals"]]
     taken += [hidden["breach_signals"], hidden["sanction"]]
+    about = {scaffold.subject.name: [scaffold.subject.bio_oneline]}
+    for member in scaffold.channel.cast:
+        about.setdefault(member.name, []).append(member.bio_oneline)
+    for persona in scenario.hidden.personas:
+        about.setdefault(persona.name, []).append(persona.outline)
     renaming = fresh_names(
-        names, f"rename:{seed}:{scenario.scenario_id}", taken, item=scenario.scenario_id
-    )
+        names, f"rename:{seed}:{scenario.scenario_id}", taken, item=scenario.scenario_id,
+        about=about,
+    )  # fmt: skip
     try:
         return SceneScenario.model_validate(renaming.strings(row, PROTECTED)), renaming
     except ValidationError as error:

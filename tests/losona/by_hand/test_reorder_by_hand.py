@@ -92,3 +92,30 @@ def test_every_order_drawn_keeps_every_dependency(
             range(at[ids[block[0]]], at[ids[block[0]]] + len(block))
         )
     assert changed.transcript[-1].turn_id == scenario.elicitor_turn_id
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["agreed with Marcus", "as @Marcus said", "as Marcus says", "+1 Marcus", "Marcus’s point",
+     "per Marcus", "ditto Marcus", "like Marcus mentioned"],
+)  # fmt: skip
+def test_every_way_of_leaning_back_is_kept(reference: str) -> None:
+    # Turn 9 leans on Marcus's latest turn, 6: the swap would put 6 after 9.
+    with pytest.raises(NotReorderable, match="turn 9 leans on turn 6"):
+        reordered(_chain(t9=reference), 1)
+
+
+def test_a_request_is_found_as_a_rename_reads_names() -> None:
+    # "I will" names nobody; "Ms Okafor" and "Chloe" without the accent name Chloé Okafor.
+    row = clean_row()
+    for turn in row["transcript"]:
+        if turn["actor"] == "Chloe":
+            turn["actor"] = "Chloé Okafor"
+    row["cast"] = [
+        {"name": "Chloé Okafor" if m["name"] == "Chloe" else m["name"], "bio": m["bio"]}
+        for m in row["cast"]
+    ]
+    row["transcript"][11]["content"] = "I will grab lunch first"
+    row["transcript"][10]["content"] = "Ms Okafor can you look at the logs?"
+    scenario = Scenario.model_validate(row)
+    assert [10, 11, 12] in exchanges(scenario) or [10, 11, 12, 13] in exchanges(scenario)
