@@ -5,13 +5,18 @@ check …?" / "yep, will have an answer by 11:30"), and later turns lean on it (
 timeout is 120s so it's not us", "same as Kwame above"). An order that puts an answer before
 its request, or a reference before what it refers to, changes the test, not its wording. So:
 
-- an exchange is a demonstration with the request it answers, the latest earlier turn that
-  names its author (as the author is written: the name, the given name), and every turn
-  between them; exchanges that overlap move as one;
-- a turn depends on an earlier one where it refers back to it ("above", "^", "+1" and the like
-  the turn just before; "as X said", "same as X", "like X said", "agree with X", "+1 to X",
-  "what X said" X's latest earlier turn), or where the two share a content word that at most
-  ``DISTINCT_IN`` turns of the chat hold ("pdf": the pdf result leans on the pdf request);
+- an exchange is a demonstration with the request it answers and every turn between them:
+  the latest earlier turn of another member that addresses its author (the author's name,
+  given or family name, with or without a title or accents, read as a rename reads names,
+  first in the turn or before a comma, a question or "can you": "Chloe is in a meeting" is
+  about her, not to her), else the turn just before it where that is another member's
+  question ("can someone look at the logs?"); the replies straight after it that lean on it
+  go with it, and exchanges that overlap move as one;
+- a turn depends on an earlier one where it refers back to it ("above", "^", "same", "ditto"
+  at its start: the turn just before; "as X said", "as X says", "like X mentioned", "same as
+  X", "agree(d) with X", "+1 X", "per X", "ditto X", "X's point", "X is right": X's latest
+  earlier turn), or where the two share a content word that at most ``DISTINCT_IN`` turns of
+  the chat hold ("pdf": the pdf result leans on the pdf request);
 - an order is kept only where every turn still comes after every turn it depends on.
 
 Of the orders other than the paper's that keep every dependency, one is drawn with the seed;

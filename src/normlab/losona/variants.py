@@ -15,7 +15,7 @@ instruction, renamed participants, or the demonstrations in another order.
   reply chain (``normlab.losona.reorder``): a demonstration moves with the request it
   answers, a reference stays after what it refers to; the exchanges trade places, every other
   turn stays where it is, the elicitor last. A set with a scenario that no other order can
-  show so is refused, saying how many and which first (on the shipped set, 23 of 46 can be
+  show so is refused, saying how many and which first (on the shipped set, 24 of 46 can be
   reordered: ``python -m normlab.losona.reorder`` lists them).
 
 Each transformed scenario is checked by LoSoNA's linter (``normlab.losona.lint``): a variant
