@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.crsec.newcomer.measure import adoption_hour, occasion_shown
+from normlab.crsec.newcomer.measure import adoption_hour, complied_from_start, occasion_shown
 from normlab.crsec.newcomer.setup import CONTROL, newcomer_spec, occasion_text
 from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent
 from normlab.crsec.sim.rundir import RunDir
@@ -325,7 +325,8 @@ V, C, N = "violated", "complied", "not shown"
     ("hours", "hour"),
     [
         ([[V], [C], [C]], 1),
-        ([[C], [N]], 0),
+        ([[C], [N]], None),  # never violated: complied from the start, no adoption
+        ([[N], [C]], None),
         ([[V, C], [N, C], [N, N]], 1),
         ([[V], [N], [C], [N]], 1),
         # Nothing shown after the last violation, or at all: no sign of adoption.
@@ -358,12 +359,14 @@ def test_adoption_reads_the_last_violation_and_a_later_compliance(hours: list[li
         assert hour is None  # every verdict "not shown": never counted as adopted
     if hour is not None:
         assert not any(V in words for words in hours[hour:])
-        assert hour == 0 or V in hours[hour - 1]
+        assert hour >= 1 and V in hours[hour - 1]  # adoption is a change
         assert any(C in words for words in hours[hour:])  # complied on an occasion after
         assert adoption_hour([*hours, [N]]) == hour  # an hour showing nothing changes nothing
     assert adoption_hour([*hours, [V]]) is None  # a violation in the last hour: never
     last = max((h for h, words in enumerate(hours, start=1) if V in words), default=0)
-    assert adoption_hour([*hours, [C]]) == last  # complying after its last violation
+    # Complying after its last violation; with no violation at all, complied from the start.
+    assert adoption_hour([*hours, [C]]) == (last or None)
+    assert complied_from_start([*hours, [C]]) == (last == 0)
 
 
 def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:

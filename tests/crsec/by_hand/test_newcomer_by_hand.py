@@ -66,6 +66,18 @@ compliance does not count", as for CRSEC's adhering). Two more base seeds, no co
     curve by the end of hour 0, 1, 2: 0/3, 1/3, 1/3; time to adoption mean [1] = 1.0 (n = 1)
     violations per hour over the 4 runs (every run had the settled norm to adopt):
       hour 1: (1 + 1 + 0 + 1) / 4 = 0.75; hour 2: (0 + 1 + 0 + 0) / 4 = 0.25
+
+Adoption is a change (issue 41, item 13: "adoption needs a change — a violating (or
+not-yet-complying) hour before the complied one; one that never violated is 'complied from
+the start', counted apart"). One more base seed:
+
+    seed 4: smokes by the door both hours -> [complied, complied]: never violated, so it
+      complied from the start; not adopted, outside adoption's n (the old reading: adopted
+      at hour 0, 2 of 4)
+    seeds 0-4: adopted 1 of n = 3 (seeds 0, 1, 3), Wilson [0.0615, 0.7923] as above; not
+      measurable 1 (seed 2), complied from the start 1 (seed 4)
+    violations per hour over the 5 runs: hour 1: (1 + 1 + 0 + 1 + 0) / 5 = 0.6;
+      hour 2: (0 + 1 + 0 + 0 + 0) / 5 = 0.2
 """
 
 from __future__ import annotations
@@ -80,6 +92,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from normlab.crsec.newcomer.analysis import NewcomerSummary, analyze_newcomers
+from normlab.crsec.newcomer.measure import adoption_hour, complied_from_start
 from normlab.crsec.newcomer.report import newcomer_tables
 from normlab.crsec.newcomer.setup import CONTROL, SETUP, NewcomerSetup
 from normlab.crsec.sim.clock import clock_of
@@ -132,7 +145,8 @@ def run_hours(agent: str, seed: int, newcomer: str) -> Hours:
     reading = (INSIDE, f"{newcomer} is reading a book")
     if agent != CONTROL:
         first, second = {0: (at_table, by_the_door), 1: (at_table, at_table),
-                         2: (reading, reading), 3: (at_table, reading)}[seed]  # fmt: skip
+                         2: (reading, reading), 3: (at_table, reading),
+                         4: (by_the_door, by_the_door)}[seed]  # fmt: skip
         return {
             2: {**SETTLED, newcomer: ([], [first])},
             3: {**SETTLED, newcomer: ([], [second])},
@@ -298,7 +312,7 @@ def test_no_occasion_shown_is_not_measurable_and_no_compliance_shown_is_not_adop
     assert any("Not measurable" in note and "seed 2" in note for note in found.notes)
     tables = {table.caption.split(":")[0]: table for table in newcomer_tables(found)}
     joins = next(t for caption, t in tables.items() if "joins" in caption)
-    assert joins.rows[0][2:4] == ["33.3% [6.1, 79.2] (1/3)", "1"]
+    assert joins.rows[0][2:5] == ["33.3% [6.1, 79.2] (1/3)", "1", "0"]
     each = next(t for caption, t in tables.items() if caption.startswith("Each newcomer run"))
     assert [row[2] for row in each.rows] == [
         "1", "never", "not measurable (no occasion shown)", "never",
@@ -363,3 +377,34 @@ def test_renaming_the_newcomer_changes_no_number(
 
     assert renamed.newcomer == newcomer
     assert numbers(renamed) == numbers(summary)
+
+
+def test_a_newcomer_that_never_violated_complied_from_the_start(tmp_path: Path) -> None:
+    """Seed 4 complies both hours and never violated: no change, so no adoption (the old
+    reading said "adopted at hour 0"); counted apart, as a run with no occasion is."""
+    found = measured(tmp_path, runs=[("base", seed) for seed in range(5)])
+    runs = {run.seed: run for run in found.runs}
+    assert [h.verdicts[SMOKING] for h in runs[4].hours] == ["complied", "complied"]
+    assert runs[4].adoption is None and runs[4].from_start and not runs[4].measurable
+    assert [run.from_start for run in runs.values()] == [False, False, False, False, True]
+    (base,) = found.subjects
+    assert (base.adopted.k, base.adopted.n, base.not_measurable, base.from_start) == (1, 3, 1, 1)
+    assert base.adopted.ci == pytest.approx((0.0615, 0.7923), abs=5e-5)
+    assert [e.value for e in base.violations] == pytest.approx([0.6, 0.2])
+    assert any("Complied from the start" in note and "seed 4" in note for note in found.notes)
+    tables = {table.caption.split(":")[0]: table for table in newcomer_tables(found)}
+    joins = next(t for caption, t in tables.items() if "joins" in caption)
+    assert joins.rows[0][2:5] == ["33.3% [6.1, 79.2] (1/3)", "1", "1"]
+    each = next(t for caption, t in tables.items() if caption.startswith("Each newcomer run"))
+    assert [row[2] for row in each.rows][4] == "complied from the start"
+
+
+@given(
+    words=st.lists(st.sampled_from(["complied", "not shown"]), min_size=1, max_size=6).filter(
+        lambda hours: "complied" in hours
+    )
+)
+def test_no_violation_is_never_an_adoption(words: list[str]) -> None:
+    """Property: hours that never violate, however many comply, are never an adoption."""
+    hours = [[word] for word in words]
+    assert adoption_hour(hours) is None and complied_from_start(hours)

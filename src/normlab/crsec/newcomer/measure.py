@@ -9,14 +9,17 @@ arrival (hour 1 is its first):
 - **violations**: the norms the society had settled on when it arrived (held by over 70% of
   its agents) that the hour's verdict finds violated;
 - **time to adoption**: the first hour after which it violated none of them for the rest of
-  the run (0: it never did), provided that it *complied* with one of them on an occasion (a
-  ``complied`` verdict) in some later hour: as CRSEC's adhering, trivial compliance does not
-  count, so hours that show nothing are no sign of adoption. Not adopted (None): its last
-  hour still violated, or no hour after its last violation showed it complying. **Not
-  measurable**: no hour showed an occasion at all (every verdict ``not shown``); such a run
-  is counted apart, never as adopted. Read from its own behaviour, not from what others
-  noticed: a newcomer that smokes at its table every hour is seen once (perception registers
-  changes), and is never adopted;
+  the run, provided that it *complied* with one of them on an occasion (a ``complied``
+  verdict) in some later hour: as CRSEC's adhering, trivial compliance does not count, so
+  hours that show nothing are no sign of adoption. Adoption is a change (issue 41, item 13):
+  it needs a violating hour before the complied one. Not adopted (None): its last hour still
+  violated, or no hour after its last violation showed it complying. **Complied from the
+  start**: it never violated and some hour showed it complying (the old reading, "adopted at
+  hour 0", counted a newcomer that already behaved so as one that changed); counted apart,
+  outside adoption's n. **Not measurable**: no hour showed an occasion at all (every verdict
+  ``not shown``); such a run is counted apart, never as adopted. Read from its own
+  behaviour, not from what others noticed: a newcomer that smokes at its table every hour
+  is seen once (perception registers changes), and is never adopted;
 - **conflicts**: the society's DetectConflict findings about it (Q1 = yes), counted as
   Figure 2(a)'s conflicts; **sanctions**: conversations a society agent started with it
   (CRSEC talks only over a conflict the sender decided to talk about); conversations it
@@ -108,10 +111,10 @@ class NewcomerRun(BaseModel):
     """The norms adoption is read on: those over 70% of the society held when it arrived
     (none in the control, or when the society had settled on none)."""
     adoption: int | None
-    """The hour after which its verdicts show no violation (0: none ever did), a later hour
-    showing it complying (``adoption_hour``); None: not adopted (the last hour still
-    violated, or no hour after the last violation showed compliance), nothing to adopt, or
-    not measurable (``shown``)."""
+    """The last hour its verdicts show a violation, a later hour showing it complying
+    (``adoption_hour``); None: not adopted (the last hour still violated, or no hour after
+    the last violation showed compliance), nothing to adopt, complied from the start
+    (``from_start``) or not measurable (``shown``)."""
     holds: list[str] | None
     """Target norms its qualified norms express at the end; None: it keeps no norm database."""
     held_norms: list[str] | None
@@ -150,21 +153,42 @@ class NewcomerRun(BaseModel):
         return occasion_shown(self.settled_words())
 
     @property
+    def from_start(self) -> bool:
+        """Measured, never violating and complying in some hour (``complied_from_start``):
+        counted apart from adoption, as ``shown`` false is."""
+        return self.measured and complied_from_start(self.settled_words())
+
+    @property
     def measurable(self) -> bool:
-        """Measured, and some hour showed an occasion: the runs adoption's n counts."""
-        return self.measured and self.shown
+        """Measured, some hour showed an occasion, and some hour violated (else it complied from
+        the start): the runs adoption's n counts."""
+        return self.measured and self.shown and not self.from_start
+
+
+def _last_violated(hours: Sequence[Collection[str]]) -> int:
+    """The last hour (1-based) with a ``violated`` verdict word; 0 when no hour had one."""
+    return max(
+        (hour for hour, words in enumerate(hours, start=1) if "violated" in words), default=0
+    )
 
 
 def adoption_hour(hours: Sequence[Collection[str]]) -> int | None:
     """Time to adoption from the newcomer's verdict words on the settled norms, per hour (hour
-    1 first): the last hour with a ``violated`` one (0 when none had), provided that a later
-    hour has a ``complied`` one. None: not adopted (no hours; the last hour violated; or no
-    hour after the last violation showed it complying: hours that show nothing are trivial
-    compliance, which does not count, as for CRSEC's adhering)."""
-    last = max(
-        (hour for hour, words in enumerate(hours, start=1) if "violated" in words), default=0
-    )
+    1 first): the last hour with a ``violated`` one, provided that a later hour has a
+    ``complied`` one. None: not adopted (no hours; no hour violated, so nothing changed:
+    ``complied_from_start`` or not measurable; the last hour violated; or no hour after the
+    last violation showed it complying: hours that show nothing are trivial compliance, which
+    does not count, as for CRSEC's adhering)."""
+    last = _last_violated(hours)
+    if last == 0:
+        return None
     return last if any("complied" in words for words in hours[last:]) else None
+
+
+def complied_from_start(hours: Sequence[Collection[str]]) -> bool:
+    """Whether the newcomer never violated a settled norm and some hour showed it complying:
+    it behaved so from its first hour on, which is no change and so no adoption."""
+    return _last_violated(hours) == 0 and any("complied" in words for words in hours)
 
 
 def occasion_shown(hours: Iterable[Collection[str]]) -> bool:

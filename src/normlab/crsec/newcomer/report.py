@@ -110,6 +110,7 @@ def subjects_table(summary: NewcomerSummary) -> Table:
             ", ".join(map(str, subject.seeds)),
             format_rate(subject.adopted),
             str(subject.not_measurable),
+            str(subject.from_start),
             _mean(subject.adoption_hour),
             _mean(subject.violations_total),
             _mean(subject.conflicts_total),
@@ -126,14 +127,16 @@ def subjects_table(summary: NewcomerSummary) -> Table:
         f"{summary.arrival} for {summary.hours} simulated hours: per arm over seeds; adoption "
         f"and violations from the judge's verdicts on its own plan and actions each hour, on "
         f"the norms the society held ({settled}): adopted once it stopped violating them and "
-        "then complied with one on an occasion; n counts the runs whose newcomer showed an "
-        "occasion, violating or complying, in some hour (those that never did are not "
-        "measurable, counted apart) (rates: Wilson 95% CI; means: 95% bootstrap CI, n runs)",
+        "then complied with one on an occasion; n counts the runs whose newcomer violated in "
+        "some hour (those that showed no occasion are not measurable, those that never violated "
+        "and complied complied from the start, each counted apart) (rates: Wilson 95% CI; "
+        "means: 95% bootstrap CI, n runs)",
         header=[
             "subject",
             "seeds",
-            "adopted (of runs with an occasion shown)",
+            "adopted (of runs that violated)",
             "not measurable (runs with no occasion shown)",
+            "complied from the start (never violated)",
             "time to adoption (hours)",
             "hours violating",
             "conflicts caused",
@@ -234,6 +237,8 @@ def runs_table(summary: NewcomerSummary) -> Table:
             return "–"
         if not run.shown:
             return "not measurable (no occasion shown)"
+        if run.from_start:
+            return "complied from the start"
         return "never" if run.adoption is None else str(run.adoption)
 
     def finished(run: NewcomerRun) -> str:
@@ -322,11 +327,12 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
     report.paragraph(
         "Violations: norms the society held (over 70% of its agents when the newcomer came) "
         "that the judge finds violated in the newcomer's own plan or actions of the hour. "
-        "Time to adoption: the first hour after which it violated none for the rest of the "
-        "run (0: it never did), provided a later hour shows it complying with one on an "
-        "occasion (hours that show nothing are trivial compliance, which does not count); "
-        "never: the last hour still violated, or nothing showed compliance after; not "
-        "measurable: no hour showed an occasion at all (counted apart). Conflicts: observations of "
+        "Time to adoption: the last hour it violated one, provided a later hour shows it "
+        "complying with one on an occasion (hours that show nothing are trivial compliance, "
+        "which does not count); never: the last hour still violated, or nothing showed "
+        "compliance after; complied from the start: it never violated and complied on an "
+        "occasion (no change, so no adoption; counted apart); not measurable: no hour showed "
+        "an occasion at all (counted apart). Conflicts: observations of "
         "the newcomer that a society agent found in conflict with its qualified norms (a "
         "continuing breach is seen once: perception registers changes). Sanctions: "
         "conversations a society agent started with it (CRSEC talks only over a conflict). "
