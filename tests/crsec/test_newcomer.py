@@ -35,8 +35,10 @@ from normlab.core.errors import InputError
 from normlab.crsec.newcomer.measure import adoption_hour, complied_from_start, occasion_shown
 from normlab.crsec.newcomer.setup import CONTROL, newcomer_spec, occasion_text
 from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent
+from normlab.crsec.sim.clock import clock_of
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.society import load_society
+from normlab.norms.clock import clock_label
 from tests.crsec.support import FIXTURES, event_lines, of_kind
 
 runner = CliRunner()
@@ -180,6 +182,17 @@ def test_both_newcomers_carry_the_sanction_into_their_plans_and_adopt_after_hour
     assert [c.data.operation for c in replanned] == ["plan", "actions"]
     assert "You talked with Bob Johnson about smoking indoors" in replanned[1].data.prompt
     first_tick = replanned[0].tick
+    # The talk took its 15-minute tick: the re-plan asks for the hour's remaining minutes
+    # (issue 41, item 14), from the talk's end, through Figure 18's duration placeholder.
+    talk_end = clock_of(RunDir(plain_folder).config()).minute(first_tick) + 15
+    remaining = 60 - talk_end % 60
+    assert f"(total duration in minutes {remaining})" in replanned[1].data.prompt
+    assert f"adding up to {remaining}," in replanned[1].data.prompt
+    assert f"from {clock_label(talk_end)} to" in replanned[1].data.prompt
+    *_, replanned_hour = [
+        e for e in of_kind(events, ActionsEvent) if e.tick == first_tick and e.agent == ALEX
+    ]
+    assert sum(subtask.minutes for subtask in replanned_hour.data.subtasks) == remaining
     assert [e.tick for e in of_kind(events, PlanEvent) if e.agent == ALEX][:2] == [first_tick] * 2
     assert [e.tick for e in of_kind(events, ActionsEvent) if e.agent == ALEX][:2] == [
         first_tick
