@@ -34,8 +34,8 @@ from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.crsec.newcomer.measure import adoption_hour, complied_from_start, occasion_shown
 from normlab.crsec.newcomer.setup import CONTROL, newcomer_spec, occasion_text
-from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent
 from normlab.crsec.sim.clock import clock_of
+from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.society import load_society
 from normlab.norms.clock import clock_label
