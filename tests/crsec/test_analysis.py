@@ -163,7 +163,9 @@ def test_bands_and_emergence_over_runs(tmp_path: Path) -> None:
     (group,) = analyze([tmp_path / "a", tmp_path / "b"], model).groups
     band = group.series["holding"]["no_smoking_indoors"][1]
     assert (band.mean, band.low, band.high, band.n) == (0.625, 0.5, 0.75, 2)
-    assert group.reached["no_smoking_indoors"]["holding"] == "1 of 2 runs"
+    assert group.reached["no_smoking_indoors"]["holding"] == (
+        "1 of 2 runs; 1 censored (not over 70% by their last hour: 2)"
+    )
     assert group.emergence["no_smoking_indoors"]["holding"].value == 2.0
     final = group.final["no_smoking_indoors"]["holding"]
     assert final.value == pytest.approx(0.625) and final.n == 2

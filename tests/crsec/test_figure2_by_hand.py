@@ -384,7 +384,8 @@ def test_emergence_and_final_shares_by_hand(analysis: CrsecAnalysis) -> None:
     assert run.emergence[TIPPING].model_dump() == {"holding": 2, "adhering": None}
     assert run.emergence[SMOKING].model_dump() == {"holding": None, "adhering": None}
     assert run.emergence[QUIET].model_dump() == {"holding": None, "adhering": None}
-    # Final shares: hour 2's. One run: k of the 3 agents, with the Wilson interval.
+    # Final shares: hour 2's. One run: k of the 3 agents, with no interval (issue 41, item
+    # 14: one run's agents talk to each other, no independent sample; intervals over runs).
     (group,) = analysis.groups
     expected = {
         SMOKING: {"holding": 2, "plan": 1, "actions": 1, "adhering": 1},
@@ -395,10 +396,15 @@ def test_emergence_and_final_shares_by_hand(analysis: CrsecAnalysis) -> None:
         for measure, k in measures.items():
             final = group.final[target][measure]
             assert isinstance(final, Rate) and (final.k, final.n) == (k, 3), (target, measure)
+            assert final.ci == (None, None)
     # Emergence over runs: tipping held by hour 2 in 1 of 1 runs; the others never.
     assert group.emergence[TIPPING]["holding"].value == 2.0
     assert group.reached[TIPPING]["holding"] == "1 of 1 runs"
-    assert group.reached[SMOKING]["holding"] == "0 of 1 runs"
+    # The run that never got over 70% is censored at its last hour, 2 (issue 41, item 14).
+    assert group.reached[SMOKING]["holding"] == (
+        "0 of 1 runs; 1 censored (not over 70% by their last hour: 2)"
+    )
+    assert group.censored[SMOKING]["holding"] == [2] and group.censored[TIPPING]["holding"] == []
     assert group.emergence[SMOKING]["holding"].value is None
 
 
@@ -408,15 +414,17 @@ def test_the_emergence_table_and_the_hour_axis_by_hand(
     table = emergence_table(analysis)
     rows = {row[1]: row for row in table.rows}
     # setting, norm, hold > 70% (hour), adhere > 70% (hour), final hold / plans / actions /
-    # adhere: 3 of 3 is 100%, 2 of 3 66.7%, 1 of 3 33.3% (Wilson intervals from stats).
+    # adhere: 3 of 3 is 100%, 2 of 3 66.7%, 1 of 3 33.3% (one run: no interval).
     assert rows["Tip after meals."][:4] == [
         "full",
         "Tip after meals.",
         "2.0 [2.0, 2.0] (1 of 1 runs)",
-        "never (0 of 1 runs)",
+        "never (0 of 1 runs; 1 censored (not over 70% by their last hour: 2))",
     ]
-    assert [cell.split(" ")[0] for cell in rows["Tip after meals."][4:]] == [
-        "100.0%", "33.3%", "33.3%", "33.3%"]  # fmt: skip
+    assert rows["Tip after meals."][4:] == [
+        "100.0% (3 of 3 agents)", "33.3% (1 of 3 agents)", "33.3% (1 of 3 agents)",
+        "33.3% (1 of 3 agents)"]  # fmt: skip
+    assert "not independent" in table.caption and "censored" in table.caption
     assert [cell.split(" ")[0] for cell in rows["No smoking indoors."][4:]] == [
         "66.7%", "33.3%", "33.3%", "33.3%"]  # fmt: skip
     assert [cell.split(" ")[0] for cell in rows["Be quiet in public."][4:]] == [

@@ -26,7 +26,9 @@ the log of what happened, so a run is measured from its events alone; the simula
 ``metrics.jsonl`` keeps each hour's calls, tokens and cost.
 
 Several runs give, per hour, the mean and the min–max band; final shares and emergence
-times carry their n (runs, or agents for a single run) and an interval.
+times carry their n and an interval over runs (a single run's final share is k of n agents
+with no interval: its agents are not independent), and emergence times the runs that never
+got over 70% (censored at their last hour).
 """
 
 from __future__ import annotations
@@ -372,12 +374,19 @@ class GroupResult(BaseModel):
     counts: dict[str, list[Band]]
     """conflicts, norm_thoughts, norm_chats… → per hour band over runs."""
     emergence: dict[str, dict[str, Estimate]]
-    """target → holding/adhering → mean hour over the runs that reached 70%."""
+    """target → holding/adhering → mean hour over the runs that reached 70% (only those: the
+    others are ``censored``, and ``reached`` says how many of each)."""
     reached: dict[str, dict[str, str]]
-    """target → holding/adhering → "r of n runs"."""
+    """target → holding/adhering → "r of n runs", then the censored ones: "; 2 censored (not
+    over 70% by their last hour: 8, 8)"."""
+    censored: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
+    """target → holding/adhering → the last simulated hour of each run that never got over
+    70%: its emergence hour is only known to be later (right-censored), so the mean leaves
+    it out."""
     final: dict[str, dict[str, Estimate]]
-    """target → measure → final share (mean over runs with a bootstrap CI; one run: k of n
-    agents with the Wilson CI)."""
+    """target → measure → final share (mean over runs with a bootstrap CI over runs; one run:
+    k of n agents with no interval, since one run's agents talk to each other and are not
+    independent units)."""
 
 
 def group_result(label: str, runs: list[RunResult]) -> GroupResult:
@@ -403,19 +412,21 @@ def group_result(label: str, runs: list[RunResult]) -> GroupResult:
     counts = {name: [count_band(name, hour) for hour in indices] for name in COUNTS}
     emergence: dict[str, dict[str, Estimate]] = {}
     reached: dict[str, dict[str, str]] = {}
+    censored: dict[str, dict[str, list[int]]] = {}
     final: dict[str, dict[str, Estimate]] = {}
     for target in targets:
-        emergence[target], reached[target], final[target] = {}, {}, {}
+        emergence[target], reached[target], censored[target], final[target] = {}, {}, {}, {}
         for measure in ("holding", "adhering"):
             times = [getattr(run.emergence[target], measure) for run in runs]
             hit = [float(time) for time in times if time is not None]
             emergence[target][measure] = Estimate.mean_of(hit)
-            reached[target][measure] = f"{len(hit)} of {len(runs)} runs"
+            late = [len(run.hours) for run, time in zip(runs, times, strict=True) if time is None]
+            censored[target][measure] = late
+            reached[target][measure] = reached_text(len(hit), len(runs), late)
         for measure in MEASURES:
             values = [run.final[target][measure] for run in runs]
             if len(runs) == 1:
-                agents = runs[0].agents
-                final[target][measure] = Rate.of(round(values[0] * agents), agents)
+                final[target][measure] = agents_share(values[0], runs[0].agents)
             else:
                 final[target][measure] = Estimate.mean_of(values)
     return GroupResult(
@@ -427,8 +438,28 @@ def group_result(label: str, runs: list[RunResult]) -> GroupResult:
         counts=counts,
         emergence=emergence,
         reached=reached,
+        censored=censored,
         final=final,
     )
+
+
+def reached_text(hit: int, runs: int, censored: list[int]) -> str:
+    """``1 of 3 runs; 2 censored (not over 70% by their last hour: 8, 8)``: how many runs the
+    mean emergence hour is over, and the runs it leaves out with the hour each was last seen
+    (issue 41, item 14: a mean over the runs that got there alone reads as all of them)."""
+    text = f"{hit} of {runs} runs"
+    if censored:
+        hours = ", ".join(map(str, censored))
+        text += f"; {len(censored)} censored (not over 70% by their last hour: {hours})"
+    return text
+
+
+def agents_share(share: float, agents: int) -> Rate:
+    """One run's final share: k of its n agents, with no interval. Its agents are no sample
+    of independent units (they talk to each other, and one spreads a norm to the next), so
+    a binomial interval over them would claim a precision the run does not have; intervals
+    are over runs only."""
+    return Rate(k=round(share * agents), n=agents, value=share, ci=(None, None))
 
 
 class CrsecAnalysis(BaseModel):

@@ -23,7 +23,7 @@ from normlab.report import (
     format_percent,
     line_panels,
 )
-from normlab.stats import Band
+from normlab.stats import Band, Estimate, Rate
 
 MEASURE_NAMES = {
     "holding": "hold as a qualified norm",
@@ -136,6 +136,13 @@ def _share_panels(
     )
 
 
+def format_final(estimate: Estimate) -> str:
+    """A final share: over runs with its interval; one run's (no interval) as k of n agents."""
+    if isinstance(estimate, Rate) and estimate.ci == (None, None) and estimate.value is not None:
+        return f"{format_percent(estimate.value)} ({estimate.k} of {estimate.n} agents)"
+    return format_estimate(estimate)
+
+
 def emergence_table(analysis: CrsecAnalysis) -> Table:
     rows = []
     for group in analysis.groups:
@@ -150,14 +157,16 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
                 )
                 row.append(f"{hour} ({group.reached[target.id][measure]})")
             for measure in MEASURE_COLUMNS:
-                row.append(format_estimate(group.final[target.id][measure]))
+                row.append(format_final(group.final[target.id][measure]))
             rows.append(row)
     first = analysis.groups[0]
     return Table(
         caption="Emergence: first simulated hour at whose end over 70% of agents hold / adhere "
         f"(hour 1 is {first.hours[0]}, the figures' x-axis tick {_hour_ticks(first.hours)[0][1]}; "
-        "mean over the runs that got there, 95% bootstrap CI, n runs), and the final shares "
-        "(mean over runs with a bootstrap CI; one run: k of n agents, Wilson CI)",
+        "mean over the runs that got there, 95% bootstrap CI, n runs; the runs that did not "
+        "are censored at their last hour, left out of the mean and counted beside it), and the "
+        "final shares (mean over runs with a bootstrap CI over runs; one run: k of n agents, "
+        "no interval, since one run's agents talk to each other and are not independent)",
         header=[
             "setting",
             "norm",
