@@ -402,6 +402,11 @@ def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
             "at most 60 (30 simulated days of the society's 2 active hours",
         ),
         ([str(source), "--max-calls", "0"], "--max-calls"),
+        # Issue 41, item 19: accepted, they planned a million runs and a folder "seed--1".
+        ([str(source), "--runs", "1000000"], "--runs: field 'runs': at most 100 runs"),
+        ([str(source), "--seeds", "-1"], "--seeds: field 'seeds': a seed is 0 … 2147483647"),
+        ([str(source), "--seeds", "2147483648"], "a seed is 0 … 2147483647, got 2147483648"),
+        ([str(source), "--seeds", ",".join(map(str, range(101)))], "at most 100 seeds"),
         ([str(source), "--occasion", " ", "--out", str(tmp_path / "o")], "occasion in words"),
         ([str(source), "--like", "Nobody Here", "--out", str(tmp_path / "o")], "Nobody Here"),
         ([str(source), "--out", str(source / "newcomer")], "which is only read"),

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from normlab.core.errors import NormlabError, RunIncompleteError
+from normlab.core.errors import InputError, NormlabError, RunIncompleteError
 from normlab.crsec.sim.events import (
     ActionsData,
     AgentSnapshot,
@@ -48,6 +48,7 @@ from normlab.crsec.sim.events import (
     PlanData,
 )
 from normlab.crsec.sim.reflection import reflect_phase
+from normlab.crsec.sim.rundir import CHECKPOINT
 from normlab.crsec.sim.schemas import AgentSpec, HourMetrics, Usage
 from normlab.crsec.sim.talk import Talk, detect_phase, pair, talk_phase
 from normlab.crsec.sim.world import World
@@ -101,7 +102,15 @@ class Simulation(World):
 
     async def run(self, max_calls: int | None = None, max_cost: float | None = None) -> Outcome:
         """Run ticks until the end (``end_tick``) or a budget; each tick ends at a
-        checkpoint."""
+        checkpoint. A checkpoint past the run's end is no state this run wrote (a tick of
+        10^30 once read as finished and exited 0 saying nothing): one line naming it."""
+        if self.state.tick > self.end_tick:
+            raise InputError(
+                self.run_dir.file(CHECKPOINT),
+                f"tick {self.state.tick} is past the run's end (tick {self.end_tick}): the "
+                "checkpoint is not this run's",
+                field="tick",
+            )
         while self.state.tick < self.end_tick:
             stop = self.over_budget(max_calls, max_cost)
             if stop is not None:
