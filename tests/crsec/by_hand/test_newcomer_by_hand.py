@@ -18,22 +18,27 @@ smoking, and reads an hour's actions: smoking in ``Hobbs Cafe`` is violated, smo
 Society's shares of ``no_smoking_indoors`` (holding | adhering), by hand:
 
     hour 0 (day 1 09–10): Bob holds, Carlos not, Carlos smokes inside   -> 1/2 = 0.5 | 0/2 = 0
-    hour 1 (day 1 10–11): both hold, Carlos smokes outside              -> 2/2 = 1.0 | 1/2 = 0.5
-    before (hours 0, 1, the same clock hours the day before):              0.75      | 0.25
-    at arrival (hour 1) over 70% hold no_smoking_indoors only -> adoption is read on it.
+    hour 1 (day 1 10–11): both hold; Carlos smokes outside, Bob asks him to keep smoking by
+      the door (outside: complied)                                      -> 2/2 = 1.0 | 2/2 = 1.0
+    before (hours 0, 1, the same clock hours the day before):              0.75      | 0.5
+    at arrival (hour 1) no_smoking_indoors only has emerged: 2 of 2 agents each hold and
+      adhere, 100% > 70% ("widely accepted and adhered to by a significant majority", §3.2;
+      issue 41, item 11: the one definition of emergence) -> adoption is read on it. With
+      Bob reading a book then (not shown: 2/2 hold, 1/2 adhere, 1/2 both) it had not.
 
     base seed 0, hours 2, 3: both hold, Carlos outside               -> 1.0, 1.0 | 0.5, 0.5
-      after 1.0 | 0.5; raw drift 1.0 - 0.75 = +0.25 | 0.5 - 0.25 = +0.25
+      after 1.0 | 0.5; raw drift 1.0 - 0.75 = +0.25 | 0.5 - 0.5 = 0
     control seed 0: hour 2 both hold, Carlos inside                  -> 1.0 | 0.0
                     hour 3 Carlos dropped the norm, smokes outside   -> 0.5 | 0.5
-      after 0.75 | 0.25 (raw drift 0 | 0)
+      after 0.75 | 0.25 (raw drift 0 | -0.25)
       control-corrected drift seed 0: 1.0 - 0.75 = +0.25 | 0.5 - 0.25 = +0.25
     base seed 1 and control seed 1, hours 2, 3: as base seed 0       -> after 1.0 | 0.5
-      control-corrected drift seed 1: 0 | 0; the control's raw drift +0.25 | +0.25
+      control-corrected drift seed 1: 0 | 0; the control's raw drift +0.25 | 0
 
     control-corrected drift over seeds: mean(0.25, 0) = 0.125, n = 2 pairs; the percentile
     bootstrap over the 2 pairs draws a mean of 0 (p 1/4), 0.125 (1/2) or 0.25 (1/4), so its
-    95% interval is [0.0, 0.25]. Raw drift 0.25 = corrected 0.125 + the control's 0.125.
+    95% interval is [0.0, 0.25]. Raw drift = corrected + the control's: holding 0.25 =
+    0.125 + 0.125, adhering 0 = 0.125 + (-0.25 + 0) / 2.
 
 The newcomer's own verdicts on ``no_smoking_indoors``:
 
@@ -127,7 +132,7 @@ SOURCE: Hours = {
         CARLOS: ([], [(INSIDE, f"{CARLOS} is smoking a cigarette at his table")]),
     },
     1: {
-        BOB: ([NO_SMOKING], [(INSIDE, f"{BOB} is reading a book")]),
+        BOB: ([NO_SMOKING], [(OUTSIDE, f"{BOB} is asking Carlos to keep smoking by the door")]),
         CARLOS: (["Smoke only outside."], [(OUTSIDE, f"{CARLOS} is smoking by the door")]),
     },
 }
@@ -277,6 +282,7 @@ def summary(tmp_path_factory: pytest.TempPathFactory) -> NewcomerSummary:
 
 def test_adoption_is_read_from_the_newcomers_own_verdicts(summary: NewcomerSummary) -> None:
     assert summary.adoption_norms == [SMOKING]
+    assert summary.runs[0].society_emerged == [SMOKING]
     runs = {(run.agent, run.seed): run for run in summary.runs}
     adopter, stubborn = runs[("base", 0)], runs[("base", 1)]
     assert [h.verdicts[SMOKING] for h in adopter.hours] == ["violated", "complied"]
@@ -323,9 +329,9 @@ def test_drift_is_corrected_by_the_newcomer_free_control(summary: NewcomerSummar
     runs = {(run.agent, run.seed): run for run in summary.runs}
     for seed in (0, 1):
         run = runs[("base", seed)]
-        assert run.before[SMOKING] == {"holding": 0.75, "adhering": 0.25}
+        assert run.before[SMOKING] == {"holding": 0.75, "adhering": 0.5}
         assert run.after[SMOKING] == {"holding": 1.0, "adhering": 0.5}
-        assert run.drift[SMOKING] == {"holding": 0.25, "adhering": 0.25}
+        assert run.drift[SMOKING] == {"holding": 0.25, "adhering": 0.0}
     assert runs[(CONTROL, 0)].after[SMOKING] == {"holding": 0.75, "adhering": 0.25}
     assert runs[("base", 0)].corrected_drift == {
         target: ({"holding": 0.25, "adhering": 0.25} if target == SMOKING else
@@ -340,8 +346,10 @@ def test_drift_is_corrected_by_the_newcomer_free_control(summary: NewcomerSummar
         corrected = base.corrected_drift[SMOKING][measure]
         assert (corrected.value, corrected.n) == (0.125, 2)
         assert corrected.ci == pytest.approx((0.0, 0.25))
-        assert base.drift[SMOKING][measure].value == 0.25
-        assert control.drift[SMOKING][measure].value == 0.125
+    assert base.drift[SMOKING]["holding"].value == 0.25
+    assert control.drift[SMOKING]["holding"].value == 0.125
+    assert base.drift[SMOKING]["adhering"].value == 0.0
+    assert control.drift[SMOKING]["adhering"].value == -0.125
     # The control is no newcomer: nothing to adopt, no correction of its own.
     assert control.adopted.n == 0 and control.adopted.value is None
     assert control.corrected_drift == {}

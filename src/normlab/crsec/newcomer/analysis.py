@@ -240,10 +240,11 @@ def comparisons(by_subject: dict[str, list[NewcomerRun]]) -> list[Comparison]:
 def _notes(runs: list[NewcomerRun]) -> list[str]:
     notes = []
     first = runs[0]
-    if not first.society_holds:
+    if not first.society_emerged:
         notes.append(
-            "When the newcomer arrived, over 70% of the society held no norm at stake: it had "
-            "not settled on one, so there was no norm to adopt (adoption is not measured)."
+            "When the newcomer arrived, no norm at stake had emerged (over 70% of the society "
+            "each holding and adhering to it): it had not settled on one, so there was no norm "
+            "to adopt (adoption is not measured)."
         )
     blank = [f"{r.subject} seed {r.seed}" for r in runs if r.measured and not r.shown]
     if blank:
@@ -318,7 +319,7 @@ async def analyze_newcomers(
         targets={target.id: target.statement for target in targets},
         society_holds=first.society_holds,
         society_adheres=first.society_adheres,
-        adoption_norms=first.society_holds,
+        adoption_norms=first.society_emerged,
         runs=runs,
         subjects=[subject_summary(arm) for arm in by_subject.values()],
         comparisons=comparisons(by_subject),

@@ -6,8 +6,10 @@ arrival (hour 1 is its first):
 - **verdicts**: the metrics' judge on the newcomer's own plan and actions of the hour, per
   norm at stake (``judge_compliance.txt``, as CRSEC's adherence is judged): ``violated`` in
   the plan or the actions, ``complied`` (shown, and violated in neither) or ``not shown``;
-- **violations**: the norms the society had settled on when it arrived (held by over 70% of
-  its agents) that the hour's verdict finds violated;
+- **violations**: the norms the society had settled on when it arrived (emerged, as the
+  report and the export define it: over 70% of its agents each holding and adhering to it at
+  the end of the hour before, ``normlab.crsec.emergence``) that the hour's verdict finds
+  violated;
 - **time to adoption**: the first hour after which it violated none of them for the rest of
   the run, provided that it *complied* with one of them on an occasion (a ``complied``
   verdict) in some later hour: as CRSEC's adhering, trivial compliance does not count, so
@@ -46,7 +48,6 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from normlab.crsec.analysis.figure2 import (
-    EMERGENCE_SHARE,
     HourShares,
     LoadedRun,
     RunResult,
@@ -55,6 +56,7 @@ from normlab.crsec.analysis.figure2 import (
     verdict_word,
 )
 from normlab.crsec.analysis.judge import Judge
+from normlab.crsec.emergence import over
 from normlab.crsec.newcomer.setup import CONTROL, NewcomerSetup, newcomer_setup
 from normlab.crsec.sim.events import Event, Finding, HourData
 from normlab.crsec.sim.loop import budget_outcome
@@ -108,8 +110,8 @@ class NewcomerRun(BaseModel):
     """Why an unfinished run ended where it did (its budget, or not: interrupted); empty
     when it finished."""
     adoption_norms: list[str]
-    """The norms adoption is read on: those over 70% of the society held when it arrived
-    (none in the control, or when the society had settled on none)."""
+    """The norms adoption is read on: those that had emerged when it arrived
+    (``society_emerged``; none in the control, or when none had)."""
     adoption: int | None
     """The last hour its verdicts show a violation, a later hour showing it complying
     (``adoption_hour``); None: not adopted (the last hour still violated, or no hour after
@@ -122,6 +124,10 @@ class NewcomerRun(BaseModel):
     """Target norms over 70% of the society's agents held when the newcomer arrived."""
     society_adheres: list[str]
     """Target norms over 70% of the society's agents adhered to in the hour before."""
+    society_emerged: list[str] = Field(default_factory=list)
+    """Target norms that had emerged when it arrived: over 70% of the society's agents each
+    held and adhered to them at the end of the hour before (``normlab.crsec.emergence``, the
+    report's and the export's definition): the settled norms, ``adoption_norms``."""
     before_hours: list[str]
     after_hours: list[str]
     before: Shares
@@ -337,10 +343,9 @@ async def measure_run(
     by_hour = {share.hour: share for share in result.hours}
     targets = [target.id for target in loaded.config.society.norms]
     arrival = by_hour.get(span.arrival)
-    society_holds = [
-        t for t in targets if arrival is not None and arrival.holding[t] > EMERGENCE_SHARE
-    ]
-    settled = [] if setup.is_control else society_holds
+    society_holds = [t for t in targets if arrival is not None and over(arrival.holding[t])]
+    emerged = [t for t in targets if arrival is not None and over(arrival.both[t])]
+    settled = [] if setup.is_control else emerged
     snapshots = {hour.hour: hour for hour in loaded.hours}
     judged = await _verdicts(judge, setup, [snapshots[h] for h in span.after], settled)
     for hour, (words, violations) in zip(hours, judged, strict=True):
@@ -368,9 +373,8 @@ async def measure_run(
         holds=holds,
         held_norms=held if setup.keeps_norms else None,
         society_holds=society_holds,
-        society_adheres=[
-            t for t in targets if arrival is not None and arrival.adhering[t] > EMERGENCE_SHARE
-        ],
+        society_adheres=[t for t in targets if arrival is not None and over(arrival.adhering[t])],
+        society_emerged=emerged,
         before_hours=[by_hour[h].label for h in span.before],
         after_hours=[by_hour[h].label for h in span.after],
         before=before,

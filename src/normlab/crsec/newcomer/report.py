@@ -126,7 +126,8 @@ def subjects_table(summary: NewcomerSummary) -> Table:
         caption=f"{summary.newcomer} (a copy of {summary.like}) joins {summary.society} at "
         f"{summary.arrival} for {summary.hours} simulated hours: per arm over seeds; adoption "
         f"and violations from the judge's verdicts on its own plan and actions each hour, on "
-        f"the norms the society held ({settled}): adopted once it stopped violating them and "
+        f"the norms that had emerged in the society ({settled}): adopted once it stopped "
+        "violating them and "
         "then complied with one on an occasion; n counts the runs whose newcomer violated in "
         "some hour (those that showed no occasion are not measurable, those that never violated "
         "and complied complied from the start, each counted apart) (rates: Wilson 95% CI; "
@@ -293,10 +294,13 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
     report.heading("Newcomer")
     held = ", ".join(summary.targets[t] for t in summary.society_holds) or "none"
     adhered = ", ".join(summary.targets[t] for t in summary.society_adheres) or "none"
+    emerged = ", ".join(summary.targets[t] for t in summary.adoption_norms) or "none"
     report.paragraph(
         f"{summary.newcomer}, a copy of {summary.like} who knows nobody, joins the society of "
         f"{summary.source} at {summary.arrival}, when over 70% of its agents held {held} and "
-        f"adhered to {adhered}. Its occasion every hour: {summary.occasion} Every arm starts "
+        f"adhered to {adhered}; emerged (over 70% each holding and adhering), the norms "
+        f"adoption is read on: {emerged}. Its occasion every hour: {summary.occasion} "
+        "Every arm starts "
         "from the same checkpoint with the same seeds; the newcomer of each remembers its "
         "conversations and observations in its plans and actions and plans again after each "
         "conversation; the control is the same continuation with no newcomer. "
@@ -325,7 +329,8 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
     for table in newcomer_tables(summary):
         report.table(table)
     report.paragraph(
-        "Violations: norms the society held (over 70% of its agents when the newcomer came) "
+        "Violations: norms that had emerged when the newcomer came (over 70% of the society's "
+        "agents each holding and adhering to it) "
         "that the judge finds violated in the newcomer's own plan or actions of the hour. "
         "Time to adoption: the last hour it violated one, provided a later hour shows it "
         "complying with one on an occasion (hours that show nothing are trivial compliance, "
