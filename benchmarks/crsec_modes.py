@@ -46,6 +46,7 @@ from typing import Any
 from benchmarks import command
 from benchmarks.crsec_calls import paper_config
 from normlab.crsec.analysis.figure2 import (
+    EMERGENCE_MEASURES,
     MEASURES,
     CrsecAnalysis,
     RunResult,
@@ -72,6 +73,7 @@ SHARE_NAMES = {
     "plan": "comply in plans",
     "actions": "comply in actions",
     "adhering": "adhere",
+    "both": "hold and adhere",
 }
 DEFAULT_AGENTS = "Bob Johnson,Tamara Rodriguez,Carlos Gomez"
 """The norm entrepreneur, the woman sensitive to smoke and the smoker: conflicts from the start."""
@@ -135,7 +137,7 @@ def run_metrics(run: RunResult) -> dict[str, float | None]:
             curve = [getattr(hour, measure)[target] for hour in run.hours]
             values[f"{target}: {SHARE_NAMES[measure]}, mean over hours"] = _mean(curve)
             values[f"{target}: {SHARE_NAMES[measure]}, at the end"] = final[measure]
-        for measure in ("holding", "adhering"):
+        for measure in EMERGENCE_MEASURES:
             hour = getattr(run.emergence[target], measure)
             values[f"{target}: {SHARE_NAMES[measure]} > 70%, hour"] = (
                 None if hour is None else float(hour)

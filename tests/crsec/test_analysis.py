@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from normlab.crsec.analysis.figure2 import (
+    MEASURES,
     CrsecAnalysis,
     Emergence,
     HourShares,
@@ -144,8 +145,16 @@ def test_shares_emergence_and_final_values_by_hand(tmp_path: Path) -> None:
         "tipping_after_meals": 0.25,
     }
     assert second.adhering["no_smoking_indoors"] == 0.75
-    assert run.emergence["no_smoking_indoors"].model_dump() == {"holding": 2, "adhering": 2}
-    assert run.emergence["tipping_after_meals"].model_dump() == {"holding": None, "adhering": None}
+    assert run.emergence["no_smoking_indoors"].model_dump() == {
+        "holding": 2,
+        "adhering": 2,
+        "both": 2,
+    }
+    assert run.emergence["tipping_after_meals"].model_dump() == {
+        "holding": None,
+        "adhering": None,
+        "both": None,
+    }
     assert run.judge_failures == 1  # "Keep it down." never parsed: counted, not matched
     (group,) = analysis.groups
     final = group.final["no_smoking_indoors"]["holding"]
@@ -163,7 +172,9 @@ def test_bands_and_emergence_over_runs(tmp_path: Path) -> None:
     (group,) = analyze([tmp_path / "a", tmp_path / "b"], model).groups
     band = group.series["holding"]["no_smoking_indoors"][1]
     assert (band.mean, band.low, band.high, band.n) == (0.625, 0.5, 0.75, 2)
-    assert group.reached["no_smoking_indoors"]["holding"] == "1 of 2 runs"
+    assert group.reached["no_smoking_indoors"]["holding"] == (
+        "1 of 2 runs; 1 censored (not over 70% by their last hour: 2)"
+    )
     assert group.emergence["no_smoking_indoors"]["holding"].value == 2.0
     final = group.final["no_smoking_indoors"]["holding"]
     assert final.value == pytest.approx(0.625) and final.n == 2
@@ -226,10 +237,11 @@ def shares_run(label: str, hours: dict[int, float]) -> RunResult:
     return RunResult(
         folder=label, label=label, seed=0, models={}, faithful=False, finished=False, agents=3,
         hours=[HourShares(hour=h, label=f"hour {h}", holding=share(v), plan=share(0),
-                          actions=share(0), adhering=share(v)) for h, v in hours.items()],
+                          actions=share(0), adhering=share(v), both=share(v))
+               for h, v in hours.items()],
         counts=[HourMetrics(hour=h, label=f"hour {h}", conflicts=h) for h in hours],
         emergence={t: Emergence(holding=None, adhering=None) for t in targets},
-        final={t: dict.fromkeys(("holding", "plan", "actions", "adhering"), 0.0) for t in targets},
+        final={t: dict.fromkeys(MEASURES, 0.0) for t in targets},
         usage=Usage(), by_operation={}, prefix_share=None, prefix_share_by_agent={},
         judge_calls=0, judge_cached=0, judge_failures=0,
     )  # fmt: skip

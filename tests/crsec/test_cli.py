@@ -260,3 +260,23 @@ def test_each_ablation_flag_switches_off_its_own_part() -> None:
     assert given(*(f"--{name.replace('_', '-')}" for name in reversed(ABLATIONS))) == list(
         ABLATIONS
     )
+
+
+@pytest.mark.parametrize("tick", [10**30, -1])
+def test_resume_refuses_a_checkpoint_tick_outside_the_run(workdir: Path, tick: int) -> None:
+    """Issue 41, item 19: a checkpoint whose tick is 10^30 read as a finished run and exited 0
+    saying nothing; past the run's end, or below 0, it is one line naming the file and the
+    field, exit 2, whether or not it says finished."""
+    folder = workdir / "r"
+    code, output = crsec(
+        "run", "--model", BUSY_MODEL, "--out", str(folder), "--agents", ",".join(SMALL),
+        "--hours", "9-10", "--days", "1", "--tick-minutes", "30", "--no-report",
+    )  # fmt: skip
+    assert code == 0, output
+    path = folder / "checkpoint.json"
+    state = json.loads(path.read_text())
+    for finished in (True, False):
+        path.write_text(json.dumps({**state, "tick": tick, "finished": finished}))
+        code, output = crsec("resume", str(folder), "--no-report")
+        assert code == 2, output
+        assert f"{path}: field 'tick'" in output and len(output.strip().splitlines()) == 1, output

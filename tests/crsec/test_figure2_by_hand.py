@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 import normlab.crsec.analysis.report as report_module
-from normlab.crsec.analysis.figure2 import CrsecAnalysis, analyze_runs, emergence_hour, load_runs
+from normlab.crsec.analysis.figure2 import CrsecAnalysis, analyze_runs, load_runs
 from normlab.crsec.analysis.report import counts_table, emergence_table, write_report
+from normlab.crsec.emergence import emergence_hour, over
 from normlab.crsec.sim.counts import hour_counts
 from normlab.crsec.sim.events import parse_event
 from normlab.crsec.sim.rundir import RunDir
@@ -380,25 +381,34 @@ def test_figure_2b_shares_per_hour_by_hand(analysis: CrsecAnalysis) -> None:
 
 def test_emergence_and_final_shares_by_hand(analysis: CrsecAnalysis) -> None:
     (run,) = analysis.runs
-    # Over 70%: only tipping, held by 3 of 3 at the end of hour 2; 2 of 3 (66.7%) never is.
-    assert run.emergence[TIPPING].model_dump() == {"holding": 2, "adhering": None}
-    assert run.emergence[SMOKING].model_dump() == {"holding": None, "adhering": None}
-    assert run.emergence[QUIET].model_dump() == {"holding": None, "adhering": None}
-    # Final shares: hour 2's. One run: k of the 3 agents, with the Wilson interval.
+    # Over 70%: only tipping's curve (i), held by 3 of 3 at the end of hour 2; 2 of 3 (66.7%)
+    # never is. Tipping has not emerged (issue 41, item 11: "widely accepted and adhered to by
+    # a significant majority", §3.2): at hour 2 all 3 hold it but 1 of 3 adheres, so 1 of 3
+    # (33.3%) both hold and adhere; hour 1: 1 holds, 1 adheres, at most 1 of 3 both.
+    assert run.emergence[TIPPING].model_dump() == {"holding": 2, "adhering": None, "both": None}
+    assert run.emergence[SMOKING].model_dump() == {"holding": None, "adhering": None, "both": None}
+    assert run.emergence[QUIET].model_dump() == {"holding": None, "adhering": None, "both": None}
+    # Final shares: hour 2's. One run: k of the 3 agents, with no interval (issue 41, item
+    # 14: one run's agents talk to each other, no independent sample; intervals over runs).
     (group,) = analysis.groups
     expected = {
-        SMOKING: {"holding": 2, "plan": 1, "actions": 1, "adhering": 1},
-        QUIET: {"holding": 1, "plan": 0, "actions": 1, "adhering": 0},
-        TIPPING: {"holding": 3, "plan": 1, "actions": 1, "adhering": 1},
+        SMOKING: {"holding": 2, "plan": 1, "actions": 1, "adhering": 1, "both": 1},
+        QUIET: {"holding": 1, "plan": 0, "actions": 1, "adhering": 0, "both": 0},
+        TIPPING: {"holding": 3, "plan": 1, "actions": 1, "adhering": 1, "both": 1},
     }
     for target, measures in expected.items():
         for measure, k in measures.items():
             final = group.final[target][measure]
             assert isinstance(final, Rate) and (final.k, final.n) == (k, 3), (target, measure)
+            assert final.ci == (None, None)
     # Emergence over runs: tipping held by hour 2 in 1 of 1 runs; the others never.
     assert group.emergence[TIPPING]["holding"].value == 2.0
     assert group.reached[TIPPING]["holding"] == "1 of 1 runs"
-    assert group.reached[SMOKING]["holding"] == "0 of 1 runs"
+    # The run that never got over 70% is censored at its last hour, 2 (issue 41, item 14).
+    assert group.reached[SMOKING]["holding"] == (
+        "0 of 1 runs; 1 censored (not over 70% by their last hour: 2)"
+    )
+    assert group.censored[SMOKING]["holding"] == [2] and group.censored[TIPPING]["holding"] == []
     assert group.emergence[SMOKING]["holding"].value is None
 
 
@@ -407,22 +417,25 @@ def test_the_emergence_table_and_the_hour_axis_by_hand(
 ) -> None:
     table = emergence_table(analysis)
     rows = {row[1]: row for row in table.rows}
-    # setting, norm, hold > 70% (hour), adhere > 70% (hour), final hold / plans / actions /
-    # adhere: 3 of 3 is 100%, 2 of 3 66.7%, 1 of 3 33.3% (Wilson intervals from stats).
-    assert rows["Tip after meals."][:4] == [
-        "full",
-        "Tip after meals.",
-        "2.0 [2.0, 2.0] (1 of 1 runs)",
-        "never (0 of 1 runs)",
-    ]
-    assert [cell.split(" ")[0] for cell in rows["Tip after meals."][4:]] == [
-        "100.0%", "33.3%", "33.3%", "33.3%"]  # fmt: skip
-    assert [cell.split(" ")[0] for cell in rows["No smoking indoors."][4:]] == [
-        "66.7%", "33.3%", "33.3%", "33.3%"]  # fmt: skip
-    assert [cell.split(" ")[0] for cell in rows["Be quiet in public."][4:]] == [
-        "33.3%", "0.0%", "33.3%", "0.0%"]  # fmt: skip
+    # setting, norm, emerged (hold and adhere > 70%), curve (i) hold > 70%, curve (ii) adhere
+    # > 70% (hours), final hold / plans / actions / adhere / hold and adhere: 3 of 3 is 100%,
+    # 2 of 3 66.7%, 1 of 3 33.3% (one run: no interval). Tipping's curve (i) is over 70% at
+    # hour 2, but it never emerged: the table once showed its hold column as its emergence.
+    never = "never (0 of 1 runs; 1 censored (not over 70% by their last hour: 2))"
+    assert rows["Tip after meals."][:5] == [
+        "full", "Tip after meals.", never, "2.0 [2.0, 2.0] (1 of 1 runs)", never]  # fmt: skip
+    assert table.header[2:5] == [
+        "emerged: hold and adhere > 70% (hour)", "curve (i) hold > 70% (hour)",
+        "curve (ii) adhere > 70% (hour)"]  # fmt: skip
+    assert rows["Tip after meals."][5:] == [
+        "100.0% (3 of 3 agents)", "33.3% (1 of 3 agents)", "33.3% (1 of 3 agents)",
+        "33.3% (1 of 3 agents)", "33.3% (1 of 3 agents)"]  # fmt: skip
+    assert "not independent" in table.caption and "censored" in table.caption
+    assert [cell.split(" ")[0] for cell in rows["No smoking indoors."][5:]] == [
+        "66.7%", "33.3%", "33.3%", "33.3%", "33.3%"]  # fmt: skip
+    assert [cell.split(" ")[0] for cell in rows["Be quiet in public."][5:]] == [
+        "33.3%", "0.0%", "33.3%", "0.0%", "0.0%"]  # fmt: skip
     # "Hour 2" is the second simulated hour: the one the figures put at x = 2 and name 10–11.
-    assert "hold > 70% (hour)" in table.header
     assert "hour 1 is day 1 09:00–10:00, the figures' x-axis tick 09–10" in table.caption
     (group,) = analysis.groups
     assert counts_table(group).rows == [
@@ -469,6 +482,8 @@ def test_emergence_needs_more_than_70_percent() -> None:
     assert emergence_hour([0.5, 0.7, 0.8]) == 3
     assert emergence_hour([0.7, 0.7]) is None
     assert emergence_hour([0.71]) == 1
+    # One rule everywhere (issue 41, item 11): over the threshold; a threshold of 1, every agent.
+    assert not over(0.7) and over(0.71) and over(1.0, 1.0) and not over(0.99, 1.0)
 
 
 def test_the_simulations_own_counts_agree_with_the_event_log(tmp_path: Path) -> None:

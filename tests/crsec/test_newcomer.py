@@ -32,11 +32,13 @@ from typer.testing import CliRunner
 
 from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.crsec.newcomer.measure import adoption_hour, occasion_shown
+from normlab.crsec.newcomer.measure import adoption_hour, complied_from_start, occasion_shown
 from normlab.crsec.newcomer.setup import CONTROL, newcomer_spec, occasion_text
+from normlab.crsec.sim.clock import clock_of
 from normlab.crsec.sim.events import ActionsEvent, CallEvent, IdentifyEvent, PlanEvent
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.society import load_society
+from normlab.norms.clock import clock_label
 from tests.crsec.support import FIXTURES, event_lines, of_kind
 
 runner = CliRunner()
@@ -180,6 +182,17 @@ def test_both_newcomers_carry_the_sanction_into_their_plans_and_adopt_after_hour
     assert [c.data.operation for c in replanned] == ["plan", "actions"]
     assert "You talked with Bob Johnson about smoking indoors" in replanned[1].data.prompt
     first_tick = replanned[0].tick
+    # The talk took its 15-minute tick: the re-plan asks for the hour's remaining minutes
+    # (issue 41, item 14), from the talk's end, through Figure 18's duration placeholder.
+    talk_end = clock_of(RunDir(plain_folder).config()).minute(first_tick) + 15
+    remaining = 60 - talk_end % 60
+    assert f"(total duration in minutes {remaining})" in replanned[1].data.prompt
+    assert f"adding up to {remaining}," in replanned[1].data.prompt
+    assert f"from {clock_label(talk_end)} to" in replanned[1].data.prompt
+    *_, replanned_hour = [
+        e for e in of_kind(events, ActionsEvent) if e.tick == first_tick and e.agent == ALEX
+    ]
+    assert sum(subtask.minutes for subtask in replanned_hour.data.subtasks) == remaining
     assert [e.tick for e in of_kind(events, PlanEvent) if e.agent == ALEX][:2] == [first_tick] * 2
     assert [e.tick for e in of_kind(events, ActionsEvent) if e.agent == ALEX][:2] == [
         first_tick
@@ -325,7 +338,8 @@ V, C, N = "violated", "complied", "not shown"
     ("hours", "hour"),
     [
         ([[V], [C], [C]], 1),
-        ([[C], [N]], 0),
+        ([[C], [N]], None),  # never violated: complied from the start, no adoption
+        ([[N], [C]], None),
         ([[V, C], [N, C], [N, N]], 1),
         ([[V], [N], [C], [N]], 1),
         # Nothing shown after the last violation, or at all: no sign of adoption.
@@ -358,12 +372,14 @@ def test_adoption_reads_the_last_violation_and_a_later_compliance(hours: list[li
         assert hour is None  # every verdict "not shown": never counted as adopted
     if hour is not None:
         assert not any(V in words for words in hours[hour:])
-        assert hour == 0 or V in hours[hour - 1]
+        assert hour >= 1 and V in hours[hour - 1]  # adoption is a change
         assert any(C in words for words in hours[hour:])  # complied on an occasion after
         assert adoption_hour([*hours, [N]]) == hour  # an hour showing nothing changes nothing
     assert adoption_hour([*hours, [V]]) is None  # a violation in the last hour: never
     last = max((h for h, words in enumerate(hours, start=1) if V in words), default=0)
-    assert adoption_hour([*hours, [C]]) == last  # complying after its last violation
+    # Complying after its last violation; with no violation at all, complied from the start.
+    assert adoption_hour([*hours, [C]]) == (last or None)
+    assert complied_from_start([*hours, [C]]) == (last == 0)
 
 
 def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
@@ -386,6 +402,11 @@ def test_bad_input_is_one_line_and_exit_2(source: Path, tmp_path: Path) -> None:
             "at most 60 (30 simulated days of the society's 2 active hours",
         ),
         ([str(source), "--max-calls", "0"], "--max-calls"),
+        # Issue 41, item 19: accepted, they planned a million runs and a folder "seed--1".
+        ([str(source), "--runs", "1000000"], "--runs: field 'runs': at most 100 runs"),
+        ([str(source), "--seeds", "-1"], "--seeds: field 'seeds': a seed is 0 … 2147483647"),
+        ([str(source), "--seeds", "2147483648"], "a seed is 0 … 2147483647, got 2147483648"),
+        ([str(source), "--seeds", ",".join(map(str, range(101)))], "at most 100 seeds"),
         ([str(source), "--occasion", " ", "--out", str(tmp_path / "o")], "occasion in words"),
         ([str(source), "--like", "Nobody Here", "--out", str(tmp_path / "o")], "Nobody Here"),
         ([str(source), "--out", str(source / "newcomer")], "which is only read"),

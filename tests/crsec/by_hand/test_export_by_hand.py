@@ -8,8 +8,9 @@ adopting these standards of behavior as their qualified personal norms but also 
 these standards in their planning and actions." So a norm emerged, for export, at the end of
 the first hour in which the share of agents that *both* hold it (a qualified norm the judge
 deems to express it: Figure 2(b)'s holding) *and* adhere to it (plan or actions explicitly
-compliant, violating in neither: Figure 2(b)'s adhering) reaches the threshold (0.7, at or
-above). "… norms, such as 'maintain a healthy environment', can also emerge without any
+compliant, violating in neither: Figure 2(b)'s adhering) is over the threshold (0.7: the
+paper's "over 70% agents", the one rule of ``normlab.crsec.emergence``, issue 41, item
+11). "… norms, such as 'maintain a healthy environment', can also emerge without any
 inclinations exhibited in agent descriptions, and even without any norm entrepreneurs initially
 creating them": a norm in the society's own words (one the judge matches to none of the
 society file's norms) is a norm at stake too.
@@ -364,8 +365,10 @@ def test_only_lines_the_judge_ties_to_the_norm_are_marked(
     # Lines asked: chat 1's two (no, then yes), chat 2's one (yes) = 3; the own norm's chat 3
     # has no candidate. A fresh cache: 3 judge calls.
     assert smoking.lines_asked == 3 and selection.demonstration_calls == 3
-    # At 0.5 quiet emerged (2/4 hold and adhere at hour 2).
-    lower = select(tmp_path / "lower", 0.5)
+    # 2/4 hold and adhere to quiet at hour 2: 50% is not over 0.5 (once "at or above", it
+    # emerged there), and is over 0.4.
+    assert QUIET not in [e.target.id for e in select(tmp_path / "half", 0.5).emerged]
+    lower = select(tmp_path / "lower", 0.4)
     quiet = next(e for e in lower.emerged if e.target.id == QUIET)
     (talk,) = quiet.evidence.conversations
     assert talk.transcript == CHAT_2 and talk.identified == [VOICE]
@@ -384,10 +387,11 @@ def test_only_lines_the_judge_ties_to_the_norm_are_marked(
 
 
 def test_a_keyword_line_about_something_else_is_not_marked(tmp_path: Path) -> None:
-    """At 0.25 "Tip after meals." emerged (1/4 hold and adhere at hour 2). "Any tips for the
-    crossword?" starts a word with its keyword "tip", so chat 3 is its conversation and that
-    line its one candidate; the judge finds it about a crossword: nothing marked."""
-    low = select(tmp_path, 0.25)
+    """At 0.2 "Tip after meals." emerged (1/4 = 25% hold and adhere at hour 2, over 20%).
+    "Any tips for the crossword?" starts a word with its keyword "tip", so chat 3 is its
+    conversation and that line its one candidate; the judge finds it about a crossword:
+    nothing marked."""
+    low = select(tmp_path, 0.2)
     tipping = next(e for e in low.emerged if e.target.id == TIPPING)
     (talk,) = tipping.evidence.conversations
     assert talk.transcript == CHAT_3 and (talk.candidates, talk.marked) == ([1], None)

@@ -18,22 +18,27 @@ smoking, and reads an hour's actions: smoking in ``Hobbs Cafe`` is violated, smo
 Society's shares of ``no_smoking_indoors`` (holding | adhering), by hand:
 
     hour 0 (day 1 09–10): Bob holds, Carlos not, Carlos smokes inside   -> 1/2 = 0.5 | 0/2 = 0
-    hour 1 (day 1 10–11): both hold, Carlos smokes outside              -> 2/2 = 1.0 | 1/2 = 0.5
-    before (hours 0, 1, the same clock hours the day before):              0.75      | 0.25
-    at arrival (hour 1) over 70% hold no_smoking_indoors only -> adoption is read on it.
+    hour 1 (day 1 10–11): both hold; Carlos smokes outside, Bob asks him to keep smoking by
+      the door (outside: complied)                                      -> 2/2 = 1.0 | 2/2 = 1.0
+    before (hours 0, 1, the same clock hours the day before):              0.75      | 0.5
+    at arrival (hour 1) no_smoking_indoors only has emerged: 2 of 2 agents each hold and
+      adhere, 100% > 70% ("widely accepted and adhered to by a significant majority", §3.2;
+      issue 41, item 11: the one definition of emergence) -> adoption is read on it. With
+      Bob reading a book then (not shown: 2/2 hold, 1/2 adhere, 1/2 both) it had not.
 
     base seed 0, hours 2, 3: both hold, Carlos outside               -> 1.0, 1.0 | 0.5, 0.5
-      after 1.0 | 0.5; raw drift 1.0 - 0.75 = +0.25 | 0.5 - 0.25 = +0.25
+      after 1.0 | 0.5; raw drift 1.0 - 0.75 = +0.25 | 0.5 - 0.5 = 0
     control seed 0: hour 2 both hold, Carlos inside                  -> 1.0 | 0.0
                     hour 3 Carlos dropped the norm, smokes outside   -> 0.5 | 0.5
-      after 0.75 | 0.25 (raw drift 0 | 0)
+      after 0.75 | 0.25 (raw drift 0 | -0.25)
       control-corrected drift seed 0: 1.0 - 0.75 = +0.25 | 0.5 - 0.25 = +0.25
     base seed 1 and control seed 1, hours 2, 3: as base seed 0       -> after 1.0 | 0.5
-      control-corrected drift seed 1: 0 | 0; the control's raw drift +0.25 | +0.25
+      control-corrected drift seed 1: 0 | 0; the control's raw drift +0.25 | 0
 
     control-corrected drift over seeds: mean(0.25, 0) = 0.125, n = 2 pairs; the percentile
     bootstrap over the 2 pairs draws a mean of 0 (p 1/4), 0.125 (1/2) or 0.25 (1/4), so its
-    95% interval is [0.0, 0.25]. Raw drift 0.25 = corrected 0.125 + the control's 0.125.
+    95% interval is [0.0, 0.25]. Raw drift = corrected + the control's: holding 0.25 =
+    0.125 + 0.125, adhering 0 = 0.125 + (-0.25 + 0) / 2.
 
 The newcomer's own verdicts on ``no_smoking_indoors``:
 
@@ -66,6 +71,18 @@ compliance does not count", as for CRSEC's adhering). Two more base seeds, no co
     curve by the end of hour 0, 1, 2: 0/3, 1/3, 1/3; time to adoption mean [1] = 1.0 (n = 1)
     violations per hour over the 4 runs (every run had the settled norm to adopt):
       hour 1: (1 + 1 + 0 + 1) / 4 = 0.75; hour 2: (0 + 1 + 0 + 0) / 4 = 0.25
+
+Adoption is a change (issue 41, item 13: "adoption needs a change — a violating (or
+not-yet-complying) hour before the complied one; one that never violated is 'complied from
+the start', counted apart"). One more base seed:
+
+    seed 4: smokes by the door both hours -> [complied, complied]: never violated, so it
+      complied from the start; not adopted, outside adoption's n (the old reading: adopted
+      at hour 0, 2 of 4)
+    seeds 0-4: adopted 1 of n = 3 (seeds 0, 1, 3), Wilson [0.0615, 0.7923] as above; not
+      measurable 1 (seed 2), complied from the start 1 (seed 4)
+    violations per hour over the 5 runs: hour 1: (1 + 1 + 0 + 1 + 0) / 5 = 0.6;
+      hour 2: (0 + 1 + 0 + 0 + 0) / 5 = 0.2
 """
 
 from __future__ import annotations
@@ -80,6 +97,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from normlab.crsec.newcomer.analysis import NewcomerSummary, analyze_newcomers
+from normlab.crsec.newcomer.measure import adoption_hour, complied_from_start
 from normlab.crsec.newcomer.report import newcomer_tables
 from normlab.crsec.newcomer.setup import CONTROL, SETUP, NewcomerSetup
 from normlab.crsec.sim.clock import clock_of
@@ -114,7 +132,7 @@ SOURCE: Hours = {
         CARLOS: ([], [(INSIDE, f"{CARLOS} is smoking a cigarette at his table")]),
     },
     1: {
-        BOB: ([NO_SMOKING], [(INSIDE, f"{BOB} is reading a book")]),
+        BOB: ([NO_SMOKING], [(OUTSIDE, f"{BOB} is asking Carlos to keep smoking by the door")]),
         CARLOS: (["Smoke only outside."], [(OUTSIDE, f"{CARLOS} is smoking by the door")]),
     },
 }
@@ -132,7 +150,8 @@ def run_hours(agent: str, seed: int, newcomer: str) -> Hours:
     reading = (INSIDE, f"{newcomer} is reading a book")
     if agent != CONTROL:
         first, second = {0: (at_table, by_the_door), 1: (at_table, at_table),
-                         2: (reading, reading), 3: (at_table, reading)}[seed]  # fmt: skip
+                         2: (reading, reading), 3: (at_table, reading),
+                         4: (by_the_door, by_the_door)}[seed]  # fmt: skip
         return {
             2: {**SETTLED, newcomer: ([], [first])},
             3: {**SETTLED, newcomer: ([], [second])},
@@ -263,6 +282,7 @@ def summary(tmp_path_factory: pytest.TempPathFactory) -> NewcomerSummary:
 
 def test_adoption_is_read_from_the_newcomers_own_verdicts(summary: NewcomerSummary) -> None:
     assert summary.adoption_norms == [SMOKING]
+    assert summary.runs[0].society_emerged == [SMOKING]
     runs = {(run.agent, run.seed): run for run in summary.runs}
     adopter, stubborn = runs[("base", 0)], runs[("base", 1)]
     assert [h.verdicts[SMOKING] for h in adopter.hours] == ["violated", "complied"]
@@ -298,7 +318,7 @@ def test_no_occasion_shown_is_not_measurable_and_no_compliance_shown_is_not_adop
     assert any("Not measurable" in note and "seed 2" in note for note in found.notes)
     tables = {table.caption.split(":")[0]: table for table in newcomer_tables(found)}
     joins = next(t for caption, t in tables.items() if "joins" in caption)
-    assert joins.rows[0][2:4] == ["33.3% [6.1, 79.2] (1/3)", "1"]
+    assert joins.rows[0][2:5] == ["33.3% [6.1, 79.2] (1/3)", "1", "0"]
     each = next(t for caption, t in tables.items() if caption.startswith("Each newcomer run"))
     assert [row[2] for row in each.rows] == [
         "1", "never", "not measurable (no occasion shown)", "never",
@@ -309,9 +329,9 @@ def test_drift_is_corrected_by_the_newcomer_free_control(summary: NewcomerSummar
     runs = {(run.agent, run.seed): run for run in summary.runs}
     for seed in (0, 1):
         run = runs[("base", seed)]
-        assert run.before[SMOKING] == {"holding": 0.75, "adhering": 0.25}
+        assert run.before[SMOKING] == {"holding": 0.75, "adhering": 0.5}
         assert run.after[SMOKING] == {"holding": 1.0, "adhering": 0.5}
-        assert run.drift[SMOKING] == {"holding": 0.25, "adhering": 0.25}
+        assert run.drift[SMOKING] == {"holding": 0.25, "adhering": 0.0}
     assert runs[(CONTROL, 0)].after[SMOKING] == {"holding": 0.75, "adhering": 0.25}
     assert runs[("base", 0)].corrected_drift == {
         target: ({"holding": 0.25, "adhering": 0.25} if target == SMOKING else
@@ -326,8 +346,10 @@ def test_drift_is_corrected_by_the_newcomer_free_control(summary: NewcomerSummar
         corrected = base.corrected_drift[SMOKING][measure]
         assert (corrected.value, corrected.n) == (0.125, 2)
         assert corrected.ci == pytest.approx((0.0, 0.25))
-        assert base.drift[SMOKING][measure].value == 0.25
-        assert control.drift[SMOKING][measure].value == 0.125
+    assert base.drift[SMOKING]["holding"].value == 0.25
+    assert control.drift[SMOKING]["holding"].value == 0.125
+    assert base.drift[SMOKING]["adhering"].value == 0.0
+    assert control.drift[SMOKING]["adhering"].value == -0.125
     # The control is no newcomer: nothing to adopt, no correction of its own.
     assert control.adopted.n == 0 and control.adopted.value is None
     assert control.corrected_drift == {}
@@ -363,3 +385,34 @@ def test_renaming_the_newcomer_changes_no_number(
 
     assert renamed.newcomer == newcomer
     assert numbers(renamed) == numbers(summary)
+
+
+def test_a_newcomer_that_never_violated_complied_from_the_start(tmp_path: Path) -> None:
+    """Seed 4 complies both hours and never violated: no change, so no adoption (the old
+    reading said "adopted at hour 0"); counted apart, as a run with no occasion is."""
+    found = measured(tmp_path, runs=[("base", seed) for seed in range(5)])
+    runs = {run.seed: run for run in found.runs}
+    assert [h.verdicts[SMOKING] for h in runs[4].hours] == ["complied", "complied"]
+    assert runs[4].adoption is None and runs[4].from_start and not runs[4].measurable
+    assert [run.from_start for run in runs.values()] == [False, False, False, False, True]
+    (base,) = found.subjects
+    assert (base.adopted.k, base.adopted.n, base.not_measurable, base.from_start) == (1, 3, 1, 1)
+    assert base.adopted.ci == pytest.approx((0.0615, 0.7923), abs=5e-5)
+    assert [e.value for e in base.violations] == pytest.approx([0.6, 0.2])
+    assert any("Complied from the start" in note and "seed 4" in note for note in found.notes)
+    tables = {table.caption.split(":")[0]: table for table in newcomer_tables(found)}
+    joins = next(t for caption, t in tables.items() if "joins" in caption)
+    assert joins.rows[0][2:5] == ["33.3% [6.1, 79.2] (1/3)", "1", "1"]
+    each = next(t for caption, t in tables.items() if caption.startswith("Each newcomer run"))
+    assert [row[2] for row in each.rows][4] == "complied from the start"
+
+
+@given(
+    words=st.lists(st.sampled_from(["complied", "not shown"]), min_size=1, max_size=6).filter(
+        lambda hours: "complied" in hours
+    )
+)
+def test_no_violation_is_never_an_adoption(words: list[str]) -> None:
+    """Property: hours that never violate, however many comply, are never an adoption."""
+    hours = [[word] for word in words]
+    assert adoption_hour(hours) is None and complied_from_start(hours)

@@ -16,9 +16,12 @@ Definitions (the paper gives none; ours, also in the README):
   compliant (a smoker smoking outside, a talker using headphones, a diner tipping);
   trivial compliance (a non-smoker not smoking) is "not shown" and does not count;
   **adhering**: compliant in the plan or the actions and violating in neither;
-- **emergence time**: the first simulated hour at whose end more than 70% of agents hold
-  (adhere to) the norm (the paper: "adopted … by over 70% agents"); hour 1 is the first
-  simulated hour, the one the figures' x axis puts at 1 and names ``09–10``.
+- **emergence time**: the first simulated hour at whose end more than 70% of agents both
+  hold and adhere to the norm (``normlab.crsec.emergence``: the paper's "widely accepted and
+  adhered to by a significant majority", "over 70% agents"); the first hour over 70% of each
+  of Figure 2(b)'s curves alone (holding, adhering) is reported beside it, never as
+  emergence; hour 1 is the first simulated hour, the one the figures' x axis puts at 1 and
+  names ``09–10``.
 
 The counts of Figure 2(a) are read from ``events.jsonl``
 (``HourCounter``, which the simulation counts its own hours with),
@@ -26,7 +29,9 @@ the log of what happened, so a run is measured from its events alone; the simula
 ``metrics.jsonl`` keeps each hour's calls, tokens and cost.
 
 Several runs give, per hour, the mean and the min–max band; final shares and emergence
-times carry their n (runs, or agents for a single run) and an interval.
+times carry their n and an interval over runs (a single run's final share is k of n agents
+with no interval: its agents are not independent), and emergence times the runs that never
+got over 70% (censored at their last hour).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from pydantic import BaseModel, Field
 
 from normlab.core.errors import InputError
 from normlab.crsec.analysis.judge import NOT_SHOWN, Judge, Verdict, gather_all
+from normlab.crsec.emergence import emergence_hour
 from normlab.crsec.sim.clock import clock_of
 from normlab.crsec.sim.counts import EVENT_COUNTS, HourCounter
 from normlab.crsec.sim.events import AgentSnapshot, CallEvent, HourData
@@ -51,11 +57,12 @@ from normlab.models.usage import usage_by
 from normlab.norms.clock import Clock
 from normlab.stats import Band, Estimate, Rate
 
-EMERGENCE_SHARE = 0.7
-"""The paper's threshold: "adopted … by over 70% agents": a share must exceed it (7 of 10
-agents is 70%, not over it)."""
-
-MEASURES = ("holding", "plan", "actions", "adhering")
+MEASURES = ("holding", "plan", "actions", "adhering", "both")
+"""Per agent and hour: holds the norm, complies in its plan, in its actions, adheres, and
+both holds and adheres (what emergence counts: ``normlab.crsec.emergence``)."""
+EMERGENCE_MEASURES = ("both", "holding", "adhering")
+"""Whose first hour over 70% each run reports: ``both`` is the norm's emergence; holding and
+adhering are Figure 2(b)'s two curves, each read alone."""
 COUNTS = (
     "conflicts",
     "norm_thoughts",
@@ -138,14 +145,18 @@ class HourShares(BaseModel):
     plan: dict[str, float]
     actions: dict[str, float]
     adhering: dict[str, float]
+    both: dict[str, float]
+    """The share holding it and adhering to it, each agent both: what emergence reads."""
 
 
 class Emergence(BaseModel):
-    """First simulated hour (1-based, hours elapsed) at whose end over 70% hold / adhere;
+    """First simulated hour (1-based, hours elapsed) at whose end over 70% of the agents hold
+    and adhere (``both``: the norm emerged, ``normlab.crsec.emergence``), hold, adhere;
     None: never."""
 
     holding: int | None
     adhering: int | None
+    both: int | None = None
 
 
 class RunResult(BaseModel):
@@ -274,8 +285,10 @@ async def analyze_run(
     ]
     emergence = {
         target.id: Emergence(
-            holding=emergence_hour([s.holding[target.id] for s in shares]),
-            adhering=emergence_hour([s.adhering[target.id] for s in shares]),
+            **{
+                measure: emergence_hour([getattr(s, measure)[target.id] for s in shares])
+                for measure in EMERGENCE_MEASURES
+            }
         )
         for target in targets
     }
@@ -308,11 +321,6 @@ async def analyze_run(
     )
 
 
-def emergence_hour(values: list[float]) -> int | None:
-    """The first hour (1-based) whose share is over the paper's 70%; None: never."""
-    return next((index + 1 for index, value in enumerate(values) if value > EMERGENCE_SHARE), None)
-
-
 def hour_flags(
     hour: HourData,
     agents: list[str],
@@ -330,9 +338,8 @@ def hour_flags(
             holding = any(target.id in matched[n.content] for n in state.qualified)
             verdict = verdicts[(hour.hour, name)].get(target.id, NOT_SHOWN)
             plan_ok, actions_ok, adheres = _complied(verdict)
-            for measure, flag in zip(
-                MEASURES, (holding, plan_ok, actions_ok, adheres), strict=True
-            ):
+            flags = (holding, plan_ok, actions_ok, adheres, holding and adheres)
+            for measure, flag in zip(MEASURES, flags, strict=True):
                 result[measure][target.id][name] = flag
     return result
 
@@ -372,12 +379,19 @@ class GroupResult(BaseModel):
     counts: dict[str, list[Band]]
     """conflicts, norm_thoughts, norm_chats… → per hour band over runs."""
     emergence: dict[str, dict[str, Estimate]]
-    """target → holding/adhering → mean hour over the runs that reached 70%."""
+    """target → both/holding/adhering → mean hour over the runs that reached 70% (only those: the
+    others are ``censored``, and ``reached`` says how many of each)."""
     reached: dict[str, dict[str, str]]
-    """target → holding/adhering → "r of n runs"."""
+    """target → holding/adhering → "r of n runs", then the censored ones: "; 2 censored (not
+    over 70% by their last hour: 8, 8)"."""
+    censored: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
+    """target → holding/adhering → the last simulated hour of each run that never got over
+    70%: its emergence hour is only known to be later (right-censored), so the mean leaves
+    it out."""
     final: dict[str, dict[str, Estimate]]
-    """target → measure → final share (mean over runs with a bootstrap CI; one run: k of n
-    agents with the Wilson CI)."""
+    """target → measure → final share (mean over runs with a bootstrap CI over runs; one run:
+    k of n agents with no interval, since one run's agents talk to each other and are not
+    independent units)."""
 
 
 def group_result(label: str, runs: list[RunResult]) -> GroupResult:
@@ -403,19 +417,21 @@ def group_result(label: str, runs: list[RunResult]) -> GroupResult:
     counts = {name: [count_band(name, hour) for hour in indices] for name in COUNTS}
     emergence: dict[str, dict[str, Estimate]] = {}
     reached: dict[str, dict[str, str]] = {}
+    censored: dict[str, dict[str, list[int]]] = {}
     final: dict[str, dict[str, Estimate]] = {}
     for target in targets:
-        emergence[target], reached[target], final[target] = {}, {}, {}
-        for measure in ("holding", "adhering"):
+        emergence[target], reached[target], censored[target], final[target] = {}, {}, {}, {}
+        for measure in EMERGENCE_MEASURES:
             times = [getattr(run.emergence[target], measure) for run in runs]
             hit = [float(time) for time in times if time is not None]
             emergence[target][measure] = Estimate.mean_of(hit)
-            reached[target][measure] = f"{len(hit)} of {len(runs)} runs"
+            late = [len(run.hours) for run, time in zip(runs, times, strict=True) if time is None]
+            censored[target][measure] = late
+            reached[target][measure] = reached_text(len(hit), len(runs), late)
         for measure in MEASURES:
             values = [run.final[target][measure] for run in runs]
             if len(runs) == 1:
-                agents = runs[0].agents
-                final[target][measure] = Rate.of(round(values[0] * agents), agents)
+                final[target][measure] = agents_share(values[0], runs[0].agents)
             else:
                 final[target][measure] = Estimate.mean_of(values)
     return GroupResult(
@@ -427,8 +443,28 @@ def group_result(label: str, runs: list[RunResult]) -> GroupResult:
         counts=counts,
         emergence=emergence,
         reached=reached,
+        censored=censored,
         final=final,
     )
+
+
+def reached_text(hit: int, runs: int, censored: list[int]) -> str:
+    """``1 of 3 runs; 2 censored (not over 70% by their last hour: 8, 8)``: how many runs the
+    mean emergence hour is over, and the runs it leaves out with the hour each was last seen
+    (issue 41, item 14: a mean over the runs that got there alone reads as all of them)."""
+    text = f"{hit} of {runs} runs"
+    if censored:
+        hours = ", ".join(map(str, censored))
+        text += f"; {len(censored)} censored (not over 70% by their last hour: {hours})"
+    return text
+
+
+def agents_share(share: float, agents: int) -> Rate:
+    """One run's final share: k of its n agents, with no interval. Its agents are no sample
+    of independent units (they talk to each other, and one spreads a norm to the next), so
+    a binomial interval over them would claim a precision the run does not have; intervals
+    are over runs only."""
+    return Rate(k=round(share * agents), n=agents, value=share, ci=(None, None))
 
 
 class CrsecAnalysis(BaseModel):

@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import Protocol
 
 from normlab.core.outputs import replace_file
-from normlab.crsec.analysis.figure2 import EMERGENCE_SHARE, CrsecAnalysis, GroupResult, RunResult
+from normlab.crsec.analysis.figure2 import (
+    EMERGENCE_MEASURES,
+    CrsecAnalysis,
+    GroupResult,
+    RunResult,
+)
+from normlab.crsec.emergence import EMERGENCE_SHARE
 from normlab.crsec.sim.rundir import SUMMARY
 from normlab.report import (
     HtmlReport,
@@ -23,18 +29,30 @@ from normlab.report import (
     format_percent,
     line_panels,
 )
-from normlab.stats import Band
+from normlab.stats import Band, Estimate, Rate
 
 MEASURE_NAMES = {
     "holding": "hold as a qualified norm",
     "plan": "comply in plans",
     "actions": "comply in actions",
     "adhering": "adhere (plan or actions, no violation)",
+    "both": "hold and adhere",
 }
-MEASURE_COLUMNS = {"holding": "hold", "plan": "plans", "actions": "actions", "adhering": "adhere"}
+MEASURE_COLUMNS = {
+    "holding": "hold",
+    "plan": "plans",
+    "actions": "actions",
+    "adhering": "adhere",
+    "both": "hold and adhere",
+}
 """Each measure's short name in a table's header."""
-EMERGENCE_MEASURES = ("holding", "adhering")
-"""The measures whose emergence (first hour over 70% of agents) the emergence table shows."""
+EMERGENCE_COLUMNS = {
+    "both": "emerged: hold and adhere > 70% (hour)",
+    "holding": "curve (i) hold > 70% (hour)",
+    "adhering": "curve (ii) adhere > 70% (hour)",
+}
+"""The emergence table's hour columns: the norm's emergence, then each Figure 2(b) curve's
+first hour over 70% read alone (never emergence: ``normlab.crsec.emergence``)."""
 COUNT_NAMES = {
     "conflicts": "social conflicts",
     "norm_thoughts": "norm-related thoughts",
@@ -136,6 +154,13 @@ def _share_panels(
     )
 
 
+def format_final(estimate: Estimate) -> str:
+    """A final share: over runs with its interval; one run's (no interval) as k of n agents."""
+    if isinstance(estimate, Rate) and estimate.ci == (None, None) and estimate.value is not None:
+        return f"{format_percent(estimate.value)} ({estimate.k} of {estimate.n} agents)"
+    return format_estimate(estimate)
+
+
 def emergence_table(analysis: CrsecAnalysis) -> Table:
     rows = []
     for group in analysis.groups:
@@ -150,18 +175,23 @@ def emergence_table(analysis: CrsecAnalysis) -> Table:
                 )
                 row.append(f"{hour} ({group.reached[target.id][measure]})")
             for measure in MEASURE_COLUMNS:
-                row.append(format_estimate(group.final[target.id][measure]))
+                row.append(format_final(group.final[target.id][measure]))
             rows.append(row)
     first = analysis.groups[0]
     return Table(
-        caption="Emergence: first simulated hour at whose end over 70% of agents hold / adhere "
+        caption="Emergence: first simulated hour at whose end over 70% of agents both hold and "
+        "adhere to the norm (the paper's \"widely accepted and adhered to by a significant "
+        'majority", §3.2); beside it, the first hour over 70% of each Figure 2(b) curve read '
+        "alone, (i) holding and (ii) adhering, which is not emergence "
         f"(hour 1 is {first.hours[0]}, the figures' x-axis tick {_hour_ticks(first.hours)[0][1]}; "
-        "mean over the runs that got there, 95% bootstrap CI, n runs), and the final shares "
-        "(mean over runs with a bootstrap CI; one run: k of n agents, Wilson CI)",
+        "mean over the runs that got there, 95% bootstrap CI, n runs; the runs that did not "
+        "are censored at their last hour, left out of the mean and counted beside it), and the "
+        "final shares (mean over runs with a bootstrap CI over runs; one run: k of n agents, "
+        "no interval, since one run's agents talk to each other and are not independent)",
         header=[
             "setting",
             "norm",
-            *(f"{MEASURE_COLUMNS[measure]} > 70% (hour)" for measure in EMERGENCE_MEASURES),
+            *(EMERGENCE_COLUMNS[measure] for measure in EMERGENCE_MEASURES),
             *(f"final: {name}" for name in MEASURE_COLUMNS.values()),
         ],
         rows=rows,
@@ -359,8 +389,10 @@ def write_report(analysis: CrsecAnalysis, out: Path, section: Section | None = N
         report.figure(
             figure_2b(group, targets),
             f"Figure 2(b), {group.label}: share of agents holding each norm as a qualified "
-            "personal norm (solid) and adhering to it in plans or actions (dashed); dotted: 70% "
-            "(a norm has emerged once a share is over it).",
+            "personal norm (solid, the paper's curve (i)) and adhering to it in plans or actions "
+            "(dashed, curve (ii)); dotted: 70%. A norm has emerged once over 70% of the agents "
+            "each hold it and adhere to it (the table below): one curve over the line is not "
+            "emergence.",
         )
     report.table(emergence_table(analysis))
     if section is not None:
@@ -392,7 +424,8 @@ def write_report(analysis: CrsecAnalysis, out: Path, section: Section | None = N
         "Complying: the judge finds the hour's plan or subtasks explicitly compliant (trivial "
         "compliance, such as a non-smoker not smoking, does not count). Adhering: compliant in "
         "the plan or the actions and violating in neither. Emergence: the first simulated "
-        "hour at whose end over 70% of agents hold (adhere to) the norm. Conflicts: "
+        "hour at whose end over 70% of agents both hold and adhere to the norm (the one "
+        "definition the export and the newcomer's settled norms use too). Conflicts: "
         "observations a DetectConflict call found in conflict with the observer's norms; "
         "norm-related chats and thoughts: those in which normative information was "
         "identified (all counted from events.jsonl).",

@@ -22,6 +22,7 @@ from normlab.crsec.analysis.judge import cached_matches
 from normlab.crsec.sim.events import Event, Finding
 from normlab.crsec.sim.rundir import RunDir
 from normlab.crsec.sim.schemas import TargetNorm
+from normlab.norms.normdb import normalized
 from normlab.norms.records import SkippedItem
 
 
@@ -145,7 +146,14 @@ def about_target(
     text: str, target: TargetNorm, pattern: re.Pattern[str] | None, matched: dict[str, list[str]]
 ) -> bool:
     """Whether ``text`` is about ``target``: one of its keywords starts a word in it, or it
-    holds a personal norm the judge matched to it (``matched``: norm → target ids)."""
+    holds the words of a personal norm the judge matched to it (``matched``: norm → target
+    ids), compared as norm identity compares them (``normalized``: letter case, Unicode form,
+    accents, punctuation aside), whole words: "NO SMOKING INDOORS, please" holds "No smoking
+    indoors." (issue 41, item 14: a case-sensitive test missed it)."""
     if pattern is not None and pattern.search(text):
         return True
-    return any(content in text and target.id in ids for content, ids in matched.items())
+    line = f" {normalized(text)} "
+    return any(
+        target.id in ids and (words := normalized(content)) and f" {words} " in line
+        for content, ids in matched.items()
+    )

@@ -60,9 +60,9 @@ def export_command(
         typer.Option(
             "--min-share",
             "--min-adherence",
-            help="A norm emerged when the share of agents that hold it and adhere to it reached "
-            "this (at or above) at the end of some simulated hour (--min-adherence: its old "
-            "name).",
+            help="A norm emerged when the share of agents that hold it and adhere to it was "
+            "over this at the end of some simulated hour, as the emergence table counts (1: "
+            "every agent; --min-adherence: its old name).",
         ),
     ] = DEFAULT_MIN_SHARE,
     generator: Annotated[

@@ -1,9 +1,9 @@
 """The norms a CRSEC society converged on, with what spread them: what ``crsec export`` turns
 into LoSoNA and SCENE scenarios (``normlab.crsec.export.losona``, ``normlab.crsec.export.scene``).
 
-A norm *emerged* when the share of agents that both **hold** it and **adhere** to it reached
-``--min-share`` (``DEFAULT_MIN_SHARE``, at or above) at the
-end of some simulated hour. Both, as the paper measures emergence: "whether the standard of
+A norm *emerged* when the share of agents that both **hold** it and **adhere** to it was over
+``--min-share`` (``DEFAULT_MIN_SHARE``: the one definition, ``normlab.crsec.emergence``) at
+the end of some simulated hour. Both, as the paper measures emergence: "whether the standard of
 behavior defined by that norm has been widely accepted and adhered to by a significant
 majority" (§3.2), "most agents not only adopting these standards of behavior as their
 qualified personal norms but also adhering to these standards in their planning and actions".
@@ -46,6 +46,7 @@ from normlab.crsec.analysis.figure2 import (
     load_run,
 )
 from normlab.crsec.analysis.judge import Judge
+from normlab.crsec.emergence import over
 from normlab.crsec.export.evidence import Evidence, gather_evidence, mark_demonstrations
 from normlab.crsec.export.threshold import check_threshold
 from normlab.crsec.sim.events import AgentSnapshot
@@ -226,7 +227,7 @@ async def select_emerged(
     for target, found, said in stakes:
         hourly = _hourly(loaded, names, target, found, said)
         selection.shares[target.id] = [shares for shares, _ in hourly]
-        reached = next((i for i, (s, _) in enumerate(hourly) if s.both >= min_share), None)
+        reached = next((i for i, (s, _) in enumerate(hourly) if over(s.both, min_share)), None)
         if reached is None:
             if target.id not in origins:
                 best = max(hourly, key=lambda pair: pair[0].both)[0]
@@ -272,7 +273,7 @@ def _hourly(
         cells = {(hour.hour, name): verdicts.get((hour.hour, name), {}) for name in names}
         flags = hour_flags(hour, names, [target], matched, cells)
         holding, adhering = flags["holding"][target.id], flags["adhering"][target.id]
-        both = [name for name in names if holding[name] and adhering[name]]
+        both = [name for name in names if flags["both"][target.id][name]]
         shares = Shares(
             hour_label=hour.label,
             holding=sum(holding.values()) / len(names),
@@ -289,7 +290,7 @@ def _held_widely(
     """Whether ``min_share`` of the agents held ``target`` at some hour's end: else it cannot
     emerge, and its adherence is not asked."""
     hourly = _hourly(loaded, names, target, matched, {})
-    return any(shares.holding >= min_share for shares, _ in hourly)
+    return any(over(shares.holding, min_share) for shares, _ in hourly)
 
 
 def own_norms(loaded: LoadedRun, matched: Matches) -> list[OwnNorm]:

@@ -8,11 +8,12 @@ which loads the judge) read it: one constant, not a number written in two places
 from __future__ import annotations
 
 from normlab.core.errors import InputError
+from normlab.crsec.emergence import EMERGENCE_SHARE
 
-DEFAULT_MIN_SHARE = 0.7
-"""The paper's 70%, as a share of agents that hold the norm *and* adhere to it, reached *at or
-above* it here (``--min-share 1.0`` must be reachable), where the emergence table asks for
-more than 70% (7 of 10 agents is an emerged norm to export, not yet one the table counts)."""
+DEFAULT_MIN_SHARE = EMERGENCE_SHARE
+"""The paper's 70% (``normlab.crsec.emergence``): a norm is exported when the share of agents
+that hold it *and* adhere to it is ``over`` it at an hour's end, as the emergence table counts
+(7 of 10 agents is not over 70%; ``--min-share 1`` asks for every agent)."""
 
 
 def check_threshold(min_share: float) -> None:

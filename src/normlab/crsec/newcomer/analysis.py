@@ -47,8 +47,8 @@ class SubjectSummary(BaseModel):
     seeds: list[int]
     adopted: Rate
     """Runs whose newcomer stopped violating the settled norms and then complied with one on
-    an occasion, k of n (n: the runs whose newcomer showed an occasion, violating or
-    complying, in some hour; ``not_measurable`` are left out)."""
+    an occasion, k of n (n: the runs whose newcomer violated in some hour; ``not_measurable``
+    and ``from_start`` are left out)."""
     adoption_hour: Estimate
     """Mean time to adoption over the runs that adopted."""
     adoption_curve: list[Rate]
@@ -72,6 +72,9 @@ class SubjectSummary(BaseModel):
     not_measurable: int = 0
     """Runs (with settled norms) whose newcomer showed no occasion in any hour, every verdict
     ``not shown``: neither adopted nor not, so outside ``adopted``'s n."""
+    from_start: int = 0
+    """Runs (with settled norms) whose newcomer never violated and complied in some hour: it
+    complied from the start, no change to call adoption, so outside ``adopted``'s n."""
 
 
 class Comparison(BaseModel):
@@ -81,7 +84,8 @@ class Comparison(BaseModel):
     reference: str
     seeds: list[int]
     adopted: Estimate
-    """Δ share of runs adopted (paired by seed, over pairs both measurable)."""
+    """Δ share of runs adopted (paired by seed, over pairs both measurable: an occasion
+    shown and some hour violated)."""
     violations_total: Estimate
     conflicts_total: Estimate
     sanctions_total: Estimate
@@ -142,7 +146,7 @@ def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
     first = runs[0]
     length = max(len(run.hours) for run in runs)
     measured = [run for run in runs if run.measured]
-    measurable = [run for run in measured if run.shown]
+    measurable = [run for run in measured if run.measurable]
     adopted = [run.adoption for run in measurable if run.adoption is not None]
     holds = None
     if first.holds is not None:
@@ -161,7 +165,8 @@ def subject_summary(runs: list[NewcomerRun]) -> SubjectSummary:
         adoption_curve=[
             Rate.of(sum(hour <= h for hour in adopted), len(measurable)) for h in range(length + 1)
         ],
-        not_measurable=len(measured) - len(measurable),
+        not_measurable=sum(not run.shown for run in measured),
+        from_start=sum(run.from_start for run in measured),
         violations=_per_hour(measured, "violations") if measured else [],
         violations_total=Estimate.mean_of([_total(run, "violations") for run in measured]),
         conflicts=_per_hour(runs, "conflicts"),
@@ -191,7 +196,7 @@ def compare(treatment: list[NewcomerRun], reference: list[NewcomerRun]) -> Compa
         return Estimate.paired_delta([value(t) for t, _ in among], [value(r) for _, r in among])
 
     measured = [(t, r) for t, r in pairs if t.measured and r.measured]
-    measurable = [(t, r) for t, r in measured if t.shown and r.shown]
+    measurable = [(t, r) for t, r in measured if t.measurable and r.measurable]
     drifted = [(t, r) for t, r in pairs if t.corrected_drift and r.corrected_drift]
 
     def drift(target: str, measure: str) -> Estimate:
@@ -235,16 +240,24 @@ def comparisons(by_subject: dict[str, list[NewcomerRun]]) -> list[Comparison]:
 def _notes(runs: list[NewcomerRun]) -> list[str]:
     notes = []
     first = runs[0]
-    if not first.society_holds:
+    if not first.society_emerged:
         notes.append(
-            "When the newcomer arrived, over 70% of the society held no norm at stake: it had "
-            "not settled on one, so there was no norm to adopt (adoption is not measured)."
+            "When the newcomer arrived, no norm at stake had emerged (over 70% of the society "
+            "each holding and adhering to it): it had not settled on one, so there was no norm "
+            "to adopt (adoption is not measured)."
         )
     blank = [f"{r.subject} seed {r.seed}" for r in runs if r.measured and not r.shown]
     if blank:
         notes.append(
             f"Not measurable (no hour showed the newcomer on an occasion of the settled norms, "
             f"every verdict 'not shown'; counted apart from adoption's n): {', '.join(blank)}"
+        )
+    early = [f"{r.subject} seed {r.seed}" for r in runs if r.from_start]
+    if early:
+        notes.append(
+            "Complied from the start (never violated a settled norm and complied on an "
+            f"occasion: no change, so no adoption; counted apart from adoption's n): "
+            f"{', '.join(early)}"
         )
     alone = [r.folder for r in runs if r.agent != CONTROL and r.corrected_drift is None]
     if alone:
@@ -306,7 +319,7 @@ async def analyze_newcomers(
         targets={target.id: target.statement for target in targets},
         society_holds=first.society_holds,
         society_adheres=first.society_adheres,
-        adoption_norms=first.society_holds,
+        adoption_norms=first.society_emerged,
         runs=runs,
         subjects=[subject_summary(arm) for arm in by_subject.values()],
         comparisons=comparisons(by_subject),

@@ -26,12 +26,27 @@ DEFAULT_HOURS = 4
 breach, its sanctions and a few hours that show whether the newcomer stopped."""
 
 
+MAX_RUNS = 100
+"""The most seeds one newcomer experiment runs (``--runs`` or as many ``--seeds``): each is a
+whole continuation per arm, the control's included, so 100 is already hundreds of runs;
+``--runs 1000000`` was accepted and would have planned a million folders."""
+MAX_SEED = 2**31 - 1
+"""The largest seed: seeds are 0 … 2³¹ − 1, the range of the seeds each call carries
+(``normlab.norms.calls.call_seed``); ``--seeds -1`` was accepted and named a folder
+``seed--1``."""
+
+
 def parse_seeds(seeds: str | None, runs: int | None) -> list[int]:
-    """``--seeds 0,1,2`` or ``--runs N`` (seeds 0 … N-1); seed 0 alone by default."""
+    """``--seeds 0,1,2`` or ``--runs N`` (seeds 0 … N-1); seed 0 alone by default. At most
+    ``MAX_RUNS`` of them, each in 0 … ``MAX_SEED``, else one line naming the option."""
     if seeds is not None and runs is not None:
         raise InputError("--seeds", "give --seeds or --runs, not both", field="seeds")
     if runs is not None:
         at_least("--runs", runs, 1)
+        if runs > MAX_RUNS:
+            raise InputError(
+                "--runs", f"at most {MAX_RUNS} runs per experiment, got {runs}", field="runs"
+            )
         return list(range(runs))
     if seeds is None:
         return [0]
@@ -43,6 +58,13 @@ def parse_seeds(seeds: str | None, runs: int | None) -> list[int]:
         ) from None
     if not parsed:
         raise InputError("--seeds", "name at least one seed (e.g. 0,1,2)", field="seeds")
+    outside = next((seed for seed in parsed if not 0 <= seed <= MAX_SEED), None)
+    if outside is not None:
+        raise InputError("--seeds", f"a seed is 0 … {MAX_SEED}, got {outside}", field="seeds")
+    if len(parsed) > MAX_RUNS:
+        raise InputError(
+            "--seeds", f"at most {MAX_RUNS} seeds per experiment, got {len(parsed)}", field="seeds"
+        )
     repeated = next((seed for seed in parsed if parsed.count(seed) > 1), None)
     if repeated is not None:
         # Quietly running it once would report fewer runs than the command line asked for.

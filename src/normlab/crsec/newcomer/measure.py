@@ -6,17 +6,22 @@ arrival (hour 1 is its first):
 - **verdicts**: the metrics' judge on the newcomer's own plan and actions of the hour, per
   norm at stake (``judge_compliance.txt``, as CRSEC's adherence is judged): ``violated`` in
   the plan or the actions, ``complied`` (shown, and violated in neither) or ``not shown``;
-- **violations**: the norms the society had settled on when it arrived (held by over 70% of
-  its agents) that the hour's verdict finds violated;
+- **violations**: the norms the society had settled on when it arrived (emerged, as the
+  report and the export define it: over 70% of its agents each holding and adhering to it at
+  the end of the hour before, ``normlab.crsec.emergence``) that the hour's verdict finds
+  violated;
 - **time to adoption**: the first hour after which it violated none of them for the rest of
-  the run (0: it never did), provided that it *complied* with one of them on an occasion (a
-  ``complied`` verdict) in some later hour: as CRSEC's adhering, trivial compliance does not
-  count, so hours that show nothing are no sign of adoption. Not adopted (None): its last
-  hour still violated, or no hour after its last violation showed it complying. **Not
-  measurable**: no hour showed an occasion at all (every verdict ``not shown``); such a run
-  is counted apart, never as adopted. Read from its own behaviour, not from what others
-  noticed: a newcomer that smokes at its table every hour is seen once (perception registers
-  changes), and is never adopted;
+  the run, provided that it *complied* with one of them on an occasion (a ``complied``
+  verdict) in some later hour: as CRSEC's adhering, trivial compliance does not count, so
+  hours that show nothing are no sign of adoption. Adoption is a change (issue 41, item 13):
+  it needs a violating hour before the complied one. Not adopted (None): its last hour still
+  violated, or no hour after its last violation showed it complying. **Complied from the
+  start**: it never violated and some hour showed it complying (the old reading, "adopted at
+  hour 0", counted a newcomer that already behaved so as one that changed); counted apart,
+  outside adoption's n. **Not measurable**: no hour showed an occasion at all (every verdict
+  ``not shown``); such a run is counted apart, never as adopted. Read from its own
+  behaviour, not from what others noticed: a newcomer that smokes at its table every hour
+  is seen once (perception registers changes), and is never adopted;
 - **conflicts**: the society's DetectConflict findings about it (Q1 = yes), counted as
   Figure 2(a)'s conflicts; **sanctions**: conversations a society agent started with it
   (CRSEC talks only over a conflict the sender decided to talk about); conversations it
@@ -43,7 +48,6 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from normlab.crsec.analysis.figure2 import (
-    EMERGENCE_SHARE,
     HourShares,
     LoadedRun,
     RunResult,
@@ -52,6 +56,7 @@ from normlab.crsec.analysis.figure2 import (
     verdict_word,
 )
 from normlab.crsec.analysis.judge import Judge
+from normlab.crsec.emergence import over
 from normlab.crsec.newcomer.setup import CONTROL, NewcomerSetup, newcomer_setup
 from normlab.crsec.sim.events import Event, Finding, HourData
 from normlab.crsec.sim.loop import budget_outcome
@@ -105,13 +110,13 @@ class NewcomerRun(BaseModel):
     """Why an unfinished run ended where it did (its budget, or not: interrupted); empty
     when it finished."""
     adoption_norms: list[str]
-    """The norms adoption is read on: those over 70% of the society held when it arrived
-    (none in the control, or when the society had settled on none)."""
+    """The norms adoption is read on: those that had emerged when it arrived
+    (``society_emerged``; none in the control, or when none had)."""
     adoption: int | None
-    """The hour after which its verdicts show no violation (0: none ever did), a later hour
-    showing it complying (``adoption_hour``); None: not adopted (the last hour still
-    violated, or no hour after the last violation showed compliance), nothing to adopt, or
-    not measurable (``shown``)."""
+    """The last hour its verdicts show a violation, a later hour showing it complying
+    (``adoption_hour``); None: not adopted (the last hour still violated, or no hour after
+    the last violation showed compliance), nothing to adopt, complied from the start
+    (``from_start``) or not measurable (``shown``)."""
     holds: list[str] | None
     """Target norms its qualified norms express at the end; None: it keeps no norm database."""
     held_norms: list[str] | None
@@ -119,6 +124,10 @@ class NewcomerRun(BaseModel):
     """Target norms over 70% of the society's agents held when the newcomer arrived."""
     society_adheres: list[str]
     """Target norms over 70% of the society's agents adhered to in the hour before."""
+    society_emerged: list[str] = Field(default_factory=list)
+    """Target norms that had emerged when it arrived: over 70% of the society's agents each
+    held and adhered to them at the end of the hour before (``normlab.crsec.emergence``, the
+    report's and the export's definition): the settled norms, ``adoption_norms``."""
     before_hours: list[str]
     after_hours: list[str]
     before: Shares
@@ -150,21 +159,42 @@ class NewcomerRun(BaseModel):
         return occasion_shown(self.settled_words())
 
     @property
+    def from_start(self) -> bool:
+        """Measured, never violating and complying in some hour (``complied_from_start``):
+        counted apart from adoption, as ``shown`` false is."""
+        return self.measured and complied_from_start(self.settled_words())
+
+    @property
     def measurable(self) -> bool:
-        """Measured, and some hour showed an occasion: the runs adoption's n counts."""
-        return self.measured and self.shown
+        """Measured, some hour showed an occasion, and some hour violated (else it complied from
+        the start): the runs adoption's n counts."""
+        return self.measured and self.shown and not self.from_start
+
+
+def _last_violated(hours: Sequence[Collection[str]]) -> int:
+    """The last hour (1-based) with a ``violated`` verdict word; 0 when no hour had one."""
+    return max(
+        (hour for hour, words in enumerate(hours, start=1) if "violated" in words), default=0
+    )
 
 
 def adoption_hour(hours: Sequence[Collection[str]]) -> int | None:
     """Time to adoption from the newcomer's verdict words on the settled norms, per hour (hour
-    1 first): the last hour with a ``violated`` one (0 when none had), provided that a later
-    hour has a ``complied`` one. None: not adopted (no hours; the last hour violated; or no
-    hour after the last violation showed it complying: hours that show nothing are trivial
-    compliance, which does not count, as for CRSEC's adhering)."""
-    last = max(
-        (hour for hour, words in enumerate(hours, start=1) if "violated" in words), default=0
-    )
+    1 first): the last hour with a ``violated`` one, provided that a later hour has a
+    ``complied`` one. None: not adopted (no hours; no hour violated, so nothing changed:
+    ``complied_from_start`` or not measurable; the last hour violated; or no hour after the
+    last violation showed it complying: hours that show nothing are trivial compliance, which
+    does not count, as for CRSEC's adhering)."""
+    last = _last_violated(hours)
+    if last == 0:
+        return None
     return last if any("complied" in words for words in hours[last:]) else None
+
+
+def complied_from_start(hours: Sequence[Collection[str]]) -> bool:
+    """Whether the newcomer never violated a settled norm and some hour showed it complying:
+    it behaved so from its first hour on, which is no change and so no adoption."""
+    return _last_violated(hours) == 0 and any("complied" in words for words in hours)
 
 
 def occasion_shown(hours: Iterable[Collection[str]]) -> bool:
@@ -313,10 +343,9 @@ async def measure_run(
     by_hour = {share.hour: share for share in result.hours}
     targets = [target.id for target in loaded.config.society.norms]
     arrival = by_hour.get(span.arrival)
-    society_holds = [
-        t for t in targets if arrival is not None and arrival.holding[t] > EMERGENCE_SHARE
-    ]
-    settled = [] if setup.is_control else society_holds
+    society_holds = [t for t in targets if arrival is not None and over(arrival.holding[t])]
+    emerged = [t for t in targets if arrival is not None and over(arrival.both[t])]
+    settled = [] if setup.is_control else emerged
     snapshots = {hour.hour: hour for hour in loaded.hours}
     judged = await _verdicts(judge, setup, [snapshots[h] for h in span.after], settled)
     for hour, (words, violations) in zip(hours, judged, strict=True):
@@ -344,9 +373,8 @@ async def measure_run(
         holds=holds,
         held_norms=held if setup.keeps_norms else None,
         society_holds=society_holds,
-        society_adheres=[
-            t for t in targets if arrival is not None and arrival.adhering[t] > EMERGENCE_SHARE
-        ],
+        society_adheres=[t for t in targets if arrival is not None and over(arrival.adhering[t])],
+        society_emerged=emerged,
         before_hours=[by_hour[h].label for h in span.before],
         after_hours=[by_hour[h].label for h in span.after],
         before=before,

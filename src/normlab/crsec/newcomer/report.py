@@ -110,6 +110,7 @@ def subjects_table(summary: NewcomerSummary) -> Table:
             ", ".join(map(str, subject.seeds)),
             format_rate(subject.adopted),
             str(subject.not_measurable),
+            str(subject.from_start),
             _mean(subject.adoption_hour),
             _mean(subject.violations_total),
             _mean(subject.conflicts_total),
@@ -125,15 +126,18 @@ def subjects_table(summary: NewcomerSummary) -> Table:
         caption=f"{summary.newcomer} (a copy of {summary.like}) joins {summary.society} at "
         f"{summary.arrival} for {summary.hours} simulated hours: per arm over seeds; adoption "
         f"and violations from the judge's verdicts on its own plan and actions each hour, on "
-        f"the norms the society held ({settled}): adopted once it stopped violating them and "
-        "then complied with one on an occasion; n counts the runs whose newcomer showed an "
-        "occasion, violating or complying, in some hour (those that never did are not "
-        "measurable, counted apart) (rates: Wilson 95% CI; means: 95% bootstrap CI, n runs)",
+        f"the norms that had emerged in the society ({settled}): adopted once it stopped "
+        "violating them and "
+        "then complied with one on an occasion; n counts the runs whose newcomer violated in "
+        "some hour (those that showed no occasion are not measurable, those that never violated "
+        "and complied complied from the start, each counted apart) (rates: Wilson 95% CI; "
+        "means: 95% bootstrap CI, n runs)",
         header=[
             "subject",
             "seeds",
-            "adopted (of runs with an occasion shown)",
+            "adopted (of runs that violated)",
             "not measurable (runs with no occasion shown)",
+            "complied from the start (never violated)",
             "time to adoption (hours)",
             "hours violating",
             "conflicts caused",
@@ -234,6 +238,8 @@ def runs_table(summary: NewcomerSummary) -> Table:
             return "–"
         if not run.shown:
             return "not measurable (no occasion shown)"
+        if run.from_start:
+            return "complied from the start"
         return "never" if run.adoption is None else str(run.adoption)
 
     def finished(run: NewcomerRun) -> str:
@@ -288,10 +294,13 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
     report.heading("Newcomer")
     held = ", ".join(summary.targets[t] for t in summary.society_holds) or "none"
     adhered = ", ".join(summary.targets[t] for t in summary.society_adheres) or "none"
+    emerged = ", ".join(summary.targets[t] for t in summary.adoption_norms) or "none"
     report.paragraph(
         f"{summary.newcomer}, a copy of {summary.like} who knows nobody, joins the society of "
         f"{summary.source} at {summary.arrival}, when over 70% of its agents held {held} and "
-        f"adhered to {adhered}. Its occasion every hour: {summary.occasion} Every arm starts "
+        f"adhered to {adhered}; emerged (over 70% each holding and adhering), the norms "
+        f"adoption is read on: {emerged}. Its occasion every hour: {summary.occasion} "
+        "Every arm starts "
         "from the same checkpoint with the same seeds; the newcomer of each remembers its "
         "conversations and observations in its plans and actions and plans again after each "
         "conversation; the control is the same continuation with no newcomer. "
@@ -320,13 +329,15 @@ def add_newcomer_section(report: HtmlReport, summary: NewcomerSummary) -> None:
     for table in newcomer_tables(summary):
         report.table(table)
     report.paragraph(
-        "Violations: norms the society held (over 70% of its agents when the newcomer came) "
+        "Violations: norms that had emerged when the newcomer came (over 70% of the society's "
+        "agents each holding and adhering to it) "
         "that the judge finds violated in the newcomer's own plan or actions of the hour. "
-        "Time to adoption: the first hour after which it violated none for the rest of the "
-        "run (0: it never did), provided a later hour shows it complying with one on an "
-        "occasion (hours that show nothing are trivial compliance, which does not count); "
-        "never: the last hour still violated, or nothing showed compliance after; not "
-        "measurable: no hour showed an occasion at all (counted apart). Conflicts: observations of "
+        "Time to adoption: the last hour it violated one, provided a later hour shows it "
+        "complying with one on an occasion (hours that show nothing are trivial compliance, "
+        "which does not count); never: the last hour still violated, or nothing showed "
+        "compliance after; complied from the start: it never violated and complied on an "
+        "occasion (no change, so no adoption; counted apart); not measurable: no hour showed "
+        "an occasion at all (counted apart). Conflicts: observations of "
         "the newcomer that a society agent found in conflict with its qualified norms (a "
         "continuing breach is seen once: perception registers changes). Sanctions: "
         "conversations a society agent started with it (CRSEC talks only over a conflict). "

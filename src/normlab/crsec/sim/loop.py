@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from normlab.core.errors import NormlabError, RunIncompleteError
+from normlab.core.errors import InputError, NormlabError, RunIncompleteError
 from normlab.crsec.sim.events import (
     ActionsData,
     AgentSnapshot,
@@ -48,6 +48,7 @@ from normlab.crsec.sim.events import (
     PlanData,
 )
 from normlab.crsec.sim.reflection import reflect_phase
+from normlab.crsec.sim.rundir import CHECKPOINT
 from normlab.crsec.sim.schemas import AgentSpec, HourMetrics, Usage
 from normlab.crsec.sim.talk import Talk, detect_phase, pair, talk_phase
 from normlab.crsec.sim.world import World
@@ -101,7 +102,15 @@ class Simulation(World):
 
     async def run(self, max_calls: int | None = None, max_cost: float | None = None) -> Outcome:
         """Run ticks until the end (``end_tick``) or a budget; each tick ends at a
-        checkpoint."""
+        checkpoint. A checkpoint past the run's end is no state this run wrote (a tick of
+        10^30 once read as finished and exited 0 saying nothing): one line naming it."""
+        if self.state.tick > self.end_tick:
+            raise InputError(
+                self.run_dir.file(CHECKPOINT),
+                f"tick {self.state.tick} is past the run's end (tick {self.end_tick}): the "
+                "checkpoint is not this run's",
+                field="tick",
+            )
         while self.state.tick < self.end_tick:
             stop = self.over_budget(max_calls, max_cost)
             if stop is not None:
@@ -270,22 +279,32 @@ class Simulation(World):
             ),
         )
 
+    def talk_ends(self, tick: int, name: str) -> int:
+        """Minutes into ``tick``'s hour at which ``name``'s conversation of this tick is over
+        (its last busy tick's end; 60 or more: it runs to the hour's end or past it)."""
+        ticks = self.agent(name).busy_until - tick + 1
+        return self.clock.minute(tick) % 60 + max(1, ticks) * self.clock.tick_minutes
+
     async def replan_phase(self, tick: int, talks: list[Talk]) -> None:
         """After a conversation, an agent that keeps a memory (a newcomer, either arm) plans its
-        day again and the rest of the hour from this tick, both with the conversation in
-        mind; it starts the new hour's first subtask at once (the tick's perception is over).
-        Smallville's agents, too, rewrite their schedule around a chat; the paper's plan
-        (Figure 17) is made once a day."""
+        day again and the rest of the hour, both with the conversation in mind: the hour's
+        remaining minutes after the talk (Figure 18's duration placeholder; a talk at 9:00 in
+        5-minute ticks leaves 55, not 60), whose first subtask starts when the talk is over. A
+        talk that runs to the hour's end leaves no minutes to plan: the next hour's subtasks
+        are planned as every hour's are. Smallville's agents, too, rewrite their schedule
+        around a chat; the paper's plan (Figure 17) is made once a day."""
         talked = {name for talk in talks for name in (talk.sender, talk.receiver)}
         names = [n for n in self.order if n in talked and self.agent(n).memory is not None]
         day, hour = self.clock.day(tick), self.clock.hour(tick)
-        start = self.clock.minute(tick) % 60
 
-        async def unit(name: str) -> tuple[PlannedDay, PlannedHour, CallLog]:
+        async def unit(name: str) -> tuple[PlannedDay, PlannedHour | None, CallLog]:
             caller = self.caller(name, tick, "replan")
             state, spec = self.agent(name), self.specs[name]
             norms = state.norms.qualified()
             day_plan = await plan_day(caller, spec, norms, self.clock, day, state.memory)
+            start = self.talk_ends(tick, name)
+            if start >= 60:
+                return day_plan, None, caller.log
             activity = day_plan.plan.get(hour, spec.daily_requirement)
             places, home = self.society.places, self.society.home
             hour_plan = await plan_actions(
@@ -307,9 +326,13 @@ class Simulation(World):
             self.emit_calls(tick, log)
             self.agent(name).plan = day_plan.plan
             self.emit(tick, name, self.plan_data(name, day, day_plan))
+            if hour_plan is None:
+                continue
             self.take_up(tick, name, hour_plan)
-            self.start_subtask(name)
-            self.agent(name).minutes_left -= self.clock.tick_minutes
+            # The talk's ticks still to come pass before the first new subtask starts.
+            self.agent(name).minutes_left = (
+                self.talk_ends(tick, name) - self.clock.minute(tick) % 60 - self.clock.tick_minutes
+            )
 
     def start_subtask(self, name: str) -> None:
         """``name`` starts its next subtask, if the one under way is over: place and action."""

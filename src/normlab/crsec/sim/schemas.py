@@ -275,7 +275,7 @@ class Usage(BaseModel):
 class WorldState(BaseModel):
     """``checkpoint.json``: everything resuming needs to continue the run exactly."""
 
-    tick: int = 0
+    tick: int = Field(default=0, ge=0)
     """The next tick to run."""
     created: bool = False
     agents: dict[str, AgentState]
