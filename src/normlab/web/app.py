@@ -92,7 +92,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     store = Store(state / DATABASE)
     sessions = Sessions(secret_key(state))
     logins = LoginLimiter()
-    seats = Seats(settings.runs, settings.judge, settings.roles, settings.play)
+    seats = Seats(settings.runs, settings.judge, settings.roles, settings.play, settings.max_seats)
     own = {name: jinja2.FileSystemLoader(str(path)) for name, path in folder_templates().items()}
     env = jinja2.Environment(
         # The app's templates, and each system's run-folder pages under its name.
