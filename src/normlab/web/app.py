@@ -15,8 +15,10 @@ number of raters. The state folder (tokens, secret key, blind keys) is the owner
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
+from collections.abc import AsyncIterator
 from importlib.resources import files
 from pathlib import Path
 
@@ -102,8 +104,17 @@ def create_app(settings: ServeSettings) -> FastAPI:
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    app = FastAPI(title="normlab", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        seats.close()  # each seat's process ends with the server, not at the interpreter's exit
+
+    app = FastAPI(
+        title="normlab", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
     app.state.logins = logins  # tests move its clock
+    app.state.seats = seats  # tests close them
     app.add_middleware(Guard, policy=policy, sessions=sessions, max_body=MAX_BODY)
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
 

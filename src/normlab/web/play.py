@@ -198,8 +198,11 @@ class Seat:
             self.status = "your_turn"
 
     def end(self, error: str = "") -> None:
+        """The seat's end: done, or failed with ``error``; the first word on it stands (a
+        seat closed by the server is not then said to have died)."""
         with self._lock:
-            self.error, self.status = error, "failed" if error else "done"
+            if not self.finished:
+                self.error, self.status = error, "failed" if error else "done"
 
     @property
     def finished(self) -> bool:
@@ -328,6 +331,16 @@ class Seats:
         )
         thread.start()
         return seat
+
+    def close(self) -> None:
+        """End every seat still playing (the server stops): its process is stopped, and the
+        seat says so."""
+        with self._lock:
+            playing = [seat for seat in self._seats.values() if not seat.finished]
+        for seat in playing:
+            seat.end("the server stopped")
+            if seat._process is not None:
+                seat._process.stop()
 
     def _follow(self, seat: Seat, process: SeatProcess) -> None:
         """Carry the seat's process's events to the seat until it ends (or is closed)."""
