@@ -116,6 +116,7 @@ def test_a_player_name_past_the_raters_limit_is_a_400(
     response = client.post("/play", data=seat_form(client, "a" * length))
     assert response.status_code == 400
     assert f"name: at most {MAX_NAME} characters" in response.text
+    assert f'maxlength="{MAX_NAME}"' in client.get("/play?system=losona").text  # the form says so
     assert not (runs / "play").exists()
 
 

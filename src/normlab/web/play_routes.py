@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from normlab.web.guard import MAX_NAME
 from normlab.web.pages import Pages, found
 from normlab.web.play import RETRY_SECONDS, Seat, SeatsFull, play_kinds
 from normlab.web.readers import load, sample_label, system_of
@@ -40,6 +41,7 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
             kinds=play_kinds(),
             system=chosen,
             options=pages.seats.options(chosen),
+            max_name=MAX_NAME,
         )
 
     @app.post("/play")

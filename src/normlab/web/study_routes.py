@@ -164,7 +164,9 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
     @app.get("/join/{invite}", name="join_form")
     def join_form(request: Request, invite: str) -> HTMLResponse:
         study = _invited(invite)
-        return pages.page(request, "join.html", study=study, invite=invite, rater_page=True)
+        return pages.page(
+            request, "join.html", study=study, invite=invite, rater_page=True, max_name=MAX_NAME
+        )
 
     @app.post("/join/{invite}")
     async def join(request: Request, invite: str) -> Response:
