@@ -49,7 +49,7 @@ from normlab.web.guard import (
 from normlab.web.pages import Pages, found
 from normlab.web.play import Seats
 from normlab.web.play_routes import add_play_routes
-from normlab.web.readers import load, reader_of, sample_label, system_of
+from normlab.web.readers import load_under, reader_of, sample_label, system_of
 from normlab.web.runs import REPORT_FILES, discover, folder_runs_of, folder_templates, inside
 from normlab.web.settings import ServeSettings
 from normlab.web.store import Store
@@ -218,7 +218,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
             system, runs = found(folder_runs_of(target), "not a run folder of any system")
             shown = runs.page(target, request.query_params)
             return page(request, f"{system}/{shown.template}", 200, path=path, **shown.values)
-        log = load(target)
+        log = load_under(settings.runs, target)
         system = system_of(log)
         samples = [
             (index, *sample_label(system, log, sample))
@@ -229,7 +229,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/sample")
     def sample_page(request: Request, path: str, n: int) -> HTMLResponse:
         owner_only(request)
-        log = load(inside(settings.runs, path))
+        log = load_under(settings.runs, inside(settings.runs, path))
         system = system_of(log)
         reader = reader_of(system)
         if reader is None or not 0 <= n < len(log.samples or []):
