@@ -167,6 +167,7 @@ def test_a_seat_whose_process_dies_says_so_on_one_line(seats: Seats) -> None:
     assert seat.error == (
         "the seat's process ended unexpectedly (exit code -9); the server's log may say why"
     )
+    seat._process.answer("an answer sent as it died")  # no error: the page says it ended
 
 
 def test_a_server_that_stops_ends_its_seats(runs: Path) -> None:

@@ -15,7 +15,9 @@ thread waiting for the next question and a request giving an answer never share 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -60,6 +62,8 @@ class SeatProcess:
         self.process = context.Process(
             target=target, args=(*args, events_child, answers_child), daemon=True
         )
+        self._closing = threading.Lock()
+        """Held while an answer is sent or the pipes closed: never a send on a closed one."""
         self.process.start()
         # The child holds its own copies now; closing these lets a read here see the end
         # (EOF) when the child dies, rather than wait on a pipe this process still holds.
@@ -79,20 +83,26 @@ class SeatProcess:
         return event
 
     def answer(self, text: str) -> None:
-        self._answers.send(text)
+        """Send the person's reply; a process that has just died takes none, and
+        ``next_event`` says it is gone (no 500 for the person who answered)."""
+        with self._closing, contextlib.suppress(OSError):
+            self._answers.send(text)
 
     def stop(self) -> None:
-        """End the process (a seat nobody answers): asked, then killed."""
+        """End the process (a seat nobody answers, a server that stops): asked, then killed.
+        The pipes stay open for the one thread that reads them to close."""
         self.process.terminate()
         self.process.join(STOP_SECONDS)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(STOP_SECONDS)
-        self.close()
 
     def close(self) -> None:
-        self._events.close()
-        self._answers.close()
+        """Close the pipes, once, by the thread that reads events (two closes of one file
+        descriptor could close another file that took its number in between)."""
+        with self._closing:
+            self._events.close()
+            self._answers.close()
 
 
 def asking(events: Connection, answers: Connection) -> Answerer:
