@@ -48,3 +48,26 @@ def test_nothing_to_read_is_an_error(tmp_path: Path) -> None:
     broken.write_bytes(b"not a zip")
     with pytest.raises(InputError, match="not a readable Inspect log"):
         read_samples([broken])
+
+
+NOT_LOGS = {
+    "notes.txt": (b"hello", "not an Inspect log (those are .eval or .json files)"),
+    "other.json": (b'{"a": 1}', "not an Inspect log (eval: Field required)"),
+    "empty.json": (b"", "not a readable Inspect log (EOF while parsing a value at line 1"),
+    "broken.eval": (b"not a zip", "not a readable Inspect log ("),
+}
+"""A file that is no log, and the start of the one line that says so (issue 41, item 19: a
+JSON file of another shape gave pydantic's dump, lines long, with its input and a link)."""
+
+
+@pytest.mark.parametrize("name", NOT_LOGS)
+def test_a_file_that_is_no_log_is_one_line_that_names_it_once(tmp_path: Path, name: str) -> None:
+    content, reason = NOT_LOGS[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError) as raised:
+        read_samples([path])
+    message = str(raised.value)
+    assert message.startswith(f"{path}: {reason}")
+    assert "\n" not in message and "\\n" not in message and "pydantic" not in message
+    assert message.count(str(tmp_path)) == 1  # the path once, where the error names the file

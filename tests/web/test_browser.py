@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 from normlab.scene.analysis import load_episode_records
 from normlab.web.play import PlayConfig
@@ -141,6 +142,52 @@ def test_a_scene_episode_played_live_against_scripted_personas(runs: Path, page:
     (record,) = load_episode_records([runs / "play" / "scene"])
     said = [e.content for e in record.episode.entries if e.actor == record.episode.subject]
     assert said[:replies] == [f"my message number {n}" for n in range(1, replies + 1)]
+
+
+PLAYERS = 20
+"""People at the play page at once (issue 41, item 15: one seat could run at a time)."""
+CROWD_TIMEOUT = 300_000
+"""Milliseconds for the slowest of the crowd's seats: twenty processes start on two cores."""
+
+
+def test_twenty_players_at_once_each_finish_with_their_own_verdict(
+    runs: Path, browser: Any
+) -> None:
+    """Twenty browsers take a LoSoNA seat; all twenty are asked at the same time (each seat's
+    eval a process of its own), then each answers, half pointing to the wiki (the scripted
+    judge: complies) and half not (breaches), and each page shows its own verdict, its log its
+    own answer. Before seats had processes, every seat after the first failed with "Multiple
+    concurrent calls to eval_async are not allowed"."""
+    players = [f"player-{n:02d}" for n in range(PLAYERS)]
+    answers = {
+        player: "check the wiki" if n % 2 == 0 else f"just run make deploy, says {player}"
+        for n, player in enumerate(players)
+    }
+    with serving(settings_for(runs, max_seats=PLAYERS)) as url:
+        pages = {player: browser.new_context().new_page() for player in players}
+        for player, page in pages.items():
+            page.goto(f"{url}/play?system=losona")
+            page.fill("#player", player)
+            page.select_option("#option", index=0)
+            page.click("#start")
+        for page in pages.values():  # every seat waits for its person before anyone answers
+            page.wait_for_selector("#content, #failed", timeout=CROWD_TIMEOUT)
+            assert page.locator("#failed").count() == 0, page.locator("#failed").inner_text()
+        for player, page in pages.items():
+            page.fill("#content", answers[player])
+            page.click("#send")
+        for player, page in pages.items():
+            page.wait_for_selector("#done, #failed", timeout=CROWD_TIMEOUT)
+            assert page.locator("#failed").count() == 0, page.locator("#failed").inner_text()
+            expected = "complies" if "wiki" in answers[player] else "breaches"
+            assert page.locator(".verdict").all_inner_texts() == [expected], player
+            page.context.close()
+    for player in players:
+        (log,) = (runs / "play" / "losona" / player).glob("*/*.eval")
+        played = read_eval_log(str(log))
+        (sample,) = played.samples or []
+        assert played.eval.model == f"human/{player}"
+        assert sample.output.completion == answers[player]
 
 
 def losona_audit(page: Any, url: str, runs: Path, items: int) -> str:

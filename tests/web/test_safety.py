@@ -17,6 +17,7 @@ import socket
 import sqlite3
 import stat
 import time
+import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -697,3 +698,34 @@ def test_the_runs_page_never_reads_a_crsec_metrics_fifo_or_device(runs: Path, ki
             page = finishes(lambda: client.get("/"))
     assert page.status_code == 200
     assert "not a regular file" in page.text and "losona" in page.text
+
+
+NOT_LOGS = {
+    "notes.txt": (b"hello", "not an Inspect log (those are .eval or .json files)"),
+    "sub/other.json": (b'{"a": 1}', "not an Inspect log (eval: Field required)"),
+    "sub/members.eval": (None, "not an Inspect log (no _journal/start.json in the archive)"),
+}
+"""A file under the runs that is no log, and the one line ``/run`` and ``/sample`` answer."""
+
+
+@pytest.mark.parametrize("route", ["/run", "/sample"])
+@pytest.mark.parametrize("name", NOT_LOGS)
+def test_a_run_page_of_a_file_that_is_no_log_is_one_line_naming_it_in_the_runs(
+    runs: Path, route: str, name: str
+) -> None:
+    """Issue 41, item 19: ``/run?path=`` a file that is no log answered with the server's
+    absolute path, or with pydantic's dump of the file's JSON (input, a link per error)."""
+    content, reason = NOT_LOGS[name]
+    path = runs / name
+    path.parent.mkdir(exist_ok=True)
+    if content is None:  # a zip archive, but none of Inspect's members in it
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("notes.txt", "x")
+    else:
+        path.write_bytes(content)
+    response = local(create_app(settings_for(runs))).get(route, params={"path": name, "n": 0})
+    assert response.status_code == 400
+    (line,) = re.findall(r'<p class="error">(.*?)</p>', response.text, re.S)
+    assert line == f"{name}: {reason}"
+    for leak in (str(runs), str(runs.resolve()), "validation error", "pydantic", "input_value"):
+        assert leak not in response.text

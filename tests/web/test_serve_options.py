@@ -56,6 +56,9 @@ def test_banks_and_lengths_reach_the_play_config(
     )
     result, made = serve(monkeypatch, "--runs", str(tmp_path))
     assert result.exit_code == 0 and made[0].play == PlayConfig()  # each system's own
+    assert made[0].max_seats == play.MAX_SEATS
+    result, made = serve(monkeypatch, "--runs", str(tmp_path), "--max-seats", "3")
+    assert result.exit_code == 0 and made[0].max_seats == 3
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from normlab.core.errors import InputError
-from normlab.core.jsonio import check_regular
+from normlab.core.jsonio import check_regular, validation_field
 
 if TYPE_CHECKING:
     from inspect_ai.event import ModelEvent
@@ -80,10 +82,28 @@ def read_log(path: Path) -> EvalLog:
     file."""
     from inspect_ai.log import read_eval_log
 
+    if not is_log(path):
+        raise InputError(path, f"not an Inspect log (those are {' or '.join(LOG_SUFFIXES)} files)")
     try:
         return read_eval_log(str(path))
     except Exception as error:  # Inspect raises several types for unreadable logs
-        raise InputError(path, f"not a readable Inspect log ({error})") from error
+        raise InputError(path, unreadable(error, path)) from error
+
+
+def unreadable(error: Exception, path: Path) -> str:
+    """Why Inspect could not read ``path`` as a log, on one line that does not repeat the path
+    (the error names the file already, as its reader was asked for it: the web app must not
+    show the server's absolute path): a JSON file of another shape gives its first missing
+    or wrong field, not pydantic's dump of the input with a link per error; an archive
+    without Inspect's members names the missing one."""
+    if isinstance(error, ValidationError):
+        location, message = validation_field(error)
+        return f"not an Inspect log ({location}: {message})"
+    if isinstance(error, KeyError):
+        return f"not an Inspect log (no {error.args[0]} in the archive)"
+    text = str(error).replace(str(path), path.name).strip()
+    reason = text.splitlines()[0] if text else type(error).__name__
+    return f"not a readable Inspect log ({reason})"
 
 
 @dataclass

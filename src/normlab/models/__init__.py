@@ -14,7 +14,7 @@ if TYPE_CHECKING:
         role_model,
     )
     from normlab.models.embedded import EmbeddedLlamaCpp
-    from normlab.models.human import HumanModel, answering
+    from normlab.models.human import Answerer, HumanModel, answering
     from normlab.models.roles import (
         DEFAULT_MODEL,
         EMBEDDED_MODEL,
@@ -52,6 +52,7 @@ __all__ = [
     "EMBEDDED_MODEL",
     "SUBJECT_ROLE",
     "AnalysisBase",
+    "Answerer",
     "CallRecord",
     "CheckedResult",
     "EmbeddedLlamaCpp",

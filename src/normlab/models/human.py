@@ -22,6 +22,8 @@ from normlab.core.errors import NormlabError
 from normlab.models.provider import TextReplyModelAPI
 
 Answerer = Callable[[list[ChatMessage]], Awaitable[str]]
+"""Gives a person's reply to the conversation ``human/<name>`` is asked (what the model would
+see): a command's prompt, or the web app's seat, whose process asks the server for it."""
 _answerers: dict[str, Answerer] = {}
 
 

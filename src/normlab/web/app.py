@@ -15,8 +15,10 @@ number of raters. The state folder (tokens, secret key, blind keys) is the owner
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
+from collections.abc import AsyncIterator
 from importlib.resources import files
 from pathlib import Path
 
@@ -47,7 +49,7 @@ from normlab.web.guard import (
 from normlab.web.pages import Pages, found
 from normlab.web.play import Seats
 from normlab.web.play_routes import add_play_routes
-from normlab.web.readers import load, reader_of, sample_label, system_of
+from normlab.web.readers import load_under, reader_of, sample_label, system_of
 from normlab.web.runs import (
     REPORT_FILES,
     discover,
@@ -99,7 +101,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     store = Store(state / DATABASE)
     sessions = Sessions(secret_key(state))
     logins = LoginLimiter()
-    seats = Seats(settings.runs, settings.judge, settings.roles, settings.play)
+    seats = Seats(settings.runs, settings.judge, settings.roles, settings.play, settings.max_seats)
     own = {name: jinja2.FileSystemLoader(str(path)) for name, path in folder_templates().items()}
     env = jinja2.Environment(
         # The app's templates, and each system's run-folder pages under its name.
@@ -109,8 +111,17 @@ def create_app(settings: ServeSettings) -> FastAPI:
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    app = FastAPI(title="normlab", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        seats.close()  # each seat's process ends with the server, not at the interpreter's exit
+
+    app = FastAPI(
+        title="normlab", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
     app.state.logins = logins  # tests move its clock
+    app.state.seats = seats  # tests close them
     app.add_middleware(Guard, policy=policy, sessions=sessions, max_body=MAX_BODY)
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
 
@@ -214,7 +225,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
             system, runs = found(folder_runs_of(target), "not a run folder of any system")
             shown = runs.page(target, request.query_params)
             return page(request, f"{system}/{shown.template}", 200, path=path, **shown.values)
-        log = load(target)
+        log = load_under(settings.runs, target)
         system = system_of(log)
         samples = [
             (index, *sample_label(system, log, sample))
@@ -228,7 +239,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.get("/sample")
     def sample_page(request: Request, path: str, n: int) -> HTMLResponse:
         owner_only(request)
-        log = load(inside(settings.runs, path))
+        log = load_under(settings.runs, inside(settings.runs, path))
         system = system_of(log)
         reader = reader_of(system)
         if reader is None or not 0 <= n < len(log.samples or []):

@@ -21,6 +21,10 @@ BANK_HELP = (
     "(repeatable)."
 )
 LENGTH_HELP = "An episode's length when playing SYSTEM, instead of the paper's (repeatable)."
+SEATS_HELP = (
+    "People playing at once, each seat's eval a process of its own; one more is asked to "
+    "come back later"
+)
 
 
 class ServeCommand(TyperCommand):
@@ -30,13 +34,15 @@ class ServeCommand(TyperCommand):
     on every ``normlab`` command."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        from normlab.web.play import bank_help, length_help
+        from normlab.web.play import MAX_SEATS, bank_help, length_help
 
         for param in self.params:
             if isinstance(param, TyperOption) and param.name == "play_bank":
                 param.help = escape(f"{BANK_HELP} {bank_help()}")
             elif isinstance(param, TyperOption) and param.name == "play_length":
                 param.help = escape(f"{LENGTH_HELP} {length_help()}")
+            elif isinstance(param, TyperOption) and param.name == "max_seats":
+                param.help = escape(f"{SEATS_HELP} (default {MAX_SEATS}).")
         super().format_help(ctx, formatter)
 
 
@@ -133,13 +139,14 @@ def serve(
             help=LENGTH_HELP,
         ),
     ] = None,
+    max_seats: Annotated[int | None, typer.Option(min=1, help=SEATS_HELP)] = None,
 ) -> None:
     """Read runs, play the subject, and run human rating studies in the browser."""
     import uvicorn
 
     from normlab.web.app import create_app
     from normlab.web.guard import WILDCARDS
-    from normlab.web.play import PlayConfig
+    from normlab.web.play import MAX_SEATS, PlayConfig
     from normlab.web.settings import ServeSettings
 
     os.environ.setdefault("INSPECT_DISPLAY", "none")
@@ -153,6 +160,7 @@ def serve(
         judge=judge,
         roles=role or [],
         play=play,
+        max_seats=max_seats or MAX_SEATS,
     )
     app = create_app(settings)
     shown = f"[{host}]" if ":" in host else host

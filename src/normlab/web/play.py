@@ -1,7 +1,8 @@
 """A person in the subject's seat, in the browser: LoSoNA, SCENE (live) and HSII.
 
 A seat runs the system's own task, exactly as ``normlab SYSTEM run`` does, with the
-subject played by ``human/<name>`` (``normlab.models.human``) in a background thread.
+subject played by ``human/<name>`` (``normlab.models.human``) in a process of its own
+(``normlab.web.seat_process``), so many people play at once, up to ``MAX_SEATS``.
 Whenever the task asks the subject for a reply, the seat shows the person what the model
 would see and waits for the form; SCENE's scripted personas then answer in real time
 through the same runtime. The run's log lands under ``RUNS/play/SYSTEM/NAME/…``, so the
@@ -11,13 +12,14 @@ in ``normlab SYSTEM analyze``.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from inspect_ai.model import ChatMessage
@@ -27,11 +29,15 @@ from normlab.core.outputs import slug
 from normlab.models import answering, bind_roles
 from normlab.runs import Play, RunOptions, System
 from normlab.specs import parts, specs
+from normlab.web.guard import MAX_NAME
+from normlab.web.seat_process import Asked, Ended, Gone, SeatProcess, asking
 from normlab.web.store import new_token
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 0.05
+FOLLOW_SECONDS = 1.0
+"""How often a seat with no news checks whether its person has left (an event is read as
+soon as it comes)."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +163,8 @@ class PlayKind:
 
 @dataclass
 class Seat:
-    """One person playing one sample; lives while the server does, its log for good."""
+    """One person playing one sample; lives while the server does, its log for good. Its
+    task runs in a process of its own (``normlab.web.seat_process``); ``Seats`` follows it."""
 
     id: str
     system: str
@@ -170,27 +177,32 @@ class Seat:
     """What the subject model would see now."""
     turns: int = 0
     error: str = ""
-    _answer: str | None = None
-    _ready: threading.Event = field(default_factory=threading.Event)
-
-    async def answerer(self, messages: list[ChatMessage]) -> str:
-        self.messages = list(messages)
-        self._answer = None
-        self._ready.clear()
-        self.status = "your_turn"
-        while not self._ready.is_set():
-            await asyncio.sleep(POLL_SECONDS)
-        self.status = "waiting"
-        self.turns += 1
-        return self._answer or ""
+    asked_at: float = 0.0
+    """When the person was last asked (``time.monotonic``): an unanswered seat is closed."""
+    _process: SeatProcess | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def give(self, answer: str) -> None:
         """The person's reply to the question now shown (ignored unless it is their turn)."""
-        if self.status != "your_turn" or self._ready.is_set():
-            return
-        self._answer = answer
-        self.status = "waiting"
-        self._ready.set()
+        with self._lock:
+            if self.status != "your_turn" or self._process is None:
+                return
+            self.status = "waiting"
+            self.turns += 1
+            self._process.answer(answer)
+
+    def asked(self, messages: list[ChatMessage]) -> None:
+        with self._lock:
+            self.messages = messages
+            self.asked_at = time.monotonic()
+            self.status = "your_turn"
+
+    def end(self, error: str = "") -> None:
+        """The seat's end: done, or failed with ``error``; the first word on it stands (a
+        seat closed by the server is not then said to have died)."""
+        with self._lock:
+            if not self.finished:
+                self.error, self.status = error, "failed" if error else "done"
 
     @property
     def finished(self) -> bool:
@@ -209,8 +221,63 @@ def play_kinds() -> dict[str, PlayKind]:
     return found
 
 
+MAX_SEATS = 20
+"""Seats playing at once (``normlab serve --max-seats``). Each is a process with its own
+Inspect, about 110 MB while it waits for its person (a LoSoNA seat on the scripted model,
+``ps`` RSS), so twenty fit a small machine; past them a player is asked to come back later
+(503)."""
+IDLE_SECONDS = 30 * 60
+"""A seat whose person has not answered for this long is closed, so an abandoned tab does
+not hold one of the ``MAX_SEATS`` places until the server stops."""
+RETRY_SECONDS = 60
+"""What a player turned away is told to wait (``Retry-After``)."""
+
+
+class SeatsFull(NormlabError):
+    """Every seat is taken: the page says to try again later (503)."""
+
+
+def player_name(text: str) -> str:
+    """A player's name as ``human/NAME`` and the seat's folder use it: letters, digits, ``-``
+    and ``_``, at most ``MAX_NAME`` characters as a rater's (a 5,000-character name reached
+    the folder's name, "File name too long"); else a one-line
+    [`InputError`][normlab.core.InputError]."""
+    name = text.strip()
+    if not name or not name.replace("-", "").replace("_", "").isalnum() or not name.isascii():
+        raise InputError("name", "letters, digits, - and _ only (it becomes human/NAME)")
+    if len(name) > MAX_NAME:
+        raise InputError("name", f"at most {MAX_NAME} characters, got {len(name)}")
+    return name
+
+
+def _play_in_process(
+    system: str,
+    player: str,
+    option: str,
+    roles: dict[str, str],
+    folder: Path,
+    config: PlayConfig,
+    events: Connection,
+    answers: Connection,
+) -> None:
+    """A seat's process (``seat_process``): run the task with the person as subject, then
+    say how it ended. A traceback goes to the server's log (this process's stderr is the
+    server's); the page shows one line."""
+    try:
+        with answering(player, asking(events, answers)):
+            play_kinds()[system].run(f"human/{player}", option, roles, folder, config)
+        ended = Ended()
+    except NormlabError as error:
+        ended = Ended(str(error))
+    except Exception as error:
+        log.exception("seat of human/%s failed", player)
+        ended = Ended(f"{type(error).__name__}: {error}")
+    events.send(ended)
+
+
 class Seats:
-    """The open seats; one live seat per player, as ``human/<name>`` routes by name."""
+    """The open seats; one live seat per player, as ``human/<name>`` routes by name, and at
+    most ``max_seats`` playing at once."""
 
     def __init__(
         self,
@@ -218,11 +285,13 @@ class Seats:
         judge: str | None,
         role_assignments: list[str],
         config: PlayConfig,
+        max_seats: int = MAX_SEATS,
     ) -> None:
         self.runs = runs
         self.judge = judge
         self.role_assignments = role_assignments
         self.config = config
+        self.max_seats = max_seats
         self._seats: dict[str, Seat] = {}
         self._lock = threading.Lock()
 
@@ -234,35 +303,62 @@ class Seats:
 
     def open(self, system: str, player: str, option: str) -> Seat:
         kind = play_kinds()[system]
+        player = player_name(player)
         # Only what the play page offers: anything else reached the task and failed in the
-        # seat's thread with a traceback (``nonsense`` has no ``::`` to split at).
+        # seat's process with a traceback (``nonsense`` has no ``::`` to split at).
         if option not in {choice.id for choice in self.options(system)}:
             raise NormlabError(f"option: no {kind.title.split(':')[0]} item {option[:80]!r}")
+        roles = bind_roles(kind.roles, self.judge, self.role_assignments)
         with self._lock:
-            busy = [s for s in self._seats.values() if s.player == player and not s.finished]
+            playing = [s for s in self._seats.values() if not s.finished]
+            busy = [s for s in playing if s.player == player]
             if busy:
                 raise NormlabError(
                     f"human/{player} is already playing ({busy[0].system}: {busy[0].option}); "
                     "finish that first"
                 )
+            if len(playing) >= self.max_seats:
+                raise SeatsFull(f"all {self.max_seats} seats are taken: try again in a few minutes")
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
             folder = self.runs / "play" / system / slug(player) / f"{slug(option)}-{stamp}"
             seat = Seat(new_token()[:12], system, player, option, folder)
+            seat._process = SeatProcess(
+                _play_in_process, system, player, option, roles, folder, self.config
+            )
             self._seats[seat.id] = seat
-        roles = bind_roles(kind.roles, self.judge, self.role_assignments)
         thread = threading.Thread(
-            target=self._play, args=(kind, seat, roles), name=f"seat-{seat.id}", daemon=True
+            target=self._follow, args=(seat, seat._process), name=f"seat-{seat.id}", daemon=True
         )
         thread.start()
         return seat
 
-    def _play(self, kind: PlayKind, seat: Seat, roles: dict[str, str]) -> None:
+    def close(self) -> None:
+        """End every seat still playing (the server stops): its process is stopped, and the
+        seat says so."""
+        with self._lock:
+            playing = [seat for seat in self._seats.values() if not seat.finished]
+        for seat in playing:
+            seat.end("the server stopped")
+            if seat._process is not None:
+                seat._process.stop()
+
+    def _follow(self, seat: Seat, process: SeatProcess) -> None:
+        """Carry the seat's process's events to the seat until it ends (or is closed)."""
         try:
-            with answering(seat.player, seat.answerer):
-                kind.run(f"human/{seat.player}", seat.option, roles, seat.log_dir, self.config)
-            seat.status = "done"
-        except NormlabError as error:
-            seat.error, seat.status = str(error), "failed"
-        except Exception as error:  # the page shows one line; the server log has the rest
-            log.exception("seat %s failed", seat.id)
-            seat.error, seat.status = f"{type(error).__name__}: {error}", "failed"
+            while not seat.finished:
+                event = process.next_event(FOLLOW_SECONDS)
+                if isinstance(event, Asked):
+                    seat.asked(event.messages)
+                elif isinstance(event, Ended):
+                    seat.end(event.error)
+                elif seat.status == "your_turn" and time.monotonic() - seat.asked_at > IDLE_SECONDS:
+                    process.stop()
+                    minutes = IDLE_SECONDS // 60
+                    seat.end(f"nobody answered for {minutes} minutes: the seat was closed")
+        except Gone as gone:
+            log.error("seat %s: its process ended without a word (%s)", seat.id, gone)
+            seat.end(
+                f"the seat's process ended unexpectedly ({gone}); the server's log may say why"
+            )
+        finally:
+            process.close()

@@ -8,8 +8,19 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from normlab.web.guard import MAX_NAME
 from normlab.web.pages import Pages, found
-from normlab.web.play import Seat, play_kinds
+from normlab.web.play import RETRY_SECONDS, Seat, SeatsFull, play_kinds
+from normlab.web.readers import load, sample_label, system_of
+
+
+def _verdicts(seat: Seat) -> list[tuple[str, str]]:
+    """(what was played, the judge's verdict) of each sample in the seat's log, as the run
+    page lists them: the person sees their own result where they played."""
+    logs = [load(path) for path in sorted(seat.log_dir.glob("*.eval"))]
+    return [
+        sample_label(system_of(log), log, sample) for log in logs for sample in log.samples or []
+    ]
 
 
 def add_play_routes(app: FastAPI, pages: Pages) -> None:
@@ -30,18 +41,23 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
             kinds=play_kinds(),
             system=chosen,
             options=pages.seats.options(chosen),
+            max_name=MAX_NAME,
         )
 
     @app.post("/play")
     async def play_open(request: Request) -> Response:
         pages.owner_only(request)
         data = await pages.form(request)
-        system, player = str(data.get("system", "")), str(data.get("player", "")).strip()
+        system = str(data.get("system", ""))
         if system not in play_kinds():
             raise HTTPException(400, "choose a system")
-        if not player or not player.replace("-", "").replace("_", "").isalnum():
-            raise HTTPException(400, "name: letters, digits, - and _ only (it becomes human/NAME)")
-        seat = pages.seats.open(system, player, str(data.get("option", "")))
+        try:  # the name and the option are checked there (400 through NormlabError)
+            seat = pages.seats.open(
+                system, str(data.get("player", "")), str(data.get("option", ""))
+            )
+        except SeatsFull as full:
+            retry = {"Retry-After": str(RETRY_SECONDS)}
+            raise HTTPException(503, str(full), headers=retry) from None
         return RedirectResponse(f"/play/{seat.id}", status_code=303)
 
     @app.get("/play/{seat_id}")
@@ -63,6 +79,7 @@ def add_play_routes(app: FastAPI, pages: Pages) -> None:
             characters=characters,
             moves=play.moves,
             report=report_link,
+            verdicts=_verdicts(seat) if seat.status == "done" else [],
         )
 
     @app.get("/play/{seat_id}/state")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from normlab.core.errors import InputError
 from normlab.core.logs import read_log
 from normlab.runs.reader import Reader
 from normlab.specs import parts, specs
@@ -29,6 +30,16 @@ def _cached(path: str, mtime: float) -> EvalLog:
 def load(path: Path) -> EvalLog:
     """A whole log, re-read only when the file changes."""
     return _cached(str(path), path.stat().st_mtime)
+
+
+def load_under(root: Path, path: Path) -> EvalLog:
+    """The log at ``path`` (inside the served folder ``root``); a file that is no log is a
+    one-line refusal naming it relative to ``root``, as the pages name runs: never the
+    server's absolute path (``/run?path=notes.txt`` showed it)."""
+    try:
+        return load(path)
+    except InputError as error:
+        raise InputError(path.relative_to(root), error.problem) from None
 
 
 def system_of(log: EvalLog) -> str:

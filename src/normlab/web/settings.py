@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from normlab.web.play import PlayConfig
+from normlab.web.play import MAX_SEATS, PlayConfig
 
 
 @dataclass
@@ -29,3 +29,5 @@ class ServeSettings:
     roles: list[str] = field(default_factory=list)
     """``ROLE=MODEL`` for play (persona, judge…); unset roles use the embedded model."""
     play: PlayConfig = field(default_factory=PlayConfig)
+    max_seats: int = MAX_SEATS
+    """Seats playing at once (``--max-seats``); one more player is told to come back later."""

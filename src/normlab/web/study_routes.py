@@ -14,7 +14,7 @@ from normlab.core.errors import NormlabError
 from normlab.core.outputs import slug
 from normlab.web.guard import MAX_AMENDED, MAX_NAME, MAX_NOTES
 from normlab.web.pages import Pages, found
-from normlab.web.readers import load, system_of
+from normlab.web.readers import load_under, system_of
 from normlab.web.runs import discover, folder_system, inside
 from normlab.web.store import (
     DEFAULT_MAX_RATERS,
@@ -66,7 +66,11 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
         if kind.source == "bank":  # the kind's own export reads it, and says what is wrong
             target = run
         else:
-            system = folder_system(run) if run.is_dir() else system_of(load(run))
+            system = (
+                folder_system(run)
+                if run.is_dir()
+                else system_of(load_under(pages.settings.runs, run))
+            )
             if system is None:
                 raise HTTPException(
                     400, f"a {kind.title} needs a {kind.system} run; {run.name} is no run"
@@ -164,7 +168,9 @@ def add_study_routes(app: FastAPI, pages: Pages) -> None:
     @app.get("/join/{invite}", name="join_form")
     def join_form(request: Request, invite: str) -> HTMLResponse:
         study = _invited(invite)
-        return pages.page(request, "join.html", study=study, invite=invite, rater_page=True)
+        return pages.page(
+            request, "join.html", study=study, invite=invite, rater_page=True, max_name=MAX_NAME
+        )
 
     @app.post("/join/{invite}")
     async def join(request: Request, invite: str) -> Response:
