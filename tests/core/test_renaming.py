@@ -15,8 +15,8 @@ from normlab.core.namewords import NameOrWord, Reading, read
 from normlab.core.renaming import fresh_names, name_parts
 
 
-def _rename(names: list[str], *texts: str, **options: bool) -> list[str]:
-    renaming = fresh_names(names, "rename:1:item", texts, item="item", **options)
+def _rename(names: list[str], *texts: str) -> list[str]:
+    renaming = fresh_names(names, "rename:1:item", texts, item="item")
     return [renaming.text(text) for text in texts]
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from normlab.core import sources
+from normlab.core.errors import InputError
 from normlab.hsii.bank import news
 from normlab.hsii.bank.news import NewsItem, _terms, keyword_term, read_corpus, search
 from tests.helpers.reads import count_reads
@@ -121,7 +122,7 @@ def test_a_keyword_longer_than_a_two_word_phrase_is_refused(
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"normlab: error: --keywords: {said}"), line
     assert not (tmp_path / "b").exists()
-    with pytest.raises(news.InputError):
+    with pytest.raises(InputError):
         search([NewsItem(id="d", text="River flood defences held.")], keywords)
 
 

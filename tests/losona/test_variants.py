@@ -18,7 +18,7 @@ from normlab.core.namewords import is_word
 from normlab.losona.analysis import load_records
 from normlab.losona.dataset import load_scenarios
 from normlab.losona.prompts import render_judge_prompt, render_subject_prompt
-from normlab.losona.reorder import NotReorderable
+from normlab.losona.reorder import NotReorderable, reordered
 from normlab.losona.reorder import exchanges as exchanges_of
 from normlab.losona.schemas import Scenario
 from normlab.losona.task import losona
@@ -92,7 +92,7 @@ def test_renaming_changes_every_name_the_judge_reads_too() -> None:
 
 def _reorderable(scenario: Scenario) -> bool:
     try:
-        variants.reordered(scenario, 1)
+        reordered(scenario, 1)
     except NotReorderable:
         return False
     return True
@@ -100,7 +100,7 @@ def _reorderable(scenario: Scenario) -> bool:
 
 def test_reordering_moves_whole_demonstration_exchanges() -> None:
     for scenario in filter(_reorderable, load_scenarios()):
-        changed = variants.reordered(scenario, 5)
+        changed = reordered(scenario, 5)
         exchanges = exchanges_of(scenario)
         moved = {i for block in exchanges for i in block}
         ids = [t.turn_id for t in scenario.transcript]

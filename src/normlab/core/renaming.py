@@ -117,8 +117,10 @@ class NameParts:
 
 
 def name_parts(name: str, roles: bool = False) -> NameParts:
-    """``name`` read into its parts; with ``roles`` (HSII's cast), a name in capitals of words
-    only ("SAFETY OFFICER", "FARMERS") is a role's."""
+    """``name`` read into its parts: leading titles (honorifics always, ranks before a name),
+    a given name, a family name of the words after it, a role in brackets; with ``roles``
+    (HSII's cast), a name in capitals that ends in a word of what someone is ("SAFETY
+    OFFICER", "FARMERS", "KILNFORD HEADTEACHER") is a role's (``_reads_as_role``)."""
     core, bracket, rest = name.partition(" (")
     suffix = f"{bracket}{rest}" if bracket else ""
     spelled = core.split()

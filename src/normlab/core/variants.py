@@ -311,16 +311,17 @@ def transformed(
     """Each item changed by ``spec``'s transformation, refused (``refuse_added``) where the
     system's linter finds in the changed items what it does not find in the paper's: the
     paper's findings are renamed as the items were, so a finding naming a participant is the
-    same finding after a rename."""
+    same finding after a rename; and where a rename cannot tell a name from a word in an item
+    (``normlab.core.renaming.NameOrWord``), one line naming the item and the words."""
     before: list[str] = []
     after: list[str] = []
     found = []
     for item in items:
         try:
             changed, renaming = change(item)
+            before += [renaming.text(line) for line in findings(item)]
         except NameOrWord as error:
             raise InputError(OPTION, f"{spec.text}: {error}; refused", field=VARIANT_KEY) from None
-        before += [renaming.text(line) for line in findings(item)]
         after += findings(changed)
         found.append(changed)
     refuse_added(spec, before, after)

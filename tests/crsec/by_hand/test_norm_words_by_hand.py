@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from typing import Literal
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -56,7 +57,7 @@ def test_a_lines_norm_words_are_compared_as_norm_identity_compares_them() -> Non
     form=st.sampled_from(["NFC", "NFD"]),
 )
 def test_letter_case_and_unicode_form_change_nothing(
-    line: str, case: Callable[[str], str], form: str
+    line: str, case: Callable[[str], str], form: Literal["NFC", "NFD"]
 ) -> None:
     """Metamorphic: the line (or the held norm) in another letter case or Unicode form."""
     changed = unicodedata.normalize(form, case(line))
