@@ -123,6 +123,34 @@ def test_v1_crsec_run_folder_analyzes_traces_and_replays_as_it_did(tmp_path: Pat
         assert group.pop("indices") == list(range(len(group["hours"])))
     # Added since (issue 31): a norm's hourly occasion for a newcomer; the v1 society has none.
     assert [target.pop("occasion") for target in after["targets"]] == [""] * len(after["targets"])
+    # Added since (issue 41, item 11): the curve emergence is read on (agents who both hold
+    # and adhere), beside the paper's two; and the runs each emergence hour left censored.
+    for group in after["groups"]:
+        group["series"].pop("both")
+        group.pop("censored")
+        for table in ("emergence", "final"):
+            for row in group[table].values():
+                row.pop("both")
+        for target, reached in group["reached"].items():
+            reached.pop("both")
+            for curve, said in reached.items():
+                # A run that never got over 70% is named as censored (it was "0 of 1 runs").
+                assert said.startswith(before["groups"][0]["reached"][target][curve]), said
+                reached[curve] = before["groups"][0]["reached"][target][curve]
+        # Changed (issue 41, item 14): one run's final shares carry no interval, its agents
+        # are no independent sample; the v1 folder is one run.
+        assert group["runs"] == 1
+        for target, row in before["groups"][0]["final"].items():
+            for measure, cell in row.items():
+                if isinstance(cell, dict) and "ci" in cell:
+                    assert group["final"][target][measure]["ci"] == [None, None]
+                    cell["ci"] = [None, None]
+    for run in after["runs"]:
+        for hour in run["hours"]:
+            hour.pop("both")
+        for table in ("final", "emergence"):
+            for row in run[table].values():
+                row.pop("both")
     assert _without_paths(after, folder) == before
     trace = json.loads((LEGACY / "crsec_v1_trace.json").read_text())
     assert trace, "the fixture's trace has events"
