@@ -62,7 +62,7 @@ BACK_PAIRS = frozenset(
 BACK_SAYING = frozenset(("said", "says", "mentioned", "suggested", "wrote", "noted", "put"))
 """After "as", "like" or "what" and a name: "as Javi said", "like Javi mentioned"."""
 BACK_AFTER = frozenset((("'s", "point"), ("'s", "idea"), ("'s", "suggestion"), ("is", "right")))
-VOCATIVE_NEXT = frozenset(
+ADDRESSING = frozenset(
     (",", ":", "?", "!", "can", "could", "would", "will", "pls", "please", "do", "are", "have",
      "any", "when", "did")
 )  # fmt: skip
@@ -110,7 +110,7 @@ def _addresses(mention: _Mention) -> bool:
     opening = not mention.before or set(mention.before) <= GREETING
     return (
         opening
-        or (mention.after[:1] and mention.after[0] in VOCATIVE_NEXT)
+        or (mention.after[:1] and mention.after[0] in ADDRESSING)
         or (mention.before[-1:] == ("@",))
     )
 
