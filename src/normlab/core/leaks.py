@@ -8,7 +8,12 @@ etiquette, evaluation, role-play…), and runs of words copied from hidden text
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
+
+SHARED_RUN_WORDS = 5
+"""A run of this many words shared by subject-visible text and hidden text (a norm's statement
+or examples) is a leak: the norm copied into what the subject reads gives the test away."""
 
 LEAK_WORDS = re.compile(
     r"\b(norms?|rules?|etiquette|conventions?|expectations?|benchmarks?|evaluat\w*|AI|"
@@ -29,7 +34,12 @@ def leak_word_findings(fields: Iterable[tuple[str, str]]) -> Iterator[tuple[str,
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("’", "'"))
+    """The words of ``text`` as the leak rule compares them: lower case, accents folded (NFC and
+    NFD alike), curly apostrophes straight, "&" read as "and" (a copy is a copy however it is
+    spelled)."""
+    decomposed = unicodedata.normalize("NFKD", text.replace("&", " and "))
+    plain = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return _WORD.findall(plain.lower().replace("’", "'"))
 
 
 def shingles(text: str, size: int) -> set[tuple[str, ...]]:
@@ -38,15 +48,21 @@ def shingles(text: str, size: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
+def shared_run(text: str, hidden: Iterable[str], size: int = SHARED_RUN_WORDS) -> str | None:
+    """The first (sorted) ``size``-word run ``text`` shares with a hidden text, or None."""
+    runs: set[tuple[str, ...]] = set()
+    for other in hidden:
+        runs |= shingles(other, size)
+    shared = shingles(text, size) & runs
+    return " ".join(sorted(shared)[0]) if shared else None
+
+
 def copied_runs(
     fields: Iterable[tuple[str, str]], hidden: Iterable[str], size: int
 ) -> Iterator[tuple[str, str]]:
     """``(field, message)`` for every field sharing a ``size``-word run with a hidden text."""
-    hidden_runs: set[tuple[str, ...]] = set()
-    for text in hidden:
-        hidden_runs |= shingles(text, size)
+    texts = list(hidden)
     for field, text in fields:
-        shared = shingles(text, size) & hidden_runs
-        if shared:
-            run = " ".join(sorted(shared)[0])
+        run = shared_run(text, texts, size)
+        if run is not None:
             yield field, f"shares a {size}-word run with hidden text: {run!r}"

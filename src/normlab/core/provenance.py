@@ -14,6 +14,23 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class Demonstration(BaseModel):
+    """One marked demonstration turn of an exported scenario, and whose it is."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn_id: int = Field(ge=1)
+    """The marked turn (``demonstration_turn_ids``)."""
+    source: Literal["society", "generator"]
+    """``society``: a line of the run, verbatim, that the judge tied to the norm; ``generator``:
+    written because the run held too few such lines the benchmark could show."""
+    speaker: str = ""
+    """Who says it in the scenario (the society's member, or the cast member the generator
+    gave it to)."""
+    time: str = ""
+    """When the society said it, on the simulated clock (empty for the generator's)."""
+
+
 class ScenarioProvenance(BaseModel):
     """The run, the norm and its spread behind an exported scenario."""
 
@@ -54,3 +71,10 @@ class ScenarioProvenance(BaseModel):
     generated: list[str] = Field(default_factory=list)
     """The scenario's fields a generator model wrote because the run holds nothing for them;
     every other field is taken from the run."""
+    demonstrations: list[Demonstration] = Field(default_factory=list)
+    """The scenario's marked demonstrations and whose each is (LoSoNA; empty in a file
+    exported before this was recorded, and for SCENE, whose personas replay the precedent)."""
+    dropped: list[str] = Field(default_factory=list)
+    """What the run held that the scenario leaves out, and why, one line each (a line tied to
+    the norm that copies its statement, a conversation past the turn budget, a hidden example
+    that copies the society's own turns)."""

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from normlab.losona.lint import (
         MAX_TURNS,
         MIN_TURNS,
-        SHARED_RUN_WORDS,
         check_scenario,
         lint_paths,
     )
@@ -39,7 +38,6 @@ __all__ = [
     "MIN_TURNS",
     "RESCORED_FILE",
     "SCENARIOS_PATH",
-    "SHARED_RUN_WORDS",
     "LosonaAnalysis",
     "NormExample",
     "Scenario",

@@ -23,7 +23,7 @@ from normlab.core.errors import InputError
 from normlab.core.fields import MetadataTally
 from normlab.core.findings import Finding
 from normlab.core.jsonio import jsonl_files, read_jsonl_rows
-from normlab.core.leaks import copied_runs, leak_word_findings
+from normlab.core.leaks import SHARED_RUN_WORDS, copied_runs, leak_word_findings
 from normlab.losona.dataset import parse_scenario
 from normlab.losona.schemas import Scenario
 from normlab.losona.taxonomy import Taxonomy, load_taxonomy
@@ -34,9 +34,6 @@ to 34 turns")."""
 MAX_TURNS = 34
 """The most turns a transcript may have, the elicitor's counted (Appendix B)."""
 MIN_DEMONSTRATIONS, MAX_DEMONSTRATIONS = 2, 3
-SHARED_RUN_WORDS = 5
-"""A run of this many words shared by subject-visible text and the hidden norm (its statement
-or examples) is a leak: the norm copied into the transcript gives the test away."""
 
 
 def hidden_texts(scenario: Scenario, taxonomy: Taxonomy) -> list[str]:

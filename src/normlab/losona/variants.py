@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from normlab.core.errors import InputError
+from normlab.core.leaks import SHARED_RUN_WORDS
 from normlab.core.renaming import Renaming, all_strings, fresh_names
 from normlab.core.templates import SINGLE_BRACES
 from normlab.core.variants import (
@@ -39,7 +40,7 @@ from normlab.core.variants import (
     read_instruction,
     transformed,
 )
-from normlab.losona.lint import SHARED_RUN_WORDS, check_scenario, hidden_texts
+from normlab.losona.lint import check_scenario, hidden_texts
 from normlab.losona.prompts import CAST_LINE, load_template
 from normlab.losona.reorder import NotReorderable, reordered
 from normlab.losona.schemas import Scenario

@@ -28,6 +28,8 @@ def provenance_table(scenarios: Iterable[tuple[str, ScenarioProvenance]]) -> Tab
             f"{origin.hour} ({origin.hour_label})" if origin.hour_label else str(origin.hour),
             format_percent(origin.threshold, 0),
             "; ".join(origin.generated) or "–",
+            _demonstrations(origin),
+            "; ".join(origin.dropped) or "–",
         ]
         for scenario_id, origin in dict(scenarios).items()
     ]
@@ -38,7 +40,8 @@ def provenance_table(scenarios: Iterable[tuple[str, ScenarioProvenance]]) -> Tab
         "(normlab crsec export), in an author's words or, where its id starts with own_, in "
         "the society's own. Held and adhering: the share of the society's agents holding it "
         "and adhering to it at the end of the hour it reached the threshold [Wilson 95% CI] "
-        "(k/n agents); the generator wrote only the fields listed, the rest is the run's own",
+        "(k/n agents); the generator wrote only the fields listed, the rest is the run's own; "
+        "demonstrations: the marked turns, the society's (verbatim) or the generator's",
         header=[
             "scenario",
             "run",
@@ -48,9 +51,21 @@ def provenance_table(scenarios: Iterable[tuple[str, ScenarioProvenance]]) -> Tab
             "hour reached",
             "threshold",
             "written by the generator",
+            "demonstrations",
+            "left out of the run's",
         ],
         rows=sorted(rows),
     )
+
+
+def _demonstrations(origin: ScenarioProvenance) -> str:
+    """``society: turns 4, 9; generator: turn 15`` (– where none was recorded)."""
+    parts = []
+    for source in ("society", "generator"):
+        turns = [str(d.turn_id) for d in origin.demonstrations if d.source == source]
+        if turns:
+            parts.append(f"{source}: turn{'s' if len(turns) > 1 else ''} {', '.join(turns)}")
+    return "; ".join(parts) or "–"
 
 
 def add_provenance_section(

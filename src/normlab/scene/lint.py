@@ -27,10 +27,6 @@ from normlab.scene.prompts import norm_values
 from normlab.scene.schemas import Scaffold, SceneScenario, with_own_norms
 from normlab.scene.taxonomy import Dimensions, SceneNorm, load_dimensions
 
-SHARED_RUN_WORDS = 5
-"""A run of this many words shared by an instruction file and a scenario's hidden layer (its
-norm, signals, sanction) is a leak, as LoSoNA's linter counts one."""
-
 
 def hidden_texts(scenario: SceneScenario, dimensions: Dimensions) -> list[str]:
     """What the subject must not read: the norm, its signals and the sanction, as the

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from normlab.core.errors import InputError
 from normlab.core.jsonio import validation_field
+from normlab.core.leaks import SHARED_RUN_WORDS
 from normlab.core.renaming import Renaming, all_strings, fresh_names
 from normlab.core.templates import DOUBLE_BRACES
 from normlab.core.variants import (
@@ -41,7 +42,7 @@ from normlab.core.variants import (
     read_instruction,
     transformed,
 )
-from normlab.scene.lint import SHARED_RUN_WORDS, hidden_texts, scaffold_findings
+from normlab.scene.lint import hidden_texts, scaffold_findings
 from normlab.scene.prompts import TRANSCRIPT_MARKER, load_template, norm_values
 from normlab.scene.schemas import SceneScenario
 from normlab.scene.taxonomy import Dimensions, load_dimensions

@@ -11,8 +11,10 @@ keywords': the keywords are word starts ("sing" finds "A single espresso", "tip"
 tips for the crossword?"), so they only pick the candidate lines, and the judge
 (``prompts/judge_demonstration.txt``, cached in the run's judge cache) is asked of each in
 turn whether it demonstrates the norm; the first it ties to the norm is marked, and a
-conversation with none marks nothing. Nothing here depends on the benchmark the norm is
-exported to.
+conversation with none marks nothing. A tied line that copies the norm's statement
+(``normlab.core.leaks.SHARED_RUN_WORDS`` words in a row) states the norm rather than shows it,
+and no benchmark may show it to a subject: it is recorded in ``Conversation.stated`` and the
+judge is asked on past it. Nothing else here depends on the benchmark the norm is exported to.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from normlab.core.leaks import shared_run
 from normlab.crsec.analysis.figure2 import LoadedRun, Matches, Verdicts
 from normlab.crsec.analysis.judge import NOT_SHOWN, Judge, gather_all
 from normlab.crsec.analysis.trace import about_target, keyword_pattern
@@ -47,10 +50,15 @@ class Conversation(BaseModel):
     word starts, or the words of a norm the judge matched to it): the lines the judge is
     asked about, in order."""
     marked: int | None = None
-    """The first candidate the judge ties to the norm (it follows, asks for or states it):
-    the turn that demonstrates it. None: the judge tied no line to it (the receiver drew the
-    norm from talk about something else, or a keyword matched a line about something else),
-    so no turn of it demonstrates the norm."""
+    """The first candidate the judge ties to the norm (it follows, asks for or states it)
+    that does not copy its statement: the turn that demonstrates it. None: the judge tied no
+    such line to it (the receiver drew the norm from talk about something else, a keyword
+    matched a line about something else, or every tied line copies the statement), so no turn
+    of it demonstrates the norm."""
+    stated: list[int] = Field(default_factory=list)
+    """Candidates the judge tied to the norm that copy its statement (a shared run of
+    ``SHARED_RUN_WORDS`` words): passed over for ``marked``, and a leak wherever a subject
+    would read them."""
     about_conflict: bool = False
     """Whether the observation or topic it was raised over is about the norm: only then is
     the receiver's behaviour a breach of it to replay."""
@@ -106,17 +114,19 @@ async def mark_demonstrations(
     progress: Callable[[], None] | None = None,
 ) -> None:
     """Mark each conversation's demonstration turn: its candidate lines asked of the judge
-    one after another until it ties one to ``target`` (at most one call per candidate, none
-    after the first tied; conversations at once). Counts the lines asked in
-    ``Evidence.lines_asked``."""
+    one after another until it ties one to ``target`` that does not copy its statement (at
+    most one call per candidate, none after that one; conversations at once). Counts the
+    lines asked in ``Evidence.lines_asked``."""
 
     async def mark(talk: Conversation) -> int:
         occasion = talk.observation or talk.topic
         for asked, index in enumerate(talk.candidates, start=1):
             speaker, said = talk.transcript[index]
             if await judge.demonstrates(target, speaker, said, occasion):
-                talk.marked = index
-                return asked
+                if shared_run(said, [target.statement]) is None:
+                    talk.marked = index
+                    return asked
+                talk.stated.append(index)
         return len(talk.candidates)
 
     jobs = [lambda talk=talk: mark(talk) for talk in evidence.conversations]

@@ -1,12 +1,22 @@
 """A society's emergent norm as a LoSoNA scenario: the newcomer joins the regulars' group chat.
 
 Taken from the run, verbatim: the conversations that spread the norm and hold a line the
-judge ties to it (up to three, whole, in simulated time; in each, the first such line is a
-marked demonstration; one with no such line demonstrates nothing, is left out, and the notes
-say so), the members who spoke in them and the norm's adherents as the cast, the judge's norm
+judge ties to it (up to three, in simulated time; in each, the first such line is a marked
+demonstration; one with no such line demonstrates nothing, is left out, and the notes say
+so), the members who spoke in them and the norm's adherents as the cast, the judge's norm
 statement, and the judge's examples of compliance (an action the metrics' judge found
 explicitly compliant, as ``action (at place)``) and of a breach (an observation a member
-found in conflict with its norms). The generator writes what the run does not hold: the
+found in conflict with its norms).
+
+The society's behaviour comes first (issue 41, item 12): LoSoNA's leak rule forbids a
+transcript line sharing five words with the statement or the examples, and once any such
+line dropped its whole conversation, so a norm the society talked about in its own words got
+only the generator's demonstrations. Now a tied line that copies the statement is passed
+over (the judge is asked on, ``evidence.mark_demonstrations``); a conversation is cut to the
+longest run of its lines around the demonstration that copies no statement; and a run-held
+example that copies a line shown gives way (a later one, else the generator's). What was left
+out, and why, is in ``provenance.dropped``; whose each demonstration is, in
+``provenance.demonstrations``. The generator writes what the run does not hold: the
 newcomer's bio, ordinary chat around the society's turns (to LoSoNA's 20–34 turns), the
 elicitor, the judge's example elicitor, demonstrations when the run has fewer than two,
 and an example the run lacks. The event is ``new_joiner_intro``: the subject is the
@@ -16,7 +26,7 @@ one still failing is reported, never written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from inspect_ai.model import Model
@@ -24,7 +34,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from normlab.core.chat import Participant, Turn
 from normlab.core.jsonio import validation_field
-from normlab.core.leaks import copied_runs
+from normlab.core.leaks import shared_run
+from normlab.core.provenance import Demonstration
 from normlab.crsec.export.chat import (
     TurnDraft,
     bio,
@@ -41,7 +52,6 @@ from normlab.crsec.export.evidence import Conversation
 from normlab.crsec.prompts import PROMPTS
 from normlab.losona import (
     MAX_TURNS,
-    SHARED_RUN_WORDS,
     NormExample,
     Scenario,
     check_scenario,
@@ -65,6 +75,8 @@ class Line(NamedTuple):
     demonstrates: bool
     own: bool
     """The society's, verbatim (else the generator's)."""
+    time: str = ""
+    """When the society said it (simulated clock); empty for the generator's."""
 
 
 class LosonaFill(BaseModel):
@@ -95,6 +107,8 @@ class LosonaPlan:
     unmarked: int = 0
     """Conversations that spread the norm with no line the judge ties to it: left out, said in
     the notes."""
+    dropped: list[str] = field(default_factory=list)
+    """What of the run's evidence is left out and why (``ScenarioProvenance.dropped``)."""
 
     @property
     def norm_id(self) -> str:
@@ -141,7 +155,7 @@ class LosonaPlan:
         elicitor; demonstrations marked; provenance and the fields generated recorded."""
         blocks = [
             [
-                Line(speaker, said, talk.marked is not None and index == talk.marked, True)
+                Line(speaker, said, index == talk.marked, True, talk.time)
                 for index, (speaker, said) in enumerate(talk.transcript)
             ]
             for talk in self.conversations
@@ -192,7 +206,22 @@ class LosonaPlan:
             notes=_notes(
                 self, [turn.turn_id for turn, line in zip(turns, lines, strict=True) if line.own]
             ),
-            provenance=self.emerged.provenance.model_copy(update={"generated": generated}),
+            provenance=self.emerged.provenance.model_copy(
+                update={
+                    "generated": generated,
+                    "demonstrations": [
+                        Demonstration(
+                            turn_id=turn.turn_id,
+                            source="society" if line.own else "generator",
+                            speaker=line.actor,
+                            time=line.time,
+                        )
+                        for turn, line in zip(turns, lines, strict=True)
+                        if line.demonstrates
+                    ],
+                    "dropped": self.dropped,
+                }
+            ),
         )
 
     def missing_examples(self) -> list[str]:
@@ -263,29 +292,54 @@ def _notes(plan: LosonaPlan, own: list[int]) -> str:
         if plan.unmarked
         else ""
     )
+    dropped = (
+        f" {len(plan.dropped)} thing(s) the run holds are left out, each with its reason in "
+        "provenance.dropped."
+        if plan.dropped
+        else ""
+    )
     return (
         f"Exported from CRSEC run {provenance.run} ({provenance.society}): "
         f"{provenance.adherent}/{provenance.agents} agents held it and adhered to it by "
         f"{provenance.hour_label}.{norm} Turns {own or 'none'} are the society's own "
-        f"conversations, verbatim; the rest was generated.{left_out} The society's words for "
-        f"the norm: {words or 'none recorded'}."
+        f"conversations, verbatim; the rest was generated.{left_out}{dropped} The society's "
+        f"words for the norm: {words or 'none recorded'}."
     )
 
 
 def plan_losona(emerged: EmergedNorm, selection: Selection) -> LosonaPlan:
-    """What the run gives the scenario: examples first, then the conversations with a line about
-    the norm that share no five words with them (LoSoNA's leak rule), up to three and 33
-    turns."""
+    """What the run gives the scenario: the conversations with a line the judge ties to the
+    norm, each cut to the lines around it that copy no statement (LoSoNA's leak rule), up to
+    three and 33 turns; then the run's examples that copy none of the lines taken."""
     evidence = emerged.evidence
-    compliant = next(iter(evidence.compliant()), "")
-    breaching = next(iter(evidence.breaches()), "")
-    hidden = [emerged.target.statement, compliant, breaching]
+    statement = emerged.target.statement
     chosen: list[Conversation] = []
-    for talk in evidence.demonstrating():
-        turns = sum(len(c.transcript) for c in chosen) + len(talk.transcript)
-        leaks = copied_runs(talk.transcript, hidden, SHARED_RUN_WORDS)
-        if len(chosen) < MAX_CONVERSATIONS and turns < MAX_TURNS and not any(leaks):
-            chosen.append(talk)
+    dropped: list[str] = []
+    for talk in evidence.conversations:
+        where = f"{talk.time}, {talk.sender} with {talk.receiver}"
+        dropped += [
+            f"{where}: {talk.transcript[i][0]}'s {talk.transcript[i][1]!r} is tied to the norm "
+            f"but copies its statement ({shared_run(talk.transcript[i][1], [statement])!r}): "
+            "it states the norm, so it is not the demonstration"
+            for i in talk.stated
+        ]
+        if talk.marked is None:
+            if talk.stated:
+                dropped.append(f"{where}: left out, no line tied to the norm that copies none")
+            continue
+        excerpt, cut = _excerpt(talk, statement)
+        turns = sum(len(c.transcript) for c in chosen) + len(excerpt.transcript)
+        if len(chosen) >= MAX_CONVERSATIONS or turns >= MAX_TURNS:
+            dropped.append(
+                f"{where}: left out, the scenario holds {MAX_CONVERSATIONS} conversations "
+                f"and {MAX_TURNS - 1} turns before the elicitor at most"
+            )
+            continue
+        chosen.append(excerpt)
+        dropped += [f"{where}: {line}" for line in cut]
+    shown = [said for talk in chosen for _, said in talk.transcript]
+    compliant = _example("compliant", evidence.compliant(), shown, dropped)
+    breaching = _example("breaching", evidence.breaches(), shown, dropped)
     taken = sum(len(talk.transcript) for talk in chosen)
     demonstrations = max(0, MIN_DEMONSTRATIONS - len(chosen))
     speakers = [speaker for talk in chosen for speaker, _ in talk.transcript]
@@ -299,8 +353,50 @@ def plan_losona(emerged: EmergedNorm, selection: Selection) -> LosonaPlan:
         breaching=breaching,
         filler=max(0, TARGET_TURNS - 1 - taken - demonstrations),
         demonstrations=demonstrations,
-        unmarked=len(evidence.conversations) - len(evidence.demonstrating()),
+        unmarked=sum(talk.marked is None and not talk.stated for talk in evidence.conversations),
+        dropped=dropped,
     )
+
+
+def _excerpt(talk: Conversation, statement: str) -> tuple[Conversation, list[str]]:
+    """The longest run of ``talk``'s lines around its marked one with no line that copies
+    the statement, and a line per cut saying what was left out and why."""
+    assert talk.marked is not None
+    lines = talk.transcript
+    copying = [i for i, (_, said) in enumerate(lines) if shared_run(said, [statement])]
+    start = max((i + 1 for i in copying if i < talk.marked), default=0)
+    end = min((i for i in copying if i > talk.marked), default=len(lines))
+
+    def cut(first: int, last: int, at: int) -> str:
+        return (
+            f"lines {first}–{last} of {len(lines)} left out: line {at + 1} ({lines[at][0]}) "
+            f"copies the norm's statement ({shared_run(lines[at][1], [statement])!r})"
+        )
+
+    cuts = [cut(1, start, start - 1)] if start else []
+    cuts += [cut(end + 1, len(lines), end)] if end < len(lines) else []
+    excerpt = talk.model_copy(
+        update={
+            "transcript": lines[start:end],
+            "marked": talk.marked - start,
+            "candidates": [i - start for i in talk.candidates if start <= i < end],
+        }
+    )
+    return excerpt, cuts
+
+
+def _example(name: str, held: list[str], shown: list[str], dropped: list[str]) -> str:
+    """The run's first ``name`` example that copies no line shown (the society's turns come
+    first), or "" for the generator to write; each passed over is added to ``dropped``."""
+    for text in held:
+        run = next((r for r in (shared_run(text, [said]) for said in shown) if r), None)
+        if run is None:
+            return text
+        dropped.append(
+            f"judge_examples.{name}: the run's {text!r} shares {run!r} with a turn taken from "
+            "the society, which the subject reads"
+        )
+    return ""
 
 
 async def export_losona(
