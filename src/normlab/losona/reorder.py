@@ -127,9 +127,14 @@ def _leans_back(mention: _Mention) -> bool:
 
 def exchanges(scenario: Scenario) -> list[list[int]]:
     """The transcript positions of each exchange, in chat order (see the module docstring)."""
-    transcript = scenario.transcript
-    depends = dependencies(scenario)
     mentions = _mentions(scenario)
+    return _exchanges(scenario, mentions, _depends(scenario, mentions))
+
+
+def _exchanges(
+    scenario: Scenario, mentions: list[list[_Mention]], depends: dict[int, set[int]]
+) -> list[list[int]]:
+    transcript = scenario.transcript
     elicitor = len(transcript) - 1
     position = {turn.turn_id: index for index, turn in enumerate(transcript)}
     spans: list[list[int]] = []
@@ -164,8 +169,11 @@ def _request(transcript: Sequence[Turn], mentions: list[list[_Mention]], index: 
 
 def dependencies(scenario: Scenario) -> dict[int, set[int]]:
     """Each transcript position → the earlier positions it depends on."""
+    return _depends(scenario, _mentions(scenario))
+
+
+def _depends(scenario: Scenario, mentions: list[list[_Mention]]) -> dict[int, set[int]]:
     transcript = scenario.transcript
-    mentions = _mentions(scenario)
     names = {w for turn in transcript for w in words(turn.actor)}
     content = [
         {w for w in words(t.content) if len(w) > 2 and w not in STOPWORDS} - names
@@ -217,13 +225,14 @@ def _layout(length: int, blocks: list[list[int]], order: Sequence[int]) -> list[
 def reordered(scenario: Scenario, seed: int) -> Scenario:
     """The scenario with its exchanges in a seeded order other than the paper's that keeps
     every dependency; ``NotReorderable`` where there is none."""
-    blocks = exchanges(scenario)
+    mentions = _mentions(scenario)
+    depends = _depends(scenario, mentions)
+    blocks = _exchanges(scenario, mentions, depends)
     sid = scenario.scenario_id
     if len(blocks) < 2:
         raise NotReorderable(f"{sid}: fewer than two demonstration exchanges to reorder")
     if len(blocks) > MAX_EXCHANGES:
         raise NotReorderable(f"{sid}: more than {MAX_EXCHANGES} demonstration exchanges")
-    depends = dependencies(scenario)
     length = len(scenario.transcript)
     kept, first_break = [], None
     for order in permutations(range(len(blocks))):
