@@ -195,3 +195,32 @@ def test_a_task_built_redacts_only_normlab_specs_and_records() -> None:
         "print(is_normlab_task(ours), is_normlab_task(other))\n"
     )
     assert _run(code) == ["http://u:pw@h/v1", "True", "False"]
+
+
+def test_inspect_s_task_start_hook_runs_after_the_spec_with_its_urls_is_written() -> None:
+    """Why the spec is redacted where Inspect's task logger builds it, not in a public
+    ``Hooks.on_task_start``: when that hook runs, the log's ``_journal/start.json`` already
+    holds each role's ``base_url`` whole (and ``TaskStart.spec`` is documented "do not
+    mutate"). Should this fail, Inspect's hook now runs early enough: move the redaction there."""
+    code = (
+        "import tempfile, zipfile\n"
+        "from pathlib import Path\n"
+        "from inspect_ai import Task, eval\n"
+        "from inspect_ai.dataset import Sample\n"
+        "from inspect_ai.hooks import Hooks, TaskStart, hooks\n"
+        "from inspect_ai.model import get_model\n"
+        "from inspect_ai.solver import generate\n"
+        "logs, found = Path(tempfile.mkdtemp()), []\n"
+        "@hooks(name='probe', description='what is on disk at task start')\n"
+        "class Probe(Hooks):\n"
+        "    async def on_task_start(self, data: TaskStart) -> None:\n"
+        "        for path in logs.rglob('*.eval'):\n"
+        "            with zipfile.ZipFile(path) as archive:\n"
+        "                found.extend(n for n in archive.namelist()"
+        " if b'pw-0c4e9b21' in archive.read(n))\n"
+        "model = get_model('mockllm/model', base_url='http://u:pw-0c4e9b21@127.0.0.1:9/v1')\n"
+        "eval(Task(dataset=[Sample(input='hi')], solver=generate()), model=model,"
+        " model_roles={'judge': model}, log_dir=str(logs), display='none')\n"
+        "print(','.join(found) or '-')\n"
+    )
+    assert _run(code)[-1] == "_journal/start.json"

@@ -121,12 +121,12 @@ def test_export_blind_in_both_orders_then_import_by_hand(workdir: Path) -> None:
 
     result = import_grading(out)
     # r3: agriculture a win, business a tie → 1 of 2; the judge on the same pairs: the same
-    assert (result.win_rate.k, result.win_rate.n, result.ties) == (1, 2, 1)
-    assert (result.judge_win_rate.k, result.judge_win_rate.n) == (1, 2)
+    assert (result.r3_rate.k, result.r3_rate.n, result.ties) == (1, 2, 1)
+    assert (result.judge_r3_rate.k, result.judge_r3_rate.n) == (1, 2)
     # r4: agriculture graded in one order only; business a tie; the judge split it too
-    assert (result.long_win_rate.k, result.long_win_rate.n) == (0, 1)
-    assert (result.judge_long_win_rate.k, result.judge_long_win_rate.n) == (0, 1)
-    assert result.win_rate_by_model[model].k == 1
+    assert (result.r4_rate.k, result.r4_rate.n) == (0, 1)
+    assert (result.judge_r4_rate.k, result.judge_r4_rate.n) == (0, 1)
+    assert result.r3_rate_by_model[model].k == 1
     assert (result.n_rows, result.n_unlabelled, result.incomplete_pairs) == (8, 1, 1)
     # Per row, "subject preferred?": judge T T F T | T F T, person T F T F | F F F
     agreement = result.agreement
@@ -142,7 +142,7 @@ def test_export_blind_in_both_orders_then_import_by_hand(workdir: Path) -> None:
     assert "human win rate vs golden (r3): 50.0%" in shown.output and "(1/2)" in shown.output
     assert "kappa -0.207" in shown.output
     data = json.loads(runner.invoke(app, ["hsii", "grade", "import", str(out), "--json"]).stdout)
-    assert data["win_rate"]["k"] == 1 and data["agreement"]["n"] == 7
+    assert data["r3_rate"]["k"] == 1 and data["agreement"]["n"] == 7
 
 
 def test_a_sample_is_reproducible_and_keeps_both_orders(workdir: Path) -> None:
@@ -160,7 +160,7 @@ def test_a_sample_is_reproducible_and_keeps_both_orders(workdir: Path) -> None:
     assert len({key.pair_id for key in keys.values()}) == 1
     assert {key.stage for key in keys.values()} == {"first"}
     result = import_grading(workdir / "one.csv")  # nothing graded yet
-    assert (result.win_rate.n, result.n_unlabelled, result.agreement.n) == (0, 2, 0)
+    assert (result.r3_rate.n, result.n_unlabelled, result.agreement.n) == (0, 2, 0)
 
 
 def test_malformed_grades_name_file_line_and_field(workdir: Path) -> None:

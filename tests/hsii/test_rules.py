@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -242,3 +243,31 @@ def test_a_rate_no_case_reached_scores_as_zero() -> None:
     assert score_of_rates([1.0, 0.5, 0.5, math.nan]) == 1.25
     assert score_of_rates([1.0, 0.5, 0.5, math.nan], formula="printed") == 1.75
     assert score_of_rates([1.0, 0.5, 0.5, 0.0]) == hsii_score(1.0, 0.5, 0.5, 0.0)
+
+
+def test_the_metric_reads_the_paper_s_stage_names_and_the_names_old_logs_used() -> None:
+    """A case's score value is keyed r1–r4 (Definition 1's names); logs written before issue
+    42 keyed it ``parsed``, ``target_ok``, ``first_win``, ``long_win``: the same cases give the
+    same rates either way (and a case without its key is outside that stage's denominator)."""
+    from inspect_ai.scorer import SampleScore, Score
+
+    from normlab.hsii.rules import LEGACY_STAGES, STAGES
+    from normlab.hsii.scorer import hsii_rates
+
+    cases = [(1.0, 1.0, 1.0, 0.0), (1.0, 1.0, 0.0, 0.0), (1.0, 0.0, math.nan, math.nan)]
+    cases.append((0.0, math.nan, math.nan, math.nan))
+
+    def rates(keys: list[str]) -> dict[str, float]:
+        scores = [
+            SampleScore(score=Score(value=dict(zip(keys, case, strict=True))), sample_id=i)
+            for i, case in enumerate(cases)
+        ]
+        compute: Any = hsii_rates()  # Inspect types a metric as taking Scores or SampleScores
+        found = compute(scores)
+        assert isinstance(found, dict)
+        return {name: float(value) for name, value in found.items()}
+
+    new, old = rates(list(STAGES)), rates([LEGACY_STAGES[stage] for stage in STAGES])
+    assert new == old
+    assert (new["r1"], new["r3"], new["r4"]) == (0.75, 0.5, 0.0)
+    assert new["r2"] == pytest.approx(2 / 3)

@@ -19,6 +19,22 @@ where requests are sent. The write boundaries are Inspect's log and log records
 index or a line of Inspect's trace file is written), the report
 ([`normlab.report.HtmlReport.write`][normlab.report.HtmlReport.write]), and every line a command
 prints or reports as an error (``normlab.runs.console``, ``normlab.core.progress``).
+
+Why not Inspect's public hooks (``inspect_ai.hooks.Hooks``), measured on inspect_ai 0.3.285
+(``normlab/losona`` against a loopback endpoint whose ``base_url`` carries a password, the
+task-logger redaction switched off, a ``Hooks`` subscriber scanning every byte of the log folder
+at each hook): ``on_run_start`` runs before the spec exists (``RunStart`` names the tasks only);
+by ``on_task_start`` Inspect has already built the spec and written it, credentials and all, to
+the ``.eval``'s ``_journal/start.json`` (``TaskLogger.init`` then ``log_start`` run first), and
+``TaskStart.spec`` is documented "do not mutate" (redacting it there anyway cleans the final
+header but leaves ``start.json`` holding the password); ``on_sample_end``/``on_task_end`` are
+later still. No hook sees a log record at all (``on_sample_event`` gets the transcript's events,
+framework-owned, after they are recorded; the trace file is written by a logging handler). So
+the two mechanisms that run early enough stay, each as small as it can be: a wrapper of
+``TaskLogger.__init__`` that redacts a normlab task's spec the moment it is built, and a
+log-record factory (the standard library's public hook, the one place every record passes
+through). ``tests/core/test_secrets.py`` keeps the measurement: it fails, saying to move the
+redaction into ``on_task_start``, the day Inspect's hook runs before the spec is written.
 """
 
 from __future__ import annotations
@@ -161,7 +177,8 @@ _GUARDED = "__normlab_redacts__"
 
 def _redact_spec_when_built() -> None:
     """Inspect's task logger builds the spec it writes once per task, from the live models;
-    redact a normlab task's as soon as it is built, before anything is written."""
+    redact a normlab task's as soon as it is built, before anything is written (Inspect's
+    ``on_task_start`` hook runs after ``_journal/start.json`` is written: see the module)."""
     try:
         from inspect_ai._eval.task.log import TaskLogger
     except ImportError:  # an Inspect that moved it: runs still work; tests/test_secrets.py fails

@@ -167,7 +167,8 @@ def target_of(record: TrialRecord) -> tuple[bool, bool]:
 
 
 def stage_row(record: TrialRecord, tie_weight: float) -> tuple[float, float, float, float]:
-    """(parsed, target right, first win, long win) of one case; NaN where not counted."""
+    """(r1, r2, r3, r4) of one case (parsed, target right, first win, long win); NaN where
+    not counted."""
     parsed, right = target_of(record)
     return stage_values(parsed, right, record.first_verdicts, record.long_verdicts, tie_weight)
 

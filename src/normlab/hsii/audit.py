@@ -247,17 +247,17 @@ class GradingResult(BaseModel):
     in ToolEval); agreement counts rows (one order each) that both person and judge graded.
     """
 
-    win_rate: Rate
+    r3_rate: Rate
     """Human r3: of the pairs (first statement vs golden) graded in both orders, those the
     subject wins."""
-    judge_win_rate: Rate
+    judge_r3_rate: Rate
     """The judge's r3 on the same pairs (those whose two verdicts the log holds)."""
     ties: int
     """Human r3 pairs that are a tie (equal votes): neither a win nor a loss."""
-    long_win_rate: Rate
+    r4_rate: Rate
     """Human r4: decision-round statement vs the reference's (n = 0 when none were exported)."""
-    judge_long_win_rate: Rate
-    win_rate_by_model: dict[str, Rate]
+    judge_r4_rate: Rate
+    r3_rate_by_model: dict[str, Rate]
     """Human r3 per subject model."""
     agreement: Agreement
     """Per row (one order), judge first, person second: is the subject's statement preferred?"""
@@ -311,12 +311,12 @@ def import_grading(csv_path: Path, key_path: Path | None = None) -> GradingResul
     first, judge_first, ties = _win_rates(graded["first"], keys_by_pair)
     long, judge_long, _ = _win_rates(graded["long"], keys_by_pair)
     return GradingResult(
-        win_rate=first,
-        judge_win_rate=judge_first,
+        r3_rate=first,
+        judge_r3_rate=judge_first,
         ties=ties,
-        long_win_rate=long,
-        judge_long_win_rate=judge_long,
-        win_rate_by_model={
+        r4_rate=long,
+        judge_r4_rate=judge_long,
+        r3_rate_by_model={
             model: _win_rates(pairs, keys_by_pair)[0] for model, pairs in sorted(by_model.items())
         },
         agreement=Agreement.of(

@@ -427,13 +427,13 @@ def _show_grading(result: GradingResult) -> None:
     from normlab.report import format_agreement, format_rate
 
     say(
-        f"human win rate vs golden (r3): {format_rate(result.win_rate)} of pairs graded in both "
-        f"orders ({result.ties} ties); judge on the same pairs {format_rate(result.judge_win_rate)}"
+        f"human win rate vs golden (r3): {format_rate(result.r3_rate)} of pairs graded in both "
+        f"orders ({result.ties} ties); judge on the same pairs {format_rate(result.judge_r3_rate)}"
     )
-    if result.long_win_rate.n:
+    if result.r4_rate.n:
         say(
-            f"human win rate vs reference (r4): {format_rate(result.long_win_rate)}; "
-            f"judge {format_rate(result.judge_long_win_rate)}"
+            f"human win rate vs reference (r4): {format_rate(result.r4_rate)}; "
+            f"judge {format_rate(result.judge_r4_rate)}"
         )
     agreement = result.agreement
     say(

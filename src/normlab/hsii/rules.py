@@ -10,7 +10,7 @@ leaves the comparison unresolved: not a win.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from normlab.core.errors import InputError
@@ -52,8 +52,21 @@ def outcome_of(verdicts: Sequence[Verdict | None] | None) -> Outcome:
     return combine(verdicts) or "unresolved"
 
 
-STAGES = ("parsed", "target_ok", "first_win", "long_win")
-"""Definition 1's stages, in order: what r1, r2, r3 and r4 count."""
+STAGES = ("r1", "r2", "r3", "r4")
+"""Definition 1's stages, in order, by the paper's names: r1 the reply parsed (format), r2 its
+target right (among r1's), r3 its first statement beat the golden, r4 its decision-round
+statement beat the reference's (both among r2's). A case's score value is keyed by them."""
+
+LEGACY_STAGES = dict(zip(STAGES, ("parsed", "target_ok", "first_win", "long_win"), strict=True))
+"""The keys a case's score value had before it took the paper's names (logs written before
+issue 42): read back as the stage they name."""
+
+
+def stage_of(value: Mapping[str, object], stage: str) -> float:
+    """A case's value for ``stage`` in a score value as a log holds it (the paper's key, or
+    the key a log written before issue 42 used); NaN where the case is not counted."""
+    found = value.get(stage, value.get(LEGACY_STAGES[stage], math.nan))
+    return float(found) if isinstance(found, int | float) else math.nan
 
 
 def stage_values(

@@ -1,11 +1,13 @@
 """HSII's scorer: the four stages of Definition 1 and the pairwise judge (r3, r4).
 
 Stage values per case (``normlab.hsii.rules.stage_values``, which the analysis uses
-too): ``parsed`` (r1), ``target_ok`` (r2, only if parsed), ``first_win`` (r3, only if the
-target is right: the subject's statement against the golden) and ``long_win`` (r4,
-likewise: the decision-round statement against the reference model's; no win when the
-long run has no verdicts). NaN marks a stage the case is not counted in, so each rate has
-its own denominator, as Definition 1 defines them (r3 = n3/n2, r4 = n4/n2).
+too), keyed by the paper's names: ``r1`` (parsed), ``r2`` (target right, only if parsed),
+``r3`` (only if the target is right: the subject's statement against the golden) and ``r4``
+(likewise: the decision-round statement against the reference model's; no win when the
+long run has no verdicts). Logs written before issue 42 keyed them ``parsed``, ``target_ok``,
+``first_win`` and ``long_win``; the metric reads either (``normlab.hsii.rules.stage_of``).
+NaN marks a stage the case is not counted in, so each rate has its own denominator, as
+Definition 1 defines them (r3 = n3/n2, r4 = n4/n2).
 
 The judge compares two statements "on reverse sides to avoid positional bias":
 two calls, A/B and B/A (asked at once, as are r3 and r4), each verdict read from the
@@ -19,7 +21,6 @@ win, counted apart. Both orders' verdicts are kept, so a run can be re-scored wi
 from __future__ import annotations
 
 import asyncio
-import math
 from typing import Literal
 
 from inspect_ai.model import ChatMessageUser, Model, get_model
@@ -27,7 +28,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from normlab.hsii.prompts import judge_prompt, statement_dict
-from normlab.hsii.rules import STAGES, score_of_rates, stage_rates, stage_values, subject_side
+from normlab.hsii.rules import (
+    STAGES,
+    score_of_rates,
+    stage_of,
+    stage_rates,
+    stage_values,
+    subject_side,
+)
 from normlab.hsii.schemas import (
     Case,
     CaseResult,
@@ -88,9 +96,7 @@ def hsii_rates() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         values = [s.score.value for s in scores if isinstance(s.score.value, dict)]
-        measured = stage_rates(
-            [[float(v.get(stage, math.nan)) for stage in STAGES] for v in values]
-        )
+        measured = stage_rates([[stage_of(v, stage) for stage in STAGES] for v in values])
         return {
             **{f"r{i}": rate for i, rate in enumerate(measured, start=1)},
             "hsii": score_of_rates(measured, formula="table"),

@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from normlab.core.errors import InputError, NormlabError
 from normlab.core.files import read_bytes
 from normlab.core.secrets import redact_text
-from normlab.web.compare import add_compare_routes
+from normlab.web.compare import router as compare_router
 from normlab.web.guard import (
     MAX_BODY,
     Guard,
@@ -48,7 +48,8 @@ from normlab.web.guard import (
 )
 from normlab.web.pages import Pages, found
 from normlab.web.play import Seats
-from normlab.web.play_routes import add_play_routes
+from normlab.web.play_routes import router as play_router
+from normlab.web.rating_routes import router as rating_router
 from normlab.web.readers import load_under, reader_of, sample_label, system_of
 from normlab.web.runs import (
     REPORT_FILES,
@@ -60,7 +61,7 @@ from normlab.web.runs import (
 )
 from normlab.web.settings import ServeSettings
 from normlab.web.store import Store
-from normlab.web.study_routes import add_study_routes
+from normlab.web.study_routes import router as study_router
 
 WEB = files("normlab.web")
 DATABASE = "normlab.sqlite3"
@@ -126,6 +127,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
 
     pages = Pages(settings, store, sessions, seats, env, owner_token)
+    app.state.pages = pages  # the routers' routes are handed it (``normlab.web.pages.pages_of``)
     page, owner_only, form = pages.page, pages.owner_only, pages.form
 
     @app.exception_handler(StarletteHTTPException)
@@ -251,7 +253,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
         )
         return page(request, "sample.html", path=path, view=view, system=system)
 
-    add_play_routes(app, pages)
-    add_study_routes(app, pages)
-    add_compare_routes(app, pages)
+    # Each part of the app is a router of its own, handed this one Pages (``pages_of``).
+    for router in (play_router, study_router, rating_router, compare_router):
+        app.include_router(router)
     return app

@@ -23,14 +23,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from normlab.core.errors import InputError
 from normlab.core.secrets import redact_text
 from normlab.core.yamlio import read_yaml
 from normlab.report import Table
-from normlab.web.pages import Pages
+from normlab.web.pages import OwnerOnly, PagesDep
 from normlab.web.runs import inside
 
 if TYPE_CHECKING:
@@ -174,25 +174,25 @@ def _sequential_blocks(report: StudyReport) -> list[Block]:
     ]
 
 
-def add_compare_routes(app: FastAPI, pages: Pages) -> None:
-    root = pages.settings.runs
+router = APIRouter(dependencies=[OwnerOnly])
 
-    @app.get("/compare")
-    def compare_index(request: Request) -> HTMLResponse:
-        pages.owner_only(request)
-        return pages.page(request, "compare_index.html", studies=find_studies(root))
 
-    @app.get("/compare/study")
-    def compare_page(request: Request, path: str) -> HTMLResponse:
-        pages.owner_only(request)
-        report, source = load_comparison(root, path)
-        values = page_values(report)
-        return pages.page(request, "compare.html", path=path, source=source, **values)
+@router.get("/compare")
+def compare_index(request: Request, pages: PagesDep) -> HTMLResponse:
+    studies = find_studies(pages.settings.runs)
+    return pages.page(request, "compare_index.html", studies=studies)
 
-    @app.get("/compare/json")
-    def compare_json(request: Request, path: str) -> Response:
-        """The report as ``study report --json`` prints it."""
-        pages.owner_only(request)
-        report, _ = load_comparison(root, path)
-        text = redact_text(report.model_dump_json(indent=2))
-        return Response(text, media_type="application/json")
+
+@router.get("/compare/study")
+def compare_page(request: Request, pages: PagesDep, path: str) -> HTMLResponse:
+    report, source = load_comparison(pages.settings.runs, path)
+    values = page_values(report)
+    return pages.page(request, "compare.html", path=path, source=source, **values)
+
+
+@router.get("/compare/json")
+def compare_json(pages: PagesDep, path: str) -> Response:
+    """The report as ``study report --json`` prints it."""
+    report, _ = load_comparison(pages.settings.runs, path)
+    text = redact_text(report.model_dump_json(indent=2))
+    return Response(text, media_type="application/json")

@@ -1,15 +1,19 @@
 """What every page of the app shares: the settings, the stores, the template renderer and
-the owner and CSRF checks. The routes of each part of the app (``app.py``: login, runs and
-readers; ``play_routes.py``; ``study_routes.py``) are added with one ``Pages``, so every
-page is rendered, and every form checked, the same way."""
+the owner and CSRF checks. ``create_app`` makes one ``Pages`` and keeps it on the app; each
+part of the app is an ``APIRouter`` of its own (``play_routes``, ``study_routes`` for the
+owner's side of a study, ``rating_routes`` for the rater's, ``compare``), whose routes are
+handed that ``Pages`` as a dependency (``PagesDep``) and, on the owner's routers, checked by
+``OwnerOnly`` before anything runs, so every page is rendered, and every form checked, the
+same way. Host names, origins, body sizes and sessions are the ``Guard`` middleware's, in
+front of every router alike."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import jinja2
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from starlette.datastructures import FormData
 
@@ -63,3 +67,24 @@ class Pages:
         if not isinstance(given, str) or not self.sessions.csrf_ok(request.state.session, given):
             raise HTTPException(403, "the form's CSRF token does not match: reload the page")
         return data
+
+
+def pages_of(request: Request) -> Pages:
+    """The app's one ``Pages`` (``create_app`` keeps it as ``app.state.pages``)."""
+    pages = request.app.state.pages
+    if not isinstance(pages, Pages):  # a router included in an app create_app did not make
+        raise TypeError("the app has no Pages: routers are included by create_app")
+    return pages
+
+
+PagesDep = Annotated[Pages, Depends(pages_of)]
+"""A route's parameter for the app's ``Pages``."""
+
+
+def _owner_only(request: Request, pages: PagesDep) -> None:
+    pages.owner_only(request)
+
+
+OwnerOnly = Depends(_owner_only)
+"""An owner router's dependency: a route of it answers only the owner (403 otherwise), checked
+before the route's own parameters are used."""

@@ -110,13 +110,13 @@ def test_each_record_scores_as_counted_by_hand(row: Row) -> None:
     (record,) = [r for r in records() if r.case_id == row[0]]
     parsed, right, first, long = row[-1]
     stages = stages_of(record)
-    assert stages["parsed"] == parsed
+    assert stages["r1"] == parsed
     if not parsed:
-        assert all(math.isnan(stages[s]) for s in ("target_ok", "first_win", "long_win"))
+        assert all(math.isnan(stages[s]) for s in ("r2", "r3", "r4"))
         return
-    assert stages["target_ok"] == right
+    assert stages["r2"] == right
     if right:
-        assert (stages["first_win"], stages["long_win"]) == (first, long)
+        assert (stages["r3"], stages["r4"]) == (first, long)
 
 
 def test_the_rates_and_the_hsii_score_equal_the_hand_count() -> None:
