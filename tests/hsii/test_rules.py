@@ -212,7 +212,8 @@ def test_table_2_without_cot_is_r2_over_answers_that_named_a_target() -> None:
     at round 1), one wrong at round 0 (right at round 1). Without COT = 1 right of the 2
     that named a target = 0.5 (it was 1/3, the unparsed answer counted wrong); with COT =
     2 of 3 (every round-1 answer named one); 1 answer left out at round 0, none at round 1."""
-    from normlab.hsii.cot import CotTrace, cot_result
+    from normlab.hsii.cot import cot_result
+    from normlab.hsii.schemas import CotTrace
 
     traces = [
         ("fig4", CotTrace(targets=["G", "F"], correct=[True, False])),

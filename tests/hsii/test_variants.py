@@ -22,7 +22,9 @@ from normlab.hsii.dataset import load_cases
 from normlab.hsii.parse import parse_statement, resolve_target
 from normlab.hsii.schemas import ASSISTANT, Case, Statement
 from normlab.hsii.task import hsii
+from normlab.web import create_app
 from tests.helpers.inputs import inputs_digest
+from tests.web.conftest import local, settings_for
 
 PAPER_INPUTS = "320be9a05cc792440b12b29dd23b7a119ac48c9b6f535925ce3ccdd677fa41ce"
 """SHA-256 of every sample's (id, input, target) of ``hsii()`` on the shipped bank, as
@@ -126,3 +128,12 @@ def test_the_same_stage_outcomes_on_the_scripted_model_under_every_variant(
     paper = found["paper"]
     assert len(paper) == 12 and {right for (_, right), _ in paper.values()} == {True, False}
     assert found["rename:1"] == paper == found["format:key-lines"]
+    # A renamed run's numbers say they are one: the report its run wrote and its sample's
+    # reader page name the variant its log recorded.
+    report = (workdir / "rename-1" / "report.html").read_text()
+    assert "Prompt variant: rename:1, " in report
+    assert "Prompt variant: paper, " in (workdir / "paper" / "report.html").read_text()
+    client = local(create_app(settings_for(workdir)))
+    renamed = next((workdir / "rename-1").rglob("*.eval")).relative_to(workdir)
+    page = client.get("/sample", params={"path": str(renamed), "n": 0}).text
+    assert "HSII:" in page and "<dt>prompt variant</dt><dd>rename:1</dd>" in page

@@ -16,10 +16,13 @@ from typer.testing import CliRunner
 from normlab.cli import app
 from normlab.core.errors import InputError
 from normlab.losona.analysis import analyze, analyze_records, load_records, load_run
+from normlab.losona.dataset import build_dataset
+from normlab.losona.schemas import Scenario
 from normlab.losona.scorer import condition_measures, trials
 from tests.helpers.inputs import write_jsonl as write
 from tests.losona.conftest import SCENARIOS, SCRIPT, run_cli
 from tests.losona.conftest import trial_row as row
+from tests.losona.factory import clean_row
 
 VERDICT = {"elicitor_uptake": "u", "norm_requirement": "r", "evidence": "e"}
 
@@ -104,11 +107,13 @@ def test_inspect_metric_counts_an_absent_trial_as_the_analysis_does() -> None:
     # the condition's largest count: A → [T, F, absent] fails, B passes: accuracy-at-3 0.5
     # (before: A passed at K = 2, 1.0), compliance (1/3 + 2/3)/2 = 0.5, 1 absent trial.
     reduce = trials()
+    scenario = Scenario.model_validate(clean_row())
+    told = build_dataset([scenario], ["naive"])[0].metadata
     reduced = [
         SampleScore(
             score=reduce([Score(value=value) for value in values]),
             sample_id=sample_id,
-            sample_metadata={"condition": "naive"},
+            sample_metadata=told,
         )
         for sample_id, values in (("A", [1.0, 0.0]), ("B", [1.0, 0.0, 1.0]))
     ]

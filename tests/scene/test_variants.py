@@ -7,10 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import normlab.scene.variants as variants
+from normlab.cli import app
 from normlab.core.errors import InputError
-from normlab.scene.analysis import load_run
+from normlab.scene.analysis import analyze, load_run
 from normlab.scene.dataset import load_scenarios
 from normlab.scene.prompts import (
     load_template,
@@ -19,10 +21,13 @@ from normlab.scene.prompts import (
     scaffold_turns,
     subject_messages,
 )
+from normlab.scene.report import build_report
 from normlab.scene.task import scene
 from normlab.scene.taxonomy import load_dimensions
+from normlab.web import create_app
 from tests.helpers.inputs import inputs_digest
 from tests.scene.conftest import FIXTURES, scene_run
+from tests.web.conftest import local, settings_for
 
 PAPER_INPUTS = "1fdebea09c752122ff7383d8105911a5ef30998bfe9c4abbd58199ee6406b1a9"
 """SHA-256 of every sample's (id, input messages, target) of ``scene()`` on the shipped bank,
@@ -100,3 +105,17 @@ def test_the_norm_keyed_judge_labels_alike_under_renaming(workdir: Path) -> None
     paper = found["paper"]
     assert sorted(paper.values()) == [([6], []), ([6], [])]  # the subject's breach, judged
     assert found["rename:1"] == paper == found["rename:2"]
+    # A renamed run's numbers say they are one: its report and its sample's reader page
+    # name the variant its log recorded, the paper's run the paper's prompt.
+    for spec, said in (("rename:1", "rename:1, the subject"), ("paper", "paper, the paper")):
+        run = load_run([workdir / spec.replace(":", "-")])
+        assert f"Prompt variant: {said}" in build_report(run, analyze(run)).render(), spec
+    client = local(create_app(settings_for(workdir)))
+    renamed = next((workdir / "rename-1").rglob("*.eval")).relative_to(workdir)
+    page = client.get("/sample", params={"path": str(renamed), "n": 0}).text
+    assert "SCENE:" in page and "<dt>prompt variant</dt><dd>rename:1</dd>" in page
+    # ``analyze`` prints its numbers with the variant said on stderr; the paper's run without.
+    shown = CliRunner().invoke(app, ["scene", "analyze", str(workdir / "rename-1")])
+    assert shown.exit_code == 0 and ": prompt variant rename:1 (the subject" in shown.stderr
+    shown = CliRunner().invoke(app, ["scene", "analyze", str(workdir / "paper")])
+    assert shown.exit_code == 0 and "prompt variant" not in shown.stderr, shown.stderr

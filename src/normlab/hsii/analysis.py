@@ -44,6 +44,7 @@ from normlab.core.logs import (
 )
 from normlab.core.sources import data_by_run
 from normlab.hsii.cot import CotResult, cot_results
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.parse import Cast, parse_statement, target_correct
 from normlab.hsii.rules import (
     OUTCOMES,
@@ -55,7 +56,7 @@ from normlab.hsii.rules import (
     stage_rates,
     stage_values,
 )
-from normlab.hsii.schemas import Case, ComparisonRecord, TrialRecord, Verdict
+from normlab.hsii.schemas import ComparisonRecord, TrialRecord, Verdict
 from normlab.models import AnalysisBase, usage_by_run
 
 # --- loading --------------------------------------------------------------------------
@@ -85,10 +86,10 @@ def record_of(item: LogSample) -> TrialRecord | None:
     written before tasks declared their default roles, the model its scorer kept beside the
     verdicts."""
     score = (item.sample.scores or {}).get(SCORER)
-    metadata = item.sample.metadata or {}
-    if score is None or "case" not in metadata:
+    meta = SampleMeta.of(item.sample)
+    if score is None or meta is None:
         return None
-    case = Case.model_validate(metadata["case"])
+    case = meta.case
     details = score.metadata or {}
     comparisons = comparisons_of(item)
 

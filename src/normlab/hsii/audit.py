@@ -30,12 +30,12 @@ from pydantic import BaseModel
 from normlab.core.csvio import AnswerColumn, KeyRow, key_path_for, read_answers, write_blind
 from normlab.core.errors import InputError
 from normlab.core.logs import LogSample, expand_paths, is_log, read_samples, role_model
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.parse import resolve_target
 from normlab.hsii.prompts import history_text, statement_line
 from normlab.hsii.rules import combine, subject_side
 from normlab.hsii.schemas import (
     Case,
-    CaseResult,
     ComparisonRecord,
     Message,
     Statement,
@@ -123,11 +123,10 @@ def _comparison(details: dict[str, object], stage: Stage) -> list[Verdict | None
 def _pairs(item: LogSample) -> list[_Pair]:
     """The comparisons of one HSII sample: only a right target reaches r3 and r4 (Definition 1;
     "incorrect selections result in no score"), so only those are graded."""
-    metadata = item.sample.metadata or {}
-    if "case" not in metadata or "hsii" not in metadata:
+    meta = SampleMeta.of(item.sample)
+    if meta is None or meta.hsii is None:
         return []
-    case = Case.model_validate(metadata["case"])
-    result = CaseResult.model_validate(metadata["hsii"])
+    case, result = meta.case, meta.hsii
     if not result.target_ok or result.parsed is None:
         return []
     score = (item.sample.scores or {}).get("hsii_stages")

@@ -37,27 +37,16 @@ from pydantic import BaseModel, Field
 
 from normlab.core.logs import SampleSet
 from normlab.hsii.defaults import PAPER_CAP
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.parse import cast_of, parse_statement, target_correct
-from normlab.hsii.prompts import PROMPTS, Cot, testing_prompt
-from normlab.hsii.schemas import Case
+from normlab.hsii.prompts import PROMPTS, testing_prompt
+from normlab.hsii.schemas import Case, CotTrace
 from normlab.hsii.solver import STATEMENT_MAX_TOKENS
 from normlab.models import RoleSettings, StructuredResult, generate_structured
 from normlab.stats import Estimate
 
 TARGET_ACCURACY = 0.70
 STEP_MAX_TOKENS = 400
-
-
-class CotTrace(BaseModel):
-    """Per round (0 = no COT): the target chosen, and whether it was the golden one."""
-
-    targets: list[str | None] = Field(default_factory=list)
-    correct: list[bool] = Field(default_factory=list)
-
-    @property
-    def solved_at(self) -> int | None:
-        """λ: the first round ≥ 1 whose answer was right (None: not within the cap)."""
-        return next((k for k, ok in enumerate(self.correct) if ok and k >= 1), None)
 
 
 def _answer(case: Case, text: str) -> tuple[str | None, bool]:
@@ -74,8 +63,10 @@ def cot_reflection(cap: int = PAPER_CAP, settings: RoleSettings | None = None) -
     roles = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        case = Case.model_validate(state.metadata["case"])
-        cot = Cot.model_validate(state.metadata["cot"])
+        meta = state.metadata_as(SampleMeta)
+        case, cot = meta.case, meta.cot
+        if cot is None:
+            raise ValueError(f"sample {state.sample_id} names no COT: not a COT task's sample")
         model = get_model()
         trace = CotTrace()
 
@@ -111,7 +102,7 @@ def cot_reflection(cap: int = PAPER_CAP, settings: RoleSettings | None = None) -
             ]
             last = await ask(reflection, STATEMENT_MAX_TOKENS)
             solved = record(last)
-        state.metadata["cot_trace"] = trace.model_dump()
+        meta.traced(trace).write(state.metadata)
         state.output = ModelOutput.from_content(model=str(model), content=last)
         state.messages = [*walk[:-1], ChatMessageAssistant(content=last)]
         return state
@@ -135,7 +126,9 @@ def cot_rounds(cap: int = PAPER_CAP) -> Scorer:
     """λ for the sample (the cap when unsolved), with the round-by-round trace."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        trace = CotTrace.model_validate(state.metadata["cot_trace"])
+        trace = state.metadata_as(SampleMeta).cot_trace
+        if trace is None:
+            raise ValueError(f"sample {state.sample_id} has no COT rounds: its solver did not run")
         solved = trace.solved_at
         return Score(
             value=float(solved if solved is not None else cap),
@@ -221,7 +214,8 @@ def cot_results(samples: SampleSet) -> dict[str, CotResult]:
         if score is None or not score.metadata:
             continue
         trace = CotTrace.model_validate(score.metadata)
-        cot_id = str((item.sample.metadata or {}).get("cot_id", "?"))
+        meta = SampleMeta.of(item.sample)
+        cot_id = (meta.cot_id if meta is not None else None) or "?"
         grouped[(item.log.eval.model, int(score.metadata["cap"]))].append((cot_id, trace))
     return {
         (model if cap == PAPER_CAP else f"{model} (cap {cap})"): cot_result(traces, cap)

@@ -32,7 +32,8 @@ from normlab.core.fields import validate_known
 from normlab.core.jsonio import read_collection
 from normlab.core.selection import check_limit, pick_by_id
 from normlab.core.sources import Sourced, read_sourced
-from normlab.core.variants import VARIANT_KEY
+from normlab.core.variants import VariantRecord
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.prompts import testing_prompt
 from normlab.hsii.schemas import ASSISTANT, Case, Dialogue, NewsParagraph
 
@@ -187,13 +188,13 @@ def build_dataset(
                 id=case.case_id,
                 input=testing_prompt(case, instruction=instruction),
                 target=case.golden.role_to,
-                metadata={
-                    "case_id": case.case_id,
-                    "domain": case.domain,
-                    "characters": len(case.characters),
-                    "case": case.model_dump(mode="json"),
-                    **({VARIANT_KEY: variant} if variant else {}),
-                },
+                metadata=SampleMeta(
+                    case_id=case.case_id,
+                    domain=case.domain,
+                    characters=len(case.characters),
+                    case=case,
+                    variant=None if variant is None else VariantRecord.model_validate(variant),
+                ).dump(),
             )
             for case in cases
         ],

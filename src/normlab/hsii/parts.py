@@ -28,12 +28,12 @@ from normlab.hsii.curation.decisions import (
 )
 from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.defaults import EPSILON
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.play import characters, form_reply
 from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.hsii.reader import READER
 from normlab.hsii.rules import Formula, score_of_rates, stage_rates, win_value
 from normlab.hsii.runner import run_demo, run_hsii
-from normlab.hsii.schemas import Case
 from normlab.hsii.scorer import hsii_stages
 from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
@@ -207,7 +207,7 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
     # A unit is a dialogue with all its cases (the report's interval resamples dialogues).
     sequential=Sequential(
         "dialogue",
-        lambda sample: Case.model_validate((sample.metadata or {})["case"]).cluster,
+        lambda sample: sample.metadata_as(SampleMeta).case.cluster,
         lambda sample, task: 1.0,
         "staged",
     ),

@@ -3,57 +3,67 @@ golden, the judge's comparisons and the long run (``normlab.runs.reader``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_ai.log import EvalLog, EvalSample
 
 from normlab.hsii.analysis import comparisons_of, record_of, stages_of
+from normlab.hsii.meta import SampleMeta
+from normlab.hsii.schemas import LongRunTurn, Message, Statement
 from normlab.runs.reader import ChatRow, Reader, Reply, SampleView, counted, explanation, log_sample
 
 
 def sample_label(log: EvalLog, sample: EvalSample) -> tuple[str, str]:
     """(case; its stage values) for the run page's list."""
     case = record_of(log_sample(log, sample))
-    return str((sample.metadata or {}).get("case_id", sample.id)), (
+    meta = SampleMeta.of(sample)
+    return (meta.case_id if meta is not None else str(sample.id)), (
         counted(stages_of(case)) if case is not None else ""
     )
 
 
-def _hsii_row(n: int, message: dict[str, Any], marks: list[str] | None = None) -> ChatRow:
+def _hsii_row(n: int, message: Message | LongRunTurn) -> ChatRow:
+    if isinstance(message, LongRunTurn):
+        return ChatRow(
+            str(n), message.speaker, message.content, "message", f"to {message.addressee}"
+        )
     return ChatRow(
-        str(message.get("index", n)),
-        str(message.get("role_from", message.get("speaker", ""))),
-        str(message.get("content", "")),
+        message.index or str(n),
+        message.role_from,
+        message.content,
         "message",
-        f"to {message.get('role_to', message.get('addressee', ''))}",
-        marks or [],
+        f"to {message.role_to}",
     )
 
 
-def _statement(statement: dict[str, Any] | None, raw: str) -> str:
-    if not statement:
+def _statement(statement: Statement | None, raw: str) -> str:
+    if statement is None:
         return f"(unparsed) {raw}"
-    return f"to {', '.join(statement.get('targets', []))}: {statement.get('content', '')}"
+    return f"to {', '.join(statement.targets)}: {statement.content}"
 
 
 def hsii_view(log: EvalLog, index: int) -> SampleView:
     sample = (log.samples or [])[index]
-    meta = sample.metadata or {}
-    case = meta.get("case", {})
-    result = meta.get("hsii", {})
+    meta = SampleMeta.of(sample)
+    if meta is None:
+        return SampleView(f"HSII: {sample.id}", [("subject model", str(log.eval.model))], [])
+    case, result = meta.case, meta.hsii
     record = record_of(log_sample(log, sample))
     comparisons = comparisons_of(log_sample(log, sample))
     reasons = explanation(sample)
-    chat = [_hsii_row(n, m) for n, m in enumerate(case.get("messages", []), start=1)]
-    golden = case.get("golden", {})
+    chat = [_hsii_row(n, m) for n, m in enumerate(case.messages, start=1)]
+    golden = case.golden
     replies = [
         Reply(
             "subject's pick and statement",
-            _statement(result.get("parsed"), sample.output.completion if sample.output else ""),
-            "right addressee" if result.get("target_ok") else "wrong addressee or unparsed",
+            _statement(
+                result.parsed if result is not None else None,
+                sample.output.completion if sample.output else "",
+            ),
+            "right addressee"
+            if result is not None and result.target_ok
+            else "wrong addressee or unparsed",
             reasons,
         ),
-        Reply("golden", f"to {golden.get('role_to', '')}: {golden.get('content', '')}", "", ""),
+        Reply("golden", f"to {golden.role_to}: {golden.content}", "", ""),
     ]
     for stage, comparison in comparisons.items():
         replies.append(
@@ -65,21 +75,21 @@ def hsii_view(log: EvalLog, index: int) -> SampleView:
             )
         )
     extra = []
-    run = result.get("long_run")
-    if run:
+    run = result.long_run if result is not None else None
+    if run is not None and run.turns:
         extra.append(
             (
                 "Long run (r4): the subject with the target",
-                [_hsii_row(n, turn) for n, turn in enumerate(run.get("turns", []), start=1)],
+                [_hsii_row(n, turn) for n, turn in enumerate(run.turns, start=1)],
             )
         )
-    background = case.get("background", {})
+    background = case.background
     return SampleView(
-        f"HSII: {case.get('case_id', sample.id)}",
+        f"HSII: {case.case_id}",
         [
-            ("scene", str(background.get("scene", ""))),
-            ("characters", ", ".join(background.get("characters", []))),
-            ("relationships", str(background.get("relationships", ""))),
+            ("scene", background.scene),
+            ("characters", ", ".join(background.characters)),
+            ("relationships", background.relationships),
             ("subject model", str(log.eval.model)),
             ("stages", counted(stages_of(record)) if record is not None else ""),
         ],

@@ -22,9 +22,9 @@ from normlab.hsii.analysis import HsiiAnalysis, HsiiRun, StageResult
 from normlab.hsii.clusters import ClusterAnalysis, for_cases, map_figure, radar_figure
 from normlab.hsii.cot import TARGET_ACCURACY
 from normlab.hsii.dataset import DATA
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.prompts import history_text, statement_line
 from normlab.hsii.rules import Outcome
-from normlab.hsii.schemas import Case, CaseResult
 from normlab.hsii.scorer import golden_statement
 from normlab.report import (
     HtmlReport,
@@ -160,9 +160,8 @@ def table_two(analysis: HsiiAnalysis) -> Table:
 
 
 def add_sample_case(report: HtmlReport, item: LogSample) -> None:
-    metadata = item.sample.metadata or {}
-    case = Case.model_validate(metadata["case"])
-    result = CaseResult.model_validate(metadata["hsii"])
+    meta = item.sample.metadata_as(SampleMeta)
+    case, result = meta.case, meta.recorded()
     score = (item.sample.scores or {}).get("hsii_stages")
     details = (score.metadata or {}) if score else {}
     report.heading(f"{case.case_id} — {case.domain or case.topic}", level=3)
@@ -258,7 +257,9 @@ def build_report(run: HsiiRun, analysis: HsiiAnalysis) -> HtmlReport:
     scored = [
         item
         for item in run.samples.samples
-        if "hsii" in (item.sample.metadata or {}) and item.sample.scores
+        if (meta := SampleMeta.of(item.sample)) is not None
+        and meta.hsii is not None
+        and item.sample.scores
     ]
     if scored:
         report.heading("Sample cases")

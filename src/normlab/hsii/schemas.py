@@ -291,3 +291,16 @@ class TrialRecord(BaseModel):
     def cluster(self) -> str:
         """The dialogue the case was cut from (``dialogue_of``)."""
         return dialogue_of(self.case_id, self.dialogue_id)
+
+
+class CotTrace(BaseModel):
+    """The COT task's record of one case (the sample's metadata ``cot_trace``, its score's
+    metadata). Per round (0 = no COT): the target chosen, and whether it was the golden one."""
+
+    targets: list[str | None] = Field(default_factory=list)
+    correct: list[bool] = Field(default_factory=list)
+
+    @property
+    def solved_at(self) -> int | None:
+        """λ: the first round ≥ 1 whose answer was right (None: not within the cap)."""
+        return next((k for k, ok in enumerate(self.correct) if ok and k >= 1), None)

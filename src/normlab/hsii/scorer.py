@@ -27,6 +27,7 @@ from inspect_ai.model import ChatMessageUser, Model, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.prompts import judge_prompt, statement_dict
 from normlab.hsii.rules import (
     STAGES,
@@ -116,8 +117,8 @@ def hsii_stages(
     settings = RoleSettings.of(max_tokens, reasoning_effort)
 
     async def score(state: TaskState, target: Target) -> Score:
-        case = Case.model_validate(state.metadata["case"])
-        result = CaseResult.model_validate(state.metadata["hsii"])
+        meta = state.metadata_as(SampleMeta)
+        case, result = meta.case, meta.recorded()
         metadata: dict[str, object] = {"tie_weight": tie_weight, "rule": "toolbench"}
         first: ComparisonRecord | None = None
         long: ComparisonRecord | None = None
@@ -165,7 +166,7 @@ def hsii_stages(
         return Score(
             value=value,
             answer=state.output.completion,
-            explanation=_explain(result, metadata),
+            explanation=_explain(result, first),
             metadata=metadata,
         )
 
@@ -177,11 +178,10 @@ def golden_statement(case: Case) -> Statement:
     return Statement(targets=[case.golden.role_to], content=case.golden.content, rule="golden")
 
 
-def _explain(result: CaseResult, metadata: dict[str, object]) -> str:
+def _explain(result: CaseResult, first: ComparisonRecord | None) -> str:
     if result.parsed is None:
         return "r1: the reply held no target and statement"
     if not result.target_ok:
         return f"r2: addressed {', '.join(result.parsed.targets)}"
-    first = metadata.get("first")
-    reasons = first.get("reasons", []) if isinstance(first, dict) else []
+    reasons = first.reasons if first is not None else []
     return "r3: " + " | ".join(str(reason) for reason in reasons)

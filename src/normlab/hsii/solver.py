@@ -22,6 +22,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from normlab.hsii.defaults import EPSILON
+from normlab.hsii.meta import SampleMeta
 from normlab.hsii.parse import cast_of, parse_statement, resolve_target, target_correct
 from normlab.hsii.prompts import persona_prompt, testing_prompt
 from normlab.hsii.schemas import (
@@ -41,11 +42,11 @@ PERSONA_TEMPERATURE = 0.0
 
 
 def case_of(state: TaskState) -> Case:
-    return Case.model_validate(state.metadata["case"])
+    return state.metadata_as(SampleMeta).case
 
 
 def result_of(state: TaskState) -> CaseResult:
-    return CaseResult.model_validate(state.metadata["hsii"])
+    return state.metadata_as(SampleMeta).recorded()
 
 
 class CaseRun:
@@ -155,8 +156,8 @@ def next_statement(settings: RoleSettings | None = None, instruction: str | None
             if statement is None
             else target_correct(statement, case.golden.role_to, case.characters, case.aliases)
         )
-        state.metadata["hsii"] = CaseResult(parsed=statement, target_ok=ok).model_dump(mode="json")
-        state.metadata["hsii_calls"] = [record.model_dump() for record in client.records]
+        result = CaseResult(parsed=statement, target_ok=ok)
+        state.metadata_as(SampleMeta).solved(result, client.records).write(state.metadata)
         return state
 
     return solve
@@ -180,11 +181,7 @@ def long_run(
         run = CaseRun(case, client, chosen, instruction)
         conversation = await run.long_run(result.parsed, epsilon)
         result.long_run = conversation
-        state.metadata["hsii"] = result.model_dump(mode="json")
-        state.metadata["hsii_calls"] = [
-            *state.metadata.get("hsii_calls", []),
-            *(record.model_dump() for record in client.records),
-        ]
+        state.metadata_as(SampleMeta).solved(result, client.records).write(state.metadata)
         # The viewer shows the long run as a chat: the target's replies, then the statements
         # (the first one is already the subject's reply above).
         for turn in conversation.turns[1:]:

@@ -127,6 +127,7 @@ def hsii_cot(
     from normlab.core.selection import comma_list
     from normlab.hsii.cot import cot_reflection, cot_rounds
     from normlab.hsii.dataset import CASES_PATH, read_cases, select_cases
+    from normlab.hsii.meta import SampleMeta
     from normlab.hsii.prompts import load_cots, testing_prompt
     from normlab.models import RoleSettings
 
@@ -148,12 +149,7 @@ def hsii_cot(
             id=f"{case.case_id}::{cot.id}",
             input=testing_prompt(case),
             target=case.golden.role_to,
-            metadata={
-                "case_id": case.case_id,
-                "cot_id": cot.id,
-                "case": case.model_dump(mode="json"),
-                "cot": cot.model_dump(),
-            },
+            metadata=SampleMeta(case_id=case.case_id, cot_id=cot.id, case=case, cot=cot).dump(),
         )
         for case in selected
         for cot in chosen

@@ -49,6 +49,7 @@ from normlab.core.logs import (
 )
 from normlab.core.sources import data_by_run
 from normlab.losona.dataset import parse_sample_id
+from normlab.losona.meta import UNKNOWN, SampleMeta
 from normlab.losona.prompts import CONDITIONS, DEVELOPMENT_CONDITIONS, JUDGE_ADDENDA
 from normlab.losona.results import (
     AgentComparison,
@@ -65,7 +66,6 @@ from normlab.stats import Estimate, Rate
 
 BASELINE_CONDITION = "naive"
 JUDGE_SCORER = "norm_judge"
-UNKNOWN = "unknown"
 
 Group = tuple[str, str, str]
 """What results are grouped by: (subject, judge model, judge addenda)."""
@@ -75,16 +75,16 @@ Group = tuple[str, str, str]
 
 def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None:
     """The trial record of one LoSoNA sample (one epoch), or None if it has no judge score."""
-    sample, metadata = item.sample, item.sample.metadata or {}
+    sample, meta = item.sample, SampleMeta.of(item.sample)
     score = (sample.scores or {}).get(scorer)
-    if score is None or "scenario_id" not in metadata:
+    if score is None or meta is None:
         return None
     score_metadata = score.metadata or {}
     return TrialRecord(
-        scenario_id=metadata["scenario_id"],
-        event_type=metadata["event_id"],
-        norm_id=metadata["norm_id"],
-        condition=metadata["condition"],
+        scenario_id=meta.scenario_id,
+        event_type=meta.event_id,
+        norm_id=meta.norm_id,
+        condition=meta.condition,
         trial=sample.epoch,
         subject_model=item.log.eval.model,
         judge_model=str(score_metadata.get("judge_model", "unknown")),
@@ -92,8 +92,8 @@ def record_of(item: LogSample, scorer: str = JUDGE_SCORER) -> TrialRecord | None
         complies=label_of(score.value),
         judge_reasoning=str(score.explanation or ""),
         judge_truncated=bool(score_metadata.get("judge_truncated")),
-        subject_truncated=bool(metadata.get("subject_truncated")),
-        subject_temperature=str(metadata.get("subject_temperature", "unknown")),
+        subject_truncated=meta.subject_truncated,
+        subject_temperature=meta.subject_temperature,
         judge_temperature=str(score_metadata.get("judge_temperature", "unknown")),
         judge_addenda=str(score_metadata.get("judge_addenda", "unknown")),
         agent=agent_of(item.log),
@@ -106,9 +106,9 @@ def scenarios_of(samples: SampleSet) -> dict[str, Scenario]:
     """The scenarios the logs ran, from sample metadata (each log carries its own)."""
     scenarios: dict[str, Scenario] = {}
     for item in samples.samples:
-        data = (item.sample.metadata or {}).get("scenario")
-        if data is not None and data["scenario_id"] not in scenarios:
-            scenarios[data["scenario_id"]] = Scenario.model_validate(data)
+        meta = SampleMeta.of(item.sample)
+        if meta is not None:
+            scenarios.setdefault(meta.scenario.scenario_id, meta.scenario)
     return scenarios
 
 

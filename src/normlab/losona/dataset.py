@@ -30,7 +30,8 @@ from normlab.core.fields import model_fields, unknown_fields
 from normlab.core.jsonio import validate_row
 from normlab.core.selection import check_limit, pick_by_id
 from normlab.core.sources import Sourced, read_sourced
-from normlab.core.variants import VARIANT_KEY
+from normlab.core.variants import VariantRecord
+from normlab.losona.meta import SampleMeta
 from normlab.losona.prompts import render_subject_prompt
 from normlab.losona.schemas import DEFAULT_BIO, Scenario
 
@@ -185,20 +186,20 @@ def build_dataset(
     The whole scenario rides in the sample's metadata, so the judge and any later
     re-analysis of the log need nothing but the log. A prompt variant
     (``normlab.losona.variants``) gives its ``instruction`` (a ``file:`` variant's wording)
-    and its ``variant`` record, kept in each sample's metadata.
+    and its ``variant`` record, kept in each sample's metadata (``SampleMeta``).
     """
     samples = [
         Sample(
             id=sample_id(scenario.scenario_id, condition),
             input=render_subject_prompt(scenario, condition, instruction=instruction),
-            metadata={
-                "scenario_id": scenario.scenario_id,
-                "event_id": scenario.event_id,
-                "norm_id": scenario.norm_id,
-                "condition": condition,
-                "scenario": scenario.model_dump(mode="json"),
-                **({VARIANT_KEY: variant} if variant else {}),
-            },
+            metadata=SampleMeta(
+                scenario_id=scenario.scenario_id,
+                event_id=scenario.event_id,
+                norm_id=scenario.norm_id,
+                condition=condition,
+                scenario=scenario,
+                variant=None if variant is None else VariantRecord.model_validate(variant),
+            ).dump(),
         )
         for scenario in scenarios
         for condition in conditions

@@ -15,6 +15,7 @@ from normlab.core.errors import InputError
 from normlab.losona.analysis import LosonaRun, scenario_outcomes
 from normlab.losona.audit import AUDIT_COLUMNS, export_study, import_audit
 from normlab.losona.dataset import SCENARIOS_PATH, load_scenarios, parse_sample_id, sample_id
+from normlab.losona.meta import SampleMeta
 from normlab.losona.reader import READER
 from normlab.losona.rescore import RESCORED_FILE, rescore
 from normlab.losona.results import LosonaAnalysis
@@ -136,7 +137,7 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     # A unit is a scenario, its conditions and epochs together: its accuracy-at-K one 0/1.
     sequential=Sequential(
         "scenario",
-        lambda sample: str((sample.metadata or {})["scenario_id"]),
+        lambda sample: sample.metadata_as(SampleMeta).scenario_id,
         lambda sample, task: 0.0,
         "share",
     ),

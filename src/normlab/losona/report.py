@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from normlab.agents import MEMORY_KEY, MemoryLog, inference_table, memory_trace
+from normlab.agents import inference_table, memory_trace
 from normlab.core.logs import variants_by_run
 from normlab.losona.analysis import BASELINE_CONDITION, LosonaRun, headline_conditions
+from normlab.losona.meta import SampleMeta
 from normlab.losona.prompts import DEVELOPMENT_CONDITIONS
 from normlab.losona.results import LosonaAnalysis, PairedResult
 from normlab.report import (
@@ -337,16 +338,16 @@ def add_agent_section(report: HtmlReport, run: LosonaRun, analysis: LosonaAnalys
     report.table(agent_inference_table(analysis))
     shown = 0
     for item in run.samples.samples:
-        metadata = item.sample.metadata or {}
-        if MEMORY_KEY not in metadata or shown >= SAMPLE_TRACES:
+        meta = SampleMeta.of(item.sample)
+        if meta is None or meta.norm_memory is None or shown >= SAMPLE_TRACES:
             continue
         shown += 1
         report.paragraph(
-            f"{metadata.get('scenario_id')} ({metadata.get('condition')}, trial "
+            f"{meta.scenario_id} ({meta.condition}, trial "
             f"{item.sample.epoch}): reply {item.sample.output.completion!r}",
             "note",
         )
-        report.preformatted(memory_trace(MemoryLog.model_validate(metadata[MEMORY_KEY])))
+        report.preformatted(memory_trace(meta.norm_memory))
 
 
 def settings_table(analysis: LosonaAnalysis) -> Table:

@@ -29,7 +29,8 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from normlab import stats
-from normlab.agents import INFERENCE_KEY, MEMORY_KEY, MemoryLog, judge_inference
+from normlab.agents import INFERENCE_KEY, judge_inference
+from normlab.losona.meta import UNKNOWN, SampleMeta
 from normlab.losona.prompts import render_judge_prompt
 from normlab.losona.rules import label_of, with_absent
 from normlab.losona.schemas import JudgeVerdict, Scenario
@@ -104,7 +105,8 @@ def condition_measures() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         groups: dict[str, list[SampleScore]] = {}
         for item in scores:
-            condition = str((item.sample_metadata or {}).get("condition", "unknown"))
+            meta = item.sample_metadata_as(SampleMeta)
+            condition = meta.condition if meta is not None else UNKNOWN
             groups.setdefault(condition, []).append(item)
         values: dict[str, float] = {}
         for condition, items in sorted(groups.items()):
@@ -176,7 +178,8 @@ def norm_judge(
     settings = RoleSettings.of(max_tokens, reasoning_effort)
 
     async def score(state: TaskState, target: Target) -> Score:
-        scenario = Scenario.model_validate(state.metadata["scenario"])
+        meta = state.metadata_as(SampleMeta)
+        scenario = meta.scenario
         response = state.output.completion
         judge = get_model(judge_model, role="judge", default=DEFAULT_MODEL)
         result = await judge_response(judge, scenario, response, addenda, settings)
@@ -185,7 +188,7 @@ def norm_judge(
             "judge_model": str(judge),
             "judge_addenda": addenda,
             "judge_temperature": f"{JUDGE_TEMPERATURE:g}",
-            "subject_truncated": bool(state.metadata.get("subject_truncated")),
+            "subject_truncated": meta.subject_truncated,
             "parse_failed": result.parse_failed and not result.truncated,
             "judge_attempts": result.attempts,
             "judge_replies": result.replies,
@@ -195,9 +198,10 @@ def norm_judge(
             + (result.usage.input_tokens_cache_read or 0),
             "judge_output_tokens": result.usage.output_tokens,
         }
-        if MEMORY_KEY in state.metadata:
-            log = MemoryLog.model_validate(state.metadata[MEMORY_KEY])
-            inference = await judge_inference(judge, log, scenario.norm_statement, settings)
+        if meta.norm_memory is not None:
+            inference = await judge_inference(
+                judge, meta.norm_memory, scenario.norm_statement, settings
+            )
             metadata[INFERENCE_KEY] = inference.model_dump(mode="json")
         if verdict is None:
             why = "was cut off at its output cap" if result.truncated else "could not be parsed"

@@ -23,7 +23,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel
 
 from normlab.agents import (
-    MEMORY_KEY,
     NORM_MEMORY,
     NORM_MEMORY_ROLE,
     NormMemory,
@@ -32,8 +31,8 @@ from normlab.agents import (
 from normlab.core.chat import render_transcript
 from normlab.core.errors import InputError
 from normlab.core.logs import BASE_AGENT
+from normlab.losona.meta import SampleMeta
 from normlab.losona.prompts import render_subject_prompt
-from normlab.losona.schemas import Scenario
 from normlab.models import ModelClient, RoleSettings, StructuredResult, generate_structured
 
 PAPER_TEMPERATURE = 0.9
@@ -94,15 +93,16 @@ async def read_norms(
     """The norm-learning subject reads the chat the prompt shows and keeps the norms that pass;
     the prompt (``instruction``: a prompt variant's wording) gains its compliance block and
     the metadata its norm database."""
-    scenario = Scenario.model_validate(state.metadata["scenario"])
+    meta = state.metadata_as(SampleMeta)
+    scenario = meta.scenario
     client = ModelClient({NORM_MEMORY_ROLE: memory_model(subject)})
     memory = NormMemory.for_sample(state, client, scenario.subject, settings)
     block = await memory.before_reply(
         render_transcript(scenario.visible_turns), scenario.elicitor_turn_id
     )
-    prompt = render_subject_prompt(scenario, str(state.metadata["condition"]), block, instruction)
+    prompt = render_subject_prompt(scenario, meta.condition, block, instruction)
     state.messages = [ChatMessageUser(content=prompt)]
-    state.metadata[MEMORY_KEY] = memory.log.model_dump(mode="json")
+    meta.remembered(memory.log).write(state.metadata)
 
 
 @solver
@@ -136,9 +136,10 @@ def subject_reply(
             stop_reason="max_tokens" if result.truncated else "stop",
         )
         state.messages.append(ChatMessageAssistant(content=result.text, model=str(model)))
-        state.metadata["subject_truncated"] = result.truncated
-        state.metadata["subject_truncations"] = result.truncations
-        state.metadata["subject_temperature"] = temperature_label(value)
+        meta = state.metadata_as(SampleMeta)
+        meta.replied(result.truncated, result.truncations, temperature_label(value)).write(
+            state.metadata
+        )
         return state
 
     return solve

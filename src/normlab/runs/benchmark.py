@@ -31,7 +31,7 @@ from normlab.core.evalrun import (
     only_samples,
     run_task,
 )
-from normlab.core.logs import BASE_AGENT, SampleSet
+from normlab.core.logs import BASE_AGENT, SampleSet, variants_by_run
 from normlab.core.outputs import output_folder
 from normlab.core.storage import (
     check_remote_folder,
@@ -39,6 +39,7 @@ from normlab.core.storage import (
     mirror_folder,
     within,
 )
+from normlab.core.variants import PAPER
 from normlab.models import DEFAULT_MODEL, AnalysisBase, RoleSettings
 from normlab.models.preflight import check_models
 from normlab.models.usage import SUBJECT_ROLE, RunUsage, TokenPrice, merge_usage, priced
@@ -90,9 +91,14 @@ class Benchmark(Generic[LoadedT, AnalysisT]):
 def emit(
     bench: Benchmark[LoadedT, AnalysisT], loaded: LoadedT, analysis: AnalysisT, as_json: bool
 ) -> None:
-    """Print an analysis: JSON only on stdout, or the system's tables and the usage table."""
+    """Print an analysis: JSON only on stdout, or the system's tables and the usage table;
+    on stderr, the prompt variant each subject ran where it is not the paper's prompt."""
     for skipped in loaded.samples.skipped:
         note(f"counted once: {skipped}")
+    for subject, variant in variants_by_run(loaded.samples).items():
+        if variant.spec != PAPER:  # a variant's numbers are never read as the paper's
+            said = f"{variant.label} ({variant.description})"
+            note(f"{subject}: prompt variant {said}, as its logs record")
     if as_json:
         print_json(analysis)
     else:

@@ -47,6 +47,7 @@ from normlab.core.logs import (
 )
 from normlab.core.sources import data_by_run
 from normlab.models import AnalysisBase, prefix_shares, usage_by_run
+from normlab.scene.meta import SampleMeta
 from normlab.scene.rules import (
     BehaviourView,
     EpisodeOutcome,
@@ -102,10 +103,10 @@ def record_of(item: LogSample) -> EpisodeRecord | None:
     """
     score = (item.sample.scores or {}).get(SCORER)
     metadata = score.metadata if score is not None else None
-    sample_metadata = item.sample.metadata or {}
-    if not metadata or "labels" not in metadata or "episode" not in sample_metadata:
+    meta = SampleMeta.of(item.sample)
+    if not metadata or "labels" not in metadata or meta is None or meta.episode is None:
         return None
-    episode = Episode.model_validate(sample_metadata["episode"])
+    episode = meta.episode
     labels = EpisodeLabels.model_validate(metadata["labels"])
     fidelity = (
         FidelityVerdict.model_validate(metadata["fidelity"]) if metadata.get("fidelity") else None

@@ -26,6 +26,7 @@ from normlab.scene.analysis import SceneAnalysis, SceneRun
 from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, SANCTIONS_PER_EPISODE
+from normlab.scene.meta import SampleMeta
 from normlab.scene.reader import READER
 from normlab.scene.rules import episode_views
 from normlab.scene.runner import run_demo, run_scene
@@ -123,8 +124,8 @@ def verdicts(run: SceneRun) -> Verdicts:
 
 def sanctions_bound(sample: Sample, task: Task) -> float:
     """An episode's sanctions are scripted personas' turns: at most its cast in every round."""
-    assert sample.metadata is not None and task.metadata is not None
-    cast = len(sample.metadata["scenario"]["scaffold"]["channel"]["cast"])
+    assert task.metadata is not None
+    cast = len(sample.metadata_as(SampleMeta).scenario.scaffold.channel.cast)
     return float(cast * int(task.metadata["max_turns"]))
 
 
@@ -194,7 +195,7 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     # A unit is a scenario with all its repetitions: the report's interval resamples scenarios.
     sequential=Sequential(
         "scenario",
-        lambda sample: str((sample.metadata or {})["scenario"]["scenario_id"]),
+        lambda sample: sample.metadata_as(SampleMeta).scenario.scenario_id,
         sanctions_bound,
         "count",
     ),

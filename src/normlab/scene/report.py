@@ -36,6 +36,7 @@ from normlab.scene.analysis import (
     SceneAnalysis,
     SceneRun,
 )
+from normlab.scene.meta import SampleMeta
 from normlab.scene.prompts import marked_transcript
 from normlab.scene.rules import BehaviourView, label_lists, staged_turns
 from normlab.scene.schemas import Episode, EpisodeLabels
@@ -296,10 +297,9 @@ def exported_scenarios(run: SceneRun) -> list[tuple[str, ScenarioProvenance]]:
     """The scenarios of the run's samples that were exported from a CRSEC society."""
     found = []
     for item in run.samples.samples:
-        scenario = (item.sample.metadata or {}).get("scenario") or {}
-        if scenario.get("provenance"):
-            origin = ScenarioProvenance.model_validate(scenario["provenance"])
-            found.append((str(scenario.get("scenario_id")), origin))
+        meta = SampleMeta.of(item.sample)
+        if meta is not None and meta.scenario.provenance is not None:
+            found.append((meta.scenario.scenario_id, meta.scenario.provenance))
     return found
 
 

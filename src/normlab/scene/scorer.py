@@ -44,6 +44,7 @@ from normlab.models import (
     StructuredResult,
     generate_structured,
 )
+from normlab.scene.meta import SampleMeta
 from normlab.scene.prompts import load_template, norm_values, system_text, transcript_text
 from normlab.scene.rules import (
     VIEWS,
@@ -362,8 +363,10 @@ def episode_judge(
     settings = RoleSettings.of(max_tokens, reasoning_effort)
 
     async def score(state: TaskState, target: Target) -> Score:
-        scenario = SceneScenario.model_validate(state.metadata["scenario"])
-        episode = Episode.model_validate(state.metadata["episode"])
+        meta = state.metadata_as(SampleMeta)
+        scenario, episode = meta.scenario, meta.episode
+        if episode is None:
+            raise ValueError(f"sample {state.sample_id} has no episode: its solver did not run")
         dimensions = load_dimensions()
         judge = get_model(role="judge", default=DEFAULT_MODEL)
         auditor = get_model(role="auditor", default=DEFAULT_MODEL)

@@ -43,6 +43,7 @@ from normlab.core.chat import Turn, render_turn
 from normlab.core.logs import BASE_AGENT
 from normlab.models import ModelClient, RoleSettings, role_model
 from normlab.scene.defaults import DEFAULT_MAX_TURNS
+from normlab.scene.meta import SampleMeta
 from normlab.scene.prompts import (
     PRECEDENT_NOTE,
     orchestrator_messages,
@@ -305,7 +306,8 @@ def play_episode(
     roles = settings or RoleSettings()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        scenario = SceneScenario.model_validate(state.metadata["scenario"])
+        meta = state.metadata_as(SampleMeta)
+        scenario = meta.scenario
         subject = get_model()
 
         def model_for(role: str) -> Model:
@@ -322,7 +324,7 @@ def play_episode(
         episode = await run_episode(
             scenario, load_dimensions(), client, max_turns, roles, memory, instruction
         )
-        state.metadata["episode"] = episode.model_dump(mode="json")
+        meta.ran(episode).write(state.metadata)
         state.messages = subject_chat(scenario, episode, instruction)
         state.output = ModelOutput.from_content(
             model=str(subject), content=transcript_text(episode.entries)

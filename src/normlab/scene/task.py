@@ -18,7 +18,7 @@ from inspect_ai import Task, task
 
 from normlab.core.errors import InputError
 from normlab.core.logs import AGENT_KEY, BASE_AGENT
-from normlab.core.variants import VARIANT_KEY
+from normlab.core.variants import VariantRecord
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, DEFAULT_REPS, MAX_REPS, MAX_TURNS
 from normlab.scene.spec import SPEC
 
@@ -57,16 +57,17 @@ def episode_sample(
     (``variant``) in the metadata."""
     from inspect_ai.dataset import Sample
 
+    from normlab.scene.meta import SampleMeta
     from normlab.scene.prompts import scaffold_turns, subject_messages
 
     return Sample(
         id=f"{scenario.scenario_id}::rep{rep}",
         input=[*subject_messages(scenario, scaffold_turns(scenario), instruction=instruction)],
-        metadata={
-            "scenario": scenario.model_dump(mode="json"),
-            "rep": rep,
-            **({VARIANT_KEY: variant} if variant else {}),
-        },
+        metadata=SampleMeta(
+            scenario=scenario,
+            rep=rep,
+            variant=None if variant is None else VariantRecord.model_validate(variant),
+        ).dump(),
     )
 
 
