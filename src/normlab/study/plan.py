@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from normlab.core.errors import InputError
 from normlab.core.fields import taken_from
@@ -76,10 +76,13 @@ class Power(BaseModel):
     design_effect: float
     """The variance over the variance of as many independent units (1: none)."""
     assumed_rate: float
-    """The headline at the assumed rates (HSII: its score at r1–r4)."""
-    stages: tuple[float, float, float, float] | None = None
-    """HSII: the r1–r4 assumed."""
-    sanctions_per_episode: float | None = None
+    """The headline at the assumed rates (a score, where the headline is one of rates)."""
+    assumed: dict[str, JsonValue] = Field(default_factory=dict)
+    """The rates assumed, as the system's estimator names them (its ``assumed``), less their
+    source: what a sequential plan's simulation draws at."""
+    per_sampled: float | None = None
+    """The headline's units per sampled unit at this size, where they differ (events per
+    sampled unit)."""
     rate_source: str = "assumed"
     """``assumed`` (``--assumed-rate``, HSII's paper row) or the pilot cell(s) it was read
     from (``--pilot``)."""
@@ -339,8 +342,8 @@ def _power(
         icc=sizing.icc,
         design_effect=round(found.design_effect, 4),
         assumed_rate=found.value,
-        stages=assumed.stages,
-        sanctions_per_episode=system.estimator.per_sampled_units(found.n, design),
+        assumed=assumed.model_dump(mode="json", exclude={"source"}),
+        per_sampled=system.estimator.per_sampled_units(found.n, design),
         rate_source=system.estimator.source(assumed),
         pair_correlation=sizing.correlation,
     )

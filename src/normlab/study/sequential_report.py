@@ -103,7 +103,7 @@ def _saving(usage: object, units_run: int, planned: int, cost: float | None) -> 
 
 def _unit_name(system: str) -> str:
     described = batched(system)
-    return "unit" if described is None else described.unit
+    return "unit" if described is None else described.look
 
 
 def summarize(study: Study) -> SequentialReport | None:
@@ -162,10 +162,10 @@ def summarize(study: Study) -> SequentialReport | None:
             )
     rule = found[0][1].rule
     return SequentialReport(
-        halfwidth=rule.get("halfwidth"),
-        decided=bool(rule.get("decided")),
-        max_cost=rule.get("max_cost"),
-        batch=rule.get("batch"),
+        halfwidth=rule.halfwidth,
+        decided=rule.decided,
+        max_cost=rule.max_cost,
+        batch=rule.batch,
         cells=rows,
         pairs=pairs,
     )

@@ -15,19 +15,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from itertools import combinations
-from typing import Any
 
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, within
+from normlab.runs.statistics import Measured
 from normlab.study.location import local_logs, read_text
 from normlab.study.schema import Price, Study
 from normlab.study.sequential import (
     ALPHA,
     Batch,
     CellState,
-    Measured,
     Order,
     Rule,
+    RuleRecord,
     excludes_zero,
     measure,
     order_for,
@@ -52,8 +52,9 @@ class Look:
     calls: int
     samples: int
     cost: float | None
-    run: Any = None
-    analysis: Any = None
+    run: object = None
+    """What the system's loader read, None before any log (``Look`` holds any system's)."""
+    analysis: object = None
 
 
 def look(study: Study, cell: Cell) -> Look:
@@ -95,7 +96,7 @@ def prepare(study: Study, every: list[Cell], rule: Rule) -> dict[str, Order]:
                 state.reason = "all"
         elif state.reason != "all":
             state.reason = "running"
-        state.rule = dataclasses.asdict(rule)
+        state.rule = RuleRecord.model_validate(dataclasses.asdict(rule))
         write_state(cell, state)
     return orders
 
@@ -275,7 +276,7 @@ def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list
     return mine
 
 
-def batched_result(study: Study, cell: Cell) -> dict[str, Any]:
+def batched_result(study: Study, cell: Cell) -> dict[str, int]:
     """What the cell's logs hold now, as a ``CellResult``'s fields."""
     found = look(study, cell)
     return {"samples": found.samples, "calls": found.calls}

@@ -1,89 +1,27 @@
-"""Simulated sequential studies: units drawn from a system's headline model at known rates, in
-the sizes a bank's order gives, stopped by the rule a sequential run uses. ``study plan
+"""Simulated sequential studies: units drawn from a system's headline at known rates, in the
+sizes a bank's order gives, stopped by the rule a sequential run uses. ``study plan
 --until-halfwidth`` predicts a cell's saving from them, and ``benchmarks.sequential_coverage``
 measures the sequences' coverage and the units saved on the shipped banks.
 
-Each system names how its units are drawn (its parts' ``sequential.model``,
-``normlab.runs.UnitModel``), as ``normlab.study.sequential`` counts them:
-
-* ``share`` (LoSoNA): a scenario is 1 with the rate's probability (accuracy-at-K of one
-  scenario).
-* ``count`` (SCENE): a scenario of e episodes makes Poisson(e·s) sanctions (s sanctions per
-  episode, 0.547 from SCENE §6 unless a pilot measured it; at most the unit's bound), each
-  repaired with the rate's probability.
-* ``staged`` (HSII): each case of a dialogue passes r1, then r2, then r3 and r4 (each with its
-  rate); its value s1 + s1s2s3 + s1s2s4 (Table 1's form) over ι_max = 3.
-
-Units are independent here (no clustering beyond the unit), as the sequence assumes.
+Each system draws its own units (its parts' ``statistics``,
+[`HeadlineStats.simulate`][normlab.runs.statistics.HeadlineStats.simulate]), as
+``normlab.study.sequential`` counts them. Units are independent here (no clustering beyond the
+unit), as the sequence assumes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Never
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
-from normlab.runs.system import UnitModel
-from normlab.scene import SANCTIONS_PER_EPISODE
+from normlab.runs.statistics import HeadlineStats, Simulated
 from normlab.stats import confidence_sequence
+from normlab.stats.planning import Assumed
 
 Floats = NDArray[np.float64]
-
-
-@dataclass(frozen=True)
-class Simulated:
-    """Studies × units of numerators and denominators, the denominators' bound, the scale."""
-
-    a: Floats
-    b: Floats
-    bound: float
-    scale: float = 1.0
-
-
-def simulate(
-    model: UnitModel,
-    sizes: list[float],
-    bound: float,
-    studies: int,
-    rng: np.random.Generator,
-    rate: float = 0.5,
-    stages: tuple[float, float, float, float] | None = None,
-    sanctions_per_episode: float = SANCTIONS_PER_EPISODE,
-) -> Simulated:
-    """``studies`` studies of units of ``sizes`` (episodes per SCENE scenario, cases per HSII
-    dialogue, 1 per LoSoNA scenario) in the order given."""
-    shape = (studies, len(sizes))
-    size = np.broadcast_to(np.asarray(sizes, dtype=np.float64), shape)
-    if model == "count":
-        sanctions = np.minimum(rng.poisson(size * sanctions_per_episode), bound).astype(float)
-        repaired = rng.binomial(sanctions.astype(np.int64), rate).astype(float)
-        return Simulated(repaired, sanctions, bound)
-    if model == "staged":
-        r1, r2, r3, r4 = stages or (rate, rate, rate, rate)
-        most = int(max(sizes))
-        mask = np.arange(most) < np.asarray(sizes)[:, None]  # units × cases
-        draws = rng.random((4, studies, len(sizes), most))
-        s1 = draws[0] < r1
-        s2 = s1 & (draws[1] < r2)
-        value = s1.astype(float) + (s2 & (draws[2] < r3)) + (s2 & (draws[3] < r4))
-        total = (value * mask).sum(axis=2) / 3.0
-        return Simulated(total.astype(float), size.astype(float).copy(), bound, scale=3.0)
-    units = (rng.random(shape) < rate).astype(float)
-    return Simulated(units, np.ones(shape), 1.0)
-
-
-def true_value(
-    model: UnitModel,
-    rate: float,
-    stages: tuple[float, float, float, float] | None = None,
-) -> float:
-    """The headline the simulation's model has: the rate, or HSII's ι at its stages."""
-    if model != "staged":
-        return rate
-    r1, r2, r3, r4 = stages or (rate, rate, rate, rate)
-    return r1 * (1 + r2 * (r3 + r4))
 
 
 def sequences(found: Simulated, alpha: float = 0.05) -> tuple[Floats, Floats]:
@@ -108,20 +46,19 @@ def units_at_stop(lower: Floats, upper: Floats, halfwidth: float, batch: int) ->
 
 
 def expected_saving(
-    model: UnitModel,
+    statistics: HeadlineStats[Never, Never],
     sizes: list[float],
     bound: float,
     halfwidth: float,
     batch: int,
-    rate: float,
-    stages: tuple[float, float, float, float] | None = None,
-    sanctions_per_episode: float = SANCTIONS_PER_EPISODE,
+    assumed: Assumed,
     studies: int = 400,
     seed: int = 0,
 ) -> float:
-    """The share of a cell's units a sequential run is expected to leave unrun."""
+    """The share of a cell's units a sequential run is expected to leave unrun, its units
+    drawn at ``assumed`` by the system's own simulation."""
     rng = np.random.default_rng(seed)
-    found = simulate(model, sizes, bound, studies, rng, rate, stages, sanctions_per_episode)
+    found = statistics.simulate(rng, sizes, assumed, bound, studies)
     lower, upper = sequences(found)
     run = units_at_stop(lower, upper, halfwidth, batch)
     return float(1.0 - run.mean() / len(sizes))
@@ -134,7 +71,7 @@ class ExpectedSaving(BaseModel):
     halfwidth: float
     batch: int
     units: int
-    """The cell's units (scenarios, SCENE scenarios, HSII dialogues)."""
+    """The cell's units (its system's ``statistics.look``)."""
     expected_units_run: float
     share_saved: float
     calls_saved: float
