@@ -15,7 +15,7 @@ sequence (``normlab.stats.sequences``) against the Wilson interval over the unit
 Saving: the shipped banks in the units a sequential run takes (``normlab.study.sequential``'s
 order: LoSoNA's 46 scenarios, SCENE's 28 scenarios of 5 episodes, HSII's 64 dialogues of its
 477 cases), simulated at rates 0.1, 0.5 and 0.9 (SCENE: the repair rate, 0.547 sanctions per
-episode; HSII: every stage at the rate, ι on 0–3) as ``normlab.study.sequential_sim`` draws
+episode; HSII: every stage at the rate, ι on 0–3) as ``normlab.study.sequential.sim`` draws
 them, looked at after every batch of 4 units, stopped at a half-width of 0.05 and 0.10 on the
 headline's own scale: the mean units run, the share saved, and the sequence's coverage at the
 stop (of the true headline). And ``--until-decided`` on LoSoNA's 46 scenarios for two
@@ -34,7 +34,7 @@ from normlab.runs.statistics import HeadlineStats
 from normlab.stats import confidence_sequence, wilson_interval
 from normlab.study.schema import Subject
 from normlab.study.sequential import batched, build_order, sizes
-from normlab.study.sequential_sim import sequences, units_at_stop
+from normlab.study.sequential.sim import sequences, units_at_stop
 from normlab.study.systems import Cell
 
 RATES = (0.1, 0.5, 0.9)

@@ -245,7 +245,7 @@ def run_study(
 
 def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list[CellResult]:
     from normlab.runs import note
-    from normlab.study.sequential_run import (
+    from normlab.study.sequential.run import (
         EVERY_UNIT,
         batched_result,
         run_sequential,

@@ -41,7 +41,7 @@ from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.power import ICC, Sizing, precision
 from normlab.study.schema import Price, Study
-from normlab.study.sequential_sim import ExpectedSaving
+from normlab.study.sequential.sim import ExpectedSaving
 from normlab.study.systems import SYSTEMS, Cell, cells, variant_cells
 
 PLAN_FILE = "plan.json"
@@ -128,7 +128,7 @@ class CellPlan(BaseModel):
     power: Power | None
     sequential: ExpectedSaving | None = None
     """With ``--until-halfwidth``: what a sequential run is expected to leave unrun
-    (``normlab.study.sequential_sim``)."""
+    (``normlab.study.sequential.sim``)."""
 
 
 class StudyPlan(BaseModel):

@@ -1,13 +1,13 @@
 """``study plan --until-halfwidth H``: each batched cell's expected saving,
-its stopping rule simulated at the plan's rates (``normlab.study.sequential_sim``) over the
+its stopping rule simulated at the plan's rates (``normlab.study.sequential.sim``) over the
 units its bank's order holds (``normlab.study.sequential``)."""
 
 from __future__ import annotations
 
 from normlab.study.plan import CellPlan
 from normlab.study.schema import Study
-from normlab.study.sequential import Order, batched, build_order, sizes
-from normlab.study.sequential_sim import ExpectedSaving, expected_saving
+from normlab.study.sequential.looks import Order, batched, build_order, sizes
+from normlab.study.sequential.sim import ExpectedSaving, expected_saving
 from normlab.study.systems import cells as study_cells
 
 

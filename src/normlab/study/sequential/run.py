@@ -21,7 +21,7 @@ from normlab.core.storage import log_location, within
 from normlab.runs.statistics import Measured
 from normlab.study.location import local_logs, read_text
 from normlab.study.schema import Price, Study
-from normlab.study.sequential import (
+from normlab.study.sequential.looks import (
     ALPHA,
     Batch,
     CellState,
@@ -268,7 +268,7 @@ def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list
     """The cells a study run runs in batches: with a rule, or once any cell has started so
     (a plain rerun then runs every unit left in batches: the whole cell's eval set would run
     its finished units again), every cell of a system that has an order; CRSEC's run whole."""
-    from normlab.study.sequential import batched
+    from normlab.study.sequential.looks import batched
 
     mine = [cell for cell in every if batched(cell.system) is not None]
     if rule is None and not any(read_state(cell) is not None for cell in mine):

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from normlab.report import Table
 from normlab.stats import Interval
 from normlab.study.schema import Study
-from normlab.study.sequential import (
+from normlab.study.sequential.looks import (
     ALPHA,
     REASONS,
     CellState,
@@ -109,7 +109,7 @@ def _unit_name(system: str) -> str:
 def summarize(study: Study) -> SequentialReport | None:
     """Every cell that ran in batches, and every pair of them on one system; ``None`` when
     none did."""
-    from normlab.study.sequential_run import Look, look
+    from normlab.study.sequential.run import Look, look
 
     found: list[tuple[Cell, CellState, Look, Order]] = []
     for cell in cells(study):
