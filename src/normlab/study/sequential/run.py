@@ -61,7 +61,7 @@ def look(study: Study, cell: Cell) -> Look:
     """The cell's logs read and analyzed by its system, its units measured, its usage priced
     as the plan prices it (``normlab.study.plan``)."""
     from normlab.stats.planning import Assumed
-    from normlab.study.plan import plan_cell
+    from normlab.study.plan import Counted, plan_cell
     from normlab.study.power import Sizing
 
     system = SYSTEMS[cell.system]
@@ -69,8 +69,7 @@ def look(study: Study, cell: Cell) -> Look:
     if read is None:
         return Look(Measured({}), 0, 0, 0.0)
     run, analysis = read
-    counted = {"usage": system.usage(analysis), "headline": None, "design": None}
-    priced = plan_cell(cell, counted, study, 0.0, Assumed(), Sizing(0.1))
+    priced = plan_cell(cell, Counted(system.usage(analysis)), study, 0.0, Assumed(), Sizing(0.1))
     found = measure(cell.system, run, analysis)
     return Look(found, priced.calls, priced.samples, priced.cost, run, analysis)
 
