@@ -15,7 +15,7 @@ sequence (``normlab.stats.sequences``) against the Wilson interval over the unit
 Saving: the shipped banks in the units a sequential run takes (``normlab.study.sequential``'s
 order: LoSoNA's 46 scenarios, SCENE's 28 scenarios of 5 episodes, HSII's 64 dialogues of its
 477 cases), simulated at rates 0.1, 0.5 and 0.9 (SCENE: the repair rate, 0.547 sanctions per
-episode; HSII: every stage at the rate, ι on 0–3) as ``normlab.study.sequential_sim`` draws
+episode; HSII: every stage at the rate, ι on 0–3) as ``normlab.study.sequential.sim`` draws
 them, looked at after every batch of 4 units, stopped at a half-width of 0.05 and 0.10 on the
 headline's own scale: the mean units run, the share saved, and the sequence's coverage at the
 stop (of the true headline). And ``--until-decided`` on LoSoNA's 46 scenarios for two
@@ -25,20 +25,16 @@ subjects at known rates: how often the pair is decided, the units run, the share
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Never
 
 import numpy as np
 
 from benchmarks import command, emit
-from normlab.runs.system import UnitModel
+from normlab.runs.statistics import HeadlineStats
 from normlab.stats import confidence_sequence, wilson_interval
 from normlab.study.schema import Subject
 from normlab.study.sequential import batched, build_order, sizes
-from normlab.study.sequential_sim import (
-    sequences,
-    simulate,
-    true_value,
-    units_at_stop,
-)
+from normlab.study.sequential.sim import sequences, units_at_stop
 from normlab.study.systems import Cell
 
 RATES = (0.1, 0.5, 0.9)
@@ -87,7 +83,7 @@ def coverage_rows(studies: int) -> list[dict[str, object]]:
     return rows
 
 
-def shipped_orders() -> dict[str, tuple[UnitModel, list[float], float]]:
+def shipped_orders() -> dict[str, tuple[HeadlineStats[Never, Never], list[float], float]]:
     """Each bank's units as a sequential run orders them: how a unit is drawn, sizes and the
     denominators' bound."""
     subject = Subject(name="s", model="scripted/none.json")
@@ -101,18 +97,19 @@ def shipped_orders() -> dict[str, tuple[UnitModel, list[float], float]]:
         order = build_order(cell, 0)
         described = batched(system)
         assert described is not None
-        found[system] = (described.model, sizes(order), order.bound)
+        found[system] = (described, sizes(order), order.bound)
     return found
 
 
 def saving_rows(studies: int) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     rng = np.random.default_rng(36)
-    for system, (model, units, bound) in shipped_orders().items():
+    for system, (described, units, bound) in shipped_orders().items():
         for rate in RATES:
-            found = simulate(model, units, bound, studies, rng, rate)
+            assumed = described.assumed(rate=rate)
+            found = described.simulate(rng, units, assumed, bound, studies)
             lower, upper = sequences(found)
-            truth = true_value(model, rate)
+            truth = described.true_value(assumed)
             covers = (lower <= truth) & (truth <= upper)
             for halfwidth in HALFWIDTHS:
                 run = units_at_stop(lower, upper, halfwidth, SAVING_BATCH)

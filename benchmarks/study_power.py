@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from benchmarks import command, emit
 from normlab.hsii.power import HSII_STAGES, StagedScore
 from normlab.scene import SANCTIONS_PER_EPISODE
+from normlab.scene.power import SceneAssumed
 from normlab.stats.planning import Assumed, Design, Proportion
 from normlab.study.power import Sizing, precision
 
@@ -122,7 +123,7 @@ def planned_hsii(sizes: list[int], icc: float) -> float:
 
 def planned_scene(scene: SceneDesign) -> float:
     design = Design(sampled="episode", cluster="scenario", sizes=[scene.reps] * scene.scenarios)
-    assumed = Assumed(rate=scene.rate, sanctions_per_episode=scene.per_episode)
+    assumed = SceneAssumed(rate=scene.rate, sanctions_per_episode=scene.per_episode)
     repair = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
     width = precision(repair, design, assumed, Sizing(0.05, scene.icc))
     assert width.halfwidth is not None

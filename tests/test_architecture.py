@@ -63,7 +63,7 @@ def test_every_system_is_found_by_its_spec() -> None:
         parts = system_parts(spec)
         assert parts.unit and parts.verdict_items and parts.ratings
         assert (spec.task is None) == (not parts.shardable)  # CRSEC: no task, no shards
-        assert (spec.task is None) == (parts.sequential is None)  # CRSEC's cells run whole
+        assert (spec.task is None) == (parts.statistics is None)  # CRSEC's cells run whole
 
 
 ABOVE_THE_SYSTEMS = ("study", "web", "cli.py", "demo.py", "specs.py", "_registry.py")

@@ -54,10 +54,12 @@ def test_the_shipped_example_plans_from_its_own_pilot(workdir: Path) -> None:
     assert hsii["rate_source"].startswith("pilot hsii/scripted-a (r1–r4 ")
     # The pilot's r1 = 2/3 is kept; r2 = 1/2 kept; r3 = r4 = 1/1 become the Wilson lower end.
     low, _ = stats.wilson_interval(1, 1)
-    assert hsii["stages"] == pytest.approx([2 / 3, 0.5, low, low])
+    assumed = hsii["assumed"]
+    assert isinstance(assumed, dict)
+    assert assumed["stages"] == pytest.approx([2 / 3, 0.5, low, low])
     scene = cells["scene", "scripted-a"]["power"]
     assert isinstance(scene, dict)
-    assert scene["sanctions_per_episode"] == pytest.approx(0.5)  # 1 sanction in 2 episodes
+    assert scene["per_sampled"] == pytest.approx(0.5)  # 1 sanction in 2 episodes
     assert "pilot scene/scripted-a" in scene["rate_source"]
 
 

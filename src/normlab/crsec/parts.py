@@ -49,7 +49,7 @@ def design(runs: CrsecRuns, analysis: CrsecAnalysis) -> Design:
     """Runs, each its own cluster of agent × target-norm pairs."""
     finished = [result for result in analysis.runs if result.final]
     pairs = max((result.agents * len(result.final) for result in finished), default=0)
-    return Design(sampled="run", cluster="run", sizes=[pairs] * len(finished), pairs_per_run=pairs)
+    return Design(sampled="run", cluster="run", sizes=[pairs] * len(finished))
 
 
 PARTS: SystemParts[CrsecRuns, CrsecAnalysis] = SystemParts(

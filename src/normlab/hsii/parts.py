@@ -28,9 +28,8 @@ from normlab.hsii.curation.decisions import (
 )
 from normlab.hsii.dataset import CASES_PATH, load_cases
 from normlab.hsii.defaults import EPSILON
-from normlab.hsii.meta import SampleMeta
 from normlab.hsii.play import characters, form_reply
-from normlab.hsii.power import HSII_STAGES, StagedScore
+from normlab.hsii.power import HSII_STAGES, HsiiAssumed, HsiiStats, StagedScore
 from normlab.hsii.reader import READER
 from normlab.hsii.rules import Formula, score_of_rates, stage_rates, win_value
 from normlab.hsii.runner import run_demo, run_hsii
@@ -39,9 +38,9 @@ from normlab.hsii.variants import check_variant
 from normlab.runs.headline import Headline, UnitRows, UnitValues, Verdicts
 from normlab.runs.people import Play, PlayLength, Rating
 from normlab.runs.rescore import rescore_logs
-from normlab.runs.system import Pairing, Rejudge, Sequential, SystemParts
+from normlab.runs.system import Pairing, Rejudge, SystemParts
 from normlab.stats import Estimate, Statistic
-from normlab.stats.planning import Assumed, Design, conservative
+from normlab.stats.planning import Design, conservative
 
 
 def headline(run: HsiiRun, analysis: HsiiAnalysis) -> Headline | None:
@@ -69,7 +68,7 @@ def design(run: HsiiRun, analysis: HsiiAnalysis) -> Design:
     return Design(sampled="case", cluster="dialogue", sizes=sorted(cases.values()))
 
 
-def measure(found: Headline, analysis: HsiiAnalysis) -> Assumed | None:
+def measure(found: Headline, analysis: HsiiAnalysis) -> HsiiAssumed | None:
     """r1–r4, each made usable over its own denominator (n, n1, n2); a stage no case reached
     keeps the default's rate."""
     result = next(iter(analysis.models.values()), None)
@@ -86,7 +85,7 @@ def measure(found: Headline, analysis: HsiiAnalysis) -> Assumed | None:
             else conservative(value, (value * n, n), result.ci.get(name, (None, None)))
         )
         stages.append(HSII_STAGES[index] if usable is None else usable)
-    return Assumed(stages=(stages[0], stages[1], stages[2], stages[3]))
+    return HsiiAssumed(stages=(stages[0], stages[1], stages[2], stages[3]))
 
 
 def hsii_statistic(alpha: float, beta: float, gamma: float, formula: Formula) -> Statistic:
@@ -204,12 +203,6 @@ PARTS: SystemParts[HsiiRun, HsiiAnalysis] = SystemParts(
     ),
     demo=run_demo,
     variants=check_variant,
-    # A unit is a dialogue with all its cases (the report's interval resamples dialogues).
-    sequential=Sequential(
-        "dialogue",
-        lambda sample: sample.metadata_as(SampleMeta).case.cluster,
-        lambda sample, task: 1.0,
-        "staged",
-    ),
+    statistics=HsiiStats(),
 )
 """HSII's parts ([`SystemParts`][normlab.runs.SystemParts])."""

@@ -142,3 +142,19 @@ def score_of_rates(
     intervals and the Inspect metric all score this way."""
     r1, r2, r3, r4 = (0.0 if math.isnan(rate) else rate for rate in rates)
     return hsii_score(r1, r2, r3, r4, alpha=alpha, beta=beta, gamma=gamma, formula=formula)
+
+
+def case_weights(
+    *, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.0, formula: Formula = "table"
+) -> tuple[float, float, float, float]:
+    """ι's weights on one case's products s1, s1·s2, s1·s2·s3 and s1·s2·s4, read off
+    ``hsii_score`` at its corners: ι is linear in those products (r1 = n1/n, r1·r2 = n2/n,
+    r1·r2·r3 = n3/n, r1·r2·r4 = n4/n), so ι̂ is the mean over cases of their weighted sum,
+    and its most, ι(1, 1, 1, 1), the weights' sum. A sequential study pools cases with these
+    and a simulated one draws them, so the score is written once, here."""
+
+    def at(*stages: float) -> float:
+        return hsii_score(*stages, alpha=alpha, beta=beta, gamma=gamma, formula=formula)
+
+    first, second = at(1, 0, 0, 0), at(1, 1, 0, 0)
+    return first, second - first, at(1, 1, 1, 0) - second, at(1, 1, 0, 1) - second

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+from inspect_ai.dataset import Sample
+
 from normlab.core.errors import InputError
 from normlab.losona.analysis import LosonaRun, scenario_outcomes
 from normlab.losona.audit import AUDIT_COLUMNS, export_study, import_audit
@@ -21,10 +24,11 @@ from normlab.losona.rescore import RESCORED_FILE, rescore
 from normlab.losona.results import LosonaAnalysis
 from normlab.losona.runner import run_demo, run_losona
 from normlab.losona.variants import check_variant
-from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
+from normlab.runs.headline import Headline, Verdicts, measured_share
 from normlab.runs.people import Play, Rating
-from normlab.runs.system import Pairing, Rejudge, Sequential, SystemParts
-from normlab.stats.planning import Design, Proportion
+from normlab.runs.statistics import HeadlineStats, Measured, Simulated, shares
+from normlab.runs.system import Pairing, Rejudge, SystemParts
+from normlab.stats.planning import Assumed, Design, Proportion
 
 HEADLINE_CONDITION = "norm_informed"
 """The condition a study reads LoSoNA's accuracy under, where the run has it."""
@@ -58,7 +62,7 @@ def design(run: LosonaRun, analysis: LosonaAnalysis) -> Design:
     return Design(sampled="scenario", cluster=None, sizes=[1] * (found.n if found else 0))
 
 
-def units(run: LosonaRun, analysis: LosonaAnalysis) -> UnitValues:
+def units(run: LosonaRun, analysis: LosonaAnalysis) -> dict[str, float]:
     """Per scenario, its majority label under the headline condition."""
     result = next(iter(analysis.models.values()), None)
     if result is None or not result.conditions:
@@ -107,6 +111,32 @@ def play_sample(option: str, length: int | None) -> dict[str, object]:
     return {"conditions": [condition], "scenario_ids": [scenario_id], "epochs": 1}
 
 
+class LosonaStats(HeadlineStats[LosonaRun, LosonaAnalysis]):
+    """A scenario, its conditions and epochs together: its accuracy-at-K one 0/1 (its
+    majority label under the headline condition)."""
+
+    look = "scenario"
+
+    def unit_of(self, sample: Sample) -> str:
+        return sample.metadata_as(SampleMeta).scenario_id
+
+    def values(self, run: LosonaRun, analysis: LosonaAnalysis) -> Measured:
+        return Measured({unit: (value, 1.0) for unit, value in units(run, analysis).items()})
+
+    def simulate(
+        self,
+        rng: np.random.Generator,
+        sizes: list[float],
+        assumed: Assumed,
+        bound: float,
+        studies: int,
+    ) -> Simulated:
+        return shares(rng, sizes, self.true_value(assumed), studies)
+
+    def true_value(self, assumed: Assumed) -> float:
+        return 0.5 if assumed.rate is None else assumed.rate
+
+
 PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     runner=run_losona.runner,
     headline=headline,
@@ -134,12 +164,6 @@ PARTS: SystemParts[LosonaRun, LosonaAnalysis] = SystemParts(
     play=Play("LoSoNA: write the next message", play_options, "scenarios", play_sample),
     demo=run_demo,
     variants=check_variant,
-    # A unit is a scenario, its conditions and epochs together: its accuracy-at-K one 0/1.
-    sequential=Sequential(
-        "scenario",
-        lambda sample: sample.metadata_as(SampleMeta).scenario_id,
-        lambda sample, task: 0.0,
-        "share",
-    ),
+    statistics=LosonaStats(),
 )
 """LoSoNA's parts ([`SystemParts`][normlab.runs.SystemParts])."""

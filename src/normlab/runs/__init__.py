@@ -37,13 +37,16 @@ if TYPE_CHECKING:
     from normlab.runs.folders import default_log_dir, roles_line
     from normlab.runs.headline import Headline, UnitRows
     from normlab.runs.people import Play, PlayLength, Rating
-    from normlab.runs.system import Pairing, Rejudge, Sequential, System, SystemParts, SystemSpec
+    from normlab.runs.statistics import HeadlineStats, Measured, Simulated
+    from normlab.runs.system import Pairing, Rejudge, System, SystemParts, SystemSpec
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)
 
 __all__ = [
     "Benchmark",
     "Headline",
+    "HeadlineStats",
+    "Measured",
     "Pairing",
     "Play",
     "PlayLength",
@@ -51,7 +54,7 @@ __all__ = [
     "Rejudge",
     "RunOptions",
     "Runner",
-    "Sequential",
+    "Simulated",
     "System",
     "SystemParts",
     "SystemSpec",

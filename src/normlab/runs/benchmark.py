@@ -17,7 +17,7 @@ import shutil
 from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, ParamSpec, Protocol, TypeAlias, TypeVar
+from typing import Generic, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from inspect_ai import Task
 from inspect_ai.model import Model
@@ -157,7 +157,7 @@ def task_roles(task: Task) -> dict[str, str]:
     return {role: named(model) for role, model in (task.model_roles or {}).items()}
 
 
-def task_arguments(factory: Callable[..., Task], args: Mapping[str, Any]) -> dict[str, Any]:
+def task_arguments(factory: Callable[..., Task], args: Mapping[str, object]) -> dict[str, object]:
     """Every argument of ``factory``, defaults included, caps and efforts as dictionaries:
     the arguments a run records, the same however a caller left its defaults, so a run
     started by the command line resumes from a program and the other way round."""
@@ -173,7 +173,7 @@ def task_arguments(factory: Callable[..., Task], args: Mapping[str, Any]) -> dic
 def finish_run(
     bench: Benchmark[LoadedT, AnalysisT],
     factory: Callable[..., Task],
-    args: Mapping[str, Any],
+    args: Mapping[str, object],
     model: str,
     roles: Mapping[str, str],
     options: RunOptions,

@@ -13,8 +13,8 @@ import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 console = Console(width=None if sys.stdout.isatty() else 200, highlight=False)
 notes = Console(stderr=True, width=None if sys.stderr.isatty() else 200, highlight=False)
 
-CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+CommandT = TypeVar("CommandT", bound=Callable[..., object])
 
 
 def reports_errors(command: CommandT) -> CommandT:
@@ -46,7 +46,7 @@ def reports_errors(command: CommandT) -> CommandT:
     """
 
     @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: object, **kwargs: object) -> object:
         try:
             return command(*args, **kwargs)
         except NormlabError as error:
@@ -130,7 +130,7 @@ def print_table(table: Table) -> None:
             say(f"    {column}: {cell}")
 
 
-def print_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
+def print_json(value: BaseModel | Mapping[str, object] | Sequence[object]) -> None:
     """The result as JSON on stdout, and nothing else."""
     text = (
         value.model_dump_json(indent=2)

@@ -27,11 +27,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, Literal, Never, TypeVar
+from typing import TYPE_CHECKING, Generic, Never, TypeVar
 
 if TYPE_CHECKING:
-    from inspect_ai import Task
-    from inspect_ai.dataset import Sample
     from pydantic import BaseModel
 
     from normlab.core.sources import DataSource
@@ -40,6 +38,7 @@ if TYPE_CHECKING:
     from normlab.runs.headline import Headline, UnitValues, Verdicts
     from normlab.runs.people import FolderRuns, Play, Rating
     from normlab.runs.reader import Reader
+    from normlab.runs.statistics import HeadlineStats, Measured
     from normlab.stats.planning import Assumed, Design, Estimator
 
 RunT = TypeVar("RunT")
@@ -89,42 +88,6 @@ class Rejudge(Generic[RunIn]):
     before it was); by default an Inspect task's, the folder once a rescored log is in it."""
 
 
-UnitModel = Literal["share", "count", "staged"]
-"""How a sequential study's simulation draws one unit (``normlab.study.sequential_sim``):
-``share`` a 0/1 unit (LoSoNA's scenario); ``count`` a Poisson count of events per sample, each a
-success at the rate, the headline their pooled ratio (SCENE's sanctions and repairs per
-episode); ``staged`` each sample through four stages, its value s1 + s1s2s3 + s1s2s4 over 3
-(HSII's cases in a dialogue, Table 1's form)."""
-
-
-@dataclass(frozen=True)
-class Sequential:
-    """How a system's cells run in batches of units (``normlab.study.sequential``): its units
-    are what its headline's interval treats as independent."""
-
-    unit: str
-    """What a unit is, in words (``scenario``, ``dialogue``)."""
-    unit_of: Callable[[Sample], str]
-    """The unit a sample of the system's task belongs to."""
-    bound: Callable[[Sample, Task], float]
-    """What a sample adds to the most its unit's denominator can be (0 everywhere: a unit is
-    one 0/1 value, bound 1)."""
-    model: UnitModel
-    """How a simulated study draws a unit (``study plan --until-halfwidth``'s saving)."""
-
-    @property
-    def proportion(self) -> bool:
-        """Is the headline a proportion, on [0, 1]: a 0/1 unit's share (``share``) or a
-        pooled ratio of successes to events (``count``); HSII's score (``staged``) runs to
-        ι_max."""
-        return self.model != "staged"
-
-    def size(self, samples: int) -> float:
-        """A unit of ``samples`` samples, as the simulation sizes it (a share's unit is one
-        0/1 value whatever its samples)."""
-        return 1.0 if self.model == "share" else float(samples)
-
-
 @dataclass(frozen=True, kw_only=True)
 class System(ABC):
     """A system's parts as a caller holding several systems sees them, and the base of each
@@ -164,9 +127,11 @@ class System(ABC):
     """Checks a prompt variant of the system (its task's ``variant``: ``rename:1``), a bad one
     a one-line ``InputError``, and gives it back as the task writes it; None where the system
     has no prompt variants (``normlab.core.variants``)."""
-    sequential: Sequential | None = None
-    """How its cells run in batches of units; None where a cell runs whole (CRSEC: a run is
-    hours of simulation)."""
+    statistics: HeadlineStats[Never, Never] | None = None
+    """Its headline as a pooled ratio over units, how its cells run in batches of them and
+    how a study of them is simulated (``normlab.runs.statistics``); None where a cell runs
+    whole (a simulation of hours per run). Its ``values`` take the system's own run and
+    analysis (``measured_of``)."""
 
     @property
     def unit(self) -> str:
@@ -242,6 +207,10 @@ class System(ABC):
     def verdicts_of(self, run: object) -> Verdicts:
         """One judge's per-unit verdicts on one cell."""
 
+    @abstractmethod
+    def measured_of(self, run: object, analysis: object) -> Measured | None:
+        """A cell's units as its headline pools them, or None where its cells run whole."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class SystemParts(System, Generic[RunT, AnalysisT]):
@@ -256,6 +225,7 @@ class SystemParts(System, Generic[RunT, AnalysisT]):
     measure: Callable[[Headline, AnalysisT], Assumed | None]
     rejudge: Rejudge[RunT]
     pairing: Pairing[RunT, AnalysisT] | None = None
+    statistics: HeadlineStats[RunT, AnalysisT] | None = None
 
     def checked_run(self, run: object) -> RunT:
         """``run`` as this system's loader's type, or a TypeError naming both."""
@@ -304,6 +274,11 @@ class SystemParts(System, Generic[RunT, AnalysisT]):
 
     def verdicts_of(self, run: object) -> Verdicts:
         return self.rejudge.verdicts(self.checked_run(run))
+
+    def measured_of(self, run: object, analysis: object) -> Measured | None:
+        if self.statistics is None:
+            return None
+        return self.statistics.values(self.checked_run(run), self.checked_analysis(analysis))
 
 
 @dataclass(frozen=True)

@@ -10,31 +10,28 @@ headline view).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-from inspect_ai import Task
-from inspect_ai.dataset import Sample
 from pydantic import ValidationError
 
 from normlab.runs.headline import Headline, UnitValues, Verdicts, measured_share
 from normlab.runs.people import Play, PlayLength, Rating
 from normlab.runs.rescore import rescore_logs
-from normlab.runs.system import Pairing, Rejudge, Sequential, SystemParts
+from normlab.runs.system import Pairing, Rejudge, SystemParts
 from normlab.scene.analysis import SceneAnalysis, SceneRun
 from normlab.scene.audit import AUDIT_COLUMNS, export_audit, import_audit
 from normlab.scene.dataset import SCENARIOS_PATH, load_scenarios
 from normlab.scene.defaults import DEFAULT_MAX_TURNS, SANCTIONS_PER_EPISODE
-from normlab.scene.meta import SampleMeta
+from normlab.scene.power import SceneAssumed, SceneStats, sanctions
 from normlab.scene.reader import READER
-from normlab.scene.rules import episode_views
 from normlab.scene.runner import run_demo, run_scene
 from normlab.scene.schemas import ChatAction
 from normlab.scene.scorer import episode_judge
 from normlab.scene.variants import check_variant
 from normlab.stats import Estimate
-from normlab.stats.planning import Assumed, Design, Proportion
+from normlab.stats.planning import Design, Proportion
 
 VIEWS = {"all_episodes": "all episodes", "valid_only": "VALID episodes only"}
 """The headline view's name in a study's quantity."""
@@ -42,16 +39,6 @@ SUBJECT_LISTS = ("breaches", "repairs")
 """The label lists of the subject's turns, one verdict each per turn."""
 PERSONA_LISTS = ("demonstrations", "sanctions", "persona_breaches")
 """The label lists of the personas' turns."""
-
-
-def sanctions(run: SceneRun, analysis: SceneAnalysis) -> dict[str, tuple[int, int]]:
-    """Per scenario: (repaired, sanctions), pooled over its episodes in the headline view."""
-    labelled = [r.outcome for r in run.records if r.outcome.labelled]
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for outcome in episode_views(labelled)[analysis.headline_view]:
-        counts[outcome.scenario_id][0] += outcome.repaired
-        counts[outcome.scenario_id][1] += outcome.sanctions
-    return {scenario: (k, n) for scenario, (k, n) in counts.items()}
 
 
 def units(run: SceneRun, analysis: SceneAnalysis) -> UnitValues:
@@ -90,7 +77,7 @@ def design(run: SceneRun, analysis: SceneAnalysis) -> Design:
     return Design(sampled="episode", cluster="scenario", sizes=sorted(episodes.values()))
 
 
-def measure(found: Headline, analysis: SceneAnalysis) -> Assumed | None:
+def measure(found: Headline, analysis: SceneAnalysis) -> SceneAssumed | None:
     """The repair rate and the sanctions per episode a pilot's cell measured."""
     result = next(iter(analysis.models.values()), None)
     episodes = getattr(result, analysis.headline_view).episodes if result else 0
@@ -98,7 +85,7 @@ def measure(found: Headline, analysis: SceneAnalysis) -> Assumed | None:
     per_episode = found.n / episodes if episodes else None
     if share is None and per_episode is None:
         return None
-    return Assumed(rate=share.rate if share else None, sanctions_per_episode=per_episode)
+    return SceneAssumed(rate=share.rate if share else None, sanctions_per_episode=per_episode)
 
 
 def rejudge(logs: Path, judge: str, folder: Path, options: Mapping[str, object]) -> None:
@@ -120,13 +107,6 @@ def verdicts(run: SceneRun) -> Verdicts:
                     key = f"{record.episode_id}|{entry.turn_id}|{name}"
                     found[key] = (episode.scenario_id, entry.turn_id in turns)
     return found
-
-
-def sanctions_bound(sample: Sample, task: Task) -> float:
-    """An episode's sanctions are scripted personas' turns: at most its cast in every round."""
-    assert task.metadata is not None
-    cast = len(sample.metadata_as(SampleMeta).scenario.scaffold.channel.cast)
-    return float(cast * int(task.metadata["max_turns"]))
 
 
 def play_options(bank: Path | None) -> list[tuple[str, str]]:
@@ -158,7 +138,7 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     runner=run_scene.runner,
     headline=headline,
     design=design,
-    estimator=Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE),
+    estimator=Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE, assumed=SceneAssumed),
     measure=measure,
     pairing=Pairing("scenario", units, "scenarios"),
     rejudge=Rejudge(
@@ -192,12 +172,6 @@ PARTS: SystemParts[SceneRun, SceneAnalysis] = SystemParts(
     ),
     demo=run_demo,
     variants=check_variant,
-    # A unit is a scenario with all its repetitions: the report's interval resamples scenarios.
-    sequential=Sequential(
-        "scenario",
-        lambda sample: sample.metadata_as(SampleMeta).scenario.scenario_id,
-        sanctions_bound,
-        "count",
-    ),
+    statistics=SceneStats(),
 )
 """SCENE's parts ([`SystemParts`][normlab.runs.SystemParts])."""

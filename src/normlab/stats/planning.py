@@ -2,12 +2,13 @@
 
 Each system's headline is a different estimator over differently sampled units (the study
 plan's ``normlab.study.power`` sizes each at its design and rates): a share of binary units in
-clusters ([`Proportion`][normlab.stats.planning.Proportion]: LoSoNA's scenarios, SCENE's
-sanctions in scenarios), a mean over runs of each run's share
-([`RunMean`][normlab.stats.planning.RunMean]: CRSEC), or a system's own (HSII's staged score,
-``normlab.hsii.power``). Each system's spec (``normlab.runs.SystemSpec``) names its
-estimator, how a dry run sampled its units ([`Design`][normlab.stats.planning.Design]) and the
-rates a pilot measured ([`Assumed`][normlab.stats.planning.Assumed]).
+clusters ([`Proportion`][normlab.stats.planning.Proportion]: each unit its own cluster, or
+events in sampled units), a mean over runs of each run's share
+([`RunMean`][normlab.stats.planning.RunMean]), or a system's own, declared in its package.
+Each system's parts name its estimator, how a dry run sampled its units
+([`Design`][normlab.stats.planning.Design]) and the rates a pilot measured: an
+[`Assumed`][normlab.stats.planning.Assumed], or the system's own subclass of it where its
+headline needs more than one rate (the estimator's ``assumed``).
 
 Each estimator is a small object with ``value``, ``variance`` (per unit, the design effect
 included), ``halfwidth``, ``n_for`` and ``mde``: what a sequential run (the expected saving) or
@@ -17,8 +18,10 @@ a prompt-variant study needs of a cell's precision, in one place.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from statistics import fmean
+from typing import Protocol, Self
 
 from pydantic import BaseModel, Field
 
@@ -26,28 +29,49 @@ from normlab import stats
 
 
 class Assumed(BaseModel):
-    """What a cell's power is computed at, and where it came from."""
+    """What a cell's power is computed at, and where it came from: the headline's rate. A
+    system whose headline needs more (several rates, or events per sampled unit) subclasses
+    it, and its estimator's ``assumed`` names the subclass, so that this layer names no
+    system's quantities."""
 
     rate: float | None = None
-    """The headline's rate, for a system whose headline is a share (LoSoNA, SCENE, CRSEC)."""
-    stages: tuple[float, float, float, float] | None = None
-    """HSII's r1–r4."""
-    sanctions_per_episode: float | None = None
-    """SCENE: how many sanctions an episode brings (the repair rate's denominator)."""
+    """The headline's rate, where it is a share."""
     source: str = "assumed"
+
+    def per_sampled(self) -> float | None:
+        """The headline's units per sampled unit (events per sampled unit), where the
+        estimator counts such; None: the sampled units are the units."""
+        return None
+
+    def describe(self) -> str:
+        """The rates, in words (a pilot's source names them)."""
+        return "" if self.rate is None else f"rate {self.rate:.3f}"
+
+    def mean(self, others: Sequence[Assumed], rate: float, source: str) -> Self:
+        """``others``' rates averaged into one of this type (``rate`` where none has one),
+        said to come from ``source``: several subjects' pilot rates, for a subject the pilot
+        did not run."""
+        own = [self.of(other).rate for other in others]
+        known = [value for value in own if value is not None]
+        return type(self)(rate=fmean(known) if known else rate, source=source)
+
+    @classmethod
+    def of(cls, found: Assumed) -> Self:
+        """``found`` read as this type (what it lacks at this type's defaults): what a plan
+        holds of any system, read back by the system's own estimator."""
+        return cls.model_validate(found.model_dump())
 
 
 class Design(BaseModel):
     """How a cell samples its headline's units, as its dry run counted them."""
 
     sampled: str
-    """What the study's size counts: scenario (LoSoNA), episode (SCENE), case (HSII), run."""
+    """What the study's size counts (a scenario, an episode, a case, a run)."""
     cluster: str | None
     """What the units cluster in (the unit the report's interval resamples whole)."""
     sizes: list[int] = Field(default_factory=list)
-    """Sampled units per cluster: episodes per scenario, cases per dialogue, one scenario."""
-    pairs_per_run: int = 0
-    """CRSEC: agent × target-norm pairs a run's share is over."""
+    """Sampled units per cluster (1 where each unit is its own; a run's pairs for a mean over
+    runs)."""
 
     @property
     def sampled_n(self) -> int:
@@ -64,6 +88,10 @@ class Estimator(Protocol):
     @property
     def method(self) -> str:
         """How the half-width is computed, in words."""
+
+    @property
+    def assumed(self) -> type[Assumed]:
+        """What the rates it is computed at are (``Assumed``, or the system's own)."""
 
     def units(self, design: Design, assumed: Assumed) -> tuple[float, float]:
         """Expected units, and Kish's m̃ of their clusters (in units)."""
@@ -88,8 +116,8 @@ class Estimator(Protocol):
         estimator's own named)."""
 
     def per_sampled_units(self, n: float, design: Design) -> float | None:
-        """The headline's units per sampled unit at ``n`` units (SCENE's sanctions per
-        episode); None where the sampled units are the units."""
+        """The headline's units per sampled unit at ``n`` units (events per sampled
+        unit); None where the sampled units are the units."""
 
 
 def _rate(assumed: Assumed) -> float:
@@ -100,26 +128,25 @@ def _rate(assumed: Assumed) -> float:
 
 @dataclass(frozen=True)
 class Proportion:
-    """A share of binary units in clusters (LoSoNA: each scenario its own; SCENE: sanctions in
-    scenarios): Wilson at the effective n = n / deff."""
+    """A share of binary units in clusters (each unit its own, or events in the sampled
+    units' clusters): Wilson at the effective n = n / deff."""
 
     unit: str
     per_sampled: float | None = None
-    """Where the units are the sampled units times a rate (SCENE: sanctions per episode), the
-    rate assumed when a pilot measured none; None: the sampled units are the units."""
+    """Where the units are the sampled units times a rate (events per sampled unit), the
+    rate assumed when a pilot measured none (``Assumed.per_sampled``); None: the sampled units
+    are the units."""
     method: str = "Wilson at n / deff"
+    assumed: type[Assumed] = Assumed
 
     def units(self, design: Design, assumed: Assumed) -> tuple[float, float]:
         if self.per_sampled is None:
             return float(design.sampled_n), stats.effective_cluster_size(design.sizes)
-        rate = (
-            self.per_sampled
-            if assumed.sanctions_per_episode is None
-            else assumed.sanctions_per_episode
-        )
+        measured = assumed.per_sampled()
+        rate = self.per_sampled if measured is None else measured
         means = [size * rate for size in design.sizes]
         total = sum(means)
-        # A scenario's sanctions a Poisson count of mean μ: E[m²] = μ + μ², so Kish's
+        # A cluster's events a Poisson count of mean μ: E[m²] = μ + μ², so Kish's
         # m̃ = Σ(μ + μ²) / Σμ = 1 + Σμ² / Σμ.
         return total, (1.0 + sum(m * m for m in means) / total) if total > 0 else 1.0
 
@@ -142,7 +169,7 @@ class Proportion:
         if n <= 0:
             return None, None
         p = _rate(assumed)
-        # Sanctions are not shared: the scenarios pair the two subjects.
+        # Events are not shared: the sampled units' clusters pair the two subjects.
         if self.per_sampled is not None:
             return stats.normal_mde(variance, n, correlation), None
         psi = stats.discordance(p, correlation)
@@ -159,15 +186,17 @@ class Proportion:
 
 @dataclass(frozen=True)
 class RunMean:
-    """CRSEC's mean over runs of each run's share of agent × target-norm pairs adhering, the
-    pairs of one run correlating ρ: a run's share has variance p(1−p)/m·(1 + (m−1)ρ)."""
+    """A mean over runs of each run's share of m pairs, the pairs of one run correlating ρ: a
+    run's share has variance p(1−p)/m·(1 + (m−1)ρ)."""
 
     unit: str = "run"
     method: str = "Student's t over runs"
+    assumed: type[Assumed] = Assumed
 
     def units(self, design: Design, assumed: Assumed) -> tuple[float, float]:
-        """The runs, and (the clusters of a run's share) its agent × target-norm pairs."""
-        return float(len(design.sizes)), float(max(design.pairs_per_run, 1))
+        """The runs, and (the clusters of a run's share) its pairs: the design's size of a
+        run."""
+        return float(len(design.sizes)), float(max(design.sizes, default=1) or 1)
 
     def value(self, assumed: Assumed) -> float:
         return _rate(assumed)

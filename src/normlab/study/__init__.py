@@ -8,7 +8,7 @@ from normlab._faces import lazy_face
 if TYPE_CHECKING:
     from normlab.study.report import REPORT_JSON, StudyReport, read_report, report_study
     from normlab.study.schema import Study, load_study
-    from normlab.study.sequential_report import SequentialReport, sequential_blocks
+    from normlab.study.sequential.report import SequentialReport, sequential_blocks
     from normlab.study.tables import Block, report_blocks
 else:
     __getattr__, __dir__ = lazy_face(__name__, __file__)

@@ -145,7 +145,7 @@ def plan(
         study, latency, assumed_rate, target_halfwidth, rates, icc, pair_correlation, speed
     )
     if until_halfwidth is not None:
-        from normlab.study.sequential_plan import plan_savings
+        from normlab.study.sequential.plan import plan_savings
 
         plan_savings(study, result.cells, until_halfwidth, batch)
     note(f"plan: {write_plan(result, log_location(study.out))}")
@@ -252,7 +252,7 @@ def run(
     if rule is not None:
         rule.check(study.systems)
     results = run_study(study, executor, ray_address, rule)
-    from normlab.study.sequential_report import summarize
+    from normlab.study.sequential.report import summarize
 
     summary = summarize(study)  # None unless a cell ran in batches
     if as_json:
@@ -267,7 +267,7 @@ def run(
         say(f"{result.system}/{result.subject}{variant}: {state}, {result.samples} samples, "
             f"{result.calls} calls")  # fmt: skip
     if summary is not None:
-        from normlab.study.sequential_report import sequential_blocks
+        from normlab.study.sequential.report import sequential_blocks
 
         for part in sequential_blocks(summary):
             print_table(part) if not isinstance(part, str) else say(part)
@@ -303,7 +303,7 @@ def report(
             elif block.kind == "note":
                 say(block.text)
     if result.sequential is not None:
-        from normlab.study.sequential_report import sequential_blocks
+        from normlab.study.sequential.report import sequential_blocks
 
         for part in sequential_blocks(result.sequential):
             print_table(part) if not isinstance(part, str) else say(part)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -110,7 +110,7 @@ def make_executor(name: str, ray_address: str | None = None) -> Executor:
     raise InputError("--executor", f"unknown executor {name!r}; choose from {', '.join(EXECUTORS)}")
 
 
-def measured(system: str, analysis: Any) -> PartResult:
+def measured(system: str, analysis: object) -> PartResult:
     """Samples and calls (cache hits included: a fresh paid run makes those calls)."""
     usage = SYSTEMS[system].usage(analysis)
     if usage is None:
@@ -134,13 +134,14 @@ def run_part(part: Part, connections: int, prices: Mapping[str, Price] | None = 
     return measured(cell.system, analysis).model_copy(update={"wall_s": wall})
 
 
-def fingerprint(cell: Cell) -> dict[str, Any]:
+def fingerprint(cell: Cell) -> dict[str, object]:
     """What makes a cell's logs the cell's: a finished folder with another is run again
     (and then refused by the system, which will not mix configurations in one folder)."""
     return {"model": cell.model, "roles": cell.roles, "options": cell.options}
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
+    """``value`` as its JSON reads back (a recorded fingerprint compares with it)."""
     return json.loads(json.dumps(value, default=str))
 
 
@@ -244,7 +245,7 @@ def run_study(
 
 def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list[CellResult]:
     from normlab.runs import note
-    from normlab.study.sequential_run import (
+    from normlab.study.sequential.run import (
         EVERY_UNIT,
         batched_result,
         run_sequential,
@@ -265,7 +266,8 @@ def _run_study(study: Study, chosen: Executor, rule: Rule | None = None) -> list
                 subject=cell.subject.name,
                 folder=str(cell.folder),
                 skipped=False,
-                **found,
+                samples=found["samples"],
+                calls=found["calls"],
             )
     for cell in variants:
         logged_variant(cell)  # logs of another variant, or of an edited file: refused

@@ -28,20 +28,20 @@ import math
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from normlab.core.errors import InputError
 from normlab.core.fields import taken_from
 from normlab.models.roles import NORM_MEMORY_ROLE, is_embedded
-from normlab.models.usage import SUBJECT_ROLE, RoleUsage, dollars
-from normlab.stats.planning import Assumed
+from normlab.models.usage import SUBJECT_ROLE, RoleUsage, RunUsage, dollars
+from normlab.runs.headline import Headline
+from normlab.stats.planning import Assumed, Design
 from normlab.study.location import read_text, write_text
 from normlab.study.pilot import PilotRates, rate_for
 from normlab.study.power import ICC, Sizing, precision
 from normlab.study.schema import Price, Study
-from normlab.study.sequential_sim import ExpectedSaving
+from normlab.study.sequential.sim import ExpectedSaving
 from normlab.study.systems import SYSTEMS, Cell, cells, variant_cells
 
 PLAN_FILE = "plan.json"
@@ -76,10 +76,13 @@ class Power(BaseModel):
     design_effect: float
     """The variance over the variance of as many independent units (1: none)."""
     assumed_rate: float
-    """The headline at the assumed rates (HSII: its score at r1–r4)."""
-    stages: tuple[float, float, float, float] | None = None
-    """HSII: the r1–r4 assumed."""
-    sanctions_per_episode: float | None = None
+    """The headline at the assumed rates (a score, where the headline is one of rates)."""
+    assumed: dict[str, JsonValue] = Field(default_factory=dict)
+    """The rates assumed, as the system's estimator names them (its ``assumed``), less their
+    source: what a sequential plan's simulation draws at."""
+    per_sampled: float | None = None
+    """The headline's units per sampled unit at this size, where they differ (events per
+    sampled unit)."""
     rate_source: str = "assumed"
     """``assumed`` (``--assumed-rate``, HSII's paper row) or the pilot cell(s) it was read
     from (``--pilot``)."""
@@ -125,7 +128,7 @@ class CellPlan(BaseModel):
     power: Power | None
     sequential: ExpectedSaving | None = None
     """With ``--until-halfwidth``: what a sequential run is expected to leave unrun
-    (``normlab.study.sequential_sim``)."""
+    (``normlab.study.sequential.sim``)."""
 
 
 class StudyPlan(BaseModel):
@@ -224,7 +227,17 @@ def dry_models(cell: Cell, study: Study) -> tuple[str, dict[str, str]]:
     )
 
 
-def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class Counted:
+    """What a cell's dry run counted: its usage by role, its headline, and how it sampled the
+    headline's units (None for what was not counted: a sequential look prices usage alone)."""
+
+    usage: RunUsage | None
+    headline: Headline | None = None
+    design: Design | None = None
+
+
+def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> Counted:
     """Run the cell's real task, whole, on scripted models into a temporary folder; its usage by
     role (calls include cache hits: a fresh paid run makes those calls), its headline and how
     it sampled the headline's units. What the system prints goes to stderr."""
@@ -237,11 +250,9 @@ def dry_run(cell: Cell, model: str, roles: dict[str, str], connections: int) -> 
         # No report: its path would be printed, and the folder it names deleted right after.
         analysis = system.run(scripted, connections, report=False)
         run = system.load([folder])
-        return {
-            "usage": system.usage(analysis),
-            "headline": system.headline(run, analysis),
-            "design": system.design(run, analysis),
-        }
+        return Counted(
+            system.usage(analysis), system.headline(run, analysis), system.design(run, analysis)
+        )
 
 
 def _role_plan(model: str, usage: RoleUsage, price: Price | None) -> RolePlan:
@@ -318,12 +329,12 @@ def local_seconds(roles: list[RolePlan], rate: Mapping[str, float]) -> float:
 
 def _power(
     cell: Cell,
-    counted: dict[str, Any],
+    counted: Counted,
     assumed: Assumed,
     sizing: Sizing,
 ) -> Power | None:
-    headline, design = counted["headline"], counted["design"]
-    if headline is None or not design.sizes:
+    headline, design = counted.headline, counted.design
+    if headline is None or design is None or not design.sizes:
         return None
     system = SYSTEMS[cell.system]
     found = precision(system.estimator, design, assumed, sizing)
@@ -339,8 +350,8 @@ def _power(
         icc=sizing.icc,
         design_effect=round(found.design_effect, 4),
         assumed_rate=found.value,
-        stages=assumed.stages,
-        sanctions_per_episode=system.estimator.per_sampled_units(found.n, design),
+        assumed=assumed.model_dump(mode="json", exclude={"source"}),
+        per_sampled=system.estimator.per_sampled_units(found.n, design),
         rate_source=system.estimator.source(assumed),
         pair_correlation=sizing.correlation,
     )
@@ -348,14 +359,14 @@ def _power(
 
 def plan_cell(
     cell: Cell,
-    counted: dict[str, Any],
+    counted: Counted,
     study: Study,
     latency: float,
     assumed: Assumed,
     sizing: Sizing,
     local_rate: Mapping[str, float] = EMBEDDED_RATE,
 ) -> CellPlan:
-    usage = counted["usage"]
+    usage = counted.usage
     roles: dict[str, RolePlan] = {}
     for role, used in sorted((usage.roles if usage else {}).items()):
         if role == SUBJECT_ROLE:
@@ -431,7 +442,7 @@ def plan_study(
 
     sizing = Sizing(target, icc, correlation)
     speed = dict(local_rate or EMBEDDED_RATE)
-    counted: dict[str, dict[str, Any]] = {}
+    counted: dict[str, Counted] = {}
     plans = []
     for cell in [*cells(study), *variant_cells(study)]:  # a variant's cells are cells too
         model, roles = dry_models(cell, study)

@@ -21,7 +21,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import TypeVar
 
 from normlab.core.errors import InputError
 from normlab.study.systems import Part
@@ -38,7 +39,8 @@ process, as a lost machine would, once its folder holds a log (mid-run) or SECON
 run, whichever comes first, so that Ray retries it."""
 
 
-def _require_ray() -> Any:
+def _require_ray() -> ModuleType:
+    """Ray, imported only here (a study on the local executor never loads it)."""
     try:
         import ray
     except ImportError:

@@ -40,7 +40,7 @@ from normlab.study.judges import (
 from normlab.study.papers import PaperRow, paper_rows, setup_note
 from normlab.study.plan import read_plan
 from normlab.study.schema import Study
-from normlab.study.sequential_report import SequentialReport, summarize
+from normlab.study.sequential.report import SequentialReport, summarize
 from normlab.study.systems import SYSTEMS, Cell, cells, read_cells
 from normlab.study.variant_logs import logged_variant
 from normlab.study.variants import Measured, Sensitivity, sensitivities

@@ -16,9 +16,9 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import (
     AfterValidator,
@@ -91,7 +91,7 @@ class DryRun(Strict):
 class SystemEntry(Strict):
     """One system of the study (a key of ``systems``): its task's arguments and its models."""
 
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, object] = Field(default_factory=dict)
     """The task's arguments, by the ``@task`` function's parameter names."""
     roles: dict[str, str] = Field(default_factory=dict)
     """Models for this system's roles (over the study's ``roles``)."""
@@ -278,7 +278,7 @@ def check_roles(study: Study, path: Path, roles: Mapping[str, Sequence[str]]) ->
                     )
 
 
-def check_options(study: Study, path: Path, factories: dict[str, Any]) -> None:
+def check_options(study: Study, path: Path, factories: Mapping[str, Callable[..., object]]) -> None:
     """Each system's options name parameters of its ``@task`` function (``factories``) and
     hold values of the parameter's type (``epochs: three`` is refused here, on one line,
     rather than deep in the task), and an agent is given only to a system whose task takes
@@ -355,7 +355,7 @@ def check_variants(study: Study, path: Path) -> None:
             folders[folder] = checked
 
 
-def _check_type(parameter: inspect.Parameter, value: Any, path: Path, field: str) -> None:
+def _check_type(parameter: inspect.Parameter, value: object, path: Path, field: str) -> None:
     """``value`` fits the task parameter's annotation, strictly (the task is given the value
     as it stands: ``"3"`` for a whole number would reach it as text)."""
     annotation = parameter.annotation

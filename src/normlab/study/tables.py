@@ -15,7 +15,7 @@ from normlab.stats import Interval
 from normlab.study.judges import JudgeComparison
 from normlab.study.papers import PaperRow
 from normlab.study.report import Ranked, StudyReport, SystemReport
-from normlab.study.sequential_report import sequential_blocks
+from normlab.study.sequential.report import sequential_blocks
 from normlab.study.variants import variant_blocks
 
 

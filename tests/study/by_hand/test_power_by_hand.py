@@ -10,8 +10,9 @@ import math
 import pytest
 
 from normlab import stats
-from normlab.hsii.power import HSII_STAGES, StagedScore, hsii_gradient
+from normlab.hsii.power import HSII_STAGES, HsiiAssumed, StagedScore, hsii_gradient
 from normlab.scene import SANCTIONS_PER_EPISODE
+from normlab.scene.power import SceneAssumed
 from normlab.stats.planning import Assumed, Design, Proportion, RunMean
 from normlab.study.power import Sizing, precision
 
@@ -108,7 +109,7 @@ def test_each_system_plans_on_its_own_scale() -> None:
     # Wilson at p = .8 over n′ = 5/1.25 = 4.
     per_episode = Proportion("sanction", per_sampled=SANCTIONS_PER_EPISODE)
     episodes = Design(sampled="episode", cluster="scenario", sizes=[5, 5])
-    assumed = Assumed(rate=0.8, sanctions_per_episode=0.5)
+    assumed = SceneAssumed(rate=0.8, sanctions_per_episode=0.5)
     scene = precision(per_episode, episodes, assumed, Sizing(0.05, icc=0.1))
     assert (scene.n, scene.cluster_size, scene.design_effect) == pytest.approx((5, 3.5, 1.25))
     assert scene.halfwidth == pytest.approx(stats.wilson_halfwidth(0.8, 4.0))
@@ -126,12 +127,12 @@ def test_each_system_plans_on_its_own_scale() -> None:
     assert hsii.halfwidth == pytest.approx(0.1028, abs=5e-4)
     # CRSEC: 5 runs of 10 agents × 3 norms at p = .5, ρ = .1: a run's share has variance
     # .25/30·(1 + 29·.1) = .0325; t₀.₉₇₅,₄·√(.0325/5) = 2.776445·.080623 = ±0.223845.
-    crsec = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30] * 5,
-                      pairs_per_run=30), Assumed(rate=0.5), Sizing(0.05, icc=0.1))  # fmt: skip
+    crsec = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30] * 5),
+                      Assumed(rate=0.5), Sizing(0.05, icc=0.1))  # fmt: skip
     assert crsec.variance == pytest.approx(0.0325)
     assert crsec.halfwidth == pytest.approx(0.223845, abs=1e-5)
-    one = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30],
-                    pairs_per_run=30), Assumed(rate=0.5), Sizing(0.05))  # fmt: skip
+    one = precision(RunMean(), Design(sampled="run", cluster="run", sizes=[30]),
+                    Assumed(rate=0.5), Sizing(0.05))  # fmt: skip
     assert one.halfwidth is None and one.paired_mde is None  # one run: no interval
 
 
@@ -147,6 +148,6 @@ def test_each_estimator_names_its_rates_and_its_units_per_sampled_unit() -> None
     assert RunMean().per_sampled_units(3.0, episodes) is None
     assert StagedScore().per_sampled_units(12.0, episodes) is None
     assert StagedScore().source(Assumed()).startswith("assumed: HSII Table 1, GPT4's r1–r4")
-    piloted = Assumed(stages=(0.5, 0.5, 0.5, 0.5), source="pilot hsii/a")
+    piloted = HsiiAssumed(stages=(0.5, 0.5, 0.5, 0.5), source="pilot hsii/a")
     assert StagedScore().source(piloted) == "pilot hsii/a"
     assert scene.source(Assumed(rate=0.4, source="pilot scene/a")) == "pilot scene/a"

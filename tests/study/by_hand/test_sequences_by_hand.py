@@ -6,13 +6,12 @@ per-case values; and its coverage under optional stopping against Wilson's."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from normlab.hsii.rules import Formula, case_weights
 from normlab.stats import confidence_sequence, hedged_log_capital, wilson_interval
-from normlab.study.sequential import _hsii_weights
 
 
 def test_wealth_of_two_ones_at_one_half() -> None:
@@ -75,14 +74,13 @@ def test_hsii_score_is_a_mean_of_case_values() -> None:
     # ι = .75·(1 + (2/3)·(1/2 + 1/2)) = 1.25. Per case s1 + s1s2s3 + s1s2s4: 2, 1, 0, 2;
     # their mean 5/4 = 1.25. Printed form: ι = r1(1 + r2(1 + r3 + r4)) = .75·(1 + 2/3·2) =
     # 1.75; per case s1 + s1s2 + s1s2s3 + s1s2s4: 3, 1, 0, 3, mean 7/4.
-    table = SimpleNamespace(alpha=1.0, beta=1.0, gamma=1.0, formula="table")
-    printed = SimpleNamespace(alpha=1.0, beta=1.0, gamma=1.0, formula="printed")
-    assert _hsii_weights(table) == pytest.approx((0.0, 1.0, 1.0, 3.0))
-    assert _hsii_weights(printed) == pytest.approx((1.0, 1.0, 1.0, 4.0))
+    assert case_weights(formula="table") == pytest.approx((1.0, 0.0, 1.0, 1.0))
+    assert case_weights(formula="printed") == pytest.approx((1.0, 1.0, 1.0, 1.0))
     cases = [(1, 1, 1, 0), (1, 0, 0, 0), (0, 0, 0, 0), (1, 1, 0, 1)]
-    for result, expected in ((table, 1.25), (printed, 1.75)):
-        w2, w3, w4, _ = _hsii_weights(result)
-        values = [a + w2 * a * b + w3 * a * b * c + w4 * a * b * d for a, b, c, d in cases]
+    forms: tuple[tuple[Formula, float], ...] = (("table", 1.25), ("printed", 1.75))
+    for formula, expected in forms:
+        w1, w2, w3, w4 = case_weights(formula=formula)
+        values = [w1 * a + w2 * a * b + w3 * a * b * c + w4 * a * b * d for a, b, c, d in cases]
         assert sum(values) / 4 == pytest.approx(expected)
 
 
@@ -112,11 +110,13 @@ def test_coverage_at_every_look_against_wilson() -> None:
 def test_simulated_units_have_the_headline_they_were_drawn_at() -> None:
     # HSII at every stage 0.9: ι = .9·(1 + .9·(.9 + .9)) = 2.358; SCENE's pooled repaired over
     # sanctions at 0.7; the simulated studies' pooled estimates average to these.
-    from normlab.study.sequential_sim import simulate, true_value
+    from normlab.hsii.power import HsiiAssumed, HsiiStats
+    from normlab.scene.power import SceneAssumed, SceneStats
 
     rng = np.random.default_rng(1)
-    hsii = simulate("staged", [7.0] * 40, 7.0, 300, rng, 0.9)
-    assert true_value("staged", 0.9) == pytest.approx(2.358)
+    at = HsiiAssumed(rate=0.9)
+    hsii = HsiiStats().simulate(rng, [7.0] * 40, at, 7.0, 300)
+    assert HsiiStats().true_value(at) == pytest.approx(2.358)
     assert (hsii.a.sum(axis=1) / hsii.b.sum(axis=1) * 3).mean() == pytest.approx(2.358, abs=0.01)
-    scene = simulate("count", [5.0] * 28, 120.0, 300, rng, 0.7)
+    scene = SceneStats().simulate(rng, [5.0] * 28, SceneAssumed(rate=0.7), 120.0, 300)
     assert (scene.a.sum(axis=1) / scene.b.sum(axis=1)).mean() == pytest.approx(0.7, abs=0.01)

@@ -1,19 +1,19 @@
-"""``study plan --until-halfwidth H``: each LoSoNA, SCENE and HSII cell's expected saving,
-its stopping rule simulated at the plan's rates (``normlab.study.sequential_sim``) over the
+"""``study plan --until-halfwidth H``: each batched cell's expected saving,
+its stopping rule simulated at the plan's rates (``normlab.study.sequential.sim``) over the
 units its bank's order holds (``normlab.study.sequential``)."""
 
 from __future__ import annotations
 
-from normlab.scene import SANCTIONS_PER_EPISODE
 from normlab.study.plan import CellPlan
 from normlab.study.schema import Study
-from normlab.study.sequential import Order, batched, build_order, sizes
-from normlab.study.sequential_sim import ExpectedSaving, expected_saving
+from normlab.study.sequential.looks import Order, batched, build_order, sizes
+from normlab.study.sequential.sim import ExpectedSaving, expected_saving
 from normlab.study.systems import cells as study_cells
 
 
 def plan_savings(study: Study, cells: list[CellPlan], halfwidth: float, batch: int) -> None:
-    """Each LoSoNA, SCENE and HSII cell's expected saving, set on its plan (``sequential``)."""
+    """Each cell's expected saving, where its system runs in batches, set on its plan
+    (``sequential``), at the rates its power was planned at."""
     orders: dict[str, Order] = {}
     for cell, planned in zip(study_cells(study), cells, strict=True):
         power = planned.power
@@ -24,16 +24,8 @@ def plan_savings(study: Study, cells: list[CellPlan], halfwidth: float, batch: i
             orders[cell.system] = build_order(cell, study.seed or 0)
         order = orders[cell.system]
         units = sizes(order)
-        share = expected_saving(
-            described.model,
-            units,
-            order.bound,
-            halfwidth,
-            batch,
-            power.assumed_rate,
-            power.stages,
-            power.sanctions_per_episode or SANCTIONS_PER_EPISODE,
-        )
+        assumed = described.assumed.model_validate(power.assumed)
+        share = expected_saving(described, units, order.bound, halfwidth, batch, assumed)
         planned.sequential = ExpectedSaving(
             halfwidth=halfwidth,
             batch=batch,

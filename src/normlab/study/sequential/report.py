@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from normlab.report import Table
 from normlab.stats import Interval
 from normlab.study.schema import Study
-from normlab.study.sequential import (
+from normlab.study.sequential.looks import (
     ALPHA,
     REASONS,
     CellState,
@@ -103,13 +103,13 @@ def _saving(usage: object, units_run: int, planned: int, cost: float | None) -> 
 
 def _unit_name(system: str) -> str:
     described = batched(system)
-    return "unit" if described is None else described.unit
+    return "unit" if described is None else described.look
 
 
 def summarize(study: Study) -> SequentialReport | None:
     """Every cell that ran in batches, and every pair of them on one system; ``None`` when
     none did."""
-    from normlab.study.sequential_run import Look, look
+    from normlab.study.sequential.run import Look, look
 
     found: list[tuple[Cell, CellState, Look, Order]] = []
     for cell in cells(study):
@@ -162,10 +162,10 @@ def summarize(study: Study) -> SequentialReport | None:
             )
     rule = found[0][1].rule
     return SequentialReport(
-        halfwidth=rule.get("halfwidth"),
-        decided=bool(rule.get("decided")),
-        max_cost=rule.get("max_cost"),
-        batch=rule.get("batch"),
+        halfwidth=rule.halfwidth,
+        decided=rule.decided,
+        max_cost=rule.max_cost,
+        batch=rule.batch,
         cells=rows,
         pairs=pairs,
     )

@@ -15,19 +15,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from itertools import combinations
-from typing import Any
 
 from normlab.core.errors import InputError
 from normlab.core.storage import log_location, within
+from normlab.runs.statistics import Measured
 from normlab.study.location import local_logs, read_text
 from normlab.study.schema import Price, Study
-from normlab.study.sequential import (
+from normlab.study.sequential.looks import (
     ALPHA,
     Batch,
     CellState,
-    Measured,
     Order,
     Rule,
+    RuleRecord,
     excludes_zero,
     measure,
     order_for,
@@ -52,15 +52,16 @@ class Look:
     calls: int
     samples: int
     cost: float | None
-    run: Any = None
-    analysis: Any = None
+    run: object = None
+    """What the system's loader read, None before any log (``Look`` holds any system's)."""
+    analysis: object = None
 
 
 def look(study: Study, cell: Cell) -> Look:
     """The cell's logs read and analyzed by its system, its units measured, its usage priced
     as the plan prices it (``normlab.study.plan``)."""
     from normlab.stats.planning import Assumed
-    from normlab.study.plan import plan_cell
+    from normlab.study.plan import Counted, plan_cell
     from normlab.study.power import Sizing
 
     system = SYSTEMS[cell.system]
@@ -68,8 +69,7 @@ def look(study: Study, cell: Cell) -> Look:
     if read is None:
         return Look(Measured({}), 0, 0, 0.0)
     run, analysis = read
-    counted = {"usage": system.usage(analysis), "headline": None, "design": None}
-    priced = plan_cell(cell, counted, study, 0.0, Assumed(), Sizing(0.1))
+    priced = plan_cell(cell, Counted(system.usage(analysis)), study, 0.0, Assumed(), Sizing(0.1))
     found = measure(cell.system, run, analysis)
     return Look(found, priced.calls, priced.samples, priced.cost, run, analysis)
 
@@ -95,7 +95,7 @@ def prepare(study: Study, every: list[Cell], rule: Rule) -> dict[str, Order]:
                 state.reason = "all"
         elif state.reason != "all":
             state.reason = "running"
-        state.rule = dataclasses.asdict(rule)
+        state.rule = RuleRecord.model_validate(dataclasses.asdict(rule))
         write_state(cell, state)
     return orders
 
@@ -267,7 +267,7 @@ def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list
     """The cells a study run runs in batches: with a rule, or once any cell has started so
     (a plain rerun then runs every unit left in batches: the whole cell's eval set would run
     its finished units again), every cell of a system that has an order; CRSEC's run whole."""
-    from normlab.study.sequential import batched
+    from normlab.study.sequential.looks import batched
 
     mine = [cell for cell in every if batched(cell.system) is not None]
     if rule is None and not any(read_state(cell) is not None for cell in mine):
@@ -275,7 +275,7 @@ def sequential_cells(study: Study, every: list[Cell], rule: Rule | None) -> list
     return mine
 
 
-def batched_result(study: Study, cell: Cell) -> dict[str, Any]:
+def batched_result(study: Study, cell: Cell) -> dict[str, int]:
     """What the cell's logs hold now, as a ``CellResult``'s fields."""
     found = look(study, cell)
     return {"samples": found.samples, "calls": found.calls}

@@ -5,20 +5,12 @@ budget. The sequence ([`confidence_sequence`][normlab.stats.confidence_sequence]
 every stopping time, so stopping on what it shows keeps its 95%, which a fixed-n interval
 looked at after every batch does not (``python -m benchmarks.sequential_coverage``).
 
-The units are what the headline's interval treats as independent:
-
-* LoSoNA: a scenario (its conditions and epochs together); its accuracy-at-K a mean of 0/1.
-* SCENE: a scenario with all its repetitions (the report's interval resamples scenarios, and
-  repetitions of one scenario share its difficulty). The repair rate is a pooled ratio,
-  repaired over sanctions; its sequence is the ratio's, each scenario's sanctions bounded by
-  its episodes × rounds × cast (every scripted persona's turn a sanction at most).
-* HSII: a dialogue with all its cases. HSII's score is exactly the mean over cases of a
-  per-case value on [0, ι_max] (ι is linear in the stage counts: ι̂ = (n1 + αβ·n3 + αβγ·n4)/n
-  in Table 1's form), so the dialogue's sum over ι_max over its cases is a pooled ratio, its
-  cases bounded by the largest dialogue of the bank.
-
-CRSEC cells run whole (a run is hours of simulation; its sequence over two or three runs would
-never stop) and are reported as such.
+The units are what the headline's interval treats as independent, and the headline a pooled
+ratio over them: each system says what its units are, what a read cell's units measured and
+how much a unit can weigh (its parts' ``statistics``,
+[`HeadlineStats`][normlab.runs.statistics.HeadlineStats]). A system with none runs its cells
+whole (a simulation whose run is hours: its sequence over two or three runs would never stop)
+and is reported as such.
 
 Where each thing lives: the order in ``OUT/SYSTEM/order.json`` (written once; a rerun and an
 extension read it), each cell's batches in ``OUT/SYSTEM/SUBJECT/units-FROM-TO`` (an Inspect
@@ -34,13 +26,13 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Never
 
 import numpy as np
 from pydantic import BaseModel
 
 from normlab.core.errors import InputError
-from normlab.runs.system import Sequential
+from normlab.runs.statistics import HeadlineStats, Measured
 from normlab.stats import Interval, confidence_sequence
 from normlab.study.location import read_text, write_text
 from normlab.study.systems import SYSTEMS, Cell
@@ -74,7 +66,7 @@ class Rule:
     def check(self, systems: Iterable[str] = ()) -> Rule:
         """The rule, refused on one line where it cannot stop a cell as asked: a half-width
         that is no finite positive number, or one that a ``systems``' proportion headline
-        (LoSoNA's accuracy, SCENE's repair rate, on [0, 1]) meets at its first look, since
+        (on [0, 1]) meets at its first look, since
         every interval in [0, 1] is at most 0.5 wide each side (``inf`` or ``2`` stopped each
         cell after one batch, as if a rule had been met)."""
         if not (self.halfwidth > 0 and math.isfinite(self.halfwidth)):
@@ -125,13 +117,23 @@ class Batch(BaseModel):
         return f"units-{self.start + 1:04d}-{self.end:04d}"
 
 
+class RuleRecord(BaseModel):
+    """A ``Rule`` as a cell's state records it (every field optional: a state written before
+    a field was recorded still reads)."""
+
+    halfwidth: float | None = None
+    decided: bool = False
+    max_cost: float | None = None
+    batch: int | None = None
+
+
 class CellState(BaseModel):
     """A cell's batches (the units run are those of its finished batches: a prefix of the
     order) and why it stopped."""
 
     batches: list[Batch] = []
     reason: str = "running"
-    rule: dict[str, Any] = {}
+    rule: RuleRecord = RuleRecord()
     """The rule of the last run (``Rule``'s fields), for the report."""
 
     @property
@@ -142,13 +144,13 @@ class CellState(BaseModel):
 # --- the units of a system ------------------------------------------------------------------
 
 
-def batched(system: str) -> Sequential | None:
-    """How ``system``'s cells run in batches (its parts' ``sequential``); None where they run
+def batched(system: str) -> HeadlineStats[Never, Never] | None:
+    """How ``system``'s cells run in batches (its parts' ``statistics``); None where they run
     whole."""
-    return SYSTEMS[system].parts.sequential
+    return SYSTEMS[system].parts.statistics
 
 
-def _units(system: str) -> Sequential:
+def _units(system: str) -> HeadlineStats[Never, Never]:
     found = batched(system)
     if found is None:
         raise InputError("--until-halfwidth", f"{system}'s cells run whole, not in batches")
@@ -174,8 +176,8 @@ def build_order(cell: Cell, seed: int) -> Order:
 
 
 def sizes(order: Order) -> list[float]:
-    """The order's units as a simulated study sizes them (a SCENE scenario's episodes, an HSII
-    dialogue's cases; a LoSoNA scenario is one 0/1)."""
+    """The order's units as a simulated study sizes them (the system's ``size``: a unit's
+    samples, or one value)."""
     described = _units(order.system)
     return [described.size(len(unit.samples)) for unit in order.units]
 
@@ -218,61 +220,9 @@ def write_state(cell: Cell, state: CellState) -> None:
 # --- a cell's units, measured ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Measured:
-    """Per unit id, (A, B) with 0 ≤ A ≤ B: the numerator and denominator of the headline's
-    pooled ratio over units; ``scale`` the headline's top (HSII's ι_max, else 1)."""
-
-    values: dict[str, tuple[float, float]]
-    scale: float = 1.0
-
-
-def _hsii_weights(result: Any) -> tuple[float, float, float, float]:
-    """The per-case value's weights on r1, r1·r2, r1·r2·r3, r1·r2·r4, read off HSII's own score
-    (it is linear in those products), and its top, ι(1, 1, 1, 1)."""
-    from normlab.hsii import hsii_score
-
-    def score(*rates: float) -> float:
-        return float(
-            hsii_score(
-                *rates,
-                alpha=result.alpha,
-                beta=result.beta,
-                gamma=result.gamma,
-                formula=result.formula,
-            )
-        )
-
-    base = score(1, 1, 0, 0)
-    return base - 1.0, score(1, 1, 1, 0) - base, score(1, 1, 0, 1) - base, score(1, 1, 1, 1)
-
-
-def measure(system: str, run: Any, analysis: Any) -> Measured:
-    """The cell's units as the headline counts them (``normlab.study.compare``'s units)."""
-    from normlab.runs.headline import UnitRows
-    from normlab.study.compare import units_of
-
-    found = units_of(system, run, analysis)
-    if found is None:
-        return Measured({})
-    if isinstance(found, UnitRows):
-        result = next(iter(analysis.models.values()))
-        w2, w3, w4, top = _hsii_weights(result)
-        sums: dict[str, list[float]] = {}
-        for case, row in found.rows.items():
-            s1, s2, s3, s4 = (0.0 if np.isnan(v) else float(v) for v in row)
-            score = s1 + w2 * s1 * s2 + w3 * s1 * s2 * s3 + w4 * s1 * s2 * s4
-            entry = sums.setdefault(found.clusters[case], [0.0, 0.0])
-            entry[0] += score / top
-            entry[1] += 1.0
-        return Measured({unit: (a, b) for unit, (a, b) in sums.items()}, scale=top)
-    values: dict[str, tuple[float, float]] = {}
-    for unit, counted in found.items():
-        if isinstance(counted, tuple):
-            values[unit] = (float(counted[0]), float(counted[1]))
-        else:
-            values[unit] = (float(counted), 1.0)
-    return Measured(values)
+def measure(system: str, run: object, analysis: object) -> Measured:
+    """The cell's units as its headline pools them (its system's ``statistics``)."""
+    return SYSTEMS[system].parts.measured_of(run, analysis) or Measured({})
 
 
 # --- the sequences ---------------------------------------------------------------------------
@@ -315,9 +265,9 @@ def paired_sequence(
     order: Order, first: Measured, second: Measured, count: int, alpha: float
 ) -> Sequence:
     """first − second over the first ``count`` units both ran. Where the two share each
-    unit's denominator (LoSoNA's 1, HSII's cases), the difference is itself a pooled ratio:
-    (A₁ − A₂ + B)/2 lies in [0, B] with ratio (δ/scale + 1)/2. Otherwise (SCENE: each subject
-    draws its own sanctions) the two sequences at α/2 each, their difference's ends the far
+    unit's denominator (a 0/1 unit's 1, a unit's fixed samples), the difference is itself a
+    pooled ratio: (A₁ − A₂ + B)/2 lies in [0, B] with ratio (δ/scale + 1)/2. Otherwise (each
+    subject draws its own events) the two sequences at α/2 each, their difference's ends the far
     ends of the two (valid by the union bound, not paired)."""
     units = [u for u in _ran(order, first, count) if u.id in second.values]
     if not units:
