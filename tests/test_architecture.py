@@ -254,7 +254,7 @@ def _exists(name: str, package: str | None) -> bool:
 
 
 def _importable(dotted: str) -> bool:
-    module, attributes = dotted, []
+    module, attributes = dotted, list[str]()
     while module:
         try:
             found: object = importlib.import_module(module)
