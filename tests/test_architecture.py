@@ -6,6 +6,7 @@ demo read of it."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -155,3 +156,149 @@ def test_no_route_of_the_web_app_is_a_systems() -> None:
         '@app.get("/alpha',
         '@app.post(\n    "/beta/x',
     ]
+
+
+ENTRY = re.compile(r"^([A-Za-z_][\w.-]*)(/|\.(?:py|md|yaml))$")
+"""A file or folder of a system's package as the page's skeleton writes it."""
+
+
+def _names(line: str) -> list[str]:
+    """The leading names of a skeleton line (``solver.py scorer.py  the subject's…``)."""
+    names = []
+    for word in line.split():
+        found = ENTRY.match(word)
+        if found is None:
+            break  # the description starts
+        names.append(found.group(0))
+    return names
+
+
+def skeleton_groups(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The page's "A system's package" block, as (the systems a group is for, its entries):
+    a line at the margin names the systems (``losona/ scene/ hsii/``), the lines indented
+    under it the files and folders each of them has."""
+    section = text.split("## A system's package", 1)[1]
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    groups: list[tuple[tuple[str, ...], list[str]]] = []
+    for line in block.splitlines():
+        if not line.startswith(" "):
+            groups.append((tuple(name.rstrip("/") for name in _names(line)), []))
+        else:
+            groups[-1][1].extend(_names(line))
+    return [(systems, tuple(entries)) for systems, entries in groups]
+
+
+def package_entries(system: str) -> set[str]:
+    """What a system's package holds at its top: files, and folders written ``name/``."""
+    return {
+        f"{path.name}/" if path.is_dir() else path.name
+        for path in (SOURCE / system).iterdir()
+        if path.name != "__pycache__"
+    }
+
+
+def test_the_skeleton_names_each_systems_files_and_nothing_else() -> None:
+    groups = skeleton_groups(PAGE.read_text(encoding="utf-8"))
+    names = [spec.name for spec in specs()]
+    assert sorted({system for systems, _ in groups for system in systems}) == sorted(names)
+    for system in names:
+        written = [entry for systems, entries in groups if system in systems for entry in entries]
+        assert len(written) == len(set(written)), f"{system}: an entry named twice"
+        assert set(written) == package_entries(system), system
+
+
+def test_a_systems_own_files_are_not_shared_by_its_block() -> None:
+    """A file named for one system alone, that every system of a larger block it belongs to
+    has too, belongs to that block (the skeleton says what is common, once)."""
+    groups = skeleton_groups(PAGE.read_text(encoding="utf-8"))
+    shared = [
+        (f"{entry} of {systems[0]}", other)
+        for systems, entries in groups
+        if len(systems) == 1
+        for entry in entries
+        for other, _ in groups
+        if len(other) > 1
+        and systems[0] in other
+        and all(entry in package_entries(system) for system in other)
+    ]
+    assert shared == []
+
+
+def test_the_skeleton_parser_reads_its_shape() -> None:
+    text = (
+        "## A system's package\n\n```text\nalpha/ beta/   both\n  spec.py a/   its spec\n"
+        "     more words\nalpha/         its own\n  eval.yaml README.md  cards\n```\n"
+    )
+    assert skeleton_groups(text) == [
+        (("alpha", "beta"), ("spec.py", "a/")),
+        (("alpha",), ("eval.yaml", "README.md")),
+    ]
+
+
+PATH = re.compile(r"`((?:[\w.-]+/)*[\w.-]+(?:/|\.(?:py|md|yaml|html|json|txt)))`")
+"""A file or folder the page names in backticks (``crsec/folder_runs.py``, ``prompts/``)."""
+DOTTED = re.compile(r"`(normlab(?:\.\w+)+)`")
+"""A module or an object the page names by its dotted path (``normlab.runs.reader``)."""
+BULLET = re.compile(r"^- `(\w+)/`")
+"""A bullet about one package (``- `crsec/`: …``): a bare file name in it is that package's."""
+
+
+def _exists(name: str, package: str | None) -> bool:
+    root = SOURCE.parents[1]
+    if name.split("/", 1)[0] in {"tests", "docs", "src", "tools"}:
+        return (root / name).exists()
+    if (SOURCE / name).exists():
+        return True
+    where = SOURCE / package if package else SOURCE
+    return any(where.glob(f"**/{name.rstrip('/')}"))
+
+
+def _importable(dotted: str) -> bool:
+    module, attributes = dotted, list[str]()
+    while module:
+        try:
+            found: object = importlib.import_module(module)
+        except ModuleNotFoundError:
+            module, _, attribute = module.rpartition(".")
+            attributes.insert(0, attribute)
+            continue
+        for attribute in attributes:
+            if not hasattr(found, attribute):
+                return False
+            found = getattr(found, attribute)
+        return True
+    return False
+
+
+def named_paths(text: str) -> list[tuple[str, str | None]]:
+    """Each file, folder and dotted path the page names, with the package its bullet is about
+    (``None`` outside such a bullet); a placeholder (``<name>``) is no path."""
+    named: list[tuple[str, str | None]] = []
+    package: str | None = None
+    for line in text.splitlines():
+        if not line.startswith("  "):
+            found = BULLET.match(line)
+            package = found.group(1) if found else None
+        named += [(name, package) for name in PATH.findall(line)]
+        named += [(name, None) for name in DOTTED.findall(line)]
+    return named
+
+
+def test_every_path_the_page_names_exists() -> None:
+    named = named_paths(PAGE.read_text(encoding="utf-8"))
+    assert len(named) > 100  # the page names its modules, and the pattern finds them
+    missing = [
+        f"{name} ({package or 'src/normlab'})"
+        for name, package in named
+        if not (_importable(name) if name.startswith("normlab.") else _exists(name, package))
+    ]
+    assert missing == []
+
+
+def test_the_path_check_sees_a_missing_one() -> None:
+    text = "- `crsec/`: `sim/` (`loop.py`, `nowhere.py`), `normlab.runs.nothing`\n"
+    named = named_paths(text)
+    assert ("loop.py", "crsec") in named and ("normlab.runs.nothing", None) in named
+    assert _exists("loop.py", "crsec") and not _exists("nowhere.py", "crsec")
+    assert not _exists("loop.py", "hsii")
+    assert _importable("normlab.runs.reader") and not _importable("normlab.runs.nothing")

@@ -8,16 +8,22 @@ the source, attribute docstrings included."""
 from __future__ import annotations
 
 import functools
+import re
+import shlex
 import typing
 from collections.abc import Iterator
 from pathlib import Path
 
 import griffe
 import pytest
+import typer
 from pydantic import BaseModel
 from tools.crossrefs import ROLE
+from typer.core import TyperGroup
+from typer.testing import CliRunner
 
 import normlab
+from normlab.cli import app
 from normlab.crsec import Society
 from normlab.hsii import Case, Dialogue
 from normlab.losona import Scenario
@@ -121,3 +127,88 @@ def test_the_role_pattern_finds_each_spelling() -> None:
     for written in (":func:`x`", ":class:`~a.B`", ":py:meth:`A.b`", ":mod:`a.b`", ":data:`X`"):
         assert ROLE.search(f"see {written}."), written
     assert not ROLE.search("see [`x`][normlab.core.x] and ``x``")
+
+
+REFERENCE = SOURCE.parents[1] / "docs" / "reference"
+ROOT = SOURCE.parents[1]
+FENCE = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
+PAGE_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def opening(face: str) -> str:
+    """What a face's reference page says before its API block."""
+    return (REFERENCE / f"{face}.md").read_text("utf-8").split(f"::: normlab.{face}\n", 1)[0]
+
+
+def blocks(face: str, language: str) -> list[str]:
+    return [code for lang, code in FENCE.findall(opening(face)) if lang == language]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_reference_page_opens_with_the_package_its_entry_points_and_its_readme(
+    face: str,
+) -> None:
+    text = opening(face)
+    prose = text.split("\n\n", 2)[1]  # the paragraph after the title
+    assert len(prose.split()) >= 20, f"{face}: say what the package is for"
+    assert "## Entry points" in text and blocks(face, "python"), face
+    links = PAGE_LINK.findall(text)
+    assert any(link.endswith(("README.md", "architecture.md")) for link in links), face
+    missing = [link for link in links if not (REFERENCE / link).resolve().exists()]
+    assert missing == [], f"{face}: links to no file"
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_reference_pages_python_example_runs(
+    face: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each example runs as printed, from the repository root (its paths are the root's)."""
+    monkeypatch.chdir(ROOT)
+    for code in blocks(face, "python"):
+        exec(compile(code, f"docs/reference/{face}.md", "exec"), {})
+    assert capsys.readouterr().out.strip(), f"{face}: the example shows nothing"
+
+
+def command_path(words: list[str]) -> tuple[list[str], list[str]]:
+    """The subcommands ``words`` name under ``normlab`` (each group's own, loaded as a run
+    would) and the options of the command they reach."""
+    command = typer.main.get_command(app)
+    path: list[str] = []
+    for word in words:
+        if not isinstance(command, TyperGroup):
+            break
+        found = command.get_command(typer.Context(command), word)
+        if found is None:
+            break
+        command, path = found, [*path, word]
+    return path, [option for parameter in command.params for option in parameter.opts]
+
+
+REFERENCE_COMMANDS = [
+    (face, line)
+    for face in FACES
+    for code in blocks(face, "bash")
+    for line in code.splitlines()
+    if line.startswith("normlab ")
+]
+
+
+def test_the_reference_pages_show_commands() -> None:
+    assert {face for face, _ in REFERENCE_COMMANDS} >= {"losona", "scene", "hsii", "crsec"}
+
+
+@pytest.mark.parametrize("face,line", REFERENCE_COMMANDS, ids=lambda value: str(value))
+def test_a_reference_pages_command_exists_with_its_options(face: str, line: str) -> None:
+    words = shlex.split(line)[1:]
+    path, known = command_path(words)
+    assert path, f"{face}: {line}: no such command"
+    unknown = [word for word in words if word.startswith("-") and word not in {*known, "--help"}]
+    assert unknown == [], f"{face}: {line}"
+    result = CliRunner().invoke(app, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+
+
+def test_the_command_check_sees_a_wrong_one() -> None:
+    assert command_path(["losona", "nothing"])[0] == ["losona"]
+    assert command_path(["nothing"])[0] == []
+    assert "--model" in command_path(["losona", "run"])[1]

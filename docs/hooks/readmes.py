@@ -4,6 +4,8 @@ Each README becomes a generated page (nothing is copied into ``docs/``), and its
 links, written for GitHub's view of the repository, are rewritten to the site's pages: a link
 to another README goes to that README's page, a link into ``docs/`` goes to the same file in
 the site, and any other relative link is left for ``mkdocs build --strict`` to report.
+A page written in ``docs/`` (the API reference) links to a README where it lives too, so the
+same link works on GitHub and in the site.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,3 +65,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         markdown = (ROOT / source).read_text(encoding="utf-8")
         files.append(File.generated(config, page, content=rewrite_links(source, page, markdown)))
     return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """A page of ``docs/``'s links to READMEs, rewritten as a README's are (a README's own
+    page was rewritten when it was generated)."""
+    if page.file.src_uri in PAGES.values():
+        return markdown
+    return rewrite_links(f"docs/{page.file.src_uri}", page.file.src_uri, markdown)
