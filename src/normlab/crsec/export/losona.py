@@ -389,7 +389,7 @@ def _example(name: str, held: list[str], shown: list[str], dropped: list[str]) -
     """The run's first ``name`` example that copies no line shown (the society's turns come
     first), or "" for the generator to write; each passed over is added to ``dropped``."""
     for text in held:
-        run = next((r for r in (shared_run(text, [said]) for said in shown) if r), None)
+        run = shared_run(text, shown)
         if run is None:
             return text
         dropped.append(
